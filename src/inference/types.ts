@@ -1,0 +1,94 @@
+import type { ParamValue } from "../templates/types.js";
+
+export interface ChatMessage {
+    role: "system" | "user" | "assistant";
+    content: string;
+}
+
+/** Decoding settings. temperature 0 means greedy; the rest only apply when sampling. */
+export interface Decoding {
+    temperature: number;
+    topK?: number;
+    topP?: number;
+    minP?: number;
+    /** Off (undefined) unless asked for. */
+    repeatPenalty?: number;
+}
+
+/** The question a request answers; backends that do not run a model (reference, replay) answer from it. */
+export interface TaskRef {
+    templateId: string;
+    instance: number;
+    round: number;
+    params: ParamValue[];
+}
+
+export interface GenerationRequest {
+    /** Caller's key, echoed in the result. */
+    id: string;
+    messages: ChatMessage[];
+    decoding: Decoding;
+    /** Explicit sampling seed, derived from (run seed, instance, round) by the caller; recorded. */
+    seed: number;
+    maxTokens: number;
+    /** Requests sharing a prefix key (the R rounds of one prompt) run back-to-back on one sequence. */
+    prefixKey?: string;
+    task?: TaskRef;
+}
+
+export type StopReason = "eos" | "max_tokens" | "stop_trigger" | "context_full" | "error";
+
+export interface GenerationResult {
+    id: string;
+    text: string;
+    stopReason: StopReason;
+    promptTokens: number;
+    generatedTokens: number;
+    /** Time to first token and total generation time, milliseconds. */
+    ttftMs: number;
+    genMs: number;
+    /** Set with stopReason "error": what failed, one line. */
+    error?: string;
+}
+
+/** Everything about the model and the machine that can change a result; stored with every run. */
+export interface BackendMetadata {
+    backend: string;
+    model?: {
+        path: string;
+        sha256: string;
+        sizeBytes: number;
+        architecture?: string;
+        quantization?: string;
+        sizeLabel?: string;
+        parameterCount?: number;
+        contextLength?: number;
+        chatTemplate?: string;
+        name?: string;
+    };
+    /** Which prompt format ran: "gguf-chat-template", "plain-completion", or a named wrapper. */
+    promptFormat?: string;
+    llamaCppRelease?: string;
+    nodeLlamaCppVersion?: string;
+    gpu?: string;
+    devices?: string[];
+    vramBytes?: number;
+    threads?: number;
+    sequences?: number;
+    batchSize?: number;
+    contextSize?: number;
+    /** "fast" (parallel batching) or "reproducible" (exact reproduction of seeded sampling). */
+    mode?: string;
+    [key: string]: unknown;
+}
+
+/**
+ * A generation backend (llama, reference, replay, …). One small interface so more can follow.
+ * Results stream back in completion order, so judging can start while generation goes on.
+ */
+export interface Backend {
+    readonly name: string;
+    metadata(): Promise<BackendMetadata>;
+    generate(requests: AsyncIterable<GenerationRequest> | Iterable<GenerationRequest>): AsyncIterable<GenerationResult>;
+    close(): Promise<void>;
+}
