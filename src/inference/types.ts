@@ -49,6 +49,8 @@ export interface GenerationResult {
     genMs: number;
     /** Set with stopReason "error": what failed, one line. */
     error?: string;
+    /** Prompt tokens whose evaluation was reused from the sequence's cache (prefix reuse); backends that know. */
+    cachedPromptTokens?: number;
 }
 
 /** Everything about the model and the machine that can change a result; stored with every run. */

@@ -42,3 +42,18 @@ export interface IsolationReport {
     rlimits: string[];
     notes: string[];
 }
+
+/** One answer to judge: the template, the instance's parameter values and the extracted code. */
+export interface JudgeRequest {
+    template: import("../templates/types.js").Template;
+    /** Parameter values by name (Instance.bindings). */
+    bindings: Record<string, import("../templates/types.js").ParamValue>;
+    /** Extracted code; null when nothing could be extracted (→ no_function). */
+    code: string | null;
+}
+
+/** Where verdicts are remembered between identical judgements; the store may persist one. */
+export interface VerdictCache {
+    get(key: string): Verdict | undefined;
+    set(key: string, v: Verdict): void;
+}

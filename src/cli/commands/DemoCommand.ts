@@ -1,13 +1,97 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import type { Command } from "commander";
-import { EddyError } from "../../util/errors.js";
+import Table from "cli-table3";
+import { defaultDbPath } from "../../util/paths.js";
+import { ensureTinyModels } from "../../inference/gguf/tinyModel.js";
+import { loadAllTemplates } from "../../templates/loadTemplates.js";
+import { normalizeStudyConfig } from "../../run/config.js";
+import { runStudy } from "../../run/runStudy.js";
+import { createProgressDisplay } from "../../run/progress.js";
+import { openStore } from "../../store/Store.js";
+import { loadOutcomes, runInfo } from "../../store/outcomes.js";
+import { renderReport } from "../../report/index.js";
+import { scoreNeighbourhoods, summariseConfigs } from "../../scores/index.js";
+import { summarize } from "./RunCommand.js";
 
-// Placeholder until the owning issue lands; replaced by the real command.
+/** A few templates, one per problem group where possible, so the demo touches the whole taxonomy. */
+function demoTemplates(n: number): string {
+    const all = loadAllTemplates();
+    const picked: string[] = [];
+    for (const g of new Set(all.map((t) => t.group))) {
+        const t = all.find((x) => x.group === g);
+        if (t && picked.length < n) picked.push(t.id);
+    }
+    return picked.join(",");
+}
+
+const pct = (x: number): string => (x * 100).toFixed(0) + "%";
+
 export function registerDemoCommand(program: Command): void {
     program
         .command("demo")
-        .description("(not yet available)")
-        .allowUnknownOption()
-        .action(() => {
-            throw new EddyError("'eddy demo' is not implemented yet", 2);
+        .description("A small study end to end on eddy's own tiny model and the reference backend; prints the scores table (what `npm start` runs)")
+        .option("--db <file>", `database file (default ${defaultDbPath()})`)
+        .option("--templates <spec>", "templates to use (default: one per problem group, up to 4)")
+        .option("-M, --instances <M>", "instances per template", "6")
+        .option("-R, --rounds <R>", "rounds per instance", "2")
+        .option("--threads <n>", "inference threads", "1")
+        .addHelpText("after", "\nExamples:\n  $ eddy demo\n  $ npm start\n  $ eddy demo --templates list --instances 10 --db /tmp/demo.db")
+        .action(async (o: { db?: string; templates?: string; instances: string; rounds: string; threads: string }) => {
+            const db = path.resolve(o.db ?? defaultDbPath());
+            const tiny = ensureTinyModels();
+            const templates = o.templates ?? demoTemplates(4);
+            const common = { templates, instances: o.instances, rounds: o.rounds, seed: 1, db, maxTokens: 48 };
+            process.stderr.write(`eddy demo: templates ${templates}; M=${o.instances} R=${o.rounds}\n`);
+            const runIds: string[] = [];
+            for (const raw of [
+                { ...common, backend: "llama", models: [tiny.f32], temperatures: [0], threads: o.threads },
+                { ...common, backend: "reference" }
+            ]) {
+                const display = createProgressDisplay({ everyMs: 5000 });
+                const result = await runStudy(normalizeStudyConfig(raw), {
+                    onProgress: (p) => display.update(p),
+                    onLog: (l) => process.stderr.write(`eddy: ${l}\n`)
+                }).finally(() => display.stop());
+                process.stderr.write(summarize(result) + "\n");
+                runIds.push(result.runId);
+            }
+            const store = openStore(db, { readonly: true });
+            let outcomes;
+            let meta;
+            try {
+                outcomes = loadOutcomes(store, runIds);
+                meta = runIds.map((id) => runInfo(store, id));
+            } finally {
+                store.close();
+            }
+            const summaries = summariseConfigs(scoreNeighbourhoods(outcomes));
+            const table = new Table({ head: ["configuration", "run", "templates", "AS", "CPS", "CCS", "pass@1", "perfect", "failed", "truncated"] });
+            for (const s of summaries)
+                table.push([
+                    s.config,
+                    s.runId,
+                    s.templates,
+                    s.AS.toFixed(3),
+                    s.CPS.toFixed(3),
+                    s.CCS.toFixed(3),
+                    (s.passAtK["1"] ?? 0).toFixed(3),
+                    pct(s.categories.shares.perfect_success),
+                    pct(s.categories.shares.perfect_failure),
+                    s.harness.truncated
+                ]);
+            process.stdout.write(table.toString() + "\n");
+            const reportFile = path.join(path.dirname(db), "reports", "demo.html");
+            mkdirSync(path.dirname(reportFile), { recursive: true });
+            writeFileSync(reportFile, await renderReport(outcomes, meta.map((m) => ({ id: m.id, created: m.created, status: m.status, backend: m.backend, seed: m.seed, eddyVersion: m.eddyVersion, isolationLevel: m.isolationLevel })), "html"));
+            process.stdout.write(
+                [
+                    "The tiny model has random weights: it fails every question. The reference backend answers",
+                    "with each oracle's model solution, so its row shows what a perfect model scores (AS = 1).",
+                    `database: ${db}`,
+                    `runs:     ${runIds.join(" ")}   (eddy runs show <id> --db ${db})`,
+                    `report:   ${reportFile}   (eddy report ${runIds.join(" ")} --db ${db} --format html)`
+                ].join("\n") + "\n"
+            );
         });
 }

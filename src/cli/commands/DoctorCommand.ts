@@ -1,13 +1,105 @@
+import { execFileSync } from "node:child_process";
+import os from "node:os";
 import type { Command } from "commander";
-import { EddyError } from "../../util/errors.js";
+import { ensureTinyModels } from "../../inference/gguf/tinyModel.js";
+import { createLlamaBackend } from "../../inference/llama/LlamaBackend.js";
+import { oneLine } from "../../util/errors.js";
 
-// Placeholder until the owning issue lands; replaced by the real command.
+/** What `eddy doctor` finds. */
+export interface DoctorReport {
+    node: string;
+    python3: string | null;
+    platform: string;
+    cpuCores: number;
+    /** GPU backends node-llama-cpp has binaries for and can use here. */
+    gpuBackendsFound: string[];
+    /** The backend `--gpu auto` picks. */
+    gpuWouldUse: string;
+    devices: string[];
+    llamaCppRelease?: string;
+    nodeLlamaCppVersion?: string;
+    /** Auto-tuned thread count and the measurements behind it (on eddy's tiny model). */
+    threads?: { chosen: number; trials: { threads: number; tokensPerSecond: number }[] };
+    /** Judge isolation level, from the judge's own probe. */
+    isolation?: unknown;
+    problems: string[];
+}
+
+/** `eddy doctor`: the machine as eddy sees it. */
 export function registerDoctorCommand(program: Command): void {
     program
         .command("doctor")
-        .description("(not yet available)")
-        .allowUnknownOption()
-        .action(() => {
-            throw new EddyError("'eddy doctor' is not implemented yet", 2);
+        .description("Check the machine: Node, Python, GPU backends, thread choice, judge isolation")
+        .option("--json", "print JSON to stdout")
+        .option("--python <path>", "Python interpreter the judge would use", "python3")
+        .addHelpText("after", "\nExamples:\n  $ eddy doctor\n  $ eddy doctor --json")
+        .action(async (opts: { json?: boolean; python: string }) => {
+            const report = await diagnose(opts.python);
+            if (opts.json) {
+                process.stdout.write(JSON.stringify(report, null, 2) + "\n");
+                return;
+            }
+            const iso = report.isolation as { level?: string } | undefined;
+            const lines: [string, string][] = [
+                ["node", report.node],
+                ["python3", report.python3 ?? "NOT FOUND"],
+                ["platform", `${report.platform}, ${report.cpuCores} cores`],
+                ["GPU backends", report.gpuBackendsFound.length ? report.gpuBackendsFound.join(", ") : "none (CPU only)"],
+                ["would use", report.gpuWouldUse + (report.devices.length ? ` (${report.devices.join(", ")})` : "")],
+                ["llama.cpp", `${report.llamaCppRelease ?? "?"} via node-llama-cpp ${report.nodeLlamaCppVersion ?? "?"}`],
+                ["threads", report.threads ? `${report.threads.chosen} (measured: ${report.threads.trials.map((t) => `${t.threads}→${Math.round(t.tokensPerSecond)} tok/s`).join(", ")})` : "?"],
+                ["judge isolation", iso?.level ?? "unknown (judge probe not available)"]
+            ];
+            for (const [k, v] of lines) process.stdout.write(`${k.padEnd(16)} ${v}\n`);
+            for (const p of report.problems) process.stdout.write(`problem: ${p}\n`);
         });
+}
+
+async function diagnose(python: string): Promise<DoctorReport> {
+    const problems: string[] = [];
+    let py: string | null = null;
+    try {
+        py = execFileSync(python, ["--version"], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
+    } catch {
+        problems.push(`${python} not found: the judge needs Python 3.11+`);
+    }
+    const report: DoctorReport = {
+        node: process.version,
+        python3: py,
+        platform: `${process.platform}-${process.arch}`,
+        cpuCores: os.availableParallelism(),
+        gpuBackendsFound: [],
+        gpuWouldUse: "cpu",
+        devices: [],
+        problems
+    };
+    try {
+        const { getLlamaGpuTypes } = await import("node-llama-cpp");
+        report.gpuBackendsFound = (await getLlamaGpuTypes("supported")).filter((g): g is Exclude<typeof g, false> => g !== false);
+    } catch (err) {
+        problems.push(`cannot list GPU backends: ${oneLine(err)}`);
+    }
+    // Load eddy's tiny model through the real backend (in its child process): shows what --gpu auto
+    // picks and measures the thread choice, without risking this process.
+    try {
+        const tiny = ensureTinyModels();
+        const backend = await createLlamaBackend({ modelPath: tiny.f32, gpu: "auto", sequences: 1, onWarning: () => {} });
+        const meta = await backend.metadata();
+        await backend.close();
+        report.gpuWouldUse = String(meta.gpu ?? "cpu");
+        report.devices = meta.devices ?? [];
+        if (meta.llamaCppRelease) report.llamaCppRelease = meta.llamaCppRelease;
+        if (meta.nodeLlamaCppVersion) report.nodeLlamaCppVersion = meta.nodeLlamaCppVersion;
+        const trials = meta.threadTrials as { threads: number; tokensPerSecond: number }[] | undefined;
+        if (meta.threads !== undefined) report.threads = { chosen: meta.threads, trials: trials ?? [] };
+    } catch (err) {
+        problems.push(`llama.cpp check failed: ${oneLine(err)}`);
+    }
+    try {
+        const mod = (await import("../../judge/isolation.js")) as { probeIsolation?: (python?: string) => Promise<unknown> };
+        if (mod.probeIsolation) report.isolation = await mod.probeIsolation(python);
+    } catch (err) {
+        problems.push(`judge isolation probe failed: ${oneLine(err)}`);
+    }
+    return report;
 }

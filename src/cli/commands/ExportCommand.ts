@@ -1,13 +1,50 @@
+import { writeFileSync } from "node:fs";
 import type { Command } from "commander";
 import { EddyError } from "../../util/errors.js";
+import { defaultDbPath } from "../../util/paths.js";
+import { openStore } from "../../store/Store.js";
+import { exportRows } from "../../store/outcomes.js";
 
-// Placeholder until the owning issue lands; replaced by the real command.
+/**
+ * One CSV field (RFC 4180: quote when needed, double inner quotes). Hand-written: a dozen
+ * lines, and no CSV package is among the project's dependencies.
+ */
+function csvField(v: unknown): string {
+    const s = v === null || v === undefined ? "" : typeof v === "object" ? JSON.stringify(v) : String(v);
+    return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+/** Rows as CSV with a header line (columns from the first row). */
+export function toCsv(rows: Record<string, unknown>[]): string {
+    if (!rows.length) return "";
+    const cols = Object.keys(rows[0]!);
+    return [cols.join(","), ...rows.map((r) => cols.map((c) => csvField(r[c])).join(","))].join("\r\n") + "\r\n";
+}
+
 export function registerExportCommand(program: Command): void {
     program
-        .command("export")
-        .description("(not yet available)")
-        .allowUnknownOption()
-        .action(() => {
-            throw new EddyError("'eddy export' is not implemented yet", 2);
+        .command("export <run>")
+        .description("Export one row per response of a run (template, instance, params, round, seed, code, category, detail, …)")
+        .option("--format <fmt>", "jsonl | csv", "jsonl")
+        .option("--out <file>", "write to this file instead of stdout")
+        .option("--db <file>", `database file (default ${defaultDbPath()})`)
+        .addHelpText("after", "\nExamples:\n  $ eddy export 20261122-3fa9c1 --format csv --out run.csv\n  $ eddy export 20261122-3fa9c1 | jq .category")
+        .action((runId: string, o: { format: string; out?: string; db?: string }) => {
+            if (o.format !== "jsonl" && o.format !== "csv") throw new EddyError(`unknown export format '${o.format}' (use jsonl or csv)`);
+            const store = openStore(o.db ?? defaultDbPath(), { readonly: true });
+            let text: string;
+            try {
+                const rows = exportRows(store, runId);
+                text = o.format === "csv" ? toCsv(rows) : rows.map((r) => JSON.stringify(r)).join("\n") + (rows.length ? "\n" : "");
+            } finally {
+                store.close();
+            }
+            if (o.out) {
+                try {
+                    writeFileSync(o.out, text);
+                } catch (err) {
+                    throw new EddyError(`cannot write ${o.out}: ${(err as Error).message}`);
+                }
+            } else process.stdout.write(text);
         });
 }

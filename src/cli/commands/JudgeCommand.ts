@@ -1,13 +1,62 @@
+import { readFileSync } from "node:fs";
 import type { Command } from "commander";
-import { EddyError } from "../../util/errors.js";
+import { extractCode } from "../../extract/extractCode.js";
+import { JudgePool } from "../../judge/JudgePool.js";
+import { parseParamTuple } from "../../judge/parseParams.js";
+import { loadTemplate } from "../../templates/loadTemplates.js";
+import { EddyError, oneLine } from "../../util/errors.js";
 
-// Placeholder until the owning issue lands; replaced by the real command.
+interface JudgeOptions {
+    template: string;
+    params: string;
+    code: string;
+    raw?: boolean;
+    json?: boolean;
+    python?: string;
+}
+
+function readCode(where: string): string {
+    try {
+        return readFileSync(where === "-" ? 0 : where, "utf8");
+    } catch (err) {
+        throw new EddyError(`cannot read --code ${where === "-" ? "from stdin" : where}: ${oneLine(err)}`);
+    }
+}
+
+/** `eddy judge`: judges one answer for one instance and prints the verdict. */
 export function registerJudgeCommand(program: Command): void {
     program
         .command("judge")
-        .description("(not yet available)")
-        .allowUnknownOption()
-        .action(() => {
-            throw new EddyError("'eddy judge' is not implemented yet", 2);
+        .description("Judge one answer (code or a raw model response) for one template instance in the isolated Python judge")
+        .requiredOption("-t, --template <id>", "template id (see 'eddy templates list')")
+        .requiredOption("-p, --params <json>", "the parameter tuple as a JSON array, in the template's parameter order")
+        .requiredOption("-c, --code <file>", "file with the answer, or '-' for stdin; code is extracted from fences/prose first")
+        .option("--raw", "judge the file as code exactly, without extracting it from a response")
+        .option("--python <path>", "Python interpreter for the judge (default: $EDDY_PYTHON or python3)")
+        .option("--json", "print the verdict as JSON (category, detail, ms, plus template, params, isolation)")
+        .addHelpText(
+            "after",
+            "\nExamples:\n" +
+                "  $ eddy judge --template sum_index_range --params '[2, 5]' --code answer.py\n" +
+                "  $ cat response.md | eddy judge -t sum_index_range -p '[0, 0]' -c - --json\n" +
+                "\nExit status is 0 whatever the verdict; non-zero only for bad input (unknown template, params, unreadable file)."
+        )
+        .action(async (opts: JudgeOptions) => {
+            const template = loadTemplate(opts.template);
+            const bindings = parseParamTuple(template, opts.params);
+            const text = readCode(opts.code);
+            const code = opts.raw ? text : extractCode(text, template.function);
+            const pool = await JudgePool.start(opts.python === undefined ? { workers: 1 } : { workers: 1, python: opts.python });
+            try {
+                const verdict = await pool.judge({ template, bindings, code });
+                if (opts.json) {
+                    const out = { category: verdict.category, detail: verdict.detail, ms: Math.round(verdict.ms * 10) / 10, template: template.id, params: JSON.parse(opts.params), isolation: pool.isolation.level };
+                    process.stdout.write(JSON.stringify(out) + "\n");
+                } else {
+                    process.stdout.write(`${verdict.category}  ${verdict.detail}  (${verdict.ms.toFixed(0)} ms)\n`);
+                }
+            } finally {
+                await pool.close();
+            }
         });
 }

@@ -1,13 +1,108 @@
+import { existsSync, readdirSync, statSync } from "node:fs";
+import path from "node:path";
+import Table from "cli-table3";
 import type { Command } from "commander";
-import { EddyError } from "../../../util/errors.js";
+import { inspectGguf, type ModelInfo } from "../../../inference/gguf/inspectGguf.js";
+import { EddyError, oneLine } from "../../../util/errors.js";
+import { modelsDir } from "../../../util/paths.js";
 
-// Placeholder until the owning issue lands; replaced by the real command.
+/** `eddy models list|inspect`: GGUF files and what their headers say (weights are never loaded). */
 export function registerModelsCommand(program: Command): void {
-    program
-        .command("models")
-        .description("(not yet available)")
-        .allowUnknownOption()
-        .action(() => {
-            throw new EddyError("'eddy models' is not implemented yet", 2);
+    const models = program.command("models").description("List and inspect GGUF model files (header only, no weights loaded)");
+
+    models
+        .command("list")
+        .description("List the GGUF files under models/ (or a folder) with architecture, quantisation and size")
+        .argument("[dir]", "folder to scan (default: models/, or EDDY_MODELS)")
+        .option("--json", "print JSON to stdout")
+        .addHelpText("after", "\nExamples:\n  $ eddy models list\n  $ eddy models list ~/gguf --json")
+        .action(async (dir: string | undefined, opts: { json?: boolean }) => {
+            const root = path.resolve(dir ?? modelsDir());
+            if (!existsSync(root) || !statSync(root).isDirectory()) throw new EddyError(`not a folder: ${root}`);
+            const rows: (ModelInfo | { path: string; file: string; error: string })[] = [];
+            for (const file of findGgufFiles(root)) {
+                try {
+                    const info = await inspectGguf(file);
+                    delete info.chat_template; // long; `models inspect` shows it
+                    rows.push(info);
+                } catch (err) {
+                    rows.push({ path: file, file: path.relative(root, file), error: oneLine(err) });
+                }
+            }
+            if (opts.json) {
+                process.stdout.write(JSON.stringify(rows, null, 2) + "\n");
+                return;
+            }
+            if (rows.length === 0) {
+                process.stdout.write(`no GGUF files in ${root} (put models there, or run 'npm run models:tiny' for eddy's tiny test models)\n`);
+                return;
+            }
+            const table = rows.map((r) =>
+                "error" in r
+                    ? [r.file, "-", "-", "-", "-", r.error]
+                    : [path.relative(root, r.path), r.architecture, r.quantization, r.size_label ?? formatCount(r.parameter_count), formatBytes(r.size_bytes), ""]
+            );
+            const t = new Table({ head: ["file", "arch", "quant", "params", "size", "note"], style: { head: [], border: [] } });
+            t.push(...table);
+            process.stdout.write(t.toString() + "\n");
         });
+
+    models
+        .command("inspect")
+        .description("Show a GGUF file's metadata: architecture, quantisation, sha256, size, context, chat template")
+        .argument("<file>", "GGUF file")
+        .option("--json", "print JSON to stdout")
+        .addHelpText("after", "\nExamples:\n  $ eddy models inspect models/eddy-tiny-q8_0.gguf\n  $ eddy models inspect model.gguf --json")
+        .action(async (file: string, opts: { json?: boolean }) => {
+            const info = await inspectGguf(file);
+            if (opts.json) {
+                process.stdout.write(JSON.stringify(info, null, 2) + "\n");
+                return;
+            }
+            const lines: [string, string][] = [
+                ["file", info.path],
+                ["architecture", info.architecture],
+                ["quantization", info.quantization],
+                ["parameters", `${formatCount(info.parameter_count)}${info.size_label ? ` (${info.size_label})` : ""}`],
+                ["size", `${formatBytes(info.size_bytes)} (${info.size_bytes} bytes)`],
+                ["sha256", info.sha256],
+                ["context length", String(info.context_length ?? "?")],
+                ["layers", String(info.layers ?? "?")],
+                ["tokenizer", info.tokenizer ?? "?"],
+                ["chat template", info.chat_template === undefined ? "none (a plain completion prompt will be used)" : `${info.chat_template.length} characters`]
+            ];
+            for (const [k, v] of lines) process.stdout.write(`${k.padEnd(15)} ${v}\n`);
+        });
+}
+
+/** GGUF files under a folder, recursively, sorted. */
+export function findGgufFiles(root: string): string[] {
+    const out: string[] = [];
+    const walk = (dir: string) => {
+        for (const e of readdirSync(dir, { withFileTypes: true })) {
+            const p = path.join(dir, e.name);
+            if (e.isDirectory()) walk(p);
+            else if (e.isFile() && e.name.toLowerCase().endsWith(".gguf")) out.push(p);
+        }
+    };
+    walk(root);
+    return out.sort();
+}
+
+function formatBytes(n: number): string {
+    const units = ["B", "KB", "MB", "GB", "TB"];
+    let i = 0;
+    let v = n;
+    while (v >= 1024 && i < units.length - 1) {
+        v /= 1024;
+        i++;
+    }
+    return `${v.toFixed(i === 0 ? 0 : 1)} ${units[i]}`;
+}
+
+function formatCount(n: number): string {
+    if (n >= 1e9) return `${(n / 1e9).toFixed(1)}B`;
+    if (n >= 1e6) return `${(n / 1e6).toFixed(1)}M`;
+    if (n >= 1e3) return `${(n / 1e3).toFixed(0)}K`;
+    return String(n);
 }

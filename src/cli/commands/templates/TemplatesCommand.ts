@@ -1,13 +1,15 @@
 import type { Command } from "commander";
-import { EddyError } from "../../../util/errors.js";
+import { registerListCommand } from "./commands/ListCommand.js";
+import { registerShowCommand } from "./commands/ShowCommand.js";
+import { registerValidateCommand } from "./commands/ValidateCommand.js";
 
-// Placeholder until the owning issue lands; replaced by the real command.
+/** `eddy templates …`: list, show and validate question templates and their oracles. */
 export function registerTemplatesCommand(program: Command): void {
-    program
+    const templates = program
         .command("templates")
-        .description("(not yet available)")
-        .allowUnknownOption()
-        .action(() => {
-            throw new EddyError("'eddy templates' is not implemented yet", 2);
-        });
+        .description("Question templates and their oracles: list them, show their neighbourhoods, validate the oracles")
+        .addHelpText("after", "\nExamples:\n  $ eddy templates list\n  $ eddy templates show list_rotate_right --instances 3\n  $ eddy templates validate string_anagram_plus");
+    registerListCommand(templates);
+    registerShowCommand(templates);
+    registerValidateCommand(templates);
 }

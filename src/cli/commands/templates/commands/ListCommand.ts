@@ -1,0 +1,25 @@
+import type { Command } from "commander";
+import Table from "cli-table3";
+import { loadAllTemplates } from "../../../../templates/loadTemplates.js";
+import { domainText, templateSummary } from "../describe.js";
+
+/** `eddy templates list`: every template with its taxonomy and signature. */
+export function registerListCommand(parent: Command): void {
+    parent
+        .command("list")
+        .description("List the question templates (id, function, arity, problem group, subgroups, parameters)")
+        .option("--json", "print a JSON array on stdout and nothing else")
+        .option("--group <group>", "only templates of this problem group (list, string, set, searching, copying, math)")
+        .addHelpText("after", "\nExamples:\n  $ eddy templates list\n  $ eddy templates list --group string\n  $ eddy templates list --json")
+        .action((opts: { json?: boolean; group?: string }) => {
+            const templates = loadAllTemplates().filter((t) => !opts.group || t.group === opts.group);
+            if (opts.json) {
+                process.stdout.write(JSON.stringify(templates.map(templateSummary), null, 2) + "\n");
+                return;
+            }
+            const table = new Table({ head: ["id", "group", "subgroups", "function", "params"], style: { head: [], border: [] } });
+            for (const t of templates)
+                table.push([t.id, t.group, t.subgroups.join(", "), `${t.function}/${t.arity}`, t.params.map((p) => `${p.name}: ${domainText(p.domain)}`).join("\n")]);
+            process.stdout.write(table.toString() + `\n${templates.length} template(s)\n`);
+        });
+}

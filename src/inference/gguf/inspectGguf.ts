@@ -1,0 +1,114 @@
+import { existsSync, openSync, readSync, closeSync, statSync } from "node:fs";
+import path from "node:path";
+import { GgufFileType, readGgufFileInfo } from "node-llama-cpp";
+import { EddyError, oneLine } from "../../util/errors.js";
+import { sha256File } from "./sha256File.js";
+
+/** What eddy reads from a GGUF header (no weights loaded). */
+export interface ModelInfo {
+    /** Absolute path. */
+    path: string;
+    /** File name. */
+    file: string;
+    /** sha256 of the whole file (hex). */
+    sha256: string;
+    /** File size in bytes. */
+    size_bytes: number;
+    /** general.architecture, e.g. llama, qwen2. */
+    architecture: string;
+    /** File type name from general.file_type, e.g. Q4_K_M, Q8_0, F32; "unknown" when absent. */
+    quantization: string;
+    /** general.name, when present. */
+    name?: string;
+    /** general.size_label (e.g. 1.5B), when present. */
+    size_label?: string;
+    /** Parameter count summed over the tensor shapes. */
+    parameter_count: number;
+    /** <arch>.context_length: the trained context. */
+    context_length?: number;
+    /** <arch>.block_count. */
+    layers?: number;
+    /** <arch>.embedding_length. */
+    embedding_length?: number;
+    /** tokenizer.chat_template, when the file has one. */
+    chat_template?: string;
+    /** Tokenizer model (llama = SentencePiece, gpt2 = BPE…). */
+    tokenizer?: string;
+    /** GGUF format version. */
+    gguf_version: number;
+    /** Number of tensors. */
+    tensor_count: number;
+}
+
+/** Map general.file_type to its name: MOSTLY_Q4_K_M → Q4_K_M, ALL_F32 → F32. */
+export function fileTypeName(fileType: number | undefined): string {
+    if (fileType === undefined) return "unknown";
+    const name = (GgufFileType as unknown as Record<number, string | undefined>)[fileType];
+    return name ? name.replace(/^(MOSTLY|ALL)_/, "") : `file_type_${fileType}`;
+}
+
+/** Check a path is an existing, GGUF-looking file; a clear error otherwise. */
+export function assertGgufFile(file: string): void {
+    if (!existsSync(file))
+        throw new EddyError(`model file not found: ${file} (put GGUF files in models/ or pass --model <path>)`);
+    const st = statSync(file);
+    if (!st.isFile()) throw new EddyError(`not a file: ${file}`);
+    const fd = openSync(file, "r");
+    const magic = Buffer.alloc(4);
+    try {
+        readSync(fd, magic, 0, 4, 0);
+    } finally {
+        closeSync(fd);
+    }
+    if (magic.toString("latin1") !== "GGUF") throw new EddyError(`not a GGUF file: ${file} (it does not start with the GGUF magic bytes)`);
+}
+
+/** Read a GGUF file's header (metadata, tensor shapes) and hash it; never loads weights. */
+export async function inspectGguf(file: string): Promise<ModelInfo> {
+    const abs = path.resolve(file);
+    assertGgufFile(abs);
+    let info: Awaited<ReturnType<typeof readGgufFileInfo>>;
+    try {
+        info = await readGgufFileInfo(abs, { readTensorInfo: true, ignoreKeys: [] });
+    } catch (err) {
+        throw new EddyError(`cannot read GGUF header of ${abs}: ${oneLine(err)} (truncated or corrupt file?)`);
+    }
+    const meta = info.metadata as unknown as Record<string, Record<string, unknown> | undefined>;
+    const general = (meta.general ?? {}) as Record<string, unknown>;
+    const arch = String(general.architecture ?? "unknown");
+    const archMeta = (meta[arch] ?? {}) as Record<string, unknown>;
+    const tokenizer = (meta.tokenizer ?? {}) as Record<string, unknown>;
+    const size = statSync(abs).size;
+    // The header can be intact while the data is cut short: check the last tensor fits in the file.
+    let parameters = 0;
+    let dataEnd = 0;
+    for (const t of info.fullTensorInfo ?? []) {
+        parameters += t.dimensions.reduce<number>((a, b) => a * Number(b), 1);
+        dataEnd = Math.max(dataEnd, Number(t.fileOffset));
+    }
+    if (dataEnd > size) throw new EddyError(`truncated GGUF file: ${abs} (tensor data runs past the end of the file, ${size} bytes)`);
+    const num = (v: unknown) => (typeof v === "number" ? v : typeof v === "bigint" ? Number(v) : undefined);
+    const out: ModelInfo = {
+        path: abs,
+        file: path.basename(abs),
+        sha256: await sha256File(abs),
+        size_bytes: size,
+        architecture: arch,
+        quantization: fileTypeName(num(general.file_type)),
+        parameter_count: parameters,
+        gguf_version: info.version,
+        tensor_count: (info.fullTensorInfo ?? []).length
+    };
+    if (typeof general.name === "string") out.name = general.name;
+    if (typeof general.size_label === "string") out.size_label = general.size_label;
+    const ctx = num(archMeta.context_length);
+    if (ctx !== undefined) out.context_length = ctx;
+    const layers = num(archMeta.block_count);
+    if (layers !== undefined) out.layers = layers;
+    const emb = num(archMeta.embedding_length);
+    if (emb !== undefined) out.embedding_length = emb;
+    if (typeof tokenizer.chat_template === "string") out.chat_template = tokenizer.chat_template;
+    const tokModel = (tokenizer.ggml as Record<string, unknown> | undefined)?.model;
+    if (typeof tokModel === "string") out.tokenizer = tokModel;
+    return out;
+}

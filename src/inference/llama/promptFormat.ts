@@ -1,0 +1,97 @@
+import { JinjaTemplateChatWrapper, LlamaText, resolveChatWrapper, type ChatHistoryItem, type ChatWrapper, type LlamaModel, type Token } from "node-llama-cpp";
+import type { ChatMessage } from "../types.js";
+
+/** A prompt ready to evaluate, with what ends an answer. */
+export interface RenderedPrompt {
+    /** Prompt tokens, without the beginning-of-sequence token (LlamaCompletion adds it). */
+    tokens: Token[];
+    /** Text triggers that end the answer (besides end-of-generation tokens). */
+    stopTriggers: (string | LlamaText)[];
+    /** Put before the generated text in the result (the plain prompt's opening cue). */
+    responsePrefix: string;
+    /** Put after the generated text when a stop trigger ended it (the closing fence the trigger swallowed). */
+    stopSuffix: string;
+}
+
+/** Turns chat messages into prompt tokens for one model in one fixed, recorded way. */
+export interface PromptRenderer {
+    /** What is recorded as BackendMetadata.promptFormat. */
+    readonly format: string;
+    render(messages: ChatMessage[]): RenderedPrompt;
+}
+
+/** Opening cue of the plain completion prompt: base models continue a code block instead of chatting. */
+const PLAIN_CUE = "```python\n";
+
+/**
+ * Choose how messages become a prompt. "auto": the GGUF's own chat template (rendered by node-llama-cpp's
+ * Jinja wrapper, which adds nothing of its own: no default system prompt, no date lines), else a plain
+ * completion prompt and a warning. Never guesses a template for a file that has none.
+ */
+export function createPromptRenderer(model: LlamaModel, requested: string, warn: (line: string) => void): PromptRenderer {
+    const template = model.fileInfo.metadata?.tokenizer?.chat_template;
+    if (requested === "auto") {
+        if (typeof template === "string" && template.trim() !== "") return chatRenderer(model, "gguf-chat-template", new JinjaTemplateChatWrapper({ template }));
+        warn(`${model.filename ?? "model"} has no chat template: using a plain completion prompt (system text, question, "\`\`\`python" cue); pass --prompt-format <wrapper> to use a chat wrapper instead`);
+        return plainRenderer(model);
+    }
+    if (requested === "gguf-chat-template") {
+        if (typeof template !== "string" || template.trim() === "")
+            throw new Error(`the model file has no chat template (tokenizer.chat_template); use --prompt-format plain-completion, raw, or a chat wrapper name`);
+        return chatRenderer(model, requested, new JinjaTemplateChatWrapper({ template }));
+    }
+    if (requested === "plain-completion") return plainRenderer(model);
+    if (requested === "raw") return rawRenderer(model);
+    let wrapper: ChatWrapper;
+    try {
+        wrapper = resolveChatWrapper({ type: requested as never, fileInfo: model.fileInfo, tokenizer: model.tokenizer, noJinja: true }) as ChatWrapper;
+    } catch (err) {
+        throw new Error(`unknown prompt format '${requested}': ${(err as Error).message}`);
+    }
+    if (!wrapper) throw new Error(`unknown prompt format '${requested}' (use auto, gguf-chat-template, plain-completion or a node-llama-cpp chat wrapper name such as chatML, llama3Chat, alpacaChat, general)`);
+    return chatRenderer(model, requested, wrapper);
+}
+
+function chatRenderer(model: LlamaModel, format: string, wrapper: ChatWrapper): PromptRenderer {
+    return {
+        format,
+        render(messages) {
+            // An explicit history with an empty model turn to complete: nothing is added that the caller did not give.
+            const chatHistory: ChatHistoryItem[] = messages.map((m): ChatHistoryItem =>
+                m.role === "system" ? { type: "system", text: m.content } : m.role === "user" ? { type: "user", text: m.content } : { type: "model", response: [m.content] }
+            );
+            chatHistory.push({ type: "model", response: [] });
+            const state = wrapper.generateContextState({ chatHistory });
+            const tokens = state.contextText.tokenize(model.tokenizer);
+            return { tokens: stripBos(model, tokens), stopTriggers: state.stopGenerationTriggers, responsePrefix: "", stopSuffix: "" };
+        }
+    };
+}
+
+function plainRenderer(model: LlamaModel): PromptRenderer {
+    return {
+        format: "plain-completion",
+        render(messages) {
+            const parts = messages.map((m) => m.content.trim()).filter((c) => c !== "");
+            const text = parts.join("\n\n") + "\n\n" + PLAIN_CUE;
+            return { tokens: stripBos(model, model.tokenize(text, false)), stopTriggers: ["```"], responsePrefix: PLAIN_CUE, stopSuffix: "```" };
+        }
+    };
+}
+
+/** The messages' text only, joined by blank lines: no cue, no stop trigger (base-model text checks). */
+function rawRenderer(model: LlamaModel): PromptRenderer {
+    return {
+        format: "raw",
+        render(messages) {
+            const text = messages.map((m) => m.content).filter((c) => c !== "").join("\n\n");
+            return { tokens: stripBos(model, model.tokenize(text, false)), stopTriggers: [], responsePrefix: "", stopSuffix: "" };
+        }
+    };
+}
+
+/** LlamaCompletion prepends the BOS token itself; a template that renders one would double it. */
+function stripBos(model: LlamaModel, tokens: Token[]): Token[] {
+    const bos = model.tokens.bos;
+    return bos != null && tokens[0] === bos ? tokens.slice(1) : tokens;
+}

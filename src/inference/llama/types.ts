@@ -1,0 +1,63 @@
+import type { BackendMetadata, GenerationRequest, GenerationResult } from "../types.js";
+
+/** GPU choice passed through to node-llama-cpp's getLlama ("cpu" = no GPU). */
+export type GpuChoice = "auto" | "cuda" | "metal" | "vulkan" | "cpu";
+
+/** Options of the node-llama-cpp backend; unset fields are chosen for the machine and recorded. */
+export interface LlamaBackendOptions {
+    /** Path of a GGUF file, or an `hf:` URI (only with allowDownload). */
+    modelPath: string;
+    /** GPU backend; default "auto" (whatever node-llama-cpp finds, CPU otherwise). */
+    gpu?: GpuChoice;
+    /** Layers to offload to the GPU: a number, "max", or "auto" (default). */
+    gpuLayers?: number | "max" | "auto";
+    /** CPU threads; default: auto-tuned by a short measurement, cached per machine and model. */
+    threads?: number;
+    /** Tokens each sequence can hold (prompt + answer); default min(trained context, 4096). */
+    contextSize?: number;
+    /** Parallel sequences; default chosen from free memory and the model's size (1 in reproducible mode). */
+    sequences?: number;
+    /** Tokens evaluated per batch; default node-llama-cpp's. */
+    batchSize?: number;
+    /** Exact reproduction of seeded sampling: one sequence, fresh state per request. Slower. */
+    reproducible?: boolean;
+    /** Allow an `hf:` URI to be downloaded into models/. Off by default: eddy never touches the network. */
+    allowDownload?: boolean;
+    /**
+     * How chat messages become the prompt: "auto" (the GGUF's chat template, or a plain completion
+     * prompt with a warning when it has none), "gguf-chat-template", "plain-completion", "raw" (the
+     * messages' text only, for base-model text checks), or the name of
+     * a node-llama-cpp chat wrapper (chatML, llama3Chat, alpacaChat, general, …).
+     */
+    promptFormat?: string;
+    /** CUDA device ids to split the queue over, one worker each (data parallel); default: all found. */
+    gpuDevices?: string[];
+    /** Receives warning lines (no chat template, fallbacks); default: stderr. */
+    onWarning?: (line: string) => void;
+}
+
+/** What the parent sends a worker when it starts. */
+export interface WorkerInit {
+    modelPath: string;
+    gpu: GpuChoice;
+    gpuLayers?: number | "max" | "auto";
+    threads?: number;
+    contextSize?: number;
+    sequences?: number;
+    batchSize?: number;
+    reproducible: boolean;
+    promptFormat: string;
+}
+
+/** Parent → worker messages. */
+export type ToWorker =
+    | { type: "init"; init: WorkerInit }
+    | { type: "request"; call: number; req: GenerationRequest }
+    | { type: "close" };
+
+/** Worker → parent messages. */
+export type FromWorker =
+    | { type: "ready"; metadata: BackendMetadata; threadTrials?: { threads: number; tokensPerSecond: number }[] }
+    | { type: "result"; call: number; result: GenerationResult }
+    | { type: "warning"; message: string }
+    | { type: "fatal"; message: string };

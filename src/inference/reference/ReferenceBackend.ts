@@ -1,0 +1,49 @@
+import type { Backend, BackendMetadata, GenerationRequest, GenerationResult } from "../types.js";
+import type { ParamValue, Template } from "../../templates/types.js";
+
+/** What the reference backend needs from the judge: the model solution rendered as answer source. */
+export interface SolutionSource {
+    answerSource(t: Template, bindings: Record<string, ParamValue>, which?: string): Promise<string>;
+}
+
+/**
+ * Answers every question with the oracle's model solution, in a ```python fence, as a model
+ * would. A self-check of the whole pipeline: a study on it must score AS = 1 on every template.
+ */
+export class ReferenceBackend implements Backend {
+    /** Backend name recorded with runs. */
+    readonly name = "reference";
+    private readonly templates: Map<string, Template>;
+
+    constructor(private readonly judge: SolutionSource, templates: Template[]) {
+        this.templates = new Map(templates.map((t) => [t.id, t]));
+    }
+
+    /** Nothing about a model: the answers are the oracle's. */
+    async metadata(): Promise<BackendMetadata> {
+        return { backend: "reference", promptFormat: "none", mode: "reproducible" };
+    }
+
+    /** One answer per request, in request order. */
+    async *generate(requests: AsyncIterable<GenerationRequest> | Iterable<GenerationRequest>): AsyncIterable<GenerationResult> {
+        for await (const req of requests) {
+            const start = performance.now();
+            const base = { id: req.id, promptTokens: 0, ttftMs: 0 };
+            const t = req.task && this.templates.get(req.task.templateId);
+            if (!req.task || !t) {
+                yield { ...base, text: "", stopReason: "error", generatedTokens: 0, genMs: 0, error: `reference backend: no template for request ${req.id}` };
+                continue;
+            }
+            const bindings = Object.fromEntries(t.params.map((p, i) => [p.name, req.task!.params[i]!]));
+            try {
+                const src = await this.judge.answerSource(t, bindings);
+                const text = "```python\n" + src.trimEnd() + "\n```\n";
+                yield { ...base, text, stopReason: "eos", generatedTokens: 0, genMs: performance.now() - start };
+            } catch (err) {
+                yield { ...base, text: "", stopReason: "error", generatedTokens: 0, genMs: 0, error: `reference backend: ${err instanceof Error ? err.message : String(err)}` };
+            }
+        }
+    }
+
+    async close(): Promise<void> {}
+}

@@ -1,0 +1,178 @@
+import { availableParallelism } from "node:os";
+import { performance } from "node:perf_hooks";
+import type { ParamValue, Template } from "../templates/types.js";
+import { EddyError, oneLine } from "../util/errors.js";
+import { inputSeed, MemoryVerdictCache, paramTuple, verdictKey } from "./cache.js";
+import type { IsolationReport, JudgeRequest, Verdict, VerdictCache } from "./types.js";
+import { PythonWorker, startFailure, WorkerFailure, type WorkerReply } from "./worker/PythonWorker.js";
+import { judgeVersion, pythonCommand, workerScriptPath } from "./workerScript.js";
+
+/** Options of JudgePool.start. */
+export interface JudgePoolOptions {
+    /** Worker processes (default: one per core). */
+    workers?: number;
+    /** Python interpreter (default: EDDY_PYTHON, else `python3`). */
+    python?: string;
+    /** Verdict cache (default: in memory). */
+    cache?: VerdictCache;
+}
+
+// Oracle work (trusted) gets its own allowance on top of the candidate's budget before the
+// pool declares a worker hung and replaces it.
+const ORACLE_ALLOWANCE_MS = 60_000;
+const CONTROL_TIMEOUT_MS = 30_000;
+
+interface Slot {
+    worker: PythonWorker;
+    busy: boolean;
+}
+
+/**
+ * Long-lived Python judge workers. Each request goes to an idle worker; a worker that dies or
+ * hangs is replaced, and a harness failure is retried once on a fresh worker before it becomes
+ * a `judge_error` verdict (never a model failure).
+ */
+export class JudgePool {
+    private readonly slots: Slot[] = [];
+    private readonly waiting: ((slot: Slot) => void)[] = [];
+    private closed = false;
+    private readonly version: string;
+
+    private constructor(
+        private readonly python: string,
+        private readonly script: string,
+        private readonly cache: VerdictCache,
+        /** What contains candidate code on this machine (as the first worker found it). */
+        readonly isolation: IsolationReport
+    ) {
+        this.version = judgeVersion();
+    }
+
+    /** Starts the workers and checks that Python runs; a clear EddyError when it does not. */
+    static async start(opts: JudgePoolOptions = {}): Promise<JudgePool> {
+        const python = pythonCommand(opts.python);
+        const script = workerScriptPath();
+        const n = Math.max(1, opts.workers ?? availableParallelism());
+        const workers = await Promise.all(Array.from({ length: n }, () => startWorker(python, script)));
+        const pool = new JudgePool(python, script, opts.cache ?? new MemoryVerdictCache(), workers[0]!.isolation);
+        for (const w of workers) pool.slots.push({ worker: w.worker, busy: false });
+        return pool;
+    }
+
+    /** Judges one answer; never throws for a bad answer or a failing harness (→ verdict). */
+    async judge(req: JudgeRequest): Promise<Verdict> {
+        const t = req.template;
+        if (req.code === null || req.code.trim() === "") return { category: "no_function", detail: "no code could be extracted from the response", ms: 0 };
+        const tuple = paramTuple(t, req.bindings);
+        const key = verdictKey(req.code, t, tuple, this.version);
+        const hit = this.cache.get(key);
+        if (hit) return { ...hit, cached: true };
+        const message = {
+            op: "judge",
+            oracle: t.oracleFile,
+            oracleHash: t.oracleHash,
+            function: t.function,
+            arity: t.arity,
+            bindings: req.bindings,
+            comparator: t.comparator,
+            randomInputs: t.randomInputs,
+            seed: inputSeed(t.id, tuple),
+            budget: t.budget,
+            code: req.code
+        };
+        const started = performance.now();
+        const timeout = t.budget.timeMs * 2 + ORACLE_ALLOWANCE_MS;
+        let reply: WorkerReply | undefined;
+        let failure = "";
+        for (let attempt = 0; attempt < 2 && !reply; attempt++) {
+            try {
+                const r = await this.send(message, timeout, attempt > 0);
+                if (typeof r.error === "string") failure = r.error;
+                else reply = r;
+            } catch (err) {
+                // A dead or hung worker, or one that could not be replaced: a harness failure.
+                failure = oneLine(err);
+            }
+        }
+        const ms = performance.now() - started;
+        if (!reply) return { category: "judge_error", detail: failure || "judge failed", ms };
+        const verdict: Verdict = { category: reply.category as Verdict["category"], detail: String(reply.detail ?? ""), ms };
+        this.cache.set(key, verdict);
+        return verdict;
+    }
+
+    /** `solution` (default) or a `mutant_*` of the template's oracle, rendered as an answer for these bindings. */
+    async answerSource(t: Template, bindings: Record<string, ParamValue>, which = "solution"): Promise<string> {
+        const r = await this.control({ op: "source", oracle: t.oracleFile, oracleHash: t.oracleHash, function: t.function, arity: t.arity, bindings, which });
+        return String(r.source);
+    }
+
+    /** Names of the oracle's `mutant_*` functions, in source order. */
+    async mutants(t: Template): Promise<string[]> {
+        const r = await this.control({ op: "mutants", oracle: t.oracleFile, oracleHash: t.oracleHash });
+        return r.mutants as string[];
+    }
+
+    /** Stops every worker (their temp dirs go with them). */
+    async close(): Promise<void> {
+        this.closed = true;
+        await Promise.all(this.slots.map((s) => s.worker.close()));
+    }
+
+    /** Oracle-side requests: an oracle error is the caller's problem (EddyError), not a verdict. */
+    private async control(message: Record<string, unknown>): Promise<WorkerReply> {
+        let r: WorkerReply;
+        try {
+            r = await this.send(message, CONTROL_TIMEOUT_MS, false);
+        } catch (err) {
+            throw new EddyError(oneLine(err));
+        }
+        if (typeof r.error === "string") throw new EddyError(r.error);
+        return r;
+    }
+
+    private async send(message: Record<string, unknown>, timeoutMs: number, fresh: boolean): Promise<WorkerReply> {
+        const slot = await this.acquire();
+        try {
+            if (fresh || slot.worker.dead) await this.replace(slot);
+            return await slot.worker.request(message, timeoutMs);
+        } finally {
+            if (slot.worker.dead && !this.closed) await this.replace(slot).catch(() => undefined);
+            this.release(slot);
+        }
+    }
+
+    private async replace(slot: Slot): Promise<void> {
+        slot.worker.kill();
+        slot.worker = (await startWorker(this.python, this.script)).worker;
+    }
+
+    private acquire(): Promise<Slot> {
+        if (this.closed) return Promise.reject(new EddyError("the judge pool is closed"));
+        const idle = this.slots.find((s) => !s.busy);
+        if (idle) {
+            idle.busy = true;
+            return Promise.resolve(idle);
+        }
+        return new Promise((resolve) => this.waiting.push(resolve));
+    }
+
+    private release(slot: Slot): void {
+        const next = this.waiting.shift();
+        if (next) next(slot);
+        else slot.busy = false;
+    }
+}
+
+async function startWorker(python: string, script: string): Promise<{ worker: PythonWorker; isolation: IsolationReport }> {
+    const worker = await PythonWorker.spawn(python, script);
+    try {
+        const hello = await worker.request({ op: "hello" }, CONTROL_TIMEOUT_MS);
+        if (typeof hello.error === "string") throw new WorkerFailure(hello.error);
+        return { worker, isolation: hello.isolation as IsolationReport };
+    } catch (err) {
+        worker.kill();
+        await worker.ended;
+        throw startFailure(python, worker.exitReason ?? oneLine(err));
+    }
+}

@@ -1,0 +1,79 @@
+import { MODEL_CATEGORIES, HARNESS_CATEGORIES, type Category } from "../../judge/types.js";
+import type { Outcome } from "../../scores/types.js";
+import { exactMcNemar, type McNemarResult } from "../../stats/index.js";
+import { countFlips, type FlipReport } from "../flips/flips.js";
+import { pairOutcomes } from "../flips/pairing.js";
+import { DELTA_SCORES, scoreDeltas, type DeltaOptions, type DeltaScore, type ScoreDelta } from "./scoreDeltas.js";
+
+/** Per-template scores of both sides, for the breakdown. */
+export interface TemplateBreakdown {
+    template: string;
+    /** Instances compared. */
+    instances: number;
+    AS: { reference: number; candidate: number; delta: number };
+    CCS: { reference: number; candidate: number; delta: number };
+    lost: number;
+    gained: number;
+}
+
+/** Quality of one candidate against the reference on the same instances, rounds and seeds. */
+export interface QualityComparison {
+    /** Instances compared (at least one round judged as a model outcome on both sides). */
+    instances: number;
+    scores: Record<DeltaScore, ScoreDelta>;
+    /** Exact McNemar tests on per-instance "all rounds passed" and on per-response correctness (b = lost, c = gained). */
+    mcnemar: { instance: McNemarResult; response: McNemarResult };
+    flips: FlipReport;
+    perTemplate: TemplateBreakdown[];
+    /** Verdict categories of every candidate response (harness ones included, shown apart by reports). */
+    categories: Record<Category, number>;
+    /** Same for the reference. */
+    referenceCategories: Record<Category, number>;
+    /** No score's interval lies wholly below 0 and neither McNemar test finds significantly more losses than gains. */
+    notWorse: boolean;
+}
+
+/** Options of {@link compareWithReference}. */
+export interface CompareOptions extends DeltaOptions {
+    /** Significance level (default 0.05). */
+    alpha?: number;
+}
+
+function categoryCounts(outcomes: readonly Outcome[]): Record<Category, number> {
+    const out = Object.fromEntries([...MODEL_CATEGORIES, ...HARNESS_CATEGORIES].map((c) => [c, 0])) as Record<Category, number>;
+    for (const o of outcomes) out[o.category] = (out[o.category] ?? 0) + 1;
+    return out;
+}
+
+/**
+ * Compares one quantisation's outcomes with the reference's (SPEC §6): score deltas with
+ * paired bootstrap intervals, McNemar per instance and per response, flips with drill-down,
+ * per-template and per-category breakdowns, and whether it is not significantly worse.
+ */
+export function compareWithReference(reference: readonly Outcome[], candidate: readonly Outcome[], opts: CompareOptions = {}): QualityComparison {
+    const alpha = opts.alpha ?? 0.05;
+    const { instances } = pairOutcomes(reference, candidate);
+    const deltas = scoreDeltas(instances, opts);
+    const flips = countFlips(reference, candidate);
+    const mcnemar = {
+        instance: exactMcNemar(flips.instances.lost, flips.instances.gained, flips.instances.bothPassed + flips.instances.bothFailed),
+        response: exactMcNemar(flips.responses.lost, flips.responses.gained, flips.responses.bothPassed + flips.responses.bothFailed)
+    };
+    const perTemplate: TemplateBreakdown[] = flips.perTemplate.map((t) => {
+        const d = scoreDeltas(instances.filter((i) => i.template === t.template), { ...opts, resamples: 1 });
+        const pick = (s: DeltaScore) => ({ reference: d.scores[s].reference, candidate: d.scores[s].candidate, delta: d.scores[s].delta });
+        return { template: t.template, instances: d.instances, AS: pick("AS"), CCS: pick("CCS"), lost: t.responses.lost, gained: t.responses.gained };
+    });
+    const significantlyWorse = (m: McNemarResult) => m.p < alpha && m.b > m.c;
+    const intervalsOk = DELTA_SCORES.every((s) => !(deltas.scores[s].ci.hi < 0));
+    return {
+        instances: deltas.instances,
+        scores: deltas.scores,
+        mcnemar,
+        flips,
+        perTemplate,
+        categories: categoryCounts(candidate),
+        referenceCategories: categoryCounts(reference),
+        notWorse: intervalsOk && !significantlyWorse(mcnemar.instance) && !significantlyWorse(mcnemar.response)
+    };
+}

@@ -1,0 +1,117 @@
+import type { TopLevelSpec } from "vega-lite";
+import { renderSvg } from "../../report/charts.js";
+import { esc, fix, interval, pct, pval, tuple } from "../../report/format.js";
+import type { QuantFileReport, QuantReport } from "../study/types.js";
+import { paretoFront } from "./pareto.js";
+import { fileLabel, kl, mib, qualityPoints } from "./renderQuantText.js";
+
+const CSS = `
+body{margin:0;background:#f6f7f9;color:#1d2330;font:14px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
+header{background:#1d2330;color:#fff;padding:18px 32px}header h1{margin:0;font-size:20px}header p{margin:4px 0 0;color:#c5cad6;font-size:13px}
+main{max-width:1280px;margin:0 auto;padding:8px 32px 48px}
+section{background:#fff;border:1px solid #e3e6ec;border-radius:8px;padding:16px 20px;margin:18px 0}
+h2{font-size:17px;margin:0 0 10px}h3{font-size:14px;margin:14px 0 6px}
+table{border-collapse:collapse;font-size:12.5px}th,td{border-bottom:1px solid #e3e6ec;padding:4px 10px;text-align:left;vertical-align:top}
+th{background:#fafbfc}td.n{text-align:right;font-variant-numeric:tabular-nums}
+.charts{display:flex;gap:24px;flex-wrap:wrap}.chart svg{max-width:100%;height:auto}
+.bad{color:#c62828;font-weight:700}.good{color:#2e7d32;font-weight:700}.muted{color:#5b6475}
+details{margin:6px 0}details>summary{cursor:pointer}
+details.flip{border-left:3px solid #c62828;padding:2px 10px;background:#fdf7f7}details.flip.gained{border-color:#2e7d32;background:#f5fbf5}
+pre{background:#272c36;color:#e8eaf0;padding:8px 10px;border-radius:6px;overflow:auto;font-size:12px;max-height:260px}
+.pair{display:grid;grid-template-columns:1fr 1fr;gap:10px}
+`;
+
+/** Quality-versus-cost scatter (vega-lite): files by size and a quality measure, Pareto front joined by a line. */
+export function paretoSpec(r: QuantReport, quality: (f: QuantFileReport) => number | null, title: string): TopLevelSpec {
+    const points = qualityPoints(r, quality).filter((p) => Number.isFinite(p.quality));
+    const front = paretoFront(points);
+    const values = points.map((p) => ({ file: p.label, size: p.cost, quality: p.quality, front: front.has(p.id) ? "Pareto front" : "dominated" }));
+    return {
+        title,
+        width: 380,
+        height: 240,
+        data: { values },
+        layer: [
+            { transform: [{ filter: "datum.front === 'Pareto front'" }], mark: { type: "line", color: "#9fb3d9", strokeDash: [4, 3] }, encoding: { x: { field: "size", type: "quantitative" }, y: { field: "quality", type: "quantitative" } } },
+            {
+                mark: { type: "point", filled: true, size: 90 },
+                encoding: {
+                    x: { field: "size", type: "quantitative", title: "file size (MiB)", scale: { zero: false } },
+                    y: { field: "quality", type: "quantitative", title, scale: { zero: false } },
+                    color: { field: "front", type: "nominal", title: null, scale: { domain: ["Pareto front", "dominated"], range: ["#2457c5", "#b0b6c3"] } },
+                    tooltip: [{ field: "file" }, { field: "size", format: ".2f" }, { field: "quality", format: ".4f" }]
+                }
+            },
+            { mark: { type: "text", dy: -10, fontSize: 11 }, encoding: { x: { field: "size", type: "quantitative" }, y: { field: "quality", type: "quantitative" }, text: { field: "file" } } }
+        ]
+    } as TopLevelSpec;
+}
+
+const signed = (v: number): string => (Number.isNaN(v) ? "–" : `${v >= 0 ? "+" : ""}${v.toFixed(3)}`);
+const num = (v: number | null, d = 4): string => (v == null ? "–" : fix(v, d));
+
+function qualityTable(r: QuantReport): string {
+    const rows = r.files.map((f) => {
+        const s = f.scores;
+        const cell = (k: "AS" | "CPS" | "CCS" | "RLPR" | "PSR") => `<td class="n">${pct(s[k].candidate)}</td><td class="n">${f.reference ? "–" : `${signed(s[k].delta)} <span class="muted">${interval(s[k].ci)}</span>`}</td>`;
+        return `<tr><td>${esc(fileLabel(f))}${f.reference ? " <span class=muted>(reference)</span>" : ""}</td>${cell("AS")}${cell("CPS")}${cell("CCS")}
+<td class="n">${f.reference ? "–" : `${pval(f.mcnemar.instance.p)} / ${pval(f.mcnemar.response.p)}`}</td>
+<td class="n">${f.flip_counts.instances.lost} / ${f.flip_counts.instances.gained}</td><td class="n">${f.flip_counts.responses.lost} / ${f.flip_counts.responses.gained}</td>
+<td>${f.not_worse ? '<span class="good">yes</span>' : '<span class="bad">no</span>'}</td></tr>`;
+    });
+    return `<table><thead><tr><th>file</th><th>AS</th><th>ΔAS [95% CI]</th><th>CPS</th><th>ΔCPS</th><th>CCS</th><th>ΔCCS</th><th>McNemar p (instance / response)</th><th>instances lost / gained</th><th>responses lost / gained</th><th>not worse</th></tr></thead><tbody>${rows.join("")}</tbody></table>
+<p class="muted">RLPR equals AS and PSR equals CCS on the same data (SPEC §4). Intervals: paired percentile bootstrap over instances. Pairs with a truncated or judge_error verdict on either side are left out of the comparison.</p>`;
+}
+
+function costTable(r: QuantReport): string {
+    const rows = r.files.map(
+        (f) => `<tr><td>${esc(fileLabel(f))}</td><td class="n">${mib(f.size_bytes)}</td><td class="n">${mib(f.memory_bytes)}</td><td class="n">${num(f.prompt_tokens_per_s, 0)}</td><td class="n">${num(f.generation_tokens_per_s, 0)}</td>
+<td class="n">${f.top1_agreement == null ? "–" : pct(f.top1_agreement)}</td><td class="n">${kl(f.kl_mean)}</td><td class="n">${kl(f.kl_p50)}</td><td class="n">${kl(f.kl_p90)}</td><td class="n">${kl(f.kl_p99)}</td><td class="n">${kl(f.kl_max)}</td></tr>`
+    );
+    return `<table><thead><tr><th>file</th><th>size</th><th>memory</th><th>prompt tok/s</th><th>gen tok/s</th><th>top-1 agreement</th><th>KL mean</th><th>KL p50</th><th>KL p90</th><th>KL p99</th><th>KL max</th></tr></thead><tbody>${rows.join("")}</tbody></table>
+<p class="muted">Drift: teacher forcing on ${r.drift.texts} ${esc(r.drift.source)}; KL(reference ‖ file) of next-token distributions, nats. Memory: weights plus one evaluation context as llama.cpp accounts them. Speeds: per sequence, from this study's generations.</p>`;
+}
+
+function breakdown(f: QuantFileReport, flipsShown: number): string {
+    const templates = f.per_template
+        .map((t) => `<tr><td>${esc(t.template)}</td><td class="n">${t.instances}</td><td class="n">${pct(t.AS.reference)} → ${pct(t.AS.candidate)}</td><td class="n">${pct(t.CCS.reference)} → ${pct(t.CCS.candidate)}</td><td class="n">${t.lost} / ${t.gained}</td></tr>`)
+        .join("");
+    const transitions = Object.entries(f.transitions)
+        .filter(([k]) => k.split("→")[0] !== k.split("→")[1])
+        .sort((a, b) => b[1] - a[1])
+        .map(([k, v]) => `<tr><td>${esc(k)}</td><td class="n">${v}</td></tr>`)
+        .join("");
+    const flips = f.response_flips
+        .slice(0, flipsShown)
+        .map(
+            (x) => `<details class="flip ${x.direction}"><summary>${x.direction === "lost" ? "lost" : "gained"}: ${esc(x.template)}#${x.instance} ${esc(tuple(x.params))} round ${x.round} — ${esc(x.reference.category)} → ${esc(x.candidate.category)}</summary>
+<div class="pair"><div><h3>reference</h3><pre>${esc(x.reference.code ?? "(no code)")}</pre><p class="muted">${esc(x.reference.detail)}</p></div><div><h3>${esc(fileLabel(f))}</h3><pre>${esc(x.candidate.code ?? "(no code)")}</pre><p class="muted">${esc(x.candidate.detail)}</p></div></div></details>`
+        )
+        .join("");
+    const more = f.response_flips.length > flipsShown ? `<p class="muted">… ${f.response_flips.length - flipsShown} more in the JSON output.</p>` : "";
+    return `<details><summary><b>${esc(fileLabel(f))}</b>: ${f.flip_counts.responses.lost} responses lost, ${f.flip_counts.responses.gained} gained</summary>
+<h3>Per template</h3><table><thead><tr><th>template</th><th>instances</th><th>AS ref → file</th><th>CCS ref → file</th><th>responses lost / gained</th></tr></thead><tbody>${templates}</tbody></table>
+<h3>Verdict changes (reference → file)</h3>${transitions ? `<table><tbody>${transitions}</tbody></table>` : '<p class="muted">none</p>'}
+<h3>Flipped responses</h3>${flips || '<p class="muted">none</p>'}${more}</details>`;
+}
+
+/** One self-contained HTML page (inline CSS and SVG, no script) for a quantisation study. */
+export async function renderQuantHtml(r: QuantReport, opts: { flipsPerFile?: number } = {}): Promise<string> {
+    const charts: string[] = [];
+    const measures: [string, (f: QuantFileReport) => number | null][] = [
+        ["AS", (f) => f.scores.AS.candidate],
+        ["top-1 agreement", (f) => f.top1_agreement]
+    ];
+    // A measure with no finite value (e.g. every response truncated) gets a note, not an empty chart.
+    for (const [title, q] of measures)
+        charts.push(r.files.some((f) => Number.isFinite(q(f) ?? NaN)) ? await renderSvg(paretoSpec(r, q, title)) : `<p class="muted">No ${esc(title)} to plot.</p>`);
+    const cheapest = r.files.find((f) => f.file === r.cheapest_not_worse);
+    return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>eddy quantisation study ${esc(r.runId)}</title><style>${CSS}</style></head><body>
+<header><h1>Quantisation study</h1><p>run ${esc(r.runId)} · ${r.files.length} files · ${r.study.templates.length} templates × ${r.study.instances} instances × ${r.study.rounds} rounds · seed ${r.study.seed} · t=${r.study.temperature} · wrapper ${esc(r.study.wrapper)}</p></header><main>
+<section><h2>Cheapest file that keeps the scores</h2><p>${cheapest ? `<b>${esc(fileLabel(cheapest))}</b> (${mib(cheapest.size_bytes)}) — <span class="muted">${esc(cheapest.file)}</span>` : "No file is not significantly worse than the reference."}</p></section>
+<section><h2>Quality versus cost</h2><div class="charts">${charts.map((c) => `<div class="chart">${c}</div>`).join("")}</div></section>
+<section><h2>Quality against the reference</h2>${qualityTable(r)}</section>
+<section><h2>Token drift and cost</h2>${costTable(r)}</section>
+<section><h2>Flips, per template and per failure category</h2>${r.files.filter((f) => !f.reference).map((f) => breakdown(f, opts.flipsPerFile ?? 50)).join("")}</section>
+</main></body></html>`;
+}

@@ -1,0 +1,101 @@
+import path from "node:path";
+import Table from "cli-table3";
+import { fix, interval, pct, pval, tuple } from "../../report/format.js";
+import type { QuantFileReport, QuantReport } from "../study/types.js";
+import { textScatter } from "./pareto.js";
+
+/** Bytes as MiB with one decimal, or "–". */
+export function mib(bytes: number | null): string {
+    return bytes == null ? "–" : `${(bytes / 1048576).toFixed(bytes < 10 * 1048576 ? 2 : 1)} MiB`;
+}
+
+const rate = (v: number | null): string => (v == null ? "–" : v.toFixed(0));
+/** A divergence: fixed decimals, or 3 significant digits when tiny (Q8_0 drift is often below 1e-4). */
+export function kl(v: number | null): string {
+    if (v == null || Number.isNaN(v)) return "–";
+    return v !== 0 && Math.abs(v) < 1e-3 ? v.toExponential(2) : fix(v, 4);
+}
+const signed = (v: number, digits = 3): string => (Number.isNaN(v) ? "–" : `${v >= 0 ? "+" : ""}${v.toFixed(digits)}`);
+
+/** The label of a file in tables and charts: quantisation type, else file name. */
+export function fileLabel(f: QuantFileReport): string {
+    return f.quantization && f.quantization !== "unknown" ? f.quantization : path.basename(f.file);
+}
+
+/** Points for the quality-versus-cost chart: x = file size (MiB), y = a quality measure. */
+export function qualityPoints(r: QuantReport, quality: (f: QuantFileReport) => number | null) {
+    return r.files.map((f) => ({ id: f.file, label: fileLabel(f) + (f.reference ? " (reference)" : ""), cost: f.size_bytes / 1048576, quality: quality(f) ?? NaN }));
+}
+
+/** Terminal rendering of a quantisation study: quality table, drift and cost table, Pareto plots, flips. */
+export function renderQuantText(r: QuantReport, opts: { flipsPerFile?: number } = {}): string {
+    const out: string[] = [];
+    const ref = r.files.find((f) => f.reference);
+    out.push(`Quantisation study — run ${r.runId} (${r.db})`);
+    out.push(
+        `${r.files.length} files, reference ${ref ? fileLabel(ref) : "?"}; ${r.study.templates.length} templates × ${r.study.instances} instances × ${r.study.rounds} rounds, ` +
+            `seed ${r.study.seed}, t=${r.study.temperature}, wrapper ${r.study.wrapper}, max ${r.study.maxTokens} tokens`
+    );
+    const quality = new Table({
+        head: ["file", "AS", "ΔAS [95% CI]", "CPS", "ΔCCS [95% CI]", "McNemar p inst/resp", "lost/gained resp", "lost/gained inst", "not worse"],
+        style: { head: [], border: [] }
+    });
+    for (const f of r.files) {
+        const s = f.scores;
+        quality.push([
+            fileLabel(f) + (f.reference ? " (ref)" : ""),
+            pct(s.AS.candidate),
+            f.reference ? "–" : `${signed(s.AS.delta)} ${interval(s.AS.ci)}`,
+            pct(s.CPS.candidate),
+            f.reference ? "–" : `${signed(s.CCS.delta)} ${interval(s.CCS.ci)}`,
+            f.reference ? "–" : `${pval(f.mcnemar.instance.p)} / ${pval(f.mcnemar.response.p)}`,
+            `${f.flip_counts.responses.lost}/${f.flip_counts.responses.gained}`,
+            `${f.flip_counts.instances.lost}/${f.flip_counts.instances.gained}`,
+            f.not_worse ? "yes" : "NO"
+        ]);
+    }
+    out.push("", "Quality against the reference (same instances, rounds and seeds)", quality.toString());
+    const harnessOnly = r.files.find((f) => !f.reference && f.instances === 0);
+    if (harnessOnly)
+        out.push(
+            `Note: no instance of ${fileLabel(harnessOnly)} could be compared — every response pair had a truncated or judge_error verdict on one side ` +
+                `(${harnessOnly.categories.truncated} truncated, ${harnessOnly.categories.judge_error} judge errors); raise --max-tokens or --context-size.`
+        );
+    const cost = new Table({
+        head: ["file", "size", "memory", "prompt tok/s", "gen tok/s", "top-1 agree", "KL mean", "KL p50", "KL p90", "KL p99", "KL max"],
+        style: { head: [], border: [] }
+    });
+    for (const f of r.files)
+        cost.push([
+            fileLabel(f) + (f.reference ? " (ref)" : ""),
+            mib(f.size_bytes),
+            mib(f.memory_bytes),
+            rate(f.prompt_tokens_per_s),
+            rate(f.generation_tokens_per_s),
+            f.top1_agreement == null ? "–" : pct(f.top1_agreement),
+            kl(f.kl_mean),
+            kl(f.kl_p50),
+            kl(f.kl_p90),
+            kl(f.kl_p99),
+            kl(f.kl_max)
+        ]);
+    out.push(
+        "",
+        `Token drift (teacher forcing on ${r.drift.texts} ${r.drift.source}, ${ref?.drift_positions ?? 0} positions; KL(reference ‖ file) in nats) and cost`,
+        cost.toString()
+    );
+    const cheapest = r.files.find((f) => f.file === r.cheapest_not_worse);
+    out.push("", cheapest ? `Cheapest file not significantly worse than the reference: ${fileLabel(cheapest)} (${mib(cheapest.size_bytes)}, ${cheapest.file})` : "No file is not significantly worse than the reference.");
+    out.push("", "Quality versus cost", textScatter(qualityPoints(r, (f) => f.scores.AS.candidate), { xLabel: "size MiB", yLabel: "AS", formatY: (v) => v.toFixed(2) }));
+    if (r.files.some((f) => f.top1_agreement != null))
+        out.push("", textScatter(qualityPoints(r, (f) => f.top1_agreement), { xLabel: "size MiB", yLabel: "top-1 agreement", formatY: (v) => v.toFixed(3) }));
+    const limit = opts.flipsPerFile ?? 5;
+    for (const f of r.files) {
+        if (f.reference || f.instance_flips.length + f.response_flips.length === 0) continue;
+        out.push("", `Flips of ${fileLabel(f)} (instances: ${f.flip_counts.instances.lost} lost, ${f.flip_counts.instances.gained} gained; responses: ${f.flip_counts.responses.lost} lost, ${f.flip_counts.responses.gained} gained)`);
+        for (const x of f.response_flips.slice(0, limit))
+            out.push(`  ${x.direction === "lost" ? "−" : "+"} ${x.template}#${x.instance} ${tuple(x.params)} round ${x.round}: ${x.reference.category} → ${x.candidate.category}${x.candidate.detail ? ` (${x.candidate.detail.slice(0, 100)})` : ""}`);
+        if (f.response_flips.length > limit) out.push(`  … ${f.response_flips.length - limit} more (--json or --out report.html for all)`);
+    }
+    return out.join("\n");
+}

@@ -1,0 +1,174 @@
+import path from "node:path";
+import type { Outcome } from "../../scores/types.js";
+import { openStore } from "../../store/Store.js";
+import { loadOutcomes, modelStem, runInfo } from "../../store/outcomes.js";
+import { runStudy, type StudyHooks } from "../../run/runStudy.js";
+import type { StudyConfig } from "../../run/config.js";
+import { EddyError } from "../../util/errors.js";
+import { defaultDbPath } from "../../util/paths.js";
+import { compareWithReference } from "../compare/compareWithReference.js";
+import { measureDrift } from "../drift/measureDrift.js";
+import type { DriftJob, DriftReport, DriftText } from "../drift/types.js";
+import { checkSameModel, type QuantFile } from "../models/checkSameModel.js";
+import { byPrecision } from "../models/precision.js";
+import { generationSpeeds, storedAnswers } from "./readStudy.js";
+import type { QuantFileReport, QuantReport } from "./types.js";
+
+/** What `runQuantStudy` needs. */
+export interface QuantStudyOptions {
+    /** GGUF files: quantisations of one model. */
+    files: string[];
+    /** The reference file (default: the most precise one). Added to the files when missing. */
+    reference?: string;
+    /** The study every file goes through (its `models` are replaced by the files). One temperature, one wrapper. */
+    study: StudyConfig;
+    /** Most distinct reference answers teacher-forced for token drift (default 40); 0 skips drift. */
+    driftTexts?: number;
+    /** Study hooks (progress, logs, abort). */
+    hooks?: StudyHooks;
+    /** Called after each drift text of each file. */
+    onDriftProgress?: (file: string, done: number, total: number) => void;
+    /** Bootstrap seed for the score intervals (default: the study seed). */
+    bootstrapSeed?: number;
+}
+
+/** Texts for drift when the reference gave no answers (e.g. a replayed or empty study): short code, no prompt. */
+export const FIXED_DRIFT_TEXTS: DriftText[] = [
+    { id: "fixed:sum_range", prompt: "", completion: "def sum_range(values, lo, hi):\n    return sum(values[lo:hi + 1])\n" },
+    { id: "fixed:is_palindrome", prompt: "", completion: "def is_palindrome(s):\n    s = s.lower()\n    return s == s[::-1]\n" },
+    { id: "fixed:count_chars", prompt: "", completion: "def count_chars(text, ch):\n    return sum(1 for c in text if c == ch)\n" }
+];
+
+function driftGpu(config: StudyConfig, recorded: unknown): DriftJob["gpu"] {
+    const g = config.gpu ?? (typeof recorded === "string" ? recorded : undefined);
+    return g === "cuda" || g === "vulkan" || g === "metal" || g === "auto" ? g : false;
+}
+
+/**
+ * `eddy quant`: checks the files are quantisations of one model, runs (or reuses, as the same
+ * config continues the same run) one identical study over all of them — one run, one
+ * configuration per file, so instances, prompts, seeds and batch settings are shared — then
+ * compares each file with the reference: score deltas, McNemar, flips, token drift on the
+ * reference's own answers, and cost (size, memory, tokens/s).
+ */
+export async function runQuantStudy(opts: QuantStudyOptions): Promise<QuantReport> {
+    const paths = opts.files.map((f) => path.resolve(f));
+    const refPath = opts.reference ? path.resolve(opts.reference) : undefined;
+    if (refPath && !paths.includes(refPath)) paths.unshift(refPath);
+    if (paths.length < 2) throw new EddyError("give at least two GGUF files (quantisations of one model) to compare");
+    const files = byPrecision(await checkSameModel(paths));
+    const stems = files.map((f) => modelStem(f.path));
+    const clash = stems.find((s, i) => stems.indexOf(s) !== i);
+    if (clash) throw new EddyError(`two files are named ${clash}.gguf: the study labels models by file name, so rename one`);
+    const reference = refPath ? (files.find((f) => f.path === refPath) as QuantFile) : (files[0] as QuantFile);
+    const cfg = opts.study;
+    if (cfg.temperatures.length !== 1) throw new EddyError("eddy quant compares files at one temperature: give a single --temperature");
+    if (cfg.wrappers.length !== 1) throw new EddyError("eddy quant compares files with one prompt wrapper: give a single --wrapper");
+
+    const study: StudyConfig = { ...cfg, backend: "llama", models: files.map((f) => f.path) };
+    const result = await runStudy(study, opts.hooks ?? {});
+    if (result.status !== "complete") throw new EddyError(`run ${result.runId} was interrupted; run the same command again to continue it`, 130);
+
+    const dbPath = study.db ?? defaultDbPath();
+    const store = openStore(dbPath);
+    let outcomes: Outcome[];
+    let info: ReturnType<typeof runInfo>;
+    let speeds: ReturnType<typeof generationSpeeds>;
+    let texts: DriftText[] = [];
+    let source: QuantReport["drift"]["source"] = "skipped";
+    let refConfig: ReturnType<typeof runInfo>["configurations"][number] | undefined;
+    try {
+        info = runInfo(store, result.runId);
+        outcomes = loadOutcomes(store, [result.runId]);
+        speeds = generationSpeeds(store, result.runId);
+        refConfig = info.configurations.find((c) => c.modelPath && path.resolve(c.modelPath) === reference.path);
+        const limit = opts.driftTexts ?? 40;
+        if (limit > 0) {
+            const answers = refConfig ? storedAnswers(store, refConfig.id, limit) : [];
+            texts = answers.map((a) => ({ id: `${a.template}#${a.instance}/${a.round}`, messages: a.messages, completion: a.response }));
+            source = "reference answers";
+            if (texts.length === 0) (texts = FIXED_DRIFT_TEXTS), (source = "fixed texts");
+        }
+    } finally {
+        store.close();
+    }
+    const meta = refConfig?.metadata ?? {};
+
+    let drift: DriftReport | undefined;
+    if (texts.length > 0) {
+        const threads = study.threads ?? (typeof meta.threads === "number" ? meta.threads : 1);
+        drift = await measureDrift(
+            {
+                reference: reference.path,
+                candidates: files.map((f) => f.path),
+                texts,
+                threads,
+                gpu: driftGpu(study, meta.gpu),
+                ...(typeof meta.promptFormat === "string" ? { promptFormat: meta.promptFormat } : {}),
+                ...(study.contextSize ? { contextSize: study.contextSize } : {})
+            },
+            { ...(opts.onDriftProgress ? { onProgress: opts.onDriftProgress } : {}) }
+        );
+    }
+
+    const byModel = new Map<string, Outcome[]>();
+    for (const o of outcomes) {
+        if (!byModel.has(o.model)) byModel.set(o.model, []);
+        byModel.get(o.model)!.push(o);
+    }
+    const refOutcomes = byModel.get(modelStem(reference.path)) ?? [];
+    const seed = opts.bootstrapSeed ?? study.seed;
+    const reports: QuantFileReport[] = files.map((f) => {
+        const mine = byModel.get(modelStem(f.path)) ?? [];
+        const q = compareWithReference(refOutcomes, mine, { seed });
+        const d = drift?.results.find((r) => r.file === f.path);
+        const conf = info.configurations.find((c) => c.modelPath && path.resolve(c.modelPath) === f.path);
+        const speed = speeds.find((s) => s.configId === conf?.id);
+        const lostFirst = [...q.flips.responseFlips].sort((a, b) => (a.direction === b.direction ? 0 : a.direction === "lost" ? -1 : 1));
+        return {
+            file: f.path,
+            model: modelStem(f.path),
+            quantization: conf?.quantization ?? f.quantization,
+            reference: f.path === reference.path,
+            size_bytes: f.sizeBytes,
+            memory_bytes: d ? d.memory.modelRamBytes + d.memory.modelVramBytes + d.memory.contextBytes : null,
+            prompt_tokens_per_s: speed?.promptTokensPerS ?? null,
+            generation_tokens_per_s: speed?.generationTokensPerS ?? null,
+            top1_agreement: d?.top1_agreement ?? null,
+            kl_mean: d?.kl_mean ?? null,
+            kl_p50: d?.kl_p50 ?? null,
+            kl_p90: d?.kl_p90 ?? null,
+            kl_p99: d?.kl_p99 ?? null,
+            kl_max: d?.kl_max ?? null,
+            drift_positions: d?.positions ?? 0,
+            instances: q.instances,
+            scores: q.scores,
+            mcnemar: q.mcnemar,
+            flip_counts: { responses: q.flips.responses, instances: q.flips.instances },
+            response_flips: lostFirst,
+            instance_flips: q.flips.instanceFlips,
+            per_template: q.perTemplate,
+            categories: q.categories,
+            transitions: q.flips.transitions,
+            not_worse: f.path === reference.path || q.notWorse
+        };
+    });
+    const acceptable = reports.filter((r) => r.not_worse).sort((a, b) => a.size_bytes - b.size_bytes);
+    return {
+        runId: result.runId,
+        db: path.resolve(dbPath),
+        reference: reference.path,
+        study: {
+            templates: info.templates.map((t) => t.id),
+            instances: study.instances,
+            rounds: study.rounds,
+            seed: study.seed,
+            temperature: study.temperatures[0] as number,
+            wrapper: study.wrappers[0] as string,
+            maxTokens: study.maxTokens
+        },
+        drift: { source, texts: texts.length, vocabulary: drift?.vocabulary ?? null },
+        files: reports,
+        cheapest_not_worse: acceptable[0]?.file ?? null
+    };
+}

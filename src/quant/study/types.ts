@@ -1,0 +1,72 @@
+import type { Category } from "../../judge/types.js";
+import type { McNemarResult } from "../../stats/index.js";
+import type { TemplateBreakdown } from "../compare/compareWithReference.js";
+import type { DeltaScore, ScoreDelta } from "../compare/scoreDeltas.js";
+import type { FlipCounts, InstanceFlip, ResponseFlip } from "../flips/flips.js";
+
+/** One GGUF file's line in a quantisation study: quality against the reference, drift, and cost. */
+export interface QuantFileReport {
+    /** Absolute path of the GGUF file. */
+    file: string;
+    /** Model label in the store (file name without `.gguf`). */
+    model: string;
+    /** Quantisation type (e.g. Q4_K_M). */
+    quantization: string | null;
+    /** True for the reference file. */
+    reference: boolean;
+    /** File size, bytes. */
+    size_bytes: number;
+    /** Memory llama.cpp accounts for the loaded weights plus one evaluation context, bytes; null when not measured. */
+    memory_bytes: number | null;
+    /** Prompt processing speed in the study, tokens/s per sequence; null without fresh generations. */
+    prompt_tokens_per_s: number | null;
+    /** Generation speed in the study, tokens/s per sequence; null without fresh generations. */
+    generation_tokens_per_s: number | null;
+    /** Top-1 next-token agreement with the reference on the reference's own answers. */
+    top1_agreement: number | null;
+    /** Mean KL(reference ‖ file) of next-token distributions, nats. */
+    kl_mean: number | null;
+    kl_p50: number | null;
+    kl_p90: number | null;
+    kl_p99: number | null;
+    kl_max: number | null;
+    /** Token positions the drift figures cover. */
+    drift_positions: number;
+    /** Instances compared with the reference. */
+    instances: number;
+    /** AS/CPS/CCS/RLPR/PSR of reference and file, delta (file − reference) with 95% paired bootstrap interval. */
+    scores: Record<DeltaScore, ScoreDelta>;
+    /** Exact McNemar on per-instance "all rounds passed" and per-response correctness (b = lost, c = gained). */
+    mcnemar: { instance: McNemarResult; response: McNemarResult };
+    /** Paired 2×2 counts per response and per instance. */
+    flip_counts: { responses: FlipCounts; instances: FlipCounts };
+    /** Flipped responses (drill-down: both verdicts and codes), lost first. */
+    response_flips: ResponseFlip[];
+    /** Flipped instances. */
+    instance_flips: InstanceFlip[];
+    per_template: TemplateBreakdown[];
+    /** Verdict categories of this file's responses. */
+    categories: Record<Category, number>;
+    /** Verdict transitions `"<reference>→<this file>"` → count. */
+    transitions: Record<string, number>;
+    /** Not significantly worse than the reference (no score interval wholly below 0, no McNemar excess of losses at α = 0.05). */
+    not_worse: boolean;
+}
+
+/** The result of `eddy quant`. */
+export interface QuantReport {
+    /** The run holding every file's study (one configuration per file). */
+    runId: string;
+    /** Database file. */
+    db: string;
+    /** The reference file. */
+    reference: string;
+    /** What was asked: the same for every file. */
+    study: { templates: string[]; instances: number; rounds: number; seed: number; temperature: number; wrapper: string; maxTokens: number };
+    /** What the token drift was measured on. */
+    drift: { source: "reference answers" | "fixed texts" | "skipped"; texts: number; vocabulary: number | null };
+    /** Every file, most precise first. */
+    files: QuantFileReport[];
+    /** The smallest file not significantly worse than the reference (the reference when none smaller is). */
+    cheapest_not_worse: string | null;
+}

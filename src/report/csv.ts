@@ -1,0 +1,51 @@
+import type { ReportData } from "./types.js";
+
+const COLUMNS = ["run", "config", "model", "quantization", "temperature", "wrapper", "template", "group", "subgroups", "M", "R", "responses", "correct", "AS", "CPS", "CCS", "category", "RLPR", "RLPR_lo", "RLPR_hi", "PSR", "PSR_lo", "PSR_hi", "gap", "AV", "AV_lo", "AV_hi", "pass@1", "truncated", "judge_error"] as const;
+
+/** One CSV row per run × configuration × template (RFC 4180 quoting). */
+export function renderCsv(d: ReportData): string {
+    const lines = [COLUMNS.join(",")];
+    for (const r of d.runs)
+        for (const t of r.templates) {
+            const row: (string | number | null)[] = [
+                r.id,
+                t.config,
+                t.model,
+                t.quantization,
+                t.temperature,
+                t.wrapper,
+                t.template,
+                t.group,
+                t.subgroups.join(";"),
+                t.M,
+                t.R,
+                t.responses,
+                t.correct,
+                t.AS,
+                t.CPS,
+                t.CCS,
+                t.category,
+                t.RLPR,
+                t.RLPR_CI.lo,
+                t.RLPR_CI.hi,
+                t.PSR,
+                t.PSR_CI.lo,
+                t.PSR_CI.hi,
+                t.gap,
+                t.AV,
+                t.AV_CI.lo,
+                t.AV_CI.hi,
+                t.passAtK["1"] ?? null,
+                t.harness.truncated,
+                t.harness.judge_error
+            ];
+            lines.push(row.map(csvCell).join(","));
+        }
+    return lines.join("\n") + "\n";
+}
+
+function csvCell(v: string | number | null): string {
+    if (v === null || (typeof v === "number" && Number.isNaN(v))) return "";
+    const s = String(v);
+    return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}

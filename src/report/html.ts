@@ -1,0 +1,227 @@
+import { CATEGORY_LABELS, isHarness, NEIGHBOURHOOD_CATEGORIES, type NeighbourhoodScore } from "../scores/neighbourhood.js";
+import { groupBy } from "../scores/aggregates.js";
+import type { Outcome } from "../scores/types.js";
+import { boxPlotSpec, categoryBarsSpec, deltaHeatmapSpec, renderSvg, stripSpec, verdictBarsSpec } from "./charts.js";
+import { esc, fix, interval, pct, pval, tuple } from "./format.js";
+import type { DrilldownRow, ReportData } from "./types.js";
+
+const CSS = `
+:root{--fg:#1d2330;--muted:#5b6475;--line:#e3e6ec;--bg:#f6f7f9;--accent:#2457c5}
+*{box-sizing:border-box}
+body{margin:0;background:var(--bg);color:var(--fg);font:14px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
+header{background:#1d2330;color:#fff;padding:18px 32px}
+header h1{margin:0;font-size:20px;font-weight:600}
+header p{margin:4px 0 0;color:#c5cad6;font-size:13px}
+nav{position:sticky;top:0;z-index:2;background:#fff;border-bottom:1px solid var(--line);padding:8px 32px;display:flex;gap:18px;flex-wrap:wrap}
+nav a{color:var(--accent);text-decoration:none;font-size:13px}
+main{max-width:1280px;margin:0 auto;padding:8px 32px 48px}
+section{background:#fff;border:1px solid var(--line);border-radius:8px;padding:16px 20px;margin:18px 0}
+h2{font-size:17px;margin:0 0 10px}
+h3{font-size:14px;margin:16px 0 6px}
+p.note{color:var(--muted);font-size:12.5px;margin:6px 0}
+table{border-collapse:collapse;font-size:12.5px;margin:6px 0;width:auto}
+th,td{border-bottom:1px solid var(--line);padding:4px 10px;text-align:left;vertical-align:top}
+th{background:#fafbfc;font-weight:600}
+td.n{text-align:right;font-variant-numeric:tabular-nums}
+tbody tr:hover{background:#f3f6fd}
+.scroll{overflow-x:auto}
+.chart svg{max-width:100%;height:auto}
+.badge{display:inline-block;padding:1px 8px;border-radius:10px;font-size:11.5px;color:#fff;white-space:nowrap}
+.perfect_success{background:#2e7d32}.stochastic_failure{background:#b58900}.inconsistent_generalisation{background:#ef6c00}.perfect_failure{background:#c62828}.no_data{background:#9e9e9e}
+details.template{border:1px solid var(--line);border-radius:6px;margin:8px 0;background:#fff}
+details.template>summary{cursor:pointer;padding:8px 12px;font-weight:600;display:flex;gap:10px;align-items:center;flex-wrap:wrap}
+details.template>summary .muted{font-weight:400}
+details.template[open]>summary{border-bottom:1px solid var(--line);background:#fafbfc}
+details.template .body{padding:8px 14px 14px}
+details.response{border-left:3px solid #c62828;margin:6px 0;padding:2px 10px;background:#fdf7f7}
+details.response>summary{cursor:pointer;font-size:12.5px}
+pre{background:#272c36;color:#e8eaf0;padding:10px 12px;border-radius:6px;overflow:auto;font-size:12px;max-height:320px}
+pre.detail{background:#fff3f3;color:#5a1a1a}
+.muted{color:var(--muted)}
+.sig{font-weight:700;color:#c62828}
+`;
+
+/** Self-contained HTML: inline CSS and inline SVG charts; no script, nothing fetched. */
+export async function renderHtml(d: ReportData, scores: readonly NeighbourhoodScore[], outcomes: readonly Outcome[], drilldownPerTemplate = 12): Promise<string> {
+    const parts: string[] = [];
+    const cmp = d.comparison;
+    const multi = cmp.configs.length > 1;
+    parts.push(`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">`);
+    parts.push(`<title>${esc(d.title)}</title><style>${CSS}</style></head><body>`);
+    parts.push(`<header><h1>${esc(d.title)}</h1><p>eddy ${esc(d.eddyVersion)} · generated ${esc(d.generated)} · ${d.configs.length} configuration(s) · ${d.templates.length} template(s)</p></header>`);
+    parts.push(`<nav><a href="#overview">Overview</a><a href="#charts">Scores</a>${multi ? '<a href="#compare">Comparison</a>' : ""}<a href="#groups">Groups</a><a href="#discontinuities">Discontinuities</a><a href="#templates">Templates</a></nav><main>`);
+
+    // Overview
+    parts.push(`<section id="overview"><h2>Runs</h2>`);
+    parts.push(table(["run", "created", "status", "backend", "isolation", "configurations"], d.runs.map((r) => [esc(r.id), esc(r.created ?? ""), esc(r.status ?? ""), esc(r.backend ?? ""), esc(r.isolationLevel ?? ""), esc(r.configs.join(", "))])));
+    parts.push(`<h2>Configurations</h2><p class="note">Means over templates. RLPR = run-level pass rate, PSR = perfect stability rate, AV = average variance (SPEC §4). <code>truncated</code> and <code>judge_error</code> are harness outcomes: counted here, left out of every score.</p>`);
+    parts.push(
+        table(
+            ["config", "templates", "AS", "CPS", "CCS", "RLPR", "PSR", "gap", "AV", "pass@1", "responses", "truncated", "judge_error"],
+            d.configs.map((c) => [esc(c.config), n(c.templates), n(fix(c.AS)), n(fix(c.CPS)), n(fix(c.CCS)), n(fix(c.RLPR)), n(fix(c.PSR)), n(fix(c.gap)), n(fix(c.AV, 4)), n(fix(c.passAtK["1"])), n(c.responses), n(c.harness.truncated), n(c.harness.judge_error)]),
+            true
+        )
+    );
+    parts.push(`</section>`);
+
+    // Charts
+    parts.push(`<section id="charts"><h2>AS, CPS and CCS per configuration</h2><p class="note">Each box is the distribution of the score over templates.</p>`);
+    parts.push(`<div class="chart" data-chart="boxplot">${await renderSvg(boxPlotSpec(scores))}</div>`);
+    parts.push(`<h3>Neighbourhood categories</h3><div class="chart" data-chart="categories">${await renderSvg(categoryBarsSpec(d.configs))}</div>`);
+    parts.push(`<h3>Verdicts of judged responses</h3><div class="chart" data-chart="verdicts">${await renderSvg(verdictBarsSpec(d.configs))}</div>`);
+    parts.push(`</section>`);
+
+    // Comparison
+    if (multi) {
+        parts.push(`<section id="compare"><h2>Comparison</h2><p class="note">Cliff's δ of the row configuration against the column configuration over templates (δ &gt; 0: row higher); <b>*</b> marks a two-sided Mann–Whitney U p &lt; ${cmp.alpha}.</p>`);
+        parts.push(`<div class="chart" data-chart="heatmap">${await renderSvg(deltaHeatmapSpec(cmp))}</div>`);
+        if (cmp.temperature.length) {
+            parts.push(`<h3>Temperature effect (t = 0 against the other temperature)</h3>`);
+            parts.push(table(["model", "other t", "score", "significant?", "p", "δ", "magnitude"], cmp.temperature.map((r) => [esc(r.model + (r.quantization ? ` ${r.quantization}` : "")), n(r.temperature), r.score, r.significant ? '<span class="sig">yes</span>' : "no", n(pval(r.p)), n(fix(r.delta)), r.magnitude])));
+        }
+        parts.push(`<h3>Pairwise tests</h3>`);
+        parts.push(table(["score", "A", "B", "U", "p", "δ", "magnitude"], cmp.pairwise.map((r) => [r.score, esc(r.a), esc(r.b), n(fix(r.u, 1)), n(pval(r.p) + (r.significant ? " *" : "")), n(fix(r.delta)), r.magnitude]), true));
+        parts.push(`<h3>Normality (Shapiro–Wilk)</h3>`);
+        parts.push(table(["score", "config", "n", "W", "p"], cmp.normality.map((r) => [r.score, esc(r.config), n(r.n), n(fix(r.w)), n(pval(r.p))]), true));
+        if (cmp.paired.length) {
+            parts.push(`<h3>Paired instances (exact McNemar)</h3>`);
+            parts.push(
+                table(
+                    ["A", "B", "instances", "all R passed: lost / gained in B", "p", "responses: lost / gained", "p", "flips"],
+                    cmp.paired.map((p) => [
+                        esc(p.a),
+                        esc(p.b),
+                        n(p.instances),
+                        n(`${p.allPassed.b} / ${p.allPassed.c}`),
+                        n(pval(p.allPassed.p)),
+                        n(`${p.perResponse.b} / ${p.perResponse.c}`),
+                        n(pval(p.perResponse.p)),
+                        p.lostInB.length + p.gainedInB.length
+                            ? `<details class="response"><summary>show</summary>lost: ${esc(p.lostInB.map((i) => `${i.template}#${i.instance} ${tuple(i.params)}`).join(", ") || "–")}<br>gained: ${esc(p.gainedInB.map((i) => `${i.template}#${i.instance} ${tuple(i.params)}`).join(", ") || "–")}</details>`
+                            : "–"
+                    ])
+                )
+            );
+        }
+        parts.push(`</section>`);
+    }
+
+    // Groups
+    const cats = NEIGHBOURHOOD_CATEGORIES.filter((k) => k !== "no_data");
+    parts.push(`<section id="groups"><h2>Problem groups and subgroups</h2><p class="note">Share of (configuration × template) neighbourhoods in each category.</p>`);
+    parts.push(
+        table(
+            ["", "name", "config", "n", "AS", ...cats.map((k) => CATEGORY_LABELS[k])],
+            d.groups.map((g) => [g.kind, esc(g.name), esc(g.config), n(g.categories.n), n(fix(g.AS)), ...cats.map((k) => n(pct(g.categories.shares[k])))]),
+            true
+        )
+    );
+    parts.push(`</section>`);
+
+    // Discontinuities
+    parts.push(`<section id="discontinuities"><h2>Discontinuities</h2><p class="note">Instances never solved, or solved in at least half the rounds fewer than the median instance, inside neighbourhoods whose median instance passes at least half its rounds; patterns are tuple relations held by at least half the failing tuples and at least twice as common among them as among the rest.</p>`);
+    if (d.discontinuities.length === 0) parts.push(`<p class="muted">None found.</p>`);
+    else
+        parts.push(
+            table(
+                ["template", "config", "anomalous instances", "tuples (passed/rounds)", "patterns"],
+                d.discontinuities.map((x) => [
+                    `<a href="#t-${esc(x.template)}">${esc(x.template)}</a>`,
+                    esc(x.config),
+                    n(x.instances.length),
+                    esc(x.instances.slice(0, 6).map((i) => `${tuple(i.params)} ${i.passed}/${i.rounds}`).join("  ") + (x.instances.length > 6 ? ` … +${x.instances.length - 6}` : "")),
+                    esc(x.patterns.map((p) => `${p.label}: ${p.failing[0]}/${p.failing[1]} failing vs ${p.others[0]}/${p.others[1]} others`).join("; ") || "–")
+                ])
+            )
+        );
+    parts.push(`</section>`);
+
+    // Templates with strips and drill-down
+    parts.push(`<section id="templates"><h2>Templates</h2><p class="note">Open a template for its parameter strip (one cell per instance and configuration, darker = more rounds failed) and its failing responses with verdict details.</p>`);
+    const scoresByTemplate = groupBy(scores, (s) => s.template);
+    const drill = drilldown(outcomes, scores, drilldownPerTemplate);
+    for (const t of d.templates) {
+        const list = scoresByTemplate.get(t.template) ?? [];
+        const badges = list.map((s) => `<span class="badge ${s.category}" title="${esc(s.config)}">${esc(short(s.config))}: ${fix(s.AS, 2)}</span>`).join(" ");
+        parts.push(`<details class="template" id="t-${esc(t.template)}"><summary>${esc(t.template)} <span class="muted">${esc(t.group)} · ${esc(t.subgroups.join(", "))}</span> ${badges}</summary><div class="body">`);
+        parts.push(
+            table(
+                ["config", "M×R", "AS", "CPS", "CCS", "category", "RLPR [95% CI]", "PSR [95% CI]", "AV [95% CI]", "pass@k", "harness"],
+                list.map((s) => [
+                    esc(s.config),
+                    n(`${s.M}×${s.R}`),
+                    n(fix(s.AS)),
+                    n(fix(s.CPS)),
+                    n(fix(s.CCS)),
+                    `<span class="badge ${s.category}">${CATEGORY_LABELS[s.category]}</span>`,
+                    n(`${fix(s.RLPR)} ${interval(s.RLPR_CI, 2)}`),
+                    n(`${fix(s.PSR)} ${interval(s.PSR_CI, 2)}`),
+                    n(`${fix(s.AV)} ${interval(s.AV_CI)}`),
+                    esc(Object.entries(s.passAtK).map(([k, v]) => `@${k} ${fix(v, 2)}`).join(" ")),
+                    n(s.harness.truncated + s.harness.judge_error ? `${s.harness.truncated} trunc, ${s.harness.judge_error} judge` : "–")
+                ])
+            )
+        );
+        parts.push(`<div class="chart" data-chart="strip">${await renderSvg(stripSpec(list))}</div>`);
+        const rows = drill.get(t.template) ?? { shown: [], total: 0 };
+        parts.push(`<h3>Failing responses <span class="muted">(${rows.shown.length} of ${rows.total} shown)</span></h3>`);
+        if (rows.shown.length === 0) parts.push(`<p class="muted">No failing response.</p>`);
+        for (const r of rows.shown) {
+            parts.push(
+                `<details class="response"><summary>${esc(short(r.config))} · instance ${r.instance} ${esc(tuple(r.params))} · round ${r.round} · <b>${esc(r.category)}</b></summary>` +
+                    `<pre class="detail">${esc(r.detail || "(no detail)")}</pre>` +
+                    (r.code ? `<pre class="code">${esc(r.code)}</pre>` : `<pre class="code">${esc(r.response.slice(0, 2000))}</pre>`) +
+                    `</details>`
+            );
+        }
+        parts.push(`</div></details>`);
+    }
+    parts.push(`</section></main></body></html>`);
+    return parts.join("\n");
+}
+
+/**
+ * Failing responses per template, capped: first the never-solved instances of each configuration,
+ * then the rest, one response per (configuration, instance) before any second one.
+ */
+function drilldown(outcomes: readonly Outcome[], scores: readonly NeighbourhoodScore[], cap: number): Map<string, { shown: DrilldownRow[]; total: number }> {
+    const neverSolved = new Set<string>();
+    for (const s of scores) for (const i of s.instances) if (i.n > 0 && i.c === 0) neverSolved.add(`${s.config}\u0000${s.template}\u0000${i.instance}`);
+    const out = new Map<string, { shown: DrilldownRow[]; total: number }>();
+    for (const [template, list] of groupBy(
+        outcomes.filter((o) => o.category !== "passed"),
+        (o) => o.template
+    )) {
+        // Round-robin over (configuration, instance): never-solved instances first, each one's first failure
+        // before any second one, harness outcomes last.
+        const occurrences = new Map<string, number>();
+        const ranked = list
+            .map((o) => {
+                const key = `${o.config}\u0000${o.template}\u0000${o.instance}`;
+                const k = occurrences.get(key) ?? 0;
+                if (!isHarness(o.category)) occurrences.set(key, k + 1);
+                return { o, harness: isHarness(o.category) ? 1 : 0, never: neverSolved.has(key) ? 0 : 1, k };
+            })
+            .sort((a, b) => a.harness - b.harness || a.never - b.never || a.k - b.k || a.o.instance - b.o.instance);
+        out.set(template, {
+            total: list.length,
+            shown: ranked.slice(0, cap).map(({ o }) => ({ config: o.config, instance: o.instance, params: o.params, round: o.round, category: o.category, detail: o.detail, code: o.code, response: o.response }))
+        });
+    }
+    return out;
+}
+
+function table(head: string[], rows: (string | number)[][], scroll = false): string {
+    const h = `<thead><tr>${head.map((x) => `<th>${x}</th>`).join("")}</tr></thead>`;
+    const b = `<tbody>${rows.map((r) => `<tr>${r.map((c) => (typeof c === "string" && c.startsWith("\u0001") ? `<td class="n">${c.slice(1)}</td>` : `<td>${c}</td>`)).join("")}</tr>`).join("")}</tbody>`;
+    return `${scroll ? '<div class="scroll">' : ""}<table>${h}${b}</table>${scroll ? "</div>" : ""}`;
+}
+
+/** Marks a cell as numeric (right-aligned). */
+function n(v: string | number): string {
+    return `\u0001${esc(String(v))}`;
+}
+
+function short(config: string): string {
+    return config.length > 40 ? config.slice(0, 39) + "…" : config;
+}

@@ -1,0 +1,52 @@
+import { selectTemplates } from "../templates/loadTemplates.js";
+import { sampleInstances } from "../templates/instances.js";
+import { loadWrapper, renderMessages, type PromptWrapper } from "../prompts/PromptWrapper.js";
+import type { Template } from "../templates/types.js";
+import type { StoredInstance } from "../store/types.js";
+import { modelStem } from "../store/outcomes.js";
+import type { StudyConfig } from "./config.js";
+
+/** What a study will ask, before anything runs. */
+export interface StudyPlan {
+    templates: Template[];
+    /** Instances per template id. */
+    instances: Map<string, StoredInstance[]>;
+    wrappers: { id: string; wrapper: PromptWrapper }[];
+    /** Model labels (file stems, or the backend name for reference/replay). */
+    models: { label: string; path?: string }[];
+    /** Queries in all: models × templates × M × temperatures × wrappers × R. */
+    queries: number;
+    /** Rough prompt tokens over all queries (characters ÷ 4; no tokenizer is loaded for a plan). */
+    promptTokensEstimate: number;
+    /** Upper bound on generated tokens: queries × max tokens. */
+    maxGeneratedTokens: number;
+}
+
+/** Resolve templates, sample instances (or take the stored ones) and load wrappers. */
+export function planStudy(c: StudyConfig, stored?: (templateId: string) => StoredInstance[]): StudyPlan {
+    const templates = selectTemplates(c.templates);
+    const instances = new Map<string, StoredInstance[]>();
+    for (const t of templates) {
+        const have = stored?.(t.id) ?? [];
+        instances.set(
+            t.id,
+            have.length >= c.instances
+                ? have.slice(0, c.instances)
+                : sampleInstances(t, c.instances, c.seed).map((i) => ({ templateId: t.id, index: i.index, params: i.params, bindings: i.bindings, question: i.question }))
+        );
+    }
+    const wrappers = c.wrappers.map((w) => loadWrapper(w)).map((wrapper) => ({ id: wrapper.id, wrapper }));
+    const models =
+        c.backend === "llama" ? c.models.map((p) => ({ label: modelStem(p), path: p })) : [{ label: c.backend === "replay" ? modelStem(c.replay ?? "replay").replace(/\.jsonl?$/i, "") : "reference" }];
+    let queries = 0;
+    let promptChars = 0;
+    for (const t of templates)
+        for (const inst of instances.get(t.id)!)
+            for (const w of wrappers) {
+                const chars = renderMessages(w.wrapper, inst.question).reduce((n, m) => n + m.content.length, 0);
+                const k = models.length * c.temperatures.length * c.rounds;
+                queries += k;
+                promptChars += chars * k;
+            }
+    return { templates, instances, wrappers, models, queries, promptTokensEstimate: Math.ceil(promptChars / 4), maxGeneratedTokens: queries * c.maxTokens };
+}

@@ -1,0 +1,204 @@
+import { cliffsDelta, type Magnitude } from "../stats/cliffsDelta.js";
+import { mannWhitneyU } from "../stats/mannWhitney.js";
+import { exactMcNemar, type McNemarResult } from "../stats/mcnemar.js";
+import { shapiroWilk } from "../stats/shapiroWilk.js";
+import type { ParamValue } from "../templates/types.js";
+import { groupBy } from "./aggregates.js";
+import { isHarness, type NeighbourhoodScore } from "./neighbourhood.js";
+import type { Outcome } from "./types.js";
+
+/** Scores compared across configurations (each a distribution over neighbourhoods). */
+export const COMPARED_SCORES = ["AS", "CPS", "CCS"] as const;
+/** One of {@link COMPARED_SCORES}. */
+export type ComparedScore = (typeof COMPARED_SCORES)[number];
+
+/** Shapiro–Wilk of one score's distribution under one configuration. */
+export interface NormalityRow {
+    score: ComparedScore;
+    config: string;
+    n: number;
+    /** NaN when undefined (fewer than 3 neighbourhoods or all equal). */
+    w: number;
+    p: number;
+}
+
+/** Mann–Whitney U and Cliff's δ of configuration a against b on one score (δ > 0: a higher). */
+export interface PairRow {
+    score: ComparedScore;
+    a: string;
+    b: string;
+    u: number;
+    p: number;
+    method: "exact" | "normal";
+    significant: boolean;
+    delta: number;
+    magnitude: Magnitude;
+}
+
+/** Temperature effect for one model: t = 0 against another temperature, per score (δ > 0: t = 0 higher). */
+export interface TemperatureRow {
+    model: string;
+    quantization: string | null;
+    wrapper: string;
+    greedy: string;
+    other: string;
+    temperature: number;
+    score: ComparedScore;
+    p: number;
+    significant: boolean;
+    delta: number;
+    magnitude: Magnitude;
+}
+
+/** An instance identified across configurations. */
+export interface InstanceRef {
+    template: string;
+    instance: number;
+    params: ParamValue[];
+}
+
+/** Paired comparison of two configurations on the instances they share. */
+export interface PairedRow {
+    a: string;
+    b: string;
+    /** Shared instances (with counted responses in both). */
+    instances: number;
+    /** McNemar on "every counted round passed" per instance; b = A only, c = B only. */
+    allPassed: McNemarResult;
+    /** McNemar on per-response correctness, paired by (template, instance, round). */
+    perResponse: McNemarResult;
+    /** Instances all-passed under A but not under B. */
+    lostInB: InstanceRef[];
+    /** Instances all-passed under B but not under A. */
+    gainedInB: InstanceRef[];
+}
+
+/** Everything `eddy compare` prints. */
+export interface Comparison {
+    configs: string[];
+    alpha: number;
+    normality: NormalityRow[];
+    pairwise: PairRow[];
+    temperature: TemperatureRow[];
+    paired: PairedRow[];
+}
+
+/** Options for {@link compareConfigurations}. */
+export interface CompareOptions {
+    /** Significance level (default 0.05). */
+    alpha?: number;
+    /** Instance lists kept per direction in paired rows (default 50). */
+    maxFlips?: number;
+}
+
+/** Statistics over configurations (SPEC §4–§5): normality, pairwise U/δ, temperature effects, McNemar. */
+export function compareConfigurations(scores: readonly NeighbourhoodScore[], outcomes: readonly Outcome[], opts: CompareOptions = {}): Comparison {
+    const alpha = opts.alpha ?? 0.05;
+    const byConfig = groupBy(scores, (s) => s.config);
+    const configs = [...byConfig.keys()];
+    const values = (config: string, score: ComparedScore) => (byConfig.get(config) ?? []).map((s) => s[score]).filter((v) => !Number.isNaN(v));
+
+    const normality: NormalityRow[] = [];
+    const pairwise: PairRow[] = [];
+    for (const score of COMPARED_SCORES) {
+        for (const c of configs) {
+            const r = shapiroWilk(values(c, score));
+            normality.push({ score, config: c, n: r.n, w: r.w, p: r.p });
+        }
+        for (let i = 0; i < configs.length; i++)
+            for (let j = i + 1; j < configs.length; j++) pairwise.push(pairRow(score, configs[i]!, configs[j]!, values(configs[i]!, score), values(configs[j]!, score), alpha));
+    }
+
+    const temperature: TemperatureRow[] = [];
+    const firsts = configs.map((c) => byConfig.get(c)![0]!);
+    for (const greedy of firsts.filter((f) => f.temperature === 0)) {
+        const others = firsts.filter((f) => f.temperature !== 0 && f.model === greedy.model && f.quantization === greedy.quantization && f.wrapper === greedy.wrapper);
+        for (const o of others)
+            for (const score of COMPARED_SCORES) {
+                const r = pairRow(score, greedy.config, o.config, values(greedy.config, score), values(o.config, score), alpha);
+                temperature.push({
+                    model: greedy.model,
+                    quantization: greedy.quantization,
+                    wrapper: greedy.wrapper,
+                    greedy: greedy.config,
+                    other: o.config,
+                    temperature: o.temperature,
+                    score,
+                    p: r.p,
+                    significant: r.significant,
+                    delta: r.delta,
+                    magnitude: r.magnitude
+                });
+            }
+    }
+
+    return { configs, alpha, normality, pairwise, temperature, paired: pairedComparisons(outcomes, configs, opts.maxFlips ?? 50) };
+}
+
+function pairRow(score: ComparedScore, a: string, b: string, x: number[], y: number[], alpha: number): PairRow {
+    const mw = mannWhitneyU(x, y);
+    const d = cliffsDelta(x, y);
+    return { score, a, b, u: mw.u, p: mw.p, method: mw.method, significant: mw.p < alpha, delta: d.delta, magnitude: d.magnitude };
+}
+
+/** McNemar for every pair of configurations that share instances (same template, index and tuple). */
+export function pairedComparisons(outcomes: readonly Outcome[], configs: readonly string[], maxFlips = 50): PairedRow[] {
+    // Per configuration: instance key → { ref, rounds: round → passed }
+    const table = new Map<string, Map<string, { ref: InstanceRef; rounds: Map<number, boolean> }>>();
+    for (const o of outcomes) {
+        if (isHarness(o.category)) continue;
+        let t = table.get(o.config);
+        if (!t) table.set(o.config, (t = new Map()));
+        const key = `${o.template}\u0000${o.instance}\u0000${JSON.stringify(o.params)}`;
+        let e = t.get(key);
+        if (!e) t.set(key, (e = { ref: { template: o.template, instance: o.instance, params: o.params }, rounds: new Map() }));
+        e.rounds.set(o.round, o.category === "passed");
+    }
+    const out: PairedRow[] = [];
+    for (let i = 0; i < configs.length; i++)
+        for (let j = i + 1; j < configs.length; j++) {
+            const A = table.get(configs[i]!);
+            const B = table.get(configs[j]!);
+            if (!A || !B) continue;
+            let shared = 0;
+            let ib = 0,
+                ic = 0,
+                rb = 0,
+                rc = 0,
+                rConc = 0;
+            const lost: InstanceRef[] = [];
+            const gained: InstanceRef[] = [];
+            for (const [key, ea] of A) {
+                const eb = B.get(key);
+                if (!eb) continue;
+                shared++;
+                const allA = [...ea.rounds.values()].every(Boolean);
+                const allB = [...eb.rounds.values()].every(Boolean);
+                if (allA && !allB) {
+                    ib++;
+                    if (lost.length < maxFlips) lost.push(ea.ref);
+                } else if (!allA && allB) {
+                    ic++;
+                    if (gained.length < maxFlips) gained.push(ea.ref);
+                }
+                for (const [round, pa] of ea.rounds) {
+                    const pb = eb.rounds.get(round);
+                    if (pb === undefined) continue;
+                    if (pa && !pb) rb++;
+                    else if (!pa && pb) rc++;
+                    else rConc++;
+                }
+            }
+            if (shared === 0) continue;
+            out.push({
+                a: configs[i]!,
+                b: configs[j]!,
+                instances: shared,
+                allPassed: exactMcNemar(ib, ic, shared - ib - ic),
+                perResponse: exactMcNemar(rb, rc, rConc),
+                lostInB: lost,
+                gainedInB: gained
+            });
+        }
+    return out;
+}

@@ -1,0 +1,29 @@
+export type { Outcome } from "./types.js";
+export { passAtK } from "./passAtK.js";
+export {
+    scoreNeighbourhoods,
+    categorise,
+    averageVariance,
+    isHarness,
+    NEIGHBOURHOOD_CATEGORIES,
+    CATEGORY_LABELS,
+    FAILURE_CATEGORIES,
+    type NeighbourhoodScore,
+    type NeighbourhoodCategory,
+    type InstanceScore,
+    type ScoreOptions
+} from "./neighbourhood.js";
+export {
+    summariseConfigs,
+    summariseGroups,
+    summariseTemplates,
+    categoryShares,
+    REPORTED_VERDICTS,
+    type ConfigSummary,
+    type GroupSummary,
+    type TemplateSummary,
+    type CategoryShares
+} from "./aggregates.js";
+export { findDiscontinuities, type Discontinuity, type AnomalousInstance, type FailingResponse } from "./discontinuities.js";
+export { findPatterns, tupleFeatures, type PatternFinding } from "./patterns.js";
+export { compareConfigurations, pairedComparisons, COMPARED_SCORES, type Comparison, type ComparedScore, type PairRow, type PairedRow, type TemperatureRow, type NormalityRow } from "./compare.js";

@@ -1,0 +1,377 @@
+import { mkdirSync, statSync } from "node:fs";
+import path from "node:path";
+import Database from "better-sqlite3";
+import { EddyError, oneLine } from "../util/errors.js";
+import type { Verdict, VerdictCache } from "../judge/types.js";
+import { MIGRATIONS } from "./schema.js";
+import type {
+    ConfigurationRow,
+    GenerationRow,
+    NewConfiguration,
+    NewGeneration,
+    NewRun,
+    NewVerdict,
+    CachedResponse,
+    RunRow,
+    RunStatus,
+    StoredInstance
+} from "./types.js";
+
+/** How long a writer waits for another process's lock before giving up (ms); `EDDY_BUSY_TIMEOUT_MS` overrides. */
+const DEFAULT_BUSY_TIMEOUT_MS = 15_000;
+
+const now = (): string => new Date().toISOString();
+
+/** Turn SQLite's failure codes into one-line errors a user can act on; anything else passes through. */
+export function storeError(err: unknown, dbPath: string): unknown {
+    const code = (err as { code?: string } | null)?.code ?? "";
+    if (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED"))
+        return new EddyError(`database ${dbPath} is locked by another process; try again when it finishes (nothing was lost)`, 75, { cause: err });
+    if (code.startsWith("SQLITE_FULL"))
+        return new EddyError(`database ${dbPath} is full (disk full?): free space, then resume the run; everything committed before is kept`, 74, { cause: err });
+    if (code.startsWith("SQLITE_READONLY")) return new EddyError(`database ${dbPath} is read-only`, 74, { cause: err });
+    if (code.startsWith("SQLITE_CORRUPT") || code.startsWith("SQLITE_NOTADB"))
+        return new EddyError(`${dbPath} is not an eddy database or is damaged: ${oneLine(err)}`, 65, { cause: err });
+    if (code.startsWith("SQLITE_CANTOPEN")) return new EddyError(`cannot open database ${dbPath}`, 66, { cause: err });
+    if (code.startsWith("SQLITE_IOERR")) return new EddyError(`I/O error on database ${dbPath}: ${oneLine(err)}`, 74, { cause: err });
+    return err;
+}
+
+/** Open (creating if needed) the eddy database at `dbPath`, applying pending migrations. */
+export function openStore(dbPath: string, opts: { readonly?: boolean } = {}): Store {
+    return new Store(dbPath, opts);
+}
+
+/**
+ * eddy's SQLite database: runs, their configurations, instances, generations and verdicts,
+ * plus the response and verdict caches. WAL mode so readers never block the writer and
+ * several eddy processes can share one file; every batch of writes is one transaction.
+ */
+export class Store {
+    /** The underlying connection (for accessors in this folder). */
+    readonly db: Database.Database;
+    /** Absolute path of the database file. */
+    readonly path: string;
+
+    constructor(dbPath: string, opts: { readonly?: boolean } = {}) {
+        this.path = path.resolve(dbPath);
+        try {
+            if (!opts.readonly) mkdirSync(path.dirname(this.path), { recursive: true });
+            else if (!existsSyncSafe(this.path)) throw new EddyError(`no database at ${this.path} (run 'eddy run' first, or pass --db)`, 66);
+            this.db = new Database(this.path, { readonly: opts.readonly ?? false, timeout: busyTimeout() });
+            this.db.pragma(`busy_timeout = ${busyTimeout()}`);
+            if (!opts.readonly) {
+                this.db.pragma("journal_mode = WAL");
+                // NORMAL is durable across process crashes (SIGKILL) in WAL mode; only an OS crash can lose the last commits.
+                this.db.pragma("synchronous = NORMAL");
+            }
+            this.db.pragma("foreign_keys = ON");
+            // A size cap in pages (EDDY_DB_MAX_PAGES): lets a user bound the file, and tests simulate a full disk.
+            const maxPages = Number(process.env.EDDY_DB_MAX_PAGES);
+            if (process.env.EDDY_DB_MAX_PAGES && Number.isInteger(maxPages) && maxPages > 0) this.db.pragma(`max_page_count = ${maxPages}`);
+            if (!opts.readonly) this.migrate();
+            else this.checkVersion();
+        } catch (err) {
+            throw storeError(err, this.path);
+        }
+    }
+
+    private checkVersion(): void {
+        const v = this.db.pragma("user_version", { simple: true }) as number;
+        if (v > MIGRATIONS.length) throw new EddyError(`database ${this.path} was written by a newer eddy (schema ${v} > ${MIGRATIONS.length})`, 65);
+    }
+
+    private migrate(): void {
+        this.checkVersion();
+        if ((this.db.pragma("user_version", { simple: true }) as number) === MIGRATIONS.length) return; // no write lock needed
+        // IMMEDIATE: two processes opening a fresh file at once must not both create the tables.
+        this.db
+            .transaction(() => {
+                const v = this.db.pragma("user_version", { simple: true }) as number;
+                for (let i = v; i < MIGRATIONS.length; i++) {
+                    this.db.exec(MIGRATIONS[i]!);
+                    this.db.pragma(`user_version = ${i + 1}`);
+                }
+            })
+            .immediate();
+    }
+
+    /** Schema version of this file. */
+    schemaVersion(): number {
+        return this.db.pragma("user_version", { simple: true }) as number;
+    }
+
+    /** Run `fn` in one write transaction, translating lock/full errors. */
+    write<T>(fn: () => T): T {
+        try {
+            return this.db.transaction(fn).immediate();
+        } catch (err) {
+            throw storeError(err, this.path);
+        }
+    }
+
+    close(): void {
+        if (this.db.open) this.db.close();
+    }
+
+    // ---- runs -------------------------------------------------------------------------
+
+    /** The most recent run with this config hash, if any. */
+    findRunByConfigHash(hash: string): RunRow | undefined {
+        return this.db.prepare("SELECT * FROM runs WHERE config_hash = ? ORDER BY created DESC LIMIT 1").get(hash) as RunRow | undefined;
+    }
+
+    /** Create the run unless one with the same config hash exists (checked in the same transaction); returns the run. */
+    createOrFindRun(run: NewRun, reuse: boolean): { run: RunRow; created: boolean } {
+        return this.write(() => {
+            const found = reuse ? this.findRunByConfigHash(run.configHash) : undefined;
+            if (found) return { run: found, created: false };
+            const t = now();
+            this.db
+                .prepare(
+                    `INSERT INTO runs (id, created, updated, status, config_hash, config_json, eddy_version, backend, seed, isolation_level, isolation_json)
+                     VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?)`
+                )
+                .run(run.id, t, t, run.configHash, JSON.stringify(run.config), run.eddyVersion, run.backend, run.seed, run.isolationLevel ?? null, run.isolation ? JSON.stringify(run.isolation) : null);
+            return { run: this.getRun(run.id)!, created: true };
+        });
+    }
+
+    /** One run by id (a unique prefix of at least 4 characters also works). */
+    getRun(id: string): RunRow | undefined {
+        const exact = this.db.prepare("SELECT * FROM runs WHERE id = ?").get(id) as RunRow | undefined;
+        if (exact || id.length < 4) return exact;
+        const rows = this.db.prepare("SELECT * FROM runs WHERE id LIKE ? || '%' LIMIT 2").all(id) as RunRow[];
+        return rows.length === 1 ? rows[0] : undefined;
+    }
+
+    /** Every run, newest first. */
+    listRuns(): RunRow[] {
+        return this.db.prepare("SELECT * FROM runs ORDER BY created DESC").all() as RunRow[];
+    }
+
+    /** Set a run's status (and error / stats / isolation when given). */
+    setRunStatus(id: string, status: RunStatus, extra: { error?: string | null; stats?: unknown; isolationLevel?: string; isolation?: unknown } = {}): void {
+        this.write(() => {
+            this.db
+                .prepare(
+                    `UPDATE runs SET status = ?, updated = ?, error = ?,
+                       stats_json = COALESCE(?, stats_json),
+                       isolation_level = COALESCE(?, isolation_level),
+                       isolation_json = COALESCE(?, isolation_json)
+                     WHERE id = ?`
+                )
+                .run(
+                    status,
+                    now(),
+                    extra.error ?? null,
+                    extra.stats === undefined ? null : JSON.stringify(extra.stats),
+                    extra.isolationLevel ?? null,
+                    extra.isolation === undefined ? null : JSON.stringify(extra.isolation),
+                    id
+                );
+        });
+    }
+
+    // ---- configurations, templates, instances ------------------------------------------
+
+    /** Insert the configuration if new (metadata refreshed either way); returns its row. */
+    upsertConfiguration(c: NewConfiguration): ConfigurationRow {
+        return this.write(() => {
+            this.db
+                .prepare(
+                    `INSERT INTO configurations (run_id, model, model_path, model_sha256, quantization, temperature, wrapper, decoding_json, metadata_json)
+                     VALUES (@runId, @model, @modelPath, @modelSha256, @quantization, @temperature, @wrapper, @decoding, @metadata)
+                     ON CONFLICT (run_id, model, temperature, wrapper) DO UPDATE SET
+                       metadata_json = excluded.metadata_json,
+                       model_path = excluded.model_path,
+                       quantization = COALESCE(excluded.quantization, configurations.quantization)`
+                )
+                .run({
+                    runId: c.runId,
+                    model: c.model,
+                    modelPath: c.modelPath ?? null,
+                    modelSha256: c.modelSha256 ?? null,
+                    quantization: c.quantization ?? null,
+                    temperature: c.temperature,
+                    wrapper: c.wrapper,
+                    decoding: JSON.stringify(c.decoding),
+                    metadata: c.metadata === undefined ? null : JSON.stringify(c.metadata)
+                });
+            return this.db
+                .prepare("SELECT * FROM configurations WHERE run_id = ? AND model = ? AND temperature = ? AND wrapper = ?")
+                .get(c.runId, c.model, c.temperature, c.wrapper) as ConfigurationRow;
+        });
+    }
+
+    /** Configurations of a run, in insertion order. */
+    configurations(runId: string): ConfigurationRow[] {
+        return this.db.prepare("SELECT * FROM configurations WHERE run_id = ? ORDER BY id").all(runId) as ConfigurationRow[];
+    }
+
+    /** Record the templates of a run with their oracle hashes (first record wins). */
+    recordTemplates(runId: string, templates: { id: string; oracleHash: string; group: string; subgroups: string[]; function: string }[]): void {
+        this.write(() => {
+            const ins = this.db.prepare(
+                "INSERT OR IGNORE INTO run_templates (run_id, template_id, oracle_hash, grp, subgroups_json, function) VALUES (?, ?, ?, ?, ?, ?)"
+            );
+            for (const t of templates) ins.run(runId, t.id, t.oracleHash, t.group, JSON.stringify(t.subgroups), t.function);
+        });
+    }
+
+    /** Templates recorded for a run. */
+    runTemplates(runId: string): { template_id: string; oracle_hash: string; grp: string; subgroups_json: string; function: string }[] {
+        return this.db.prepare("SELECT * FROM run_templates WHERE run_id = ? ORDER BY template_id").all(runId) as never;
+    }
+
+    /** Store a template's instances for the run (idempotent). */
+    insertInstances(runId: string, instances: StoredInstance[]): void {
+        this.write(() => {
+            const ins = this.db.prepare(
+                "INSERT OR IGNORE INTO instances (run_id, template_id, idx, params_json, bindings_json, question) VALUES (?, ?, ?, ?, ?, ?)"
+            );
+            for (const i of instances) ins.run(runId, i.templateId, i.index, JSON.stringify(i.params), JSON.stringify(i.bindings), i.question);
+        });
+    }
+
+    /** The stored instances of one template of a run, by index. */
+    instances(runId: string, templateId: string): StoredInstance[] {
+        const rows = this.db
+            .prepare("SELECT template_id, idx, params_json, bindings_json, question FROM instances WHERE run_id = ? AND template_id = ? ORDER BY idx")
+            .all(runId, templateId) as { template_id: string; idx: number; params_json: string; bindings_json: string; question: string }[];
+        return rows.map((r) => ({ templateId: r.template_id, index: r.idx, params: JSON.parse(r.params_json), bindings: JSON.parse(r.bindings_json), question: r.question }));
+    }
+
+    // ---- generations and verdicts ----------------------------------------------------------
+
+    /** Keys `template|instance|round` of every generation stored for a configuration. */
+    generatedKeys(configId: number): Set<string> {
+        const rows = this.db.prepare("SELECT template_id, instance_idx, round FROM generations WHERE config_id = ?").all(configId) as {
+            template_id: string;
+            instance_idx: number;
+            round: number;
+        }[];
+        return new Set(rows.map((r) => `${r.template_id}|${r.instance_idx}|${r.round}`));
+    }
+
+    /** Generations of a run that have no verdict yet (not counting missing replay answers): they are judged (again). */
+    unjudged(runId: string): GenerationRow[] {
+        return this.db
+            .prepare(
+                `SELECT g.* FROM generations g JOIN configurations c ON c.id = g.config_id
+                 LEFT JOIN verdicts v ON v.generation_id = g.id
+                 WHERE c.run_id = ? AND v.generation_id IS NULL AND g.missing = 0 ORDER BY g.id`
+            )
+            .all(runId) as GenerationRow[];
+    }
+
+    /**
+     * Write a batch in one transaction: generations first (INSERT OR IGNORE on their unique key,
+     * so a repeat is harmless), then verdicts, found through that same key, then cache entries.
+     */
+    writeBatch(batch: { generations: NewGeneration[]; verdicts: NewVerdict[]; responses: { key: string; modelSha256: string; g: NewGeneration }[]; verdictCache: [string, Verdict][] }): void {
+        if (!batch.generations.length && !batch.verdicts.length && !batch.responses.length && !batch.verdictCache.length) return;
+        const t = now();
+        this.write(() => {
+            const gen = this.prep(
+                `INSERT OR IGNORE INTO generations (config_id, template_id, instance_idx, round, seed, prompt_json, response, code, stop_reason,
+                   prompt_tokens, generated_tokens, ttft_ms, gen_ms, cached, missing, created)
+                 VALUES (@configId, @templateId, @instance, @round, @seed, @prompt, @response, @code, @stopReason,
+                   @promptTokens, @generatedTokens, @ttftMs, @genMs, @cached, @missing, @created)`
+            );
+            for (const g of batch.generations)
+                gen.run({ ...g, prompt: g.prompt, code: g.code ?? null, cached: g.cached ? 1 : 0, missing: g.missing ? 1 : 0, created: t });
+            const ver = this.prep(
+                `INSERT OR IGNORE INTO verdicts (generation_id, category, judge_category, detail, ms, cached, created)
+                 SELECT id, @category, @judgeCategory, @detail, @ms, @cached, @created FROM generations
+                 WHERE config_id = @configId AND template_id = @templateId AND instance_idx = @instance AND round = @round`
+            );
+            for (const v of batch.verdicts) ver.run({ ...v, cached: v.cached ? 1 : 0, created: t });
+            const resp = this.prep(
+                `INSERT OR REPLACE INTO response_cache (key, model_sha256, response, stop_reason, prompt_tokens, generated_tokens, ttft_ms, gen_ms, created)
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
+            );
+            for (const r of batch.responses)
+                resp.run(r.key, r.modelSha256, r.g.response, r.g.stopReason, r.g.promptTokens, r.g.generatedTokens, r.g.ttftMs, r.g.genMs, t);
+            const vc = this.prep("INSERT OR REPLACE INTO verdict_cache (key, category, detail, ms, created) VALUES (?, ?, ?, ?, ?)");
+            for (const [key, v] of batch.verdictCache) vc.run(key, v.category, v.detail, v.ms, t);
+        });
+    }
+
+    private stmts = new Map<string, Database.Statement>();
+    private prep(sql: string): Database.Statement {
+        let s = this.stmts.get(sql);
+        if (!s) this.stmts.set(sql, (s = this.db.prepare(sql)));
+        return s;
+    }
+
+    /** A stored response for this cache key, if any. */
+    cachedResponse(key: string): CachedResponse | undefined {
+        return this.prep("SELECT * FROM response_cache WHERE key = ?").get(key) as CachedResponse | undefined;
+    }
+
+    /** A stored verdict for this judge cache key, if any. */
+    cachedVerdict(key: string): Verdict | undefined {
+        const r = this.prep("SELECT category, detail, ms FROM verdict_cache WHERE key = ?").get(key) as Verdict | undefined;
+        return r ? { category: r.category, detail: r.detail, ms: r.ms, cached: true } : undefined;
+    }
+
+    /** Per-run counts: configurations, instances, generations, verdicts, missing, by category. */
+    counts(runId: string): { configurations: number; instances: number; generations: number; verdicts: number; missing: number; cached: number; categories: Record<string, number> } {
+        const one = (sql: string): number => (this.db.prepare(sql).get(runId) as { n: number }).n;
+        const cats = this.db
+            .prepare(
+                `SELECT v.category AS category, COUNT(*) AS n FROM verdicts v JOIN generations g ON g.id = v.generation_id
+                 JOIN configurations c ON c.id = g.config_id WHERE c.run_id = ? GROUP BY v.category ORDER BY v.category`
+            )
+            .all(runId) as { category: string; n: number }[];
+        return {
+            configurations: one("SELECT COUNT(*) AS n FROM configurations WHERE run_id = ?"),
+            instances: one("SELECT COUNT(*) AS n FROM instances WHERE run_id = ?"),
+            generations: one("SELECT COUNT(*) AS n FROM generations g JOIN configurations c ON c.id = g.config_id WHERE c.run_id = ? AND g.missing = 0"),
+            verdicts: one("SELECT COUNT(*) AS n FROM verdicts v JOIN generations g ON g.id = v.generation_id JOIN configurations c ON c.id = g.config_id WHERE c.run_id = ?"),
+            missing: one("SELECT COUNT(*) AS n FROM generations g JOIN configurations c ON c.id = g.config_id WHERE c.run_id = ? AND g.missing = 1"),
+            cached: one("SELECT COUNT(*) AS n FROM generations g JOIN configurations c ON c.id = g.config_id WHERE c.run_id = ? AND g.cached = 1"),
+            categories: Object.fromEntries(cats.map((c) => [c.category, c.n]))
+        };
+    }
+}
+
+function existsSyncSafe(p: string): boolean {
+    try {
+        return statSync(p).isFile();
+    } catch {
+        return false;
+    }
+}
+
+function busyTimeout(): number {
+    const env = Number(process.env.EDDY_BUSY_TIMEOUT_MS);
+    return Number.isFinite(env) && env >= 0 && process.env.EDDY_BUSY_TIMEOUT_MS !== undefined ? env : DEFAULT_BUSY_TIMEOUT_MS;
+}
+
+/**
+ * B's `VerdictCache` over the store: reads hit the table (and the not-yet-written entries),
+ * writes are buffered and land with the next batch, so judging never waits on a disk write.
+ */
+export class StoreVerdictCache implements VerdictCache {
+    private pending = new Map<string, Verdict>();
+    constructor(private readonly store: Store) {}
+    /** A cached verdict, if any. */
+    get(key: string): Verdict | undefined {
+        const p = this.pending.get(key);
+        if (p) return { ...p, cached: true };
+        return this.store.cachedVerdict(key);
+    }
+    /** Remember a verdict (written with the next batch). */
+    set(key: string, v: Verdict): void {
+        if (v.category === "judge_error") return; // a harness failure must be retried, never remembered
+        this.pending.set(key, { category: v.category, detail: v.detail, ms: v.ms });
+    }
+    /** Entries waiting to be written; clears the buffer. */
+    drain(): [string, Verdict][] {
+        const out = [...this.pending.entries()];
+        this.pending.clear();
+        return out;
+    }
+}

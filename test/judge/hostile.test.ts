@@ -1,0 +1,95 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { JudgePool } from "../../src/judge/JudgePool.js";
+import type { Category } from "../../src/judge/types.js";
+import { fixtureTemplate } from "./fixtures/templates.js";
+
+// Small limits keep this file quick; every containment was first tried with tiny limits.
+const t = fixtureTemplate("sum_range", { budget: { timeMs: 1000, memoryMb: 64 }, randomInputs: 5 });
+const bindings = { lo: 1, hi: 3 };
+const RETURN_RIGHT = "    return sum(values[1:4])\n";
+const CORRECT = "def sum_range(values):\n" + RETURN_RIGHT;
+// Every hostile candidate renames its process (prctl PR_SET_NAME, inherited by forks) so that
+// survivors can be found afterwards without confusing them with anyone else's processes.
+const MARK = "eddyhostile";
+const TAG = `import ctypes\nctypes.CDLL(None).prctl(15, b"${MARK}", 0, 0, 0)\n`;
+const here = path.dirname(fileURLToPath(import.meta.url));
+const nonce = randomBytes(6).toString("hex");
+const secretFile = path.join(here, `.secret-${nonce}`);
+const escapeFiles = [`/tmp/eddy-escape-${nonce}`, `/dev/shm/eddy-escape-${nonce}`, `/var/tmp/eddy-escape-${nonce}`];
+const SLEEP = "987654";
+
+const corpus: [string, string, Category[]][] = [
+    ["infinite loop", "def sum_range(values):\n    while True:\n        pass\n", ["resource_exhaustion"]],
+    ["fork bomb", "import os\ndef sum_range(values):\n    while True:\n        os.fork()\n", ["resource_exhaustion"]],
+    ["memory bomb", "def sum_range(values):\n    hog = []\n    while True:\n        hog.append(' ' * 10**6)\n", ["resource_exhaustion"]],
+    ["deep recursion", "def sum_range(values, depth=0):\n    return sum_range(values, depth + 1)\n", ["resource_exhaustion"]],
+    [
+        "deep recursion with the limit lifted",
+        "import sys\nsys.setrecursionlimit(10**8)\ndef sum_range(values, depth=0):\n    return sum_range(values, depth + 1)\n",
+        ["resource_exhaustion"]
+    ],
+    ["huge file", "def sum_range(values):\n    with open('big.bin', 'w') as f:\n        while True:\n            f.write('x' * 10**6)\n", ["resource_exhaustion"]],
+    ["reading /etc/shadow", "def sum_range(values):\n    return open('/etc/shadow').read()\n", ["runtime_error"]],
+    ["reading a private file outside the sandbox", `def sum_range(values):\n    return open(${JSON.stringify(secretFile)}).read()\n`, ["runtime_error"]],
+    ["opening a socket", "import socket\ndef sum_range(values):\n    socket.create_connection(('1.1.1.1', 80), timeout=0.5)\n" + RETURN_RIGHT, ["runtime_error"]],
+    ["killing its parent", "import os, signal\ndef sum_range(values):\n    try:\n        os.kill(os.getppid(), signal.SIGKILL)\n    except OSError:\n        pass\n" + RETURN_RIGHT, ["passed"]],
+    ["ignoring SIGTERM", "import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\ndef sum_range(values):\n    while True:\n        time.sleep(0.05)\n", ["resource_exhaustion"]],
+    ["flooding stdout", "import sys\ndef sum_range(values):\n    for _ in range(2000):\n        print('x' * 200)\n        sys.stderr.write('y' * 200 + '\\n')\n" + RETURN_RIGHT, ["passed"]],
+    ["spawning subprocesses", `import subprocess\ndef sum_range(values):\n    subprocess.Popen(['sleep', '${SLEEP}'], start_new_session=True)\n` + RETURN_RIGHT, ["passed"]],
+    ["sys.exit mid-test", "import sys\ndef sum_range(values):\n    sys.exit(0)\n", ["runtime_error"]],
+    ["os._exit mid-test", "import os\ndef sum_range(values):\n    os._exit(0)\n", ["runtime_error"]],
+    ["segfault through ctypes", "import ctypes\ndef sum_range(values):\n    return ctypes.string_at(0)\n", ["runtime_error"]],
+    ["sleeping threads", "import threading, time\ndef sum_range(values):\n    threading.Thread(target=time.sleep, args=(1000,)).start()\n" + RETURN_RIGHT, ["passed"]],
+    [
+        "writing outside its working directory",
+        `def sum_range(values):\n    for p in ${JSON.stringify(escapeFiles)}:\n        try:\n            open(p, 'w').write('escaped')\n        except OSError:\n            pass\n` + RETURN_RIGHT,
+        ["passed"]
+    ]
+];
+
+function survivors(): string[] {
+    const out = execFileSync("ps", ["-eo", "pid=,comm=,args="], { encoding: "utf8" });
+    return out.split("\n").filter((l) => l.includes(MARK) || l.includes(`sleep ${SLEEP}`));
+}
+
+let pool: JudgePool;
+
+beforeAll(async () => {
+    writeFileSync(secretFile, "TOP SECRET\n", { mode: 0o600 });
+    pool = await JudgePool.start({ workers: 1 });
+});
+afterAll(async () => {
+    await pool?.close();
+    rmSync(secretFile, { force: true });
+    for (const f of escapeFiles) rmSync(f, { force: true });
+});
+
+describe("hostile corpus", () => {
+    for (const [name, code, want] of corpus)
+        it(`${name} → ${want.join(" | ")}, and a correct answer still passes afterwards`, async () => {
+            const v = await pool.judge({ template: t, bindings, code: TAG + code });
+            expect(want, `${name}: ${v.category} (${v.detail})`).toContain(v.category);
+            const after = await pool.judge({ template: { ...t, oracleHash: t.oracleHash + name }, bindings, code: CORRECT });
+            expect(after.category, after.detail).toBe("passed");
+        });
+
+    it("leaves no stray processes and no files outside the sandbox", async () => {
+        // The kernel tears a PID namespace down asynchronously; give it a moment.
+        let left = survivors();
+        for (let i = 0; i < 20 && left.length > 0; i++) {
+            await new Promise((r) => setTimeout(r, 100));
+            left = survivors();
+        }
+        expect(left).toEqual([]);
+        for (const f of escapeFiles) expect(existsSync(f), f).toBe(false);
+    });
+
+    it("the secret really was there to be stolen (the read test can fail)", () => {
+        expect(existsSync(secretFile)).toBe(true);
+    });
+});

@@ -1,0 +1,184 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { JudgePool } from "../../src/judge/JudgePool.js";
+import { MemoryVerdictCache } from "../../src/judge/cache.js";
+import { MODEL_CATEGORIES, type Category } from "../../src/judge/types.js";
+import { fixtureTemplate } from "./fixtures/templates.js";
+
+const t = fixtureTemplate("sum_range", { budget: { timeMs: 1000, memoryMb: 64 } });
+const bindings = { lo: 1, hi: 3 };
+const CORRECT = "def sum_range(values):\n    return sum(values[1:4])\n";
+
+let pool: JudgePool;
+let cache: MemoryVerdictCache;
+
+beforeAll(async () => {
+    cache = new MemoryVerdictCache();
+    pool = await JudgePool.start({ workers: 1, cache });
+});
+afterAll(async () => {
+    await pool?.close();
+});
+
+async function category(code: string | null, template = t): Promise<Category> {
+    const v = await pool.judge({ template, bindings, code });
+    return v.category;
+}
+
+describe("verdict taxonomy (SPEC §2 order)", () => {
+    const cases: [Category, string | null][] = [
+        ["no_function", null],
+        ["no_function", "x = 1\nprint(x)\n"],
+        ["wrong_function_name", "def total(values):\n    return 0\n"],
+        // Name checks come before syntax: a misnamed function with a syntax error is misnamed.
+        ["wrong_function_name", "def total(values):\n    return (\n"],
+        ["wrong_arg_count", "def sum_range(values, lo, hi):\n    return 0\n"],
+        ["wrong_arg_count", "def sum_range():\n    return 0\n"],
+        ["syntax_error", "def sum_range(values):\n    return sum(values[1:4]\n"],
+        ["static_error", "def sum_range(values):\n    return int(math.fsum(values[1:4]))\n"],
+        ["static_error", "def sum_range(values):\n    return helper(values)\n"],
+        ["resource_exhaustion", "def sum_range(values):\n    while True:\n        pass\n"],
+        ["resource_exhaustion", "def sum_range(values):\n    return sum_range(values)\n"],
+        ["runtime_error", "def sum_range(values):\n    return values[1] + values[2] + values[3]\n"],
+        ["runtime_error", "raise ValueError('at import')\ndef sum_range(values):\n    return 0\n"],
+        ["assertion_error", "def sum_range(values):\n    return sum(values[1:3])\n"],
+        // Right on the fixed tests (consecutive integers), wrong elsewhere: only random inputs catch it.
+        ["fuzzing_failure", "def sum_range(values):\n    if values == list(range(len(values))):\n        return sum(values[1:4])\n    return 0\n"],
+        ["passed", CORRECT]
+    ];
+    for (const [want, code] of cases)
+        it(`${want}: ${JSON.stringify(code).slice(0, 60)}`, async () => {
+            expect(await category(code)).toBe(want);
+        });
+
+    it("covers every model category", () => {
+        expect(new Set(cases.map((c) => c[0]))).toEqual(new Set(MODEL_CATEGORIES));
+    });
+
+    it("accepts default arguments, *args, builtins, closures, classes, globals and comprehensions without a static error", async () => {
+        const code = [
+            "import math as m",
+            "from functools import reduce",
+            "LIMIT = 10",
+            "class Acc:",
+            "    def __init__(self):",
+            "        self.total = 0",
+            "def make():",
+            "    k = 1",
+            "    def inner(x):",
+            "        return x * k",
+            "    return inner",
+            "def setup():",
+            "    global LATE",
+            "    LATE = 0",
+            "def sum_range(values, extra=0, *rest):",
+            "    setup()",
+            "    a = Acc()",
+            "    f = make()",
+            "    a.total = reduce(lambda p, q: p + q, [f(v) for v in values[1:4]], LATE)",
+            "    assert m.isfinite(LIMIT)",
+            "    return a.total + len([y for y in range(0)]) + extra",
+            ""
+        ].join("\n");
+        expect(await category(code)).toBe("passed");
+    });
+
+    it("gives details: the failing test, the disagreeing input with both outputs, the exception", async () => {
+        const a = await pool.judge({ template: t, bindings, code: "def sum_range(values):\n    return sum(values[1:3])\n" });
+        expect(a.detail).toMatch(/fixed test 1: sum_range\(\[0, 1, 2.*\]\) expected 6, got 3/);
+        const f = await pool.judge({ template: t, bindings, code: "def sum_range(values):\n    return sum(values[1:4]) if values == list(range(len(values))) else 0\n" });
+        expect(f.detail).toMatch(/random input \d+: sum_range\(.*\): model solution gives -?\d+, candidate gives 0/);
+        const r = await pool.judge({ template: t, bindings, code: "def sum_range(values):\n    raise KeyError('boom')\n" });
+        expect(r.detail).toContain("KeyError: 'boom' on fixed test 1");
+        const s = await pool.judge({ template: t, bindings, code: "def sum_range(values):\n    return math.floor(1)\n" });
+        expect(s.detail).toBe("undefined name: math");
+    });
+});
+
+describe("comparators", () => {
+    const reversed = "def sum_range(values):\n    return [v for v in values if v % 2 == 0][::-1]\n";
+    const asSet = "def sum_range(values):\n    return set(v for v in values if v % 2 == 0)\n";
+    it("ordered rejects a permutation, unordered accepts it", async () => {
+        expect(await category(reversed, fixtureTemplate("evens", { comparator: "ordered" }))).toBe("assertion_error");
+        expect(await category(reversed, fixtureTemplate("evens", { comparator: "unordered" }))).toBe("passed");
+    });
+    it("set compares as sets; ordered does not", async () => {
+        expect(await category(asSet, fixtureTemplate("evens", { comparator: "set" }))).toBe("passed");
+        expect(await category(asSet, fixtureTemplate("evens", { comparator: "unordered" }))).not.toBe("passed");
+    });
+    it("float:<tol> accepts values within the tolerance only", async () => {
+        const near = "def sum_range(values):\n    return sum(values[1:4]) + 1e-12\n";
+        const far = "def sum_range(values):\n    return sum(values[1:4]) + 1e-3\n";
+        expect(await category(near, fixtureTemplate("sum_range", { comparator: "float:1e-9" }))).toBe("passed");
+        expect(await category(far, fixtureTemplate("sum_range", { comparator: "float:1e-9" }))).toBe("assertion_error");
+        expect(await category(near)).toBe("assertion_error");
+    });
+});
+
+describe("harness failures are judge_error, never the model's", () => {
+    it("an oracle that raises", async () => {
+        const v = await pool.judge({ template: fixtureTemplate("broken_raises"), bindings, code: CORRECT });
+        expect(v.category).toBe("judge_error");
+        expect(v.detail).toContain("oracle raised while generating random inputs: ValueError: oracle bug");
+    });
+    it("a missing oracle", async () => {
+        const v = await pool.judge({ template: fixtureTemplate("no_such_oracle"), bindings, code: CORRECT });
+        expect(v.category).toBe("judge_error");
+        expect(v.detail).toContain("oracle file not found");
+    });
+    it("an oracle that prints does not corrupt the protocol", async () => {
+        expect(await category(CORRECT, fixtureTemplate("prints"))).toBe("passed");
+    });
+    it("judge errors are not cached", async () => {
+        const before = cache.size;
+        await pool.judge({ template: fixtureTemplate("broken_raises"), bindings, code: CORRECT });
+        expect(cache.size).toBe(before);
+    });
+});
+
+describe("verdict cache", () => {
+    it("judges identical work once", async () => {
+        const code = "def sum_range(values):\n    return sum(values[1:4])  # cache me\n";
+        const first = await pool.judge({ template: t, bindings, code });
+        expect(first.cached).toBeUndefined();
+        const second = await pool.judge({ template: t, bindings, code });
+        expect(second).toEqual({ ...first, cached: true });
+        const other = await pool.judge({ template: t, bindings: { lo: 1, hi: 4 }, code });
+        expect(other.cached).toBeUndefined();
+        expect(other.category).toBe("assertion_error");
+        const changedOracle = await pool.judge({ template: { ...t, oracleHash: "different" }, bindings, code });
+        expect(changedOracle.cached).toBeUndefined();
+    });
+});
+
+describe("reference answers", () => {
+    it("renders the model solution as a passing answer and the mutants as failing ones", async () => {
+        const src = await pool.answerSource(t, bindings);
+        expect(src).toContain("def sum_range(values):\n    return _ref(values, lo=1, hi=3)");
+        expect(await category(src)).toBe("passed");
+        const names = await pool.mutants(t);
+        expect(names).toEqual(["mutant_off_by_one", "mutant_exclusive_start", "mutant_first_only"]);
+        for (const m of names) expect(await category(await pool.answerSource(t, bindings, m))).not.toBe("passed");
+    });
+
+    it("random inputs are seeded by (template id, tuple): the same disagreement on a fresh pool", async () => {
+        const code = "def sum_range(values):\n    return sum(values[1:4]) if values == list(range(len(values))) else 0\n";
+        const a = await pool.judge({ template: { ...t, oracleHash: "seed-a" }, bindings, code });
+        const other = await JudgePool.start({ workers: 1 });
+        try {
+            const b = await other.judge({ template: { ...t, oracleHash: "seed-a" }, bindings, code });
+            expect(b.detail).toBe(a.detail);
+        } finally {
+            await other.close();
+        }
+    });
+});
+
+describe("starting", () => {
+    it("reports the isolation in force", () => {
+        expect(pool.isolation.level).toContain("rlimits");
+        expect(["namespace", "socket-blocked"]).toContain(pool.isolation.network);
+    });
+    it("fails with one clear line when python is missing", async () => {
+        await expect(JudgePool.start({ workers: 1, python: "/nonexistent/python3" })).rejects.toThrow(/\/nonexistent\/python3 not found/);
+    });
+});

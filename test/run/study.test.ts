@@ -1,0 +1,166 @@
+import { copyFileSync, renameSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import Database from "better-sqlite3";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { ensureTinyModels } from "../../src/inference/gguf/tinyModel.js";
+import { normalizeStudyConfig, type StudyConfig } from "../../src/run/config.js";
+import { finalCategory, runStudy } from "../../src/run/runStudy.js";
+import { openStore } from "../../src/store/Store.js";
+import { exportRows, loadOutcomes, runInfo } from "../../src/store/outcomes.js";
+import { scoreNeighbourhoods } from "../../src/scores/index.js";
+import { loadAllTemplates } from "../../src/templates/loadTemplates.js";
+import { EddyError } from "../../src/util/errors.js";
+import { MODEL_CATEGORIES } from "../../src/judge/types.js";
+import { cleanTmp, countRows, tmpDir, verdictTable } from "./helpers.js";
+
+afterEach(() => {
+    delete process.env.EDDY_DB_MAX_PAGES;
+    delete process.env.EDDY_BUSY_TIMEOUT_MS;
+});
+afterAll(cleanTmp);
+
+const tiny = ensureTinyModels();
+const study = (raw: Record<string, unknown>): StudyConfig => normalizeStudyConfig({ seed: 3, judgeWorkers: 2, ...raw });
+
+describe("truncation rule", () => {
+    it("a cut-off failing response is truncated; passing code passes; judge errors stay apart", () => {
+        expect(finalCategory("syntax_error", "max_tokens")).toBe("truncated");
+        expect(finalCategory("no_function", "context_full")).toBe("truncated");
+        expect(finalCategory("passed", "max_tokens")).toBe("passed");
+        expect(finalCategory("judge_error", "max_tokens")).toBe("judge_error");
+        expect(finalCategory("syntax_error", "eos")).toBe("syntax_error");
+    });
+});
+
+describe("runStudy", () => {
+    it("reference backend scores AS = 1 on every template", async () => {
+        const db = path.join(tmpDir(), "ref.db");
+        const ids = loadAllTemplates().map((t) => t.id);
+        const r = await runStudy(study({ backend: "reference", templates: "all", instances: 10, rounds: 1, db }));
+        expect(r.status).toBe("complete");
+        const store = openStore(db);
+        const outcomes = loadOutcomes(store, [r.runId]);
+        store.close();
+        expect(outcomes).toHaveLength(ids.length * 10);
+        const failing = outcomes.filter((o) => o.category !== "passed").map((o) => `${o.template} #${o.instance}: ${o.category} ${o.detail}`);
+        expect(failing).toEqual([]);
+        const scores = scoreNeighbourhoods(outcomes);
+        expect(scores.map((s) => s.template).sort()).toEqual([...ids].sort());
+        for (const s of scores) expect(s.AS, s.template).toBe(1);
+    });
+
+    it("replay: answers are judged, a missing answer is reported and recorded, never invented", async () => {
+        const dir = tmpDir();
+        const db = path.join(dir, "replay.db");
+        const t = loadAllTemplates()[0]!;
+        // Correct answers from the reference backend (instances 0-1, both rounds), minus one line, plus one wrong answer.
+        const ref = await runStudy(study({ backend: "reference", templates: t.id, instances: 2, rounds: 2, db }));
+        const store = openStore(db);
+        const rows = exportRows(store, ref.runId);
+        store.close();
+        const lines = rows
+            .filter((r) => !(r.instance === 1 && r.round === 1))
+            .map((r) => ({ template: r.template, instance: r.instance, round: r.round, response: r.instance === 0 && r.round === 1 ? "```python\ndef nope(:\n```" : r.response }));
+        const file = path.join(dir, "answers.jsonl");
+        writeFileSync(file, lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
+        const logs: string[] = [];
+        const r = await runStudy(study({ backend: "replay", replay: file, templates: t.id, instances: 2, rounds: 2, db }), { onLog: (l) => logs.push(l) });
+        expect(r.missing).toEqual([`${t.id}|1|1`]);
+        expect(logs.join("\n")).toMatch(/1 answer\(s\) missing/);
+        const s2 = openStore(db);
+        const outcomes = loadOutcomes(s2, [r.runId]);
+        const exported = exportRows(s2, r.runId);
+        const info = runInfo(s2, r.runId);
+        s2.close();
+        expect(outcomes.map((o) => `${o.instance}.${o.round}`)).toEqual(["0.0", "0.1", "1.0"]);
+        expect(outcomes.map((o) => o.category === "passed")).toEqual([true, false, true]);
+        expect(MODEL_CATEGORIES).toContain(outcomes[1]!.category);
+        expect(exported.find((e) => e.instance === 1 && e.round === 1)).toMatchObject({ category: "missing" });
+        expect(info.counts).toMatchObject({ generations: 3, missing: 1, verdicts: 3 });
+        // The run is complete: a missing answer is recorded, not retried forever.
+        expect(info.status).toBe("complete");
+    });
+
+    it("tiny model end to end; an identical query in a later run comes from the response cache unless noCache", async () => {
+        const db = path.join(tmpDir(), "tiny.db");
+        const base = { models: [tiny.f32], templates: "list_every_kth,math_count_coprime", instances: 3, rounds: 2, maxTokens: 24, threads: 1, db };
+        const first = await runStudy(study(base));
+        expect(first).toMatchObject({ status: "complete", created: true });
+        expect(first.stats.generation).toMatchObject({ responses: 12, cached: 0, errors: 0 });
+        expect(first.stats.generation.tokens).toBeGreaterThan(0);
+        const again = await runStudy(study(base));
+        expect(again).toMatchObject({ runId: first.runId, created: false, status: "complete" });
+        expect(again.stats.generation.responses).toBe(0); // same config: same run, nothing generated twice
+        const cachedRun = await runStudy(study({ ...base, fresh: true }));
+        expect(cachedRun.runId).not.toBe(first.runId);
+        expect(cachedRun.stats.generation).toMatchObject({ responses: 12, cached: 12, tokens: 0 });
+        const noCache = await runStudy(study({ ...base, fresh: true, noCache: true }));
+        expect(noCache.stats.generation).toMatchObject({ responses: 12, cached: 0 });
+        // Greedy: the same answers every time, however they were obtained.
+        expect(verdictTable(db, cachedRun.runId)).toEqual(verdictTable(db, first.runId));
+        expect(verdictTable(db, noCache.runId)).toEqual(verdictTable(db, first.runId));
+        const store = openStore(db);
+        const info = runInfo(store, first.runId);
+        store.close();
+        expect(info.configurations[0]).toMatchObject({ model: "eddy-tiny-f32", quantization: expect.any(String), modelSha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
+        expect(info.configurations[0]!.metadata).toMatchObject({ backend: "llama", threads: 1 });
+        expect(info.isolationLevel).toEqual(expect.any(String));
+    });
+
+    it("unknown template: a clear error before anything is stored", async () => {
+        const db = path.join(tmpDir(), "bad.db");
+        await expect(runStudy(study({ backend: "reference", templates: "no_such_template", instances: 2, rounds: 1, db }))).rejects.toThrow(EddyError);
+        expect(countRows(db, "runs")).toBe(0);
+    });
+
+    it("model missing mid-study: a clear error, the first model's results kept, resume finishes", async () => {
+        const dir = tmpDir();
+        const db = path.join(dir, "two.db");
+        const a = path.join(dir, "a.gguf");
+        const b = path.join(dir, "b.gguf");
+        copyFileSync(tiny.f32, a);
+        copyFileSync(tiny.q8_0, b);
+        const cfg = study({ models: [a, b], templates: "list_every_kth", instances: 2, rounds: 1, maxTokens: 16, threads: 1, db });
+        let runId = "";
+        await expect(
+            runStudy(cfg, { onRunId: (id) => (runId = id), onModelDone: (m) => m === "a" && renameSync(b, b + ".away") })
+        ).rejects.toThrow(/model file not found: .*b\.gguf/);
+        expect(countRows(db, "verdicts")).toBe(2);
+        renameSync(b + ".away", b);
+        const r = await runStudy({ ...cfg, resume: runId });
+        expect(r).toMatchObject({ runId, status: "complete" });
+        expect(r.stats.generation.responses).toBe(2); // only b's answers were generated
+        expect(countRows(db, "verdicts")).toBe(4);
+    });
+
+    it("disk full: a clear error, what was committed stays, resume completes", async () => {
+        const db = path.join(tmpDir(), "full.db");
+        const cfg = study({ backend: "reference", templates: "list_every_kth,math_count_coprime", instances: 40, rounds: 2, db });
+        // Room for the schema and the plan, not for all the answers.
+        process.env.EDDY_DB_MAX_PAGES = "40";
+        let runId = "";
+        await expect(runStudy(cfg, { onRunId: (id) => (runId = id) })).rejects.toThrow(/is full/);
+        delete process.env.EDDY_DB_MAX_PAGES;
+        const raw = new Database(db, { readonly: true });
+        expect(raw.pragma("integrity_check", { simple: true })).toBe("ok");
+        raw.close();
+        const r = await runStudy({ ...cfg, resume: runId });
+        expect(r.status).toBe("complete");
+        expect(countRows(db, "generations")).toBe(160);
+        expect(countRows(db, "verdicts")).toBe(160);
+    });
+
+    it("database locked by another process: a clear error", async () => {
+        const db = path.join(tmpDir(), "locked.db");
+        openStore(db).close();
+        const holder = new Database(db);
+        holder.exec("BEGIN EXCLUSIVE");
+        process.env.EDDY_BUSY_TIMEOUT_MS = "200";
+        try {
+            await expect(runStudy(study({ backend: "reference", templates: "list_every_kth", instances: 2, rounds: 1, db }))).rejects.toThrow(/locked by another process/);
+        } finally {
+            holder.exec("ROLLBACK");
+            holder.close();
+        }
+    });
+});

@@ -1,0 +1,106 @@
+import { createHash } from "node:crypto";
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { loadAllTemplates, loadTemplate, selectTemplates } from "../../src/templates/loadTemplates.js";
+import { EddyError } from "../../src/util/errors.js";
+import { GOOD_ORACLE, GOOD_YAML, TempTemplates } from "./fixtures.js";
+
+let dirs: TempTemplates;
+beforeEach(() => {
+    dirs = new TempTemplates();
+});
+afterEach(() => dirs.dispose());
+
+/** Loads `demo` after writing the given YAML/oracle and returns the EddyError message (fails if it loads). */
+function errorOf(yaml: string, oracle: string | null = GOOD_ORACLE, id = "demo"): string {
+    dirs.write(id, yaml, oracle);
+    try {
+        loadTemplate(id);
+    } catch (err) {
+        expect(err).toBeInstanceOf(EddyError);
+        const message = (err as Error).message;
+        expect(message).not.toContain("\n");
+        return message;
+    }
+    throw new Error("expected the template to be rejected");
+}
+
+describe("loadTemplate", () => {
+    it("loads a valid template with defaults and an oracle hash over both files", () => {
+        dirs.write("demo", GOOD_YAML);
+        const t = loadTemplate("demo");
+        expect(t).toMatchObject({ id: "demo", function: "demo_sum", arity: 1, group: "list", subgroups: ["summation"], constraint: "lo <= hi", comparator: "ordered", randomInputs: 50 });
+        expect(t.params.map((p) => p.name)).toEqual(["lo", "hi"]);
+        expect(t.edge).toEqual([[0, 0], [3, 4]]);
+        const expected = createHash("sha256").update(GOOD_YAML).update(GOOD_ORACLE).digest("hex");
+        expect(t.oracleHash).toBe(expected);
+        // Editing only the oracle changes the hash, so cached verdicts cannot outlive an oracle change.
+        writeFileSync(path.join(dirs.oracles, "demo.py"), GOOD_ORACLE + "\n# changed\n");
+        expect(loadTemplate("demo").oracleHash).not.toBe(expected);
+    });
+
+    it("reads budget, comparator and random_inputs", () => {
+        dirs.write("demo", GOOD_YAML + "comparator: float:1e-6\nbudget: {time_ms: 500}\nrandom_inputs: 7\n");
+        const t = loadTemplate("demo");
+        expect(t.comparator).toBe("float:1e-6");
+        expect(t.budget).toEqual({ timeMs: 500, memoryMb: 256 });
+        expect(t.randomInputs).toBe(7);
+    });
+
+    const cases: [string, () => string, RegExp][] = [
+        ["bad YAML", () => errorOf(GOOD_YAML + "edge: [[0, 0]\n"), /demo\.yaml: invalid YAML/],
+        ["missing field", () => errorOf(GOOD_YAML.replace("function: demo_sum\n", "")), /demo\.yaml: missing field 'function'/],
+        ["unknown field", () => errorOf(GOOD_YAML + "colour: red\n"), /unknown field 'colour'/],
+        ["unknown group", () => errorOf(GOOD_YAML.replace("group: list", "group: graphs")), /demo\.yaml: unknown group "graphs"/],
+        ["id differs from the file name", () => errorOf(GOOD_YAML, GOOD_ORACLE, "other"), /other\.yaml: id 'demo' must equal the file name 'other'/],
+        ["arity zero", () => errorOf(GOOD_YAML.replace("arity: 1", "arity: 0")), /arity must be a positive integer/],
+        ["arity not an integer", () => errorOf(GOOD_YAML.replace("arity: 1", "arity: 1.5")), /arity must be a positive integer/],
+        ["placeholder without a parameter", () => errorOf(GOOD_YAML.replace("{{hi}}", "{{top}}")), /question uses \{\{top\}\} but there is no parameter 'top'/],
+        ["unknown domain kind", () => errorOf(GOOD_YAML.replace("hi: {int: {digits: [1, 2]}}", "hi: {float: {min: 0}}")), /param 'hi': unknown domain kind 'float'/],
+        ["edge tuple of the wrong length", () => errorOf(GOOD_YAML.replace("[[0, 0], [3, 4]]", "[[0, 0], [3]]")), /edge tuple 2 \[3\] must have 2 value/],
+        ["edge tuple violating the constraint", () => errorOf(GOOD_YAML.replace("[[0, 0], [3, 4]]", "[[0, 0], [4, 3]]")), /edge tuple 2 \[4,3\] violates the constraint 'lo <= hi'/],
+        ["edge value outside the domain", () => errorOf(GOOD_YAML.replace("[[0, 0], [3, 4]]", "[[0, 0], [3, 400]]")), /edge tuple 2 \[3,400\]: hi: 400 is outside the int domain/],
+        ["constraint that does not parse", () => errorOf(GOOD_YAML.replace("constraint: lo <= hi", "constraint: lo <=")), /constraint does not parse/],
+        ["constraint naming an unknown parameter", () => errorOf(GOOD_YAML.replace("constraint: lo <= hi", "constraint: lo <= top")), /top/],
+        ["unknown comparator", () => errorOf(GOOD_YAML + "comparator: fuzzy\n"), /unknown comparator 'fuzzy'/],
+        ["missing oracle file", () => errorOf(GOOD_YAML, null), /demo\.yaml: missing oracle file .*demo\.py/],
+        ["oracle without solution", () => errorOf(GOOD_YAML, GOOD_ORACLE.replace("def solution(", "def answer(")), /demo\.py: the oracle defines no top-level 'def solution/],
+        ["oracle without tests", () => errorOf(GOOD_YAML, GOOD_ORACLE.replace("def tests(", "def checks(")), /demo\.py: the oracle defines no top-level 'def tests/],
+        ["oracle without inputs", () => errorOf(GOOD_YAML, GOOD_ORACLE.replace("def inputs(", "def random_inputs(")), /demo\.py: the oracle defines no top-level 'def inputs/],
+        ["solution arity differs", () => errorOf(GOOD_YAML.replace("arity: 1", "arity: 2")), /solution takes 1 positional argument\(s\) but the template's arity is 2/]
+    ];
+    for (const [name, run, pattern] of cases) it(`rejects: ${name}`, () => expect(run()).toMatch(pattern));
+
+    it("rejects an unknown id with a pointer to the listing", () => {
+        expect(() => loadTemplate("nope")).toThrow(/unknown template 'nope'.*eddy templates list/);
+    });
+});
+
+describe("loadAllTemplates / selectTemplates", () => {
+    it("sorts by id and ignores README.md and other files", () => {
+        dirs.write("demo", GOOD_YAML);
+        dirs.write("alpha", GOOD_YAML.replace("id: demo", "id: alpha").replace("group: list", "group: set"));
+        writeFileSync(path.join(dirs.templates, "README.md"), "# notes\n");
+        writeFileSync(path.join(dirs.templates, "draft.yml.bak"), "not: a template\n");
+        expect(loadAllTemplates().map((t) => t.id)).toEqual(["alpha", "demo"]);
+        expect(selectTemplates("all").map((t) => t.id)).toEqual(["alpha", "demo"]);
+        expect(selectTemplates("set").map((t) => t.id)).toEqual(["alpha"]);
+        expect(selectTemplates("demo, alpha,demo").map((t) => t.id)).toEqual(["demo", "alpha"]);
+        expect(() => selectTemplates("demo,missing")).toThrow(/unknown template 'missing'/);
+        expect(() => selectTemplates("math")).toThrow(/no templates in group 'math'/);
+    });
+});
+
+describe("the shipped templates", () => {
+    it("all load, and their oracles define at least three mutants", () => {
+        dirs.dispose(); // use the real templates/ and oracles/
+        const all = loadAllTemplates();
+        expect(all.length).toBeGreaterThanOrEqual(11);
+        for (const t of all) {
+            const mutants = readFileSync(t.oracleFile, "utf8").match(/^def mutant_\w+\s*\(/gm) ?? [];
+            expect(mutants.length, `${t.id} mutants`).toBeGreaterThanOrEqual(3);
+        }
+        dirs = new TempTemplates();
+    });
+});
