@@ -51,6 +51,8 @@ export interface GenerationResult {
     error?: string;
     /** Prompt tokens whose evaluation was reused from the sequence's cache (prefix reuse); backends that know. */
     cachedPromptTokens?: number;
+    /** Which parallel sequence ran it (diagnostics: prefix grouping keeps a prompt's rounds on one). */
+    sequence?: number;
 }
 
 /** Everything about the model and the machine that can change a result; stored with every run. */

@@ -80,21 +80,23 @@ export class JudgePool {
             budget: t.budget,
             code: req.code
         };
-        const started = performance.now();
         const timeout = t.budget.timeMs * 2 + ORACLE_ALLOWANCE_MS;
         let reply: WorkerReply | undefined;
         let failure = "";
+        // Time spent judging, not waiting for a free worker.
+        let ms = 0;
         for (let attempt = 0; attempt < 2 && !reply; attempt++) {
+            const timing = { ms: 0 };
             try {
-                const r = await this.send(message, timeout, attempt > 0);
+                const r = await this.send(message, timeout, attempt > 0, timing);
                 if (typeof r.error === "string") failure = r.error;
                 else reply = r;
             } catch (err) {
                 // A dead or hung worker, or one that could not be replaced: a harness failure.
                 failure = oneLine(err);
             }
+            ms += timing.ms;
         }
-        const ms = performance.now() - started;
         if (!reply) return { category: "judge_error", detail: failure || "judge failed", ms };
         const verdict: Verdict = { category: reply.category as Verdict["category"], detail: String(reply.detail ?? ""), ms };
         this.cache.set(key, verdict);
@@ -131,12 +133,14 @@ export class JudgePool {
         return r;
     }
 
-    private async send(message: Record<string, unknown>, timeoutMs: number, fresh: boolean): Promise<WorkerReply> {
+    private async send(message: Record<string, unknown>, timeoutMs: number, fresh: boolean, timing?: { ms: number }): Promise<WorkerReply> {
         const slot = await this.acquire();
+        const started = performance.now();
         try {
             if (fresh || slot.worker.dead) await this.replace(slot);
             return await slot.worker.request(message, timeoutMs);
         } finally {
+            if (timing) timing.ms = performance.now() - started;
             if (slot.worker.dead && !this.closed) await this.replace(slot).catch(() => undefined);
             this.release(slot);
         }

@@ -21,5 +21,5 @@ export function judgeVersion(): string {
 
 /** The Python interpreter to use: the explicit option, then EDDY_PYTHON, then `python3` on PATH. */
 export function pythonCommand(explicit?: string): string {
-    return explicit ?? process.env.EDDY_PYTHON ?? "python3";
+    return explicit || process.env.EDDY_PYTHON || "python3";
 }

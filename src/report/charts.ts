@@ -2,7 +2,7 @@ import * as vega from "vega";
 import { compile, type TopLevelSpec } from "vega-lite";
 import { MODEL_CATEGORIES } from "../judge/types.js";
 import { CATEGORY_LABELS, NEIGHBOURHOOD_CATEGORIES, type NeighbourhoodScore } from "../scores/neighbourhood.js";
-import type { ConfigSummary } from "../scores/aggregates.js";
+import type { CategoryShares, ConfigSummary } from "../scores/aggregates.js";
 import { COMPARED_SCORES, type Comparison } from "../scores/compare.js";
 
 /** Colours of the neighbourhood categories: success green to failure red. */
@@ -63,11 +63,11 @@ export function boxPlotSpec(scores: readonly NeighbourhoodScore[]): TopLevelSpec
     } as TopLevelSpec;
 }
 
-/** Stacked bars: share of neighbourhoods per category for each configuration. */
-export function categoryBarsSpec(configs: readonly ConfigSummary[]): TopLevelSpec {
-    const values = configs.flatMap((c) =>
+/** Stacked bars: share of neighbourhoods per category for each row (a configuration, a problem group…). */
+export function categoryBarsSpec(rows: readonly { label: string; categories: CategoryShares }[], title = "share of templates"): TopLevelSpec {
+    const values = rows.flatMap((c) =>
         NEIGHBOURHOOD_CATEGORIES.filter((k) => c.categories.shares[k] > 0).map((k) => ({
-            config: c.config,
+            row: c.label,
             category: CATEGORY_LABELS[k],
             order: NEIGHBOURHOOD_CATEGORIES.indexOf(k),
             share: c.categories.shares[k]
@@ -76,11 +76,11 @@ export function categoryBarsSpec(configs: readonly ConfigSummary[]): TopLevelSpe
     return {
         data: { values },
         width: 520,
-        height: { step: 26 },
+        height: { step: 22 },
         mark: { type: "bar" },
         encoding: {
-            y: { field: "config", type: "nominal", title: null },
-            x: { field: "share", type: "quantitative", title: "share of templates", axis: { format: "%" }, scale: { domain: [0, 1] } },
+            y: { field: "row", type: "nominal", title: null, sort: rows.map((r) => r.label) },
+            x: { field: "share", type: "quantitative", title, axis: { format: "%" }, scale: { domain: [0, 1] } },
             color: {
                 field: "category",
                 type: "nominal",
@@ -166,7 +166,7 @@ export function stripSpec(scores: readonly NeighbourhoodScore[]): TopLevelSpec {
     return {
         data: { values },
         // Integer steps without padding keep every cell's coordinates integral (short SVG paths).
-        width: { step: Math.max(2, Math.min(8, Math.floor(900 / Math.max(1, instances.length)))) },
+        width: { step: Math.max(2, Math.min(16, Math.floor(900 / Math.max(1, instances.length)))) },
         height: { step: 18 },
         view: { fill: colours[0], stroke: "#ddd" },
         mark: { type: "rect" },
@@ -183,7 +183,8 @@ export function stripSpec(scores: readonly NeighbourhoodScore[]): TopLevelSpec {
                 field: "failed",
                 type: "ordinal",
                 title: "rounds failed",
-                scale: { domain: Array.from({ length: R + 1 }, (_, k) => k), range: colours }
+                scale: { domain: Array.from({ length: R + 1 }, (_, k) => k), range: colours },
+                legend: { orient: "bottom", direction: "horizontal" }
             }
         }
     } as TopLevelSpec;

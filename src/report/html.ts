@@ -15,6 +15,7 @@ header p{margin:4px 0 0;color:#c5cad6;font-size:13px}
 nav{position:sticky;top:0;z-index:2;background:#fff;border-bottom:1px solid var(--line);padding:8px 32px;display:flex;gap:18px;flex-wrap:wrap}
 nav a{color:var(--accent);text-decoration:none;font-size:13px}
 main{max-width:1280px;margin:0 auto;padding:8px 32px 48px}
+section,details.template{scroll-margin-top:44px}
 section{background:#fff;border:1px solid var(--line);border-radius:8px;padding:16px 20px;margin:18px 0}
 h2{font-size:17px;margin:0 0 10px}
 h3{font-size:14px;margin:16px 0 6px}
@@ -35,6 +36,7 @@ details.template[open]>summary{border-bottom:1px solid var(--line);background:#f
 details.template .body{padding:8px 14px 14px}
 details.response{border-left:3px solid #c62828;margin:6px 0;padding:2px 10px;background:#fdf7f7}
 details.response>summary{cursor:pointer;font-size:12.5px}
+details.more{margin:6px 0}details.more>summary{cursor:pointer;color:var(--accent);font-size:12.5px}
 pre{background:#272c36;color:#e8eaf0;padding:10px 12px;border-radius:6px;overflow:auto;font-size:12px;max-height:320px}
 pre.detail{background:#fff3f3;color:#5a1a1a}
 .muted{color:var(--muted)}
@@ -67,7 +69,7 @@ export async function renderHtml(d: ReportData, scores: readonly NeighbourhoodSc
     // Charts
     parts.push(`<section id="charts"><h2>AS, CPS and CCS per configuration</h2><p class="note">Each box is the distribution of the score over templates.</p>`);
     parts.push(`<div class="chart" data-chart="boxplot">${await renderSvg(boxPlotSpec(scores))}</div>`);
-    parts.push(`<h3>Neighbourhood categories</h3><div class="chart" data-chart="categories">${await renderSvg(categoryBarsSpec(d.configs))}</div>`);
+    parts.push(`<h3>Neighbourhood categories</h3><div class="chart" data-chart="categories">${await renderSvg(categoryBarsSpec(d.configs.map((c) => ({ label: c.config, categories: c.categories }))))}</div>`);
     parts.push(`<h3>Verdicts of judged responses</h3><div class="chart" data-chart="verdicts">${await renderSvg(verdictBarsSpec(d.configs))}</div>`);
     parts.push(`</section>`);
 
@@ -97,7 +99,7 @@ export async function renderHtml(d: ReportData, scores: readonly NeighbourhoodSc
                         n(`${p.perResponse.b} / ${p.perResponse.c}`),
                         n(pval(p.perResponse.p)),
                         p.lostInB.length + p.gainedInB.length
-                            ? `<details class="response"><summary>show</summary>lost: ${esc(p.lostInB.map((i) => `${i.template}#${i.instance} ${tuple(i.params)}`).join(", ") || "–")}<br>gained: ${esc(p.gainedInB.map((i) => `${i.template}#${i.instance} ${tuple(i.params)}`).join(", ") || "–")}</details>`
+                            ? `<details class="more"><summary>show</summary>lost: ${esc(p.lostInB.map((i) => `${i.template}#${i.instance} ${tuple(i.params)}`).join(", ") || "–")}<br>gained: ${esc(p.gainedInB.map((i) => `${i.template}#${i.instance} ${tuple(i.params)}`).join(", ") || "–")}</details>`
                             : "–"
                     ])
                 )
@@ -108,14 +110,14 @@ export async function renderHtml(d: ReportData, scores: readonly NeighbourhoodSc
 
     // Groups
     const cats = NEIGHBOURHOOD_CATEGORIES.filter((k) => k !== "no_data");
-    parts.push(`<section id="groups"><h2>Problem groups and subgroups</h2><p class="note">Share of (configuration × template) neighbourhoods in each category.</p>`);
+    const all = d.groups.filter((g) => g.config === "all");
+    const groupRow = (g: (typeof d.groups)[number]) => [g.kind, esc(g.name), esc(g.config), n(g.categories.n), n(fix(g.AS)), ...cats.map((k) => n(pct(g.categories.shares[k])))];
+    parts.push(`<section id="groups"><h2>Problem groups and subgroups</h2><p class="note">Share of (configuration × template) neighbourhoods in each category, all configurations together.</p>`);
     parts.push(
-        table(
-            ["", "name", "config", "n", "AS", ...cats.map((k) => CATEGORY_LABELS[k])],
-            d.groups.map((g) => [g.kind, esc(g.name), esc(g.config), n(g.categories.n), n(fix(g.AS)), ...cats.map((k) => n(pct(g.categories.shares[k])))]),
-            true
-        )
+        `<div class="chart" data-chart="groups">${await renderSvg(categoryBarsSpec(all.map((g) => ({ label: g.kind === "group" ? g.name : `${g.name} (subgroup)`, categories: g.categories })), "share of neighbourhoods"))}</div>`
     );
+    parts.push(table(["", "name", "config", "n", "AS", ...cats.map((k) => CATEGORY_LABELS[k])], all.map(groupRow), true));
+    if (multi) parts.push(`<details class="more"><summary>per configuration</summary>${table(["", "name", "config", "n", "AS", ...cats.map((k) => CATEGORY_LABELS[k])], d.groups.filter((g) => g.config !== "all").map(groupRow), true)}</details>`);
     parts.push(`</section>`);
 
     // Discontinuities

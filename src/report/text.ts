@@ -129,7 +129,7 @@ export function comparisonSections(c: Comparison): Section[] {
 export function renderSectionsText(title: string, list: Section[]): string {
     const parts = [title, "=".repeat(Math.min(80, title.length)), ""];
     for (const s of list) {
-        const t = new Table({ head: s.head, style: { head: [], border: [] }, wordWrap: true });
+        const t = new Table({ head: s.head, style: { head: [], border: [] } });
         for (const r of s.rows) t.push(r);
         parts.push(s.title, t.toString());
         if (s.note) parts.push(s.note);

@@ -30,6 +30,7 @@ export function createProgressDisplay(opts: { tty?: boolean; everyMs?: number } 
         const every = opts.everyMs ?? 10_000;
         return {
             update(p) {
+                if (p.total + p.toJudge === 0) return; // still planning or loading the model
                 const now = Date.now();
                 if (now - last < every) return;
                 last = now;

@@ -190,8 +190,6 @@ async function runWithStore(store: Store, config: StudyConfig, hooks: StudyHooks
     const judging = hooks.judge !== false;
     const verdictCache = new StoreVerdictCache(store);
     const needPool = judging || config.backend === "reference";
-    const pool = needPool ? await JudgePool.start({ ...(config.judgeWorkers ? { workers: config.judgeWorkers } : {}), cache: verdictCache }) : undefined;
-    if (pool) store.setRunStatus(run.id, "running", { isolationLevel: pool.isolation.level, isolation: pool.isolation });
 
     const workers = Math.max(1, config.judgeWorkers ?? 2);
     const judgeQueue = new Channel<JudgeItem>(Math.max(16, workers * 8));
@@ -204,6 +202,14 @@ async function runWithStore(store: Store, config: StudyConfig, hooks: StudyHooks
         judgeQueue.close();
         judgeQueue.clear();
     };
+    // The judge's Python workers start while the model loads: neither waits for the other.
+    const poolReady: Promise<JudgePool | undefined> = needPool
+        ? JudgePool.start({ ...(config.judgeWorkers ? { workers: config.judgeWorkers } : {}), cache: verdictCache }).then((p) => {
+              store.setRunStatus(run.id, "running", { isolationLevel: p.isolation.level, isolation: p.isolation });
+              return p;
+          })
+        : Promise.resolve(undefined);
+    poolReady.catch((err) => stop(err));
     const onAbort = (): void => stop();
     hooks.signal?.addEventListener("abort", onAbort);
     if (hooks.signal?.aborted) stop();
@@ -241,7 +247,7 @@ async function runWithStore(store: Store, config: StudyConfig, hooks: StudyHooks
         if (!s.judgeStart) s.judgeStart = performance.now();
         let v: Verdict;
         try {
-            v = await pool!.judge({ template: item.template, bindings: item.instance.bindings, code: item.code });
+            v = await (await poolReady)!.judge({ template: item.template, bindings: item.instance.bindings, code: item.code });
         } catch (err) {
             // The judge itself failed: leave the generation without a verdict, so a resume judges it again.
             s.errors++;
@@ -259,6 +265,7 @@ async function runWithStore(store: Store, config: StudyConfig, hooks: StudyHooks
     };
     const consumers = judging
         ? Array.from({ length: workers * 2 }, async () => {
+              if (!(await poolReady.catch(() => undefined))) return;
               for (;;) {
                   const item = await judgeQueue.shift();
                   if (item === undefined || stopController.signal.aborted) return;
@@ -294,13 +301,15 @@ async function runWithStore(store: Store, config: StudyConfig, hooks: StudyHooks
             hooks.onModelDone?.(model.label);
         }
     } catch (err) {
-        stop(err);
+        // After Ctrl-C the inference worker may die of the same SIGINT: that is the interruption, not a failure.
+        if (stopController.signal.aborted && fatal === undefined) log(`stopped: ${oneLine(err)}`);
+        else stop(err);
     } finally {
         judgeQueue.close();
         await Promise.all(consumers);
         writer.flush();
         if (ticker) clearInterval(ticker);
-        await pool?.close().catch(() => {});
+        await poolReady.then((p) => p?.close()).catch(() => {});
         hooks.signal?.removeEventListener("abort", onAbort);
     }
 
@@ -411,7 +420,7 @@ async function runWithStore(store: Store, config: StudyConfig, hooks: StudyHooks
     }
 
     async function openBackend(model: { label: string; path?: string }): Promise<Backend> {
-        if (config.backend === "reference") return new ReferenceBackend(pool!, plan.templates);
+        if (config.backend === "reference") return new ReferenceBackend((await poolReady)!, plan.templates);
         if (config.backend === "replay") return new ReplayBackend(config.replay!);
         try {
             return await createLlamaBackend({

@@ -1,6 +1,6 @@
 import { HARNESS_CATEGORIES, MODEL_CATEGORIES, type Category } from "../judge/types.js";
 import type { ParamValue } from "../templates/types.js";
-import { bootstrapInterval } from "../stats/bootstrap.js";
+import { bootstrapMeanInterval } from "../stats/bootstrap.js";
 import { wilsonInterval, type Interval } from "../stats/wilson.js";
 import { passAtK } from "./passAtK.js";
 import type { Outcome } from "./types.js";
@@ -174,7 +174,8 @@ function scoreOne(list: Outcome[], opts: ScoreOptions): NeighbourhoodScore {
         AV,
         RLPR_CI: wilsonInterval(correct, responses),
         PSR_CI: wilsonInterval(perfect, M),
-        AV_CI: M > 0 ? bootstrapInterval(p, averageVariance, { seed: opts.seed ?? 1, resamples: opts.resamples ?? 1000 }) : { lo: NaN, hi: NaN },
+        // AV is the mean of v_i = p_i(1 − p_i): resampling instances is resampling the v_i.
+        AV_CI: M > 0 ? bootstrapMeanInterval(p.map((v) => v * (1 - v)), { seed: opts.seed ?? 1, resamples: opts.resamples ?? 1000 }) : { lo: NaN, hi: NaN },
         passAtK: passK,
         verdicts,
         harness,

@@ -43,3 +43,24 @@ export function quantileSorted(sorted: ArrayLike<number>, q: number): number {
     const hi = Math.min(n - 1, lo + 1);
     return sorted[lo]! + (h - lo) * (sorted[hi]! - sorted[lo]!);
 }
+
+/**
+ * {@link bootstrapInterval} of the mean, summing draws directly instead of building each resample
+ * (the same draws, so the same interval as `bootstrapInterval(values, mean, opts)`, a few times faster).
+ */
+export function bootstrapMeanInterval(values: readonly number[], opts: BootstrapOptions = {}): Interval {
+    const n = values.length;
+    if (n === 0) return { lo: NaN, hi: NaN };
+    const resamples = opts.resamples ?? 2000;
+    const level = opts.level ?? 0.95;
+    const rng = xoroshiro128plus(opts.seed ?? 0x5eed);
+    const stats = new Float64Array(resamples);
+    for (let b = 0; b < resamples; b++) {
+        let sum = 0;
+        for (let i = 0; i < n; i++) sum += values[uniformInt(rng, 0, n - 1)]!;
+        stats[b] = sum / n;
+    }
+    stats.sort();
+    const alpha = (1 - level) / 2;
+    return { lo: quantileSorted(stats, alpha), hi: quantileSorted(stats, 1 - alpha) };
+}

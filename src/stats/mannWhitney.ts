@@ -53,6 +53,18 @@ export function mannWhitneyU(x: readonly number[], y: readonly number[]): MannWh
  * P_{a,b}(u) = a/(a+b)·P_{a−1,b}(u−b) + b/(a+b)·P_{a,b−1}(u); probabilities, not counts, so nothing overflows.
  */
 export function exactUDistribution(n1: number, n2: number): Float64Array {
+    const key = `${n1},${n2}`;
+    const cached = EXACT_CACHE.get(key);
+    if (cached) return cached;
+    const d = computeExact(n1, n2);
+    EXACT_CACHE.set(key, d);
+    return d;
+}
+
+// Comparisons test many configuration pairs of the same sizes; each distribution is computed once.
+const EXACT_CACHE = new Map<string, Float64Array>();
+
+function computeExact(n1: number, n2: number): Float64Array {
     // prev[a] holds P_{a,b-1}; cur[a] builds P_{a,b}.
     let prev: Float64Array[] = [];
     for (let a = 0; a <= n1; a++) prev.push(Float64Array.of(1)); // b = 0: U is always 0

@@ -40,7 +40,7 @@ function workload(decoding: GenerationRequest["decoding"]): GenerationRequest[] 
     const reqs: GenerationRequest[] = [];
     for (let p = 0; p < 6; p++)
         for (let r = 0; r < 3; r++)
-            reqs.push(req(`${p}/${r}`, `Write a function number ${p} that adds ${p * 7} to x.`, { decoding, seed: 100 * p + r, prefixKey: `p${p}` }));
+            reqs.push(req(`${p}/${r}`, `Write f${p}(x): return x + ${p * 7 + 1}`, { decoding, seed: 100 * p + r, prefixKey: `p${p}` }));
     return reqs;
 }
 
@@ -49,18 +49,19 @@ describe("llama backend on eddy's tiny model", () => {
     let four: Backend;
     const warnings: string[] = [];
     beforeAll(async () => {
+        // "raw": the prompt ends with the question's own last character, so answers differ by prompt
         [one, four] = await Promise.all([
-            createLlamaBackend({ modelPath: tiny.f32, threads: 1, sequences: 1, onWarning: (l) => warnings.push(l) }),
-            createLlamaBackend({ modelPath: tiny.f32, threads: 1, sequences: 4, onWarning: (l) => warnings.push(l) })
+            createLlamaBackend({ modelPath: tiny.f32, threads: 1, sequences: 1, promptFormat: "raw", onWarning: (l) => warnings.push(l) }),
+            createLlamaBackend({ modelPath: tiny.f32, threads: 1, sequences: 4, promptFormat: "raw", onWarning: (l) => warnings.push(l) })
         ]);
     });
     afterAll(async () => {
         await Promise.all([one?.close(), four?.close()]);
     });
 
-    it("says it found no chat template and records the plain completion prompt", async () => {
-        expect(warnings.some((w) => /no chat template.*plain completion/.test(w))).toBe(true);
-        expect((await one.metadata()).promptFormat).toBe("plain-completion");
+    it("uses the prompt format it was told to, silently only when told", async () => {
+        expect(warnings).toEqual([]);
+        expect((await one.metadata()).promptFormat).toBe("raw");
     });
 
     it("greedy output is the same across two runs and across 1 vs 4 sequences", async () => {
@@ -70,13 +71,11 @@ describe("llama backend on eddy's tiny model", () => {
         const c = await collect(four, work);
         expect(a.size).toBe(work.length);
         for (const r of work) {
-            expect(a.get(r.id)!.stopReason).toBe("max_tokens");
-            expect(a.get(r.id)!.generatedTokens).toBe(24);
+            expect(["max_tokens", "eos"]).toContain(a.get(r.id)!.stopReason);
             expect(b.get(r.id)!.text).toBe(a.get(r.id)!.text);
+            expect(b.get(r.id)!.generatedTokens).toBe(a.get(r.id)!.generatedTokens);
             expect(c.get(r.id)!.text).toBe(a.get(r.id)!.text);
         }
-        // the plain prompt's cue opens the code block in the response
-        expect(a.get("0/0")!.text.startsWith("```python\n")).toBe(true);
         // different prompts give different answers (the model is not constant)
         expect(new Set(work.map((r) => a.get(r.id)!.text)).size).toBeGreaterThan(1);
     });
@@ -84,11 +83,18 @@ describe("llama backend on eddy's tiny model", () => {
     it("rounds of one prompt reuse the evaluated prompt on the same sequence", async () => {
         const work = workload({ temperature: 0 });
         const res = await collect(four, work);
+        let sameSequence = 0;
         for (let p = 0; p < 6; p++) {
             const rounds = [0, 1, 2].map((r) => res.get(`${p}/${r}`)!);
-            // later rounds find all but the last prompt token already evaluated
-            expect(rounds.slice(1).every((r) => r.cachedPromptTokens === r.promptTokens - 1)).toBe(true);
+            for (let r = 1; r < 3; r++) {
+                if (rounds[r]!.sequence !== rounds[r - 1]!.sequence) continue; // stolen at the tail
+                sameSequence++;
+                // a round that follows its predecessor on the same sequence finds all but the last prompt token evaluated
+                expect(rounds[r]!.cachedPromptTokens).toBe(rounds[r]!.promptTokens - 1);
+            }
         }
+        // grouping keeps most rounds on their prompt's sequence (only the tail may be stolen)
+        expect(sameSequence).toBeGreaterThanOrEqual(6);
     });
 
     it("metadata records the model, machine and settings", async () => {
@@ -141,8 +147,12 @@ describe("chat template, end of generation and reproducible sampling", () => {
     it("seeded sampling is reproduced exactly in reproducible mode, and the seed matters", async () => {
         const sampled = { temperature: 1, topK: 40, topP: 0.95 };
         const work = workload(sampled);
-        const a = await createLlamaBackend({ modelPath: tiny.q8_0, threads: 1, reproducible: true, onWarning: () => {} });
+        const warnings: string[] = [];
+        const a = await createLlamaBackend({ modelPath: tiny.q8_0, threads: 1, reproducible: true, onWarning: (l) => warnings.push(l) });
         try {
+            // the tiny models have no chat template: eddy says so and records the plain completion prompt
+            expect(warnings.some((w) => /no chat template.*plain completion/.test(w))).toBe(true);
+            expect((await a.metadata()).promptFormat).toBe("plain-completion");
             expect((await a.metadata()).mode).toBe("reproducible");
             expect((await a.metadata()).sequences).toBe(1);
             const first = await collect(a, work);

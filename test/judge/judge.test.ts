@@ -182,3 +182,35 @@ describe("starting", () => {
         await expect(JudgePool.start({ workers: 1, python: "/nonexistent/python3" })).rejects.toThrow(/\/nonexistent\/python3 not found/);
     });
 });
+
+describe("validateTemplate", () => {
+    it("passes the solution everywhere, kills every mutant and reports where", async () => {
+        const { validateTemplate } = await import("../../src/judge/validateTemplate.js");
+        const instances = [
+            { templateId: t.id, index: 0, params: [0, 0], bindings: { lo: 0, hi: 0 }, question: "" },
+            { templateId: t.id, index: 1, params: [1, 3], bindings: { lo: 1, hi: 3 }, question: "" }
+        ];
+        const r = await validateTemplate(pool, t, instances);
+        expect(r.solutionFailures).toEqual([]);
+        expect(r.mutants.map((m) => [m.name, m.killed])).toEqual([
+            ["mutant_off_by_one", true],
+            ["mutant_exclusive_start", true],
+            ["mutant_first_only", true]
+        ]);
+        // first_only returns values[lo]: right when lo == hi, so only the second instance kills it.
+        expect(r.mutants[2]!.killedOn).toBe(1);
+        expect(r.killRate).toBe(1);
+    });
+
+    it("reports a surviving mutant and a failing solution", async () => {
+        const { validateTemplate } = await import("../../src/judge/validateTemplate.js");
+        const only = [{ templateId: t.id, index: 0, params: [0, 0], bindings: { lo: 0, hi: 0 }, question: "" }];
+        const r = await validateTemplate(pool, t, only);
+        expect(r.mutants.find((m) => m.name === "mutant_first_only")).toEqual({ name: "mutant_first_only", killed: false });
+        expect(r.killRate).toBeCloseTo(2 / 3);
+        const wrongK = { ...t, oracleHash: "validate-b", function: "sum_range", arity: 2 };
+        const bad = await validateTemplate(pool, wrongK, only);
+        expect(bad.solutionFailures).toHaveLength(1);
+        expect(bad.solutionFailures[0]!.verdict.category).not.toBe("passed");
+    });
+});

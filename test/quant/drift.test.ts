@@ -64,9 +64,4 @@ describe.skipIf(!shared)("token drift on stories260K (EDDY_TEST_MODELS)", () => 
         expect(q4!.kl_mean!).toBeGreaterThan(q8!.kl_mean!);
         expect(q4!.top1_agreement!).toBeLessThanOrEqual(q8!.top1_agreement!);
     });
-
-    it("refuses to compare models with different vocabularies", async () => {
-        const tiny = ensureTinyModels();
-        await expect(measureDrift({ reference: file("stories260K.gguf"), candidates: [tiny.f32], texts: TEXTS, threads: 1, gpu: false })).rejects.toThrow(/vocabulary|tokenises/);
-    });
 });

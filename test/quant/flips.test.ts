@@ -1,27 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { Category } from "../../src/judge/types.js";
-import type { Outcome } from "../../src/scores/types.js";
 import { countFlips } from "../../src/quant/flips/flips.js";
 import { pairOutcomes } from "../../src/quant/flips/pairing.js";
 import { scoreDeltas } from "../../src/quant/compare/scoreDeltas.js";
-
-const CODE: Record<string, Category> = { P: "passed", A: "assertion_error", F: "fuzzing_failure", R: "runtime_error", T: "truncated", J: "judge_error" };
-
-/** Outcomes of one file from a compact table: template → instance → one letter per round. */
-function outcomes(model: string, table: Record<string, string[]>): Outcome[] {
-    const out: Outcome[] = [];
-    for (const [template, instances] of Object.entries(table))
-        instances.forEach((rounds, instance) =>
-            [...rounds].forEach((letter, round) =>
-                out.push({
-                    runId: "r1", config: `${model} t=0 default`, model, quantization: model, temperature: 0, wrapper: "default",
-                    template, group: "list", subgroups: [], instance, params: [instance], round, seed: round,
-                    category: CODE[letter]!, detail: letter === "P" ? "" : `failed ${letter}`, code: `def f(): return ${instance}`, response: ""
-                })
-            )
-        );
-    return out;
-}
+import { outcomes } from "./fixtures.js";
 
 // A hand-built case; the expected counts below are worked out by hand, instance by instance.
 //   t1#0  PPP / PPP   3 both passed                    instance: both passed

@@ -42,3 +42,17 @@ describe("quantisations of one model", () => {
         expect(byPrecision(files).map((f) => f.path)).toEqual(["c", "b", "a"]);
     });
 });
+
+const shared = process.env.EDDY_TEST_MODELS;
+if (!shared) console.warn("[skip] quantisation checks on stories260K: set EDDY_TEST_MODELS to the folder holding stories260K*.gguf");
+
+describe.skipIf(!shared)("stories260K quantisations (EDDY_TEST_MODELS)", () => {
+    it("accepts its three files and rejects a model with another vocabulary", async () => {
+        const s = (name: string) => path.join(shared ?? "", name);
+        const files = await checkSameModel([s("stories260K-q4_0.gguf"), s("stories260K.gguf"), s("stories260K-q8_0.gguf")]);
+        // the F32 file has no general.file_type: the type comes from its weight tensors
+        expect(byPrecision(files).map((f) => f.quantization)).toEqual(["F32", "Q8_0", "Q4_0"]);
+        expect(files.every((f) => f.vocabulary === 512)).toBe(true);
+        await expect(checkSameModel([s("stories260K.gguf"), ensureTinyModels().f32])).rejects.toThrow(/vocabulary of \d+ tokens vs 512/);
+    });
+});

@@ -43,11 +43,12 @@ describe.skipIf(!haveChromium)("HTML report in headless Chromium", () => {
         await page.waitForLoadState("load");
 
         // Every chart kind is an SVG with marks in it.
-        for (const kind of ["boxplot", "categories", "verdicts", "heatmap", "strip"]) {
+        for (const kind of ["boxplot", "categories", "verdicts", "heatmap", "groups", "strip"]) {
             const marks = await page.locator(`[data-chart="${kind}"] svg .mark-rect path, [data-chart="${kind}"] svg .mark-rect rect, [data-chart="${kind}"] svg .mark-rule line, [data-chart="${kind}"] svg .mark-rect`).count();
             expect(marks, `${kind} chart has marks`).toBeGreaterThan(0);
         }
         await page.screenshot({ path: path.join(ARTIFACTS, "report-top.png"), fullPage: false });
+        await page.locator('[data-chart="heatmap"]').screenshot({ path: path.join(ARTIFACTS, "report-heatmap.png") });
 
         // Drill-down: a template opens, its strip and a failing response become visible, and the response opens to its code.
         const template = page.locator("details.template#t-sum_index_range");

@@ -1,5 +1,5 @@
 import { execFile, spawn, type ChildProcess } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import Database from "better-sqlite3";
@@ -177,6 +177,32 @@ describe("eddy run (CLI)", () => {
         const unknown = await eddy(["run", "--backend", "reference", "--templates", "nope_nope", "--db", db]);
         expect(unknown.code).not.toBe(0);
         expect(unknown.stderr.trim().split("\n")).toHaveLength(1);
+    });
+
+    it("a YAML config file takes the same keys as the flags; flags win", async () => {
+        const dir = tmpDir();
+        const cfg = path.join(dir, "study.yaml");
+        writeFileSync(cfg, `backend: reference\ntemplates: [list_every_kth, math_count_coprime]\ninstances: 4\nrounds: 3\ntemperature: [0, 0.5]\nmax-tokens: 100\n`);
+        const r = await eddy(["run", "--config", cfg, "--rounds", "2", "--dry-run", "--json", "--db", path.join(dir, "x.db")]);
+        expect(r.code, r.stderr).toBe(0);
+        expect(JSON.parse(r.stdout)).toMatchObject({ templates: ["list_every_kth", "math_count_coprime"], rounds: 2, temperatures: [0, 0.5], queries: 2 * 4 * 2 * 2, max_generated_tokens: 2 * 4 * 2 * 2 * 100 });
+        writeFileSync(cfg, "instances: 4\nmodles: [a.gguf]\n");
+        const bad = await eddy(["run", "--config", cfg, "--dry-run"]);
+        expect(bad.code).not.toBe(0);
+        expect(bad.stderr).toMatch(/^eddy: unknown setting 'modles'/);
+    });
+
+    it("eddy demo: tiny model and reference backend end to end, scores table, database and report", async () => {
+        const dir = tmpDir();
+        const db = path.join(dir, "demo.db");
+        const r = await eddy(["demo", "--db", db, "--instances", "2", "--rounds", "1", "--templates", "list_every_kth,math_count_coprime"]);
+        expect(r.code, r.stderr).toBe(0);
+        expect(r.stdout).toMatch(/reference t=0 default .*│ 2 +│ 1\.000 │ 1\.000 │ 1\.000/);
+        expect(r.stdout).toMatch(/eddy-tiny-f32 t=0 default/);
+        expect(r.stdout).toContain(`database: ${db}`);
+        const report = path.join(dir, "reports", "demo.html");
+        expect(r.stdout).toContain(report);
+        expect(readFileSync(report, "utf8")).toMatch(/<html/i);
     });
 
     const shared = process.env.EDDY_TEST_MODELS;

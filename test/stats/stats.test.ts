@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
     averageRanks,
     bootstrapInterval,
+    bootstrapMeanInterval,
     cliffsDelta,
     deltaMagnitude,
     exactMcNemar,
@@ -134,6 +135,13 @@ describe("seeded bootstrap", () => {
         // The percentile interval of a mean is about x̄ ± 1.96·s/√n (≈ 0.495 ± 0.156 here).
         expect(a.hi - a.lo).toBeGreaterThan(0.2);
         expect(a.hi - a.lo).toBeLessThan(0.4);
+    });
+    it("has a fast mean variant that gives the same interval for the same seed", () => {
+        const v = [0.1, 0.4, 0.35, 0.8, 0.2, 0.9, 0.5, 0.55, 0.3, 0.6];
+        const a = bootstrapInterval(v, mean, { seed: 3, resamples: 500 });
+        const b = bootstrapMeanInterval(v, { seed: 3, resamples: 500 });
+        expect(b.lo).toBeCloseTo(a.lo, 12);
+        expect(b.hi).toBeCloseTo(a.hi, 12);
     });
     it("collapses to a point on constant data", () => {
         expect(bootstrapInterval([0.25, 0.25, 0.25], mean, { seed: 1 })).toEqual({ lo: 0.25, hi: 0.25 });

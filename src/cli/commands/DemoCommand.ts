@@ -25,7 +25,9 @@ function demoTemplates(n: number): string {
     return picked.join(",");
 }
 
-const pct = (x: number): string => (x * 100).toFixed(0) + "%";
+const pct = (x: number): string => (Number.isFinite(x) ? (x * 100).toFixed(0) + "%" : "—");
+/** A score, or a dash where no response counted (all were harness outcomes such as truncated). */
+const score = (x: number | undefined): string => (x !== undefined && Number.isFinite(x) ? x.toFixed(3) : "—");
 
 export function registerDemoCommand(program: Command): void {
     program
@@ -45,7 +47,7 @@ export function registerDemoCommand(program: Command): void {
             process.stderr.write(`eddy demo: templates ${templates}; M=${o.instances} R=${o.rounds}\n`);
             const runIds: string[] = [];
             for (const raw of [
-                { ...common, backend: "llama", models: [tiny.f32], temperatures: [0], threads: o.threads },
+                { ...common, backend: "llama", models: [tiny.f32], temperatures: [0], threads: o.threads, contextSize: 1024 },
                 { ...common, backend: "reference" }
             ]) {
                 const display = createProgressDisplay({ everyMs: 5000 });
@@ -72,10 +74,10 @@ export function registerDemoCommand(program: Command): void {
                     s.config,
                     s.runId,
                     s.templates,
-                    s.AS.toFixed(3),
-                    s.CPS.toFixed(3),
-                    s.CCS.toFixed(3),
-                    (s.passAtK["1"] ?? 0).toFixed(3),
+                    score(s.AS),
+                    score(s.CPS),
+                    score(s.CCS),
+                    score(s.passAtK["1"]),
                     pct(s.categories.shares.perfect_success),
                     pct(s.categories.shares.perfect_failure),
                     s.harness.truncated
@@ -86,8 +88,9 @@ export function registerDemoCommand(program: Command): void {
             writeFileSync(reportFile, await renderReport(outcomes, meta.map((m) => ({ id: m.id, created: m.created, status: m.status, backend: m.backend, seed: m.seed, eddyVersion: m.eddyVersion, isolationLevel: m.isolationLevel })), "html"));
             process.stdout.write(
                 [
-                    "The tiny model has random weights: it fails every question. The reference backend answers",
-                    "with each oracle's model solution, so its row shows what a perfect model scores (AS = 1).",
+                    "The tiny model has random weights: it never writes code and never stops by itself, so its answers",
+                    "are cut off at max tokens and recorded as `truncated` (a harness outcome, left out of the scores: —).",
+                    "The reference backend answers with each oracle's model solution: its row is what a perfect model scores.",
                     `database: ${db}`,
                     `runs:     ${runIds.join(" ")}   (eddy runs show <id> --db ${db})`,
                     `report:   ${reportFile}   (eddy report ${runIds.join(" ")} --db ${db} --format html)`

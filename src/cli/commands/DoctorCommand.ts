@@ -1,8 +1,6 @@
 import { execFileSync } from "node:child_process";
 import os from "node:os";
 import type { Command } from "commander";
-import { ensureTinyModels } from "../../inference/gguf/tinyModel.js";
-import { createLlamaBackend } from "../../inference/llama/LlamaBackend.js";
 import { oneLine } from "../../util/errors.js";
 
 /** What `eddy doctor` finds. */
@@ -82,6 +80,8 @@ async function diagnose(python: string): Promise<DoctorReport> {
     // Load eddy's tiny model through the real backend (in its child process): shows what --gpu auto
     // picks and measures the thread choice, without risking this process.
     try {
+        const { ensureTinyModels } = await import("../../inference/gguf/tinyModel.js");
+        const { createLlamaBackend } = await import("../../inference/llama/LlamaBackend.js");
         const tiny = ensureTinyModels();
         const backend = await createLlamaBackend({ modelPath: tiny.f32, gpu: "auto", sequences: 1, onWarning: () => {} });
         const meta = await backend.metadata();

@@ -1,5 +1,4 @@
 import type { Command } from "commander";
-import { createLlamaBackend } from "../../inference/llama/LlamaBackend.js";
 import type { GpuChoice } from "../../inference/llama/types.js";
 import type { ChatMessage, GenerationRequest } from "../../inference/types.js";
 import { DEFAULT_WRAPPER_ID, loadWrapper, renderMessages } from "../../prompts/PromptWrapper.js";
@@ -82,6 +81,7 @@ export function registerGenerateCommand(program: Command): void {
                 seed = deriveSeed(runSeed, t.id, index, 0);
             } else messages = renderMessages(wrapper, opts.prompt!);
 
+            const { createLlamaBackend } = await import("../../inference/llama/LlamaBackend.js");
             const backend = await createLlamaBackend({
                 modelPath: opts.model,
                 gpu: opts.gpu as GpuChoice,

@@ -2,7 +2,6 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
 import { loadStudy } from "../../report/loadStudy.js";
-import { renderReport } from "../../report/renderReport.js";
 import { REPORT_FORMATS, type ReportFormat } from "../../report/types.js";
 import { EddyError } from "../../util/errors.js";
 import { defaultDbPath, defaultReportsDir } from "../../util/paths.js";
@@ -38,6 +37,8 @@ export function registerReportCommand(program: Command): void {
             const drill = Number(o.drilldown);
             if (!Number.isInteger(drill) || drill < 0) throw new EddyError(`--drilldown must be a non-negative integer, got '${o.drilldown}'`);
             const { outcomes, runs: infos } = loadStudy(o.db ?? defaultDbPath(), runs);
+            // Loaded on use: the charting libraries are heavy, and every other command starts faster without them.
+            const { renderReport } = await import("../../report/renderReport.js");
             const text = await renderReport(outcomes, infos, format, { drilldownPerTemplate: drill });
             if (o.out === undefined) {
                 process.stdout.write(text);

@@ -1,6 +1,6 @@
 import { existsSync, openSync, readSync, closeSync, statSync } from "node:fs";
 import path from "node:path";
-import { GgufFileType, readGgufFileInfo } from "node-llama-cpp";
+import { GgmlType, GgufFileType, readGgufFileInfo } from "node-llama-cpp";
 import { EddyError, oneLine } from "../../util/errors.js";
 import { sha256File } from "./sha256File.js";
 
@@ -16,7 +16,7 @@ export interface ModelInfo {
     size_bytes: number;
     /** general.architecture, e.g. llama, qwen2. */
     architecture: string;
-    /** File type name from general.file_type, e.g. Q4_K_M, Q8_0, F32; "unknown" when absent. */
+    /** File type name from general.file_type, e.g. Q4_K_M, Q8_0, F32; when absent, the weights' most common tensor type. */
     quantization: string;
     /** general.name, when present. */
     name?: string;
@@ -45,6 +45,13 @@ export function fileTypeName(fileType: number | undefined): string {
     if (fileType === undefined) return "unknown";
     const name = (GgufFileType as unknown as Record<number, string | undefined>)[fileType];
     return name ? name.replace(/^(MOSTLY|ALL)_/, "") : `file_type_${fileType}`;
+}
+
+/** Older files lack general.file_type: name the tensor type holding most weights (e.g. F32). */
+function dominantType(types: Map<number, number>): string {
+    let best: number | undefined;
+    for (const [type, count] of types) if (best === undefined || count > types.get(best)!) best = type;
+    return best === undefined ? "unknown" : ((GgmlType as unknown as Record<number, string | undefined>)[best] ?? `ggml_type_${best}`);
 }
 
 /** Check a path is an existing, GGUF-looking file; a clear error otherwise. */
@@ -82,9 +89,12 @@ export async function inspectGguf(file: string): Promise<ModelInfo> {
     // The header can be intact while the data is cut short: check the last tensor fits in the file.
     let parameters = 0;
     let dataEnd = 0;
+    const weightTypes = new Map<number, number>();
     for (const t of info.fullTensorInfo ?? []) {
-        parameters += t.dimensions.reduce<number>((a, b) => a * Number(b), 1);
+        const count = t.dimensions.reduce<number>((a, b) => a * Number(b), 1);
+        parameters += count;
         dataEnd = Math.max(dataEnd, Number(t.fileOffset));
+        if (t.dimensions.length >= 2) weightTypes.set(t.ggmlType, (weightTypes.get(t.ggmlType) ?? 0) + count);
     }
     if (dataEnd > size) throw new EddyError(`truncated GGUF file: ${abs} (tensor data runs past the end of the file, ${size} bytes)`);
     const num = (v: unknown) => (typeof v === "number" ? v : typeof v === "bigint" ? Number(v) : undefined);
@@ -94,7 +104,7 @@ export async function inspectGguf(file: string): Promise<ModelInfo> {
         sha256: await sha256File(abs),
         size_bytes: size,
         architecture: arch,
-        quantization: fileTypeName(num(general.file_type)),
+        quantization: num(general.file_type) !== undefined ? fileTypeName(num(general.file_type)) : dominantType(weightTypes),
         parameter_count: parameters,
         gguf_version: info.version,
         tensor_count: (info.fullTensorInfo ?? []).length

@@ -156,6 +156,7 @@ async function* run(workers: Worker[], call: number, requests: AsyncIterable<Gen
             failure ??= err instanceof Error ? err : new Error(String(err));
         }
         inputDone = true;
+        for (const w of workers) w.send({ type: "end", call });
         notify();
     })();
     try {

@@ -1,14 +1,27 @@
 /**
  * The shared queue every sequence pulls from. Requests with the same prefix key (the R rounds of
  * one prompt) form a group; a sequence that starts a group keeps it, so the rounds run back to back
- * on one sequence and reuse its evaluated prompt. An idle sequence with no unclaimed group left
- * steals from the largest claimed group rather than wait (at the tail of a run).
+ * on one sequence and reuse its evaluated prompt. Once every request is in (`inputDone`), an idle
+ * sequence with no unclaimed group left steals from the largest claimed group rather than wait
+ * (the tail of a run); before that it waits, since more prompts are coming.
  */
 export class PrefixQueue<T extends { prefixKey?: string | undefined }> {
     private readonly groups = new Map<string, { items: T[]; owner: number | null }>();
     private waiters: (() => void)[] = [];
     private closed = false;
     private anon = 0;
+    private open = 0;
+
+    /** One more producer is sending requests (stealing waits until all have finished). */
+    beginInput(): void {
+        this.open++;
+    }
+
+    /** A producer has sent all its requests. */
+    endInput(): void {
+        this.open = Math.max(0, this.open - 1);
+        this.wake();
+    }
 
     /** Add one request. */
     push(item: T): void {
@@ -50,7 +63,7 @@ export class PrefixQueue<T extends { prefixKey?: string | undefined }> {
             if (g.owner === null && !unowned) unowned = entry;
             if (!largest || g.items.length > largest[1].items.length) largest = entry;
         }
-        const chosen = unowned ?? largest;
+        const chosen = unowned ?? (this.open === 0 ? largest : undefined);
         if (!chosen) return undefined;
         // drop any other claim this slot holds (it finished those groups)
         for (const g of this.groups.values()) if (g.owner === slot) g.owner = null;

@@ -53,6 +53,8 @@ export interface WorkerInit {
 export type ToWorker =
     | { type: "init"; init: WorkerInit }
     | { type: "request"; call: number; req: GenerationRequest }
+    /** A call has sent all its requests (idle sequences may then steal queued rounds). */
+    | { type: "end"; call: number }
     | { type: "close" };
 
 /** Worker → parent messages. */

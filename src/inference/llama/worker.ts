@@ -16,15 +16,28 @@ const queue = new PrefixQueue<GenerationRequest & { call: number }>();
 let started: Promise<void> | undefined;
 /** llama.cpp's recent error lines: its own reason for a failed load is only logged. */
 const recentErrors: string[] = [];
+/** Calls still sending requests. */
+const openCalls = new Set<number>();
 
 process.on("message", (msg: ToWorker) => {
-    if (msg.type === "init") started = start(msg.init).catch((err) => {
-        const said = recentErrors.slice(-2).join(" / ");
-        const message = String((err as Error)?.message ?? err).replace(/\s*\n\s*/g, " ");
-        send({ type: "fatal", message: said ? `${message} (llama.cpp: ${said})` : message });
-        setTimeout(() => process.exit(1), 50);
-    });
-    else if (msg.type === "request") queue.push({ ...msg.req, call: msg.call });
+    if (msg.type === "init")
+        started = start(msg.init).catch(async (err) => {
+            // llama.cpp's log lines arrive asynchronously; give them a moment, they carry the real reason.
+            await new Promise((resolve) => setTimeout(resolve, 200));
+            const said = recentErrors.filter((l) => !/failed to load model$/i.test(l)).slice(-2).join(" / ");
+            const message = String((err as Error)?.message ?? err).replace(/\s*\n\s*/g, " ");
+            send({ type: "fatal", message: said ? `${message} (llama.cpp: ${said})` : message });
+            setTimeout(() => process.exit(1), 50);
+        });
+    else if (msg.type === "request") {
+        if (!openCalls.has(msg.call)) {
+            openCalls.add(msg.call);
+            queue.beginInput();
+        }
+        queue.push({ ...msg.req, call: msg.call });
+    } else if (msg.type === "end") {
+        if (openCalls.delete(msg.call)) queue.endInput();
+    }
     else if (msg.type === "close") queue.close();
 });
 process.on("disconnect", () => process.exit(0));
@@ -152,7 +165,7 @@ async function serve(slot: number, context: LlamaContext, renderer: PromptRender
         } catch (err) {
             result = failed(request.id, `generation failed: ${String((err as Error)?.message ?? err).replace(/\s*\n\s*/g, " ")}`);
         }
-        send({ type: "result", call, result });
+        send({ type: "result", call, result: { ...result, sequence: slot } });
     }
     queue.release(slot);
     completion.dispose();

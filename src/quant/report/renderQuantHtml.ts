@@ -38,7 +38,7 @@ export function paretoSpec(r: QuantReport, quality: (f: QuantFileReport) => numb
                 encoding: {
                     x: { field: "size", type: "quantitative", title: "file size (MiB)", scale: { zero: false } },
                     y: { field: "quality", type: "quantitative", title, scale: { zero: false } },
-                    color: { field: "front", type: "nominal", title: null, scale: { domain: ["Pareto front", "dominated"], range: ["#2457c5", "#b0b6c3"] } },
+                    color: { field: "front", type: "nominal", title: null, scale: { domain: ["Pareto front", "dominated"], range: ["#2457c5", "#b0b6c3"] }, legend: { orient: "bottom" } },
                     tooltip: [{ field: "file" }, { field: "size", format: ".2f" }, { field: "quality", format: ".4f" }]
                 }
             },
@@ -57,7 +57,7 @@ function qualityTable(r: QuantReport): string {
         return `<tr><td>${esc(fileLabel(f))}${f.reference ? " <span class=muted>(reference)</span>" : ""}</td>${cell("AS")}${cell("CPS")}${cell("CCS")}
 <td class="n">${f.reference ? "–" : `${pval(f.mcnemar.instance.p)} / ${pval(f.mcnemar.response.p)}`}</td>
 <td class="n">${f.flip_counts.instances.lost} / ${f.flip_counts.instances.gained}</td><td class="n">${f.flip_counts.responses.lost} / ${f.flip_counts.responses.gained}</td>
-<td>${f.not_worse ? '<span class="good">yes</span>' : '<span class="bad">no</span>'}</td></tr>`;
+<td>${f.not_worse === null ? '<span class="muted">n/a</span>' : f.not_worse ? '<span class="good">yes</span>' : '<span class="bad">no</span>'}</td></tr>`;
     });
     return `<table><thead><tr><th>file</th><th>AS</th><th>ΔAS [95% CI]</th><th>CPS</th><th>ΔCPS</th><th>CCS</th><th>ΔCCS</th><th>McNemar p (instance / response)</th><th>instances lost / gained</th><th>responses lost / gained</th><th>not worse</th></tr></thead><tbody>${rows.join("")}</tbody></table>
 <p class="muted">RLPR equals AS and PSR equals CCS on the same data (SPEC §4). Intervals: paired percentile bootstrap over instances. Pairs with a truncated or judge_error verdict on either side are left out of the comparison.</p>`;

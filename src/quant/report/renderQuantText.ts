@@ -51,7 +51,7 @@ export function renderQuantText(r: QuantReport, opts: { flipsPerFile?: number } 
             f.reference ? "–" : `${pval(f.mcnemar.instance.p)} / ${pval(f.mcnemar.response.p)}`,
             `${f.flip_counts.responses.lost}/${f.flip_counts.responses.gained}`,
             `${f.flip_counts.instances.lost}/${f.flip_counts.instances.gained}`,
-            f.not_worse ? "yes" : "NO"
+            f.not_worse === null ? "n/a" : f.not_worse ? "yes" : "NO"
         ]);
     }
     out.push("", "Quality against the reference (same instances, rounds and seeds)", quality.toString());

@@ -6,13 +6,13 @@ import { runStudy, type StudyHooks } from "../../run/runStudy.js";
 import type { StudyConfig } from "../../run/config.js";
 import { EddyError } from "../../util/errors.js";
 import { defaultDbPath } from "../../util/paths.js";
-import { compareWithReference } from "../compare/compareWithReference.js";
 import { measureDrift } from "../drift/measureDrift.js";
 import type { DriftJob, DriftReport, DriftText } from "../drift/types.js";
 import { checkSameModel, type QuantFile } from "../models/checkSameModel.js";
 import { byPrecision } from "../models/precision.js";
 import { generationSpeeds, storedAnswers } from "./readStudy.js";
-import type { QuantFileReport, QuantReport } from "./types.js";
+import type { QuantReport } from "./types.js";
+import { buildQuantReport } from "./buildQuantReport.js";
 
 /** What `runQuantStudy` needs. */
 export interface QuantStudyOptions {
@@ -111,64 +111,29 @@ export async function runQuantStudy(opts: QuantStudyOptions): Promise<QuantRepor
         );
     }
 
-    const byModel = new Map<string, Outcome[]>();
-    for (const o of outcomes) {
-        if (!byModel.has(o.model)) byModel.set(o.model, []);
-        byModel.get(o.model)!.push(o);
-    }
-    const refOutcomes = byModel.get(modelStem(reference.path)) ?? [];
-    const seed = opts.bootstrapSeed ?? study.seed;
-    const reports: QuantFileReport[] = files.map((f) => {
-        const mine = byModel.get(modelStem(f.path)) ?? [];
-        const q = compareWithReference(refOutcomes, mine, { seed });
-        const d = drift?.results.find((r) => r.file === f.path);
-        const conf = info.configurations.find((c) => c.modelPath && path.resolve(c.modelPath) === f.path);
-        const speed = speeds.find((s) => s.configId === conf?.id);
-        const lostFirst = [...q.flips.responseFlips].sort((a, b) => (a.direction === b.direction ? 0 : a.direction === "lost" ? -1 : 1));
-        return {
-            file: f.path,
-            model: modelStem(f.path),
-            quantization: conf?.quantization ?? f.quantization,
-            reference: f.path === reference.path,
-            size_bytes: f.sizeBytes,
-            memory_bytes: d ? d.memory.modelRamBytes + d.memory.modelVramBytes + d.memory.contextBytes : null,
-            prompt_tokens_per_s: speed?.promptTokensPerS ?? null,
-            generation_tokens_per_s: speed?.generationTokensPerS ?? null,
-            top1_agreement: d?.top1_agreement ?? null,
-            kl_mean: d?.kl_mean ?? null,
-            kl_p50: d?.kl_p50 ?? null,
-            kl_p90: d?.kl_p90 ?? null,
-            kl_p99: d?.kl_p99 ?? null,
-            kl_max: d?.kl_max ?? null,
-            drift_positions: d?.positions ?? 0,
-            instances: q.instances,
-            scores: q.scores,
-            mcnemar: q.mcnemar,
-            flip_counts: { responses: q.flips.responses, instances: q.flips.instances },
-            response_flips: lostFirst,
-            instance_flips: q.flips.instanceFlips,
-            per_template: q.perTemplate,
-            categories: q.categories,
-            transitions: q.flips.transitions,
-            not_worse: f.path === reference.path || q.notWorse
-        };
-    });
-    const acceptable = reports.filter((r) => r.not_worse).sort((a, b) => a.size_bytes - b.size_bytes);
-    return {
+    const studySummary = {
+        templates: info.templates.map((t) => t.id),
+        instances: study.instances,
+        rounds: study.rounds,
+        seed: study.seed,
+        temperature: study.temperatures[0] as number,
+        wrapper: study.wrappers[0] as string,
+        maxTokens: study.maxTokens
+    };
+    return buildQuantReport({
         runId: result.runId,
         db: path.resolve(dbPath),
+        study: studySummary,
+        files,
         reference: reference.path,
-        study: {
-            templates: info.templates.map((t) => t.id),
-            instances: study.instances,
-            rounds: study.rounds,
-            seed: study.seed,
-            temperature: study.temperatures[0] as number,
-            wrapper: study.wrappers[0] as string,
-            maxTokens: study.maxTokens
-        },
-        drift: { source, texts: texts.length, vocabulary: drift?.vocabulary ?? null },
-        files: reports,
-        cheapest_not_worse: acceptable[0]?.file ?? null
-    };
+        outcomes,
+        ...(drift ? { drift } : {}),
+        driftSource: source,
+        driftTexts: texts.length,
+        configurations: info.configurations.map((c) => {
+            const speed = speeds.find((sp) => sp.configId === c.id);
+            return { modelPath: c.modelPath, quantization: c.quantization, promptTokensPerS: speed?.promptTokensPerS ?? null, generationTokensPerS: speed?.generationTokensPerS ?? null };
+        }),
+        bootstrapSeed: opts.bootstrapSeed ?? study.seed
+    });
 }

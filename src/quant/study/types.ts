@@ -49,8 +49,8 @@ export interface QuantFileReport {
     categories: Record<Category, number>;
     /** Verdict transitions `"<reference>→<this file>"` → count. */
     transitions: Record<string, number>;
-    /** Not significantly worse than the reference (no score interval wholly below 0, no McNemar excess of losses at α = 0.05). */
-    not_worse: boolean;
+    /** Not significantly worse than the reference (no score interval wholly below 0, no McNemar excess of losses at α = 0.05); null when no instance could be compared. */
+    not_worse: boolean | null;
 }
 
 /** The result of `eddy quant`. */

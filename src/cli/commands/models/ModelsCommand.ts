@@ -2,7 +2,7 @@ import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import Table from "cli-table3";
 import type { Command } from "commander";
-import { inspectGguf, type ModelInfo } from "../../../inference/gguf/inspectGguf.js";
+import type { ModelInfo } from "../../../inference/gguf/inspectGguf.js";
 import { EddyError, oneLine } from "../../../util/errors.js";
 import { modelsDir } from "../../../util/paths.js";
 
@@ -17,6 +17,8 @@ export function registerModelsCommand(program: Command): void {
         .option("--json", "print JSON to stdout")
         .addHelpText("after", "\nExamples:\n  $ eddy models list\n  $ eddy models list ~/gguf --json")
         .action(async (dir: string | undefined, opts: { json?: boolean }) => {
+            // node-llama-cpp is loaded only by the commands that need it, so the CLI starts fast
+            const { inspectGguf } = await import("../../../inference/gguf/inspectGguf.js");
             const root = path.resolve(dir ?? modelsDir());
             if (!existsSync(root) || !statSync(root).isDirectory()) throw new EddyError(`not a folder: ${root}`);
             const rows: (ModelInfo | { path: string; file: string; error: string })[] = [];
@@ -54,6 +56,7 @@ export function registerModelsCommand(program: Command): void {
         .option("--json", "print JSON to stdout")
         .addHelpText("after", "\nExamples:\n  $ eddy models inspect models/eddy-tiny-q8_0.gguf\n  $ eddy models inspect model.gguf --json")
         .action(async (file: string, opts: { json?: boolean }) => {
+            const { inspectGguf } = await import("../../../inference/gguf/inspectGguf.js");
             const info = await inspectGguf(file);
             if (opts.json) {
                 process.stdout.write(JSON.stringify(info, null, 2) + "\n");

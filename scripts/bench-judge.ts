@@ -1,0 +1,147 @@
+/**
+ * Judge benchmark (`npm run bench:judge`): a fixed mixed set of candidates — correct, wrong,
+ * crashing, slow — over several templates, K = 50 random inputs each, judged by eddy's pool;
+ * then the same candidates on the same inputs, each in a fresh `python3` process with no
+ * isolation and no checks (the baseline). Prints one JSON object.
+ */
+import { performance } from "node:perf_hooks";
+import { availableParallelism } from "node:os";
+import { execa } from "execa";
+import { JudgePool } from "../src/judge/JudgePool.js";
+import { inputSeed, paramTuple } from "../src/judge/cache.js";
+import { pythonCommand } from "../src/judge/workerScript.js";
+import { loadTemplate } from "../src/templates/loadTemplates.js";
+import { sampleInstances } from "../src/templates/instances.js";
+import type { Instance, Template } from "../src/templates/types.js";
+
+const TEMPLATE_IDS = ["list_every_kth", "string_substring_inclusive", "math_count_multiples", "search_find_in_window", "set_union_first_n", "copy_last_n"];
+const INSTANCES_PER_TEMPLATE = 4;
+const K = 50;
+
+interface Job {
+    template: Template;
+    instance: Instance;
+    kind: "correct" | "wrong" | "crashing" | "slow";
+    code: string;
+}
+
+function argNames(arity: number): string[] {
+    return Array.from({ length: arity }, (_, i) => `a${i}`);
+}
+
+async function buildJobs(pool: JudgePool): Promise<Job[]> {
+    const jobs: Job[] = [];
+    for (const id of TEMPLATE_IDS) {
+        let t: Template;
+        try {
+            t = { ...loadTemplate(id), randomInputs: K };
+        } catch {
+            continue; // the set is fixed, but a renamed template should not stop the benchmark
+        }
+        const mutant = (await pool.mutants(t))[0];
+        const args = argNames(t.arity).join(", ");
+        for (const instance of sampleInstances(t, INSTANCES_PER_TEMPLATE, 1)) {
+            const correct = await pool.answerSource(t, instance.bindings, "solution");
+            jobs.push({ template: t, instance, kind: "correct", code: correct });
+            if (mutant) jobs.push({ template: t, instance, kind: "wrong", code: await pool.answerSource(t, instance.bindings, mutant) });
+            jobs.push({ template: t, instance, kind: "crashing", code: `def ${t.function}(${args}):\n    raise RuntimeError("boom")\n` });
+            // Correct but slow: about 2 ms of busy work per call.
+            const slow = correct.replace(/\ndef (\w+)\(([^)]*)\):\n/, (_m, fn: string, a: string) => `\ndef ${fn}(${a}):\n    import time\n    _t = time.perf_counter()\n    while time.perf_counter() - _t < 0.002:\n        pass\n`);
+            jobs.push({ template: t, instance, kind: "slow", code: slow });
+        }
+    }
+    return jobs;
+}
+
+/** The baseline program: load the candidate and the oracle's input generator, call, print nothing. */
+function bareProgram(job: Job): string {
+    const t = job.template;
+    const seed = inputSeed(t.id, paramTuple(t, job.instance.bindings));
+    return [
+        "import importlib.util, random",
+        `spec = importlib.util.spec_from_file_location("oracle", ${JSON.stringify(t.oracleFile)})`,
+        "oracle = importlib.util.module_from_spec(spec); spec.loader.exec_module(oracle)",
+        `kw = ${pyLiteral(job.instance.bindings)}`,
+        `ns = {}; exec(compile(${JSON.stringify(job.code)}, "candidate.py", "exec"), ns); f = ns[${JSON.stringify(t.function)}]`,
+        `rng = random.Random(${seed})`,
+        `calls = [tuple(a) for a, _ in oracle.tests(**kw)] + [tuple(oracle.inputs(rng, **kw)) for _ in range(${K})]`,
+        "for a in calls:",
+        "    try:",
+        "        f(*a)",
+        "    except Exception:",
+        "        pass",
+        ""
+    ].join("\n");
+}
+
+function pyLiteral(v: unknown): string {
+    // JSON is valid Python for the values templates use, except the three constants.
+    return JSON.stringify(v).replace(/\btrue\b/g, "True").replace(/\bfalse\b/g, "False").replace(/\bnull\b/g, "None");
+}
+
+async function inParallel<T>(items: T[], width: number, each: (item: T) => Promise<void>): Promise<void> {
+    let next = 0;
+    await Promise.all(
+        Array.from({ length: width }, async () => {
+            while (next < items.length) await each(items[next++]!);
+        })
+    );
+}
+
+function median(xs: number[]): number {
+    const s = [...xs].sort((a, b) => a - b);
+    const m = s.length >> 1;
+    return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+const workers = availableParallelism();
+const pool = await JudgePool.start({ workers });
+try {
+    const jobs = await buildJobs(pool);
+
+    // Warm the workers' oracle caches the way a real run does (R rounds share an instance);
+    // the timed pass below judges candidates never seen, so the verdict cache never hits.
+    const t0 = performance.now();
+    const verdicts = await Promise.all(jobs.map((j) => pool.judge({ template: j.template, bindings: j.instance.bindings, code: j.code })));
+    const eddyWall = performance.now() - t0;
+
+    const python = pythonCommand();
+    const b0 = performance.now();
+    await inParallel(jobs, workers, async (job) => {
+        await execa(python, ["-c", bareProgram(job)], { reject: false, timeout: 30_000 });
+    });
+    const bareWall = performance.now() - b0;
+
+    const byKind: Record<string, Record<string, number>> = {};
+    jobs.forEach((j, k) => {
+        const c = verdicts[k]!.category;
+        byKind[j.kind] ??= {};
+        byKind[j.kind]![c] = (byKind[j.kind]![c] ?? 0) + 1;
+    });
+    const perVerdict = eddyWall / jobs.length;
+    const perBare = bareWall / jobs.length;
+    console.log(
+        JSON.stringify({
+            verdicts: jobs.length,
+            templates: new Set(jobs.map((j) => j.template.id)).size,
+            random_inputs: K,
+            workers,
+            isolation: pool.isolation.level,
+            verdicts_per_s: round(1000 / perVerdict),
+            median_ms: round(median(verdicts.map((v) => v.ms))),
+            eddy_ms_per_verdict: round(perVerdict),
+            bare_ms_per_candidate: round(perBare),
+            vs_bare_fork: round(perVerdict / perBare, 3),
+            turbulence_ms_per_instance: 3600,
+            vs_turbulence: round(perVerdict / 3600, 4),
+            categories: byKind
+        })
+    );
+} finally {
+    await pool.close();
+}
+
+function round(x: number, digits = 2): number {
+    const f = 10 ** digits;
+    return Math.round(x * f) / f;
+}

@@ -1,0 +1,94 @@
+import path from "node:path";
+import type { Outcome } from "../../scores/types.js";
+import { modelStem } from "../../store/outcomes.js";
+import { compareWithReference } from "../compare/compareWithReference.js";
+import type { DriftReport } from "../drift/types.js";
+import type { QuantFile } from "../models/checkSameModel.js";
+import type { QuantFileReport, QuantReport } from "./types.js";
+
+/** One file's configuration in the study, as the report needs it. */
+export interface StudyConfiguration {
+    modelPath: string | null;
+    /** Quantisation type the study recorded (from the backend's metadata). */
+    quantization: string | null;
+    promptTokensPerS: number | null;
+    generationTokensPerS: number | null;
+}
+
+/** Everything a quantisation report is computed from. */
+export interface QuantReportInput {
+    runId: string;
+    db: string;
+    study: QuantReport["study"];
+    /** The files, most precise first (their order in the report). */
+    files: QuantFile[];
+    /** Path of the reference file (one of `files`). */
+    reference: string;
+    /** Judged outcomes of the run; `model` is the file name without `.gguf`. */
+    outcomes: readonly Outcome[];
+    drift?: DriftReport;
+    driftSource: QuantReport["drift"]["source"];
+    driftTexts: number;
+    configurations: StudyConfiguration[];
+    /** Seed of the bootstrap intervals. */
+    bootstrapSeed: number;
+}
+
+/**
+ * Compares every file's outcomes with the reference's and joins drift and cost: the
+ * report `eddy quant` prints. The cheapest file not significantly worse is the smallest
+ * whose comparison says so (the reference always qualifies; a file with nothing compared does not).
+ */
+export function buildQuantReport(input: QuantReportInput): QuantReport {
+    const byModel = new Map<string, Outcome[]>();
+    for (const o of input.outcomes) {
+        if (!byModel.has(o.model)) byModel.set(o.model, []);
+        byModel.get(o.model)!.push(o);
+    }
+    const refOutcomes = byModel.get(modelStem(input.reference)) ?? [];
+    const files: QuantFileReport[] = input.files.map((f) => {
+        const isRef = f.path === input.reference;
+        const q = compareWithReference(refOutcomes, byModel.get(modelStem(f.path)) ?? [], { seed: input.bootstrapSeed });
+        const d = input.drift?.results.find((r) => r.file === f.path);
+        const conf = input.configurations.find((c) => c.modelPath && path.resolve(c.modelPath) === f.path);
+        const lostFirst = [...q.flips.responseFlips].sort((a, b) => (a.direction === b.direction ? 0 : a.direction === "lost" ? -1 : 1));
+        return {
+            file: f.path,
+            model: modelStem(f.path),
+            // the header-derived type when the study recorded none (files without general.file_type)
+            quantization: conf?.quantization && conf.quantization !== "unknown" ? conf.quantization : f.quantization,
+            reference: isRef,
+            size_bytes: f.sizeBytes,
+            memory_bytes: d ? d.memory.modelRamBytes + d.memory.modelVramBytes + d.memory.contextBytes : null,
+            prompt_tokens_per_s: conf?.promptTokensPerS ?? null,
+            generation_tokens_per_s: conf?.generationTokensPerS ?? null,
+            top1_agreement: d?.top1_agreement ?? null,
+            kl_mean: d?.kl_mean ?? null,
+            kl_p50: d?.kl_p50 ?? null,
+            kl_p90: d?.kl_p90 ?? null,
+            kl_p99: d?.kl_p99 ?? null,
+            kl_max: d?.kl_max ?? null,
+            drift_positions: d?.positions ?? 0,
+            instances: q.instances,
+            scores: q.scores,
+            mcnemar: q.mcnemar,
+            flip_counts: { responses: q.flips.responses, instances: q.flips.instances },
+            response_flips: lostFirst,
+            instance_flips: q.flips.instanceFlips,
+            per_template: q.perTemplate,
+            categories: q.categories,
+            transitions: q.flips.transitions,
+            not_worse: isRef ? true : q.instances === 0 ? null : q.notWorse
+        };
+    });
+    const acceptable = files.filter((r) => r.not_worse === true).sort((a, b) => a.size_bytes - b.size_bytes);
+    return {
+        runId: input.runId,
+        db: input.db,
+        reference: input.reference,
+        study: input.study,
+        drift: { source: input.driftSource, texts: input.driftTexts, vocabulary: input.drift?.vocabulary ?? null },
+        files,
+        cheapest_not_worse: acceptable[0]?.file ?? null
+    };
+}

@@ -1,0 +1,65 @@
+import { execFile } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+import { ensureTinyModels } from "../../src/inference/gguf/tinyModel.js";
+import { packageRoot } from "../../src/util/paths.js";
+
+const run = promisify(execFile);
+const bin = path.join(packageRoot(), "dist/cli/bin.js");
+
+async function eddy(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+    try {
+        const { stdout, stderr } = await run(process.execPath, [bin, ...args], { cwd: packageRoot(), maxBuffer: 1 << 24 });
+        return { code: 0, stdout, stderr };
+    } catch (err) {
+        const e = err as { code: number; stdout: string; stderr: string };
+        return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+    }
+}
+
+describe("eddy models / generate", () => {
+    const tiny = ensureTinyModels();
+
+    it("models list --json lists the GGUF files of a folder with their header facts", async () => {
+        const dir = mkdtempSync(path.join(os.tmpdir(), "eddy-list-"));
+        ensureTinyModels(dir);
+        writeFileSync(path.join(dir, "broken.gguf"), "not a model");
+        const { code, stdout } = await eddy(["models", "list", dir, "--json"]);
+        expect(code).toBe(0);
+        const rows = JSON.parse(stdout) as Record<string, unknown>[];
+        expect(rows.map((r) => r.file)).toEqual(["broken.gguf", "eddy-tiny-f32.gguf", "eddy-tiny-q4_0.gguf", "eddy-tiny-q8_0.gguf"]);
+        expect(rows[0]!.error).toMatch(/not a GGUF file/);
+        expect(rows[2]).toMatchObject({ architecture: "llama", quantization: "Q4_0" });
+        expect(rows[2]!.sha256).toMatch(/^[0-9a-f]{64}$/);
+    });
+
+    it("models inspect --json has architecture, quantization, sha256, size_bytes", async () => {
+        const { code, stdout } = await eddy(["models", "inspect", tiny.q8_0, "--json"]);
+        expect(code).toBe(0);
+        const info = JSON.parse(stdout);
+        expect(info).toMatchObject({ architecture: "llama", quantization: "Q8_0", size_bytes: 220032 });
+        expect(info.sha256).toBe("d0e9ebc025d9cd7bb27079e8a447d58641c4e9b270f18e553d08d04e418bfe73");
+    });
+
+    it("models inspect on a missing file prints one clear line and fails", async () => {
+        const { code, stdout, stderr } = await eddy(["models", "inspect", "nowhere/missing.gguf"]);
+        expect(code).toBe(1);
+        expect(stdout).toBe("");
+        expect(stderr.trim()).toMatch(/^eddy: model file not found: .*missing\.gguf \(put GGUF files in models\/ or pass --model <path>\)$/);
+    });
+
+    it("generate --json prints the response, the stats and the metadata, and warns about the missing chat template", async () => {
+        const { code, stdout, stderr } = await eddy(["generate", "--model", tiny.f32, "--prompt", "Write add(a, b).", "--max-tokens", "8", "--threads", "1", "--json"]);
+        expect(code).toBe(0);
+        const out = JSON.parse(stdout);
+        expect(out.result.stopReason).toBe("max_tokens");
+        expect(out.result.generatedTokens).toBe(8);
+        expect(out.result.text.startsWith("```python\n")).toBe(true);
+        expect(out.metadata.promptFormat).toBe("plain-completion");
+        expect(out.messages[0].role).toBe("system");
+        expect(stderr).toMatch(/no chat template/);
+    });
+});

@@ -1,0 +1,77 @@
+import { execFile } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+
+const run = promisify(execFile);
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, "../..");
+const env = { ...process.env, EDDY_TEMPLATES: path.join(here, "fixtures/templates"), EDDY_ORACLES: path.join(here, "fixtures/oracles") };
+const dir = mkdtempSync(path.join(tmpdir(), "eddy-judge-cli-"));
+
+async function eddy(args: string[], extraEnv: Record<string, string> = {}, input?: string): Promise<{ code: number; stdout: string; stderr: string }> {
+    const child = run(process.execPath, [path.join(root, "dist/cli/bin.js"), ...args], { env: { ...env, ...extraEnv }, cwd: root });
+    if (input !== undefined) {
+        child.child.stdin!.end(input);
+    }
+    try {
+        const { stdout, stderr } = await child;
+        return { code: 0, stdout, stderr };
+    } catch (err) {
+        const e = err as { code: number; stdout: string; stderr: string };
+        return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+    }
+}
+
+function file(name: string, text: string): string {
+    const p = path.join(dir, name);
+    writeFileSync(p, text);
+    return p;
+}
+
+describe("eddy judge", () => {
+    it("judges a raw response from a file and prints JSON with category, detail, ms", async () => {
+        const answer = file("ok.md", "Here you go:\n```python\ndef sum_range(values):\n    return sum(values[1:4])\n```\n");
+        const r = await eddy(["judge", "--template", "sum_range", "--params", "[1, 3]", "--code", answer, "--json"]);
+        expect(r.code).toBe(0);
+        const v = JSON.parse(r.stdout);
+        expect(v).toMatchObject({ category: "passed", template: "sum_range", params: [1, 3] });
+        expect(typeof v.detail).toBe("string");
+        expect(typeof v.ms).toBe("number");
+    });
+
+    it("reads stdin with --code - and exits 0 on a failing verdict", async () => {
+        const r = await eddy(["judge", "-t", "sum_range", "-p", "[1, 3]", "-c", "-"], {}, "def sum_range(values):\n    return 0\n");
+        expect(r.code).toBe(0);
+        expect(r.stdout).toMatch(/^assertion_error /);
+    });
+
+    it("rejects bad input with one line and a non-zero exit", async () => {
+        const answer = file("a.py", "def sum_range(values):\n    return 0\n");
+        const [unknown, arity, constraint, missing] = await Promise.all([
+            eddy(["judge", "-t", "no_such_template", "-p", "[1, 3]", "-c", answer]),
+            eddy(["judge", "-t", "sum_range", "-p", "[1]", "-c", answer]),
+            eddy(["judge", "-t", "sum_range", "-p", "[5, 2]", "-c", answer]),
+            eddy(["judge", "-t", "sum_range", "-p", "[1, 3]", "-c", path.join(dir, "nope.py")])
+        ]);
+        expect(unknown.code).not.toBe(0);
+        expect(unknown.stderr).toMatch(/^eddy: unknown template 'no_such_template'/);
+        expect(arity.code).not.toBe(0);
+        expect(arity.stderr).toMatch(/^eddy: template sum_range takes 2 parameter/);
+        expect(constraint.code).not.toBe(0);
+        expect(constraint.stderr).toContain("constraint");
+        expect(missing.code).not.toBe(0);
+        expect(missing.stderr).toMatch(/^eddy: cannot read --code/);
+        for (const r of [unknown, arity, constraint, missing]) expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    });
+
+    it("says clearly when python3 is not on PATH", async () => {
+        const answer = file("b.py", "def sum_range(values):\n    return 0\n");
+        const r = await eddy(["judge", "-t", "sum_range", "-p", "[1, 3]", "-c", answer], { PATH: "", EDDY_PYTHON: "" });
+        expect(r.code).not.toBe(0);
+        expect(r.stderr.trim()).toMatch(/^eddy: python3 not found on PATH/);
+    });
+});
