@@ -84,6 +84,12 @@ export function renderQuantText(r: QuantReport, opts: { flipsPerFile?: number } 
         `Token drift (teacher forcing on ${r.drift.texts} ${r.drift.source}, ${ref?.drift_positions ?? 0} positions; KL(reference ‖ file) in nats) and cost`,
         cost.toString()
     );
+    const used = Object.keys(r.files[0]?.categories ?? {}).filter((c) => r.files.some((f) => (f.categories as Record<string, number>)[c]! > 0));
+    if (used.length > 0) {
+        const cats = new Table({ head: ["file", ...used], style: { head: [], border: [] } });
+        for (const f of r.files) cats.push([fileLabel(f) + (f.reference ? " (ref)" : ""), ...used.map((c) => String((f.categories as Record<string, number>)[c] ?? 0))]);
+        out.push("", "Verdict categories (truncated and judge_error are not the model's fault and are left out of the comparison)", cats.toString());
+    }
     const cheapest = r.files.find((f) => f.file === r.cheapest_not_worse);
     out.push("", cheapest ? `Cheapest file not significantly worse than the reference: ${fileLabel(cheapest)} (${mib(cheapest.size_bytes)}, ${cheapest.file})` : "No file is not significantly worse than the reference.");
     out.push("", "Quality versus cost", textScatter(qualityPoints(r, (f) => f.scores.AS.candidate), { xLabel: "size MiB", yLabel: "AS", formatY: (v) => v.toFixed(2) }));
