@@ -1,4 +1,5 @@
 import Table from "cli-table3";
+import { MODEL_CATEGORIES } from "../judge/types.js";
 import { CATEGORY_LABELS, NEIGHBOURHOOD_CATEGORIES } from "../scores/neighbourhood.js";
 import type { Comparison } from "../scores/compare.js";
 import { fix, interval, pct, pval, tuple } from "./format.js";
@@ -43,6 +44,12 @@ function sections(d: ReportData): Section[] {
         title: "Categories (share of templates)",
         head: ["config", ...NEIGHBOURHOOD_CATEGORIES.filter((k) => k !== "no_data").map((k) => CATEGORY_LABELS[k])],
         rows: d.configs.map((c) => [c.config, ...NEIGHBOURHOOD_CATEGORIES.filter((k) => k !== "no_data").map((k) => pct(c.categories.shares[k]))])
+    });
+    const verdicts = MODEL_CATEGORIES.filter((k) => d.configs.some((c) => (c.verdictShares[k] ?? 0) > 0));
+    out.push({
+        title: "Verdicts (share of judged responses; harness outcomes counted apart)",
+        head: ["config", ...verdicts, "truncated", "judge_error"],
+        rows: d.configs.map((c) => [c.config, ...verdicts.map((k) => pct(c.verdictShares[k] ?? 0)), String(c.harness.truncated), String(c.harness.judge_error)])
     });
     out.push({
         title: "Neighbourhoods",

@@ -1,3 +1,4 @@
+import path from "node:path";
 import { selectTemplates } from "../templates/loadTemplates.js";
 import { sampleInstances } from "../templates/instances.js";
 import { loadWrapper, renderMessages, type PromptWrapper } from "../prompts/PromptWrapper.js";
@@ -37,7 +38,7 @@ export function planStudy(c: StudyConfig, stored?: (templateId: string) => Store
     }
     const wrappers = c.wrappers.map((w) => loadWrapper(w)).map((wrapper) => ({ id: wrapper.id, wrapper }));
     const models =
-        c.backend === "llama" ? c.models.map((p) => ({ label: modelStem(p), path: p })) : [{ label: c.backend === "replay" ? modelStem(c.replay ?? "replay").replace(/\.jsonl?$/i, "") : "reference" }];
+        c.backend === "llama" ? uniqueLabels(c.models) : [{ label: c.backend === "replay" ? modelStem(c.replay ?? "replay").replace(/\.jsonl?$/i, "") : "reference" }];
     let queries = 0;
     let promptChars = 0;
     for (const t of templates)
@@ -49,4 +50,13 @@ export function planStudy(c: StudyConfig, stored?: (templateId: string) => Store
                 promptChars += chars * k;
             }
     return { templates, instances, wrappers, models, queries, promptTokensEstimate: Math.ceil(promptChars / 4), maxGeneratedTokens: queries * c.maxTokens };
+}
+
+/** Model labels are file stems; two files with the same stem get their folder in front, so configurations never merge. */
+function uniqueLabels(paths: string[]): { label: string; path: string }[] {
+    const stems = paths.map(modelStem);
+    return paths.map((p, i) => ({
+        path: p,
+        label: stems.filter((x) => x === stems[i]).length > 1 ? `${path.basename(path.dirname(p))}/${stems[i]}` : stems[i]!
+    }));
 }

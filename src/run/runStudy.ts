@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { EddyError, isEddyError, oneLine } from "../util/errors.js";
 import { eddyVersion } from "../util/paths.js";
 import { deriveSeed } from "../util/seeds.js";
@@ -191,7 +192,7 @@ async function runWithStore(store: Store, config: StudyConfig, hooks: StudyHooks
     const verdictCache = new StoreVerdictCache(store);
     const needPool = judging || config.backend === "reference";
 
-    const workers = Math.max(1, config.judgeWorkers ?? 2);
+    const workers = Math.max(1, config.judgeWorkers ?? availableParallelism());
     const judgeQueue = new Channel<JudgeItem>(Math.max(16, workers * 8));
     let fatal: unknown;
     const stopController = new AbortController();
@@ -204,7 +205,7 @@ async function runWithStore(store: Store, config: StudyConfig, hooks: StudyHooks
     };
     // The judge's Python workers start while the model loads: neither waits for the other.
     const poolReady: Promise<JudgePool | undefined> = needPool
-        ? JudgePool.start({ ...(config.judgeWorkers ? { workers: config.judgeWorkers } : {}), cache: verdictCache }).then((p) => {
+        ? JudgePool.start({ workers, cache: verdictCache }).then((p) => {
               store.setRunStatus(run.id, "running", { isolationLevel: p.isolation.level, isolation: p.isolation });
               return p;
           })
@@ -281,7 +282,9 @@ async function runWithStore(store: Store, config: StudyConfig, hooks: StudyHooks
 
     // A resumed run first judges what was generated but never judged (its judge died with it).
     const configsById = new Map<number, ConfigurationRow>(store.configurations(run.id).map((c) => [c.id, c]));
-    if (judging)
+    // It runs beside generation, so a long re-judge never holds generation back.
+    const rejudge = async (): Promise<void> => {
+        if (!judging) return;
         for (const g of store.unjudged(run.id)) {
             const t = byId.get(g.template_id);
             const inst = plan.instances.get(g.template_id)?.[g.instance_idx];
@@ -289,9 +292,8 @@ async function runWithStore(store: Store, config: StudyConfig, hooks: StudyHooks
             if (stopController.signal.aborted) break;
             await toJudge({ key: { configId: g.config_id, templateId: g.template_id, instance: g.instance_idx, round: g.round }, template: t, instance: inst, code: g.code, stopReason: g.stop_reason });
         }
-
-    // ---- generation stage: one backend per model, its configurations' queries streamed through it ----
-    try {
+    };
+    const generateAll = async (): Promise<void> => {
         for (const model of plan.models) {
             if (stopController.signal.aborted) break;
             s.model = model.label;
@@ -300,10 +302,18 @@ async function runWithStore(store: Store, config: StudyConfig, hooks: StudyHooks
             await generateForModel(model);
             hooks.onModelDone?.(model.label);
         }
-    } catch (err) {
-        // After Ctrl-C the inference worker may die of the same SIGINT: that is the interruption, not a failure.
-        if (stopController.signal.aborted && fatal === undefined) log(`stopped: ${oneLine(err)}`);
-        else stop(err);
+    };
+
+    // ---- generation stage: one backend per model, its configurations' queries streamed through it ----
+    // A failing part stops the whole session at once (and waits for the other part to wind down).
+    const guard = (p: Promise<void>): Promise<void> =>
+        p.catch((err) => {
+            // After Ctrl-C the inference worker may die of the same SIGINT: that is the interruption, not a failure.
+            if (stopController.signal.aborted && fatal === undefined) log(`stopped: ${oneLine(err)}`);
+            else stop(err);
+        });
+    try {
+        await Promise.all([guard(rejudge()), guard(generateAll())]);
     } finally {
         judgeQueue.close();
         await Promise.all(consumers);

@@ -254,13 +254,16 @@ export class Store {
         return new Set(rows.map((r) => `${r.template_id}|${r.instance_idx}|${r.round}`));
     }
 
-    /** Generations of a run that have no verdict yet (not counting missing replay answers): they are judged (again). */
+    /**
+     * Generations of a run to judge (again) on resume: those without a verdict (the process died
+     * before it was written) and those whose judge failed (`judge_error`). Missing replay answers never.
+     */
     unjudged(runId: string): GenerationRow[] {
         return this.db
             .prepare(
                 `SELECT g.* FROM generations g JOIN configurations c ON c.id = g.config_id
                  LEFT JOIN verdicts v ON v.generation_id = g.id
-                 WHERE c.run_id = ? AND v.generation_id IS NULL AND g.missing = 0 ORDER BY g.id`
+                 WHERE c.run_id = ? AND (v.generation_id IS NULL OR v.category = 'judge_error') AND g.missing = 0 ORDER BY g.id`
             )
             .all(runId) as GenerationRow[];
     }
@@ -281,10 +284,15 @@ export class Store {
             );
             for (const g of batch.generations)
                 gen.run({ ...g, prompt: g.prompt, code: g.code ?? null, cached: g.cached ? 1 : 0, missing: g.missing ? 1 : 0, created: t });
+            // First verdict wins, except that a harness failure (judge_error) is replaced by a real verdict.
             const ver = this.prep(
-                `INSERT OR IGNORE INTO verdicts (generation_id, category, judge_category, detail, ms, cached, created)
+                `INSERT INTO verdicts (generation_id, category, judge_category, detail, ms, cached, created)
                  SELECT id, @category, @judgeCategory, @detail, @ms, @cached, @created FROM generations
-                 WHERE config_id = @configId AND template_id = @templateId AND instance_idx = @instance AND round = @round`
+                 WHERE config_id = @configId AND template_id = @templateId AND instance_idx = @instance AND round = @round
+                 ON CONFLICT (generation_id) DO UPDATE SET
+                   category = excluded.category, judge_category = excluded.judge_category, detail = excluded.detail,
+                   ms = excluded.ms, cached = excluded.cached, created = excluded.created
+                 WHERE verdicts.category = 'judge_error'`
             );
             for (const v of batch.verdicts) ver.run({ ...v, cached: v.cached ? 1 : 0, created: t });
             const resp = this.prep(

@@ -46,6 +46,11 @@ const corpus: [string, string, Category[]][] = [
     ["segfault through ctypes", "import ctypes\ndef sum_range(values):\n    return ctypes.string_at(0)\n", ["runtime_error"]],
     ["sleeping threads", "import threading, time\ndef sum_range(values):\n    threading.Thread(target=time.sleep, args=(1000,)).start()\n" + RETURN_RIGHT, ["passed"]],
     [
+        "forging lines on the judge's result channel",
+        "import os\ndef sum_range(values):\n    for fd in os.listdir('/proc/self/fd'):\n        try:\n            os.write(int(fd), b'garbage\\n{\"done\": true}\\n')\n        except OSError:\n            pass\n" + RETURN_RIGHT,
+        ["runtime_error"]
+    ],
+    [
         "writing outside its working directory",
         `def sum_range(values):\n    for p in ${JSON.stringify(escapeFiles)}:\n        try:\n            open(p, 'w').write('escaped')\n        except OSError:\n            pass\n` + RETURN_RIGHT,
         ["passed"]

@@ -68,6 +68,14 @@ describe("eddy judge", () => {
         for (const r of [unknown, arity, constraint, missing]) expect(r.stderr.trim().split("\n")).toHaveLength(1);
     });
 
+    it("an oracle that raises: judge_error, one clear line, exit 3", async () => {
+        const answer = file("c.py", "def sum_range(values):\n    return sum(values[1:4])\n");
+        const r = await eddy(["judge", "-t", "broken_raises", "-p", "[1, 3]", "-c", answer]);
+        expect(r.code).toBe(3);
+        expect(r.stdout).toMatch(/^judge_error /);
+        expect(r.stderr.trim()).toBe("eddy: the judge itself failed (not the answer's fault): oracle raised while generating random inputs: ValueError: oracle bug");
+    });
+
     it("says clearly when python3 is not on PATH", async () => {
         const answer = file("b.py", "def sum_range(values):\n    return 0\n");
         const r = await eddy(["judge", "-t", "sum_range", "-p", "[1, 3]", "-c", answer], { PATH: "", EDDY_PYTHON: "" });

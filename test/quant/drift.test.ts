@@ -4,7 +4,7 @@ import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { buildTinyLlama, ensureTinyModels, type TinyModelPaths } from "../../src/inference/gguf/tinyModel.js";
 import { measureDrift } from "../../src/quant/drift/measureDrift.js";
-import type { DriftText } from "../../src/quant/drift/types.js";
+import type { DriftReport, DriftText } from "../../src/quant/drift/types.js";
 import { EddyError } from "../../src/util/errors.js";
 
 // Fixed texts: a code answer after a prompt, and text with no prompt at all.
@@ -17,12 +17,14 @@ const TEXTS: DriftText[] = [
 
 describe("token drift on eddy's tiny models", () => {
     let tiny: TinyModelPaths;
+    let first: DriftReport | undefined;
     beforeAll(() => {
         tiny = ensureTinyModels();
     });
 
     it("gives KL 0 and top-1 agreement 1 for a file against itself, and Q4_0 drifts more than Q8_0", async () => {
         const report = await measureDrift({ reference: tiny.f32, candidates: [tiny.f32, tiny.q8_0, tiny.q4_0], texts: TEXTS, threads: 1, gpu: false });
+        first = report;
         const [self, q8, q4] = report.results;
         expect(report.results.map((r) => r.file)).toEqual([tiny.f32, tiny.q8_0, tiny.q4_0]);
         // every token after the first of each text (the story has no prompt, so its first token is unpredicted)
@@ -35,6 +37,19 @@ describe("token drift on eddy's tiny models", () => {
         expect(q4!.kl_p99!).toBeGreaterThanOrEqual(q4!.kl_p50!);
         expect(q4!.memory.modelRamBytes).toBeLessThan(self!.memory.modelRamBytes);
         expect(report.vocabulary).toBeGreaterThan(256);
+    });
+
+    it("streams positions in small chunks to the same figures (the KV cache carries over between chunks)", async () => {
+        const whole = first ?? (await measureDrift({ reference: tiny.f32, candidates: [tiny.f32, tiny.q8_0, tiny.q4_0], texts: TEXTS, threads: 1, gpu: false }));
+        // room for the logits of 3 positions at a time
+        const chunked = await measureDrift({ reference: tiny.f32, candidates: [tiny.q4_0], texts: TEXTS, threads: 1, gpu: false, maxLogitsInFlight: 3 * whole.vocabulary });
+        const [a, b] = [whole.results[2]!, chunked.results[0]!];
+        expect(b.positions).toBe(a.positions);
+        expect(b.top1_agreement).toBe(a.top1_agreement);
+        // a different batch split rounds floats differently (seen: 0.06% relative); losing the context between
+        // chunks would change the distributions completely
+        expect(Math.abs(b.kl_mean! - a.kl_mean!)).toBeLessThan(0.01 * a.kl_mean!);
+        expect(Math.abs(b.kl_max! - a.kl_max!)).toBeLessThan(0.02 * a.kl_max!);
     });
 
     it("turns a model llama.cpp cannot load into a clear error, and the orchestrator lives on", async () => {

@@ -81,6 +81,13 @@ describe("store", () => {
         store.writeBatch({ ...empty, generations: [gen(cid, 0, 0), gen(cid, 0, 1), gen(cid, 1, 0, { missing: true, response: "" })] });
         store.writeBatch({ ...empty, verdicts: [{ configId: cid, templateId: "t1", instance: 0, round: 0, category: "passed", judgeCategory: "passed", detail: "", ms: 1 }] });
         expect(store.unjudged("r1").map((g) => [g.instance_idx, g.round])).toEqual([[0, 1]]);
+        // A judge_error verdict is judged again on resume, and the new verdict replaces it.
+        const je = { configId: cid, templateId: "t1", instance: 0, round: 1, category: "judge_error" as const, judgeCategory: "judge_error" as const, detail: "worker died", ms: 1 };
+        store.writeBatch({ ...empty, verdicts: [je] });
+        expect(store.unjudged("r1").map((g) => [g.instance_idx, g.round])).toEqual([[0, 1]]);
+        store.writeBatch({ ...empty, verdicts: [{ ...je, category: "runtime_error", judgeCategory: "runtime_error", detail: "ZeroDivisionError" }] });
+        expect(store.unjudged("r1")).toEqual([]);
+        expect(store.counts("r1").categories).toEqual({ passed: 1, runtime_error: 1 });
         expect([...store.generatedKeys(cid)].sort()).toEqual(["t1|0|0", "t1|0|1", "t1|1|0"]);
         store.close();
     });

@@ -37,9 +37,10 @@ export function registerJudgeCommand(program: Command): void {
         .addHelpText(
             "after",
             "\nExamples:\n" +
-                "  $ eddy judge --template sum_index_range --params '[2, 5]' --code answer.py\n" +
-                "  $ cat response.md | eddy judge -t sum_index_range -p '[0, 0]' -c - --json\n" +
-                "\nExit status is 0 whatever the verdict; non-zero only for bad input (unknown template, params, unreadable file)."
+                "  $ eddy judge --template list_every_kth --params '[2, 3]' --code answer.py\n" +
+                "  $ cat response.md | eddy judge -t list_every_kth -p '[0, 1]' -c - --json\n" +
+                "\nExit status is 0 whatever the verdict about the answer; 1 for bad input (unknown template, params,\n" +
+                "unreadable file); 3 when the verdict is judge_error (the oracle or the harness failed, not the answer)."
         )
         .action(async (opts: JudgeOptions) => {
             const template = loadTemplate(opts.template);
@@ -54,6 +55,10 @@ export function registerJudgeCommand(program: Command): void {
                     process.stdout.write(JSON.stringify(out) + "\n");
                 } else {
                     process.stdout.write(`${verdict.category}  ${verdict.detail}  (${verdict.ms.toFixed(0)} ms)\n`);
+                }
+                if (verdict.category === "judge_error") {
+                    if (!opts.json) process.stderr.write(`eddy: the judge itself failed (not the answer's fault): ${verdict.detail}\n`);
+                    process.exitCode = 3;
                 }
             } finally {
                 await pool.close();

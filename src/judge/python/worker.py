@@ -779,7 +779,7 @@ def sandbox_run(code, fn, calls, time_ms, memory_mb):
                 buf += chunk
                 *lines, buf = buf.split(b"\n")
                 for line in lines:
-                    m = json.loads(line)
+                    m = _parse(line)
                     if "pid" in m:
                         cand = m["pid"]
                     else:
@@ -804,7 +804,7 @@ def sandbox_run(code, fn, calls, time_ms, memory_mb):
                         break
                 for line in buf.split(b"\n"):
                     if line.strip():
-                        m = json.loads(line)
+                        m = _parse(line)
                         if "pid" in m:
                             cand = m["pid"]
                         else:
@@ -830,6 +830,18 @@ def sandbox_run(code, fn, calls, time_ms, memory_mb):
             shutil.rmtree(workdir, ignore_errors=True)
     status = cand_status if cand_status is not None else keeper_status
     return msgs, timed_out, too_large, status, bytes(captured)
+
+
+def _parse(line):
+    """A result line; anything malformed means the candidate tampered with the channel."""
+    try:
+        m = json.loads(line)
+        if isinstance(m, dict) and (not isinstance(m.get("i"), int) or "v" in m or "err" in m) and (
+            "pid" not in m or isinstance(m["pid"], int)):
+            return m
+    except ValueError:
+        pass
+    return {"load": "the candidate wrote garbage to the judge's result channel", "kind": "runtime"}
 
 
 def _kill(pid):
@@ -922,11 +934,15 @@ def judge(req):
         return pre
     fixed, rnd, cmp = prepare(req)
     calls = [a for a, _ in fixed] + [a for a, _ in rnd]
+    n_fixed = len(fixed)
+    # The forked candidate inherits this process's memory: keep no expected outputs in the
+    # frames above it (the prepared cache is emptied in the child), so it cannot look them up.
+    del fixed, rnd, cmp
     budget = req.get("budget") or {}
     msgs, timed_out, too_large, status, captured = sandbox_run(
         code, fn, calls, int(budget.get("timeMs", 2000)), int(budget.get("memoryMb", 256))
     )
-    n_fixed = len(fixed)
+    fixed, rnd, cmp = prepare(req)
     results = {}
     load = None
     finished = False
@@ -968,16 +984,26 @@ def judge(req):
         for i, text, k in errs:
             if k == kind:
                 return ("resource_exhaustion" if kind == "resource" else "runtime_error"), "%s %s" % (text, where(i, n_fixed))
+    for i in range(len(calls)):
+        if "v" not in results.get(i, {}):
+            return "runtime_error", "no result came back %s" % where(i, n_fixed)
     for i, (args, expected) in enumerate(fixed):
-        actual = decode(results[i]["v"])
+        actual = _safe_decode(results[i]["v"])
         if not _safe_cmp(cmp, expected, actual):
             return "assertion_error", "fixed test %d: %s expected %s, got %s" % (i + 1, call_text(fn, args), short(expected), short(actual))
     for j, (args, expected) in enumerate(rnd):
-        actual = decode(results[n_fixed + j]["v"])
+        actual = _safe_decode(results[n_fixed + j]["v"])
         if not _safe_cmp(cmp, expected, actual):
             return "fuzzing_failure", "random input %d: %s: model solution gives %s, candidate gives %s" % (
                 j + 1, call_text(fn, args), short(expected), short(actual))
     return "passed", "%d fixed tests and %d random inputs agree" % (len(fixed), len(rnd))
+
+
+def _safe_decode(x):
+    try:
+        return decode(x)
+    except Exception:
+        return Opaque("<malformed result>")
 
 
 def _safe_cmp(cmp, expected, actual):

@@ -7,12 +7,17 @@ import { DELTA_SCORES, scoreDeltas, type DeltaOptions, type DeltaScore, type Sco
 
 /** Per-template scores of both sides, for the breakdown. */
 export interface TemplateBreakdown {
+    /** Template id. */
     template: string;
     /** Instances compared. */
     instances: number;
+    /** Accuracy score of both sides and the difference. */
     AS: { reference: number; candidate: number; delta: number };
+    /** Consistent-correctness score of both sides and the difference. */
     CCS: { reference: number; candidate: number; delta: number };
+    /** Responses lost (reference passed, candidate failed). */
     lost: number;
+    /** Responses gained (reference failed, candidate passed). */
     gained: number;
 }
 
@@ -20,10 +25,13 @@ export interface TemplateBreakdown {
 export interface QualityComparison {
     /** Instances compared (at least one round judged as a model outcome on both sides). */
     instances: number;
+    /** Each score of both sides with the delta and its interval. */
     scores: Record<DeltaScore, ScoreDelta>;
     /** Exact McNemar tests on per-instance "all rounds passed" and on per-response correctness (b = lost, c = gained). */
     mcnemar: { instance: McNemarResult; response: McNemarResult };
+    /** Flip counts and drill-down rows. */
     flips: FlipReport;
+    /** The same counts per template. */
     perTemplate: TemplateBreakdown[];
     /** Verdict categories of every candidate response (harness ones included, shown apart by reports). */
     categories: Record<Category, number>;

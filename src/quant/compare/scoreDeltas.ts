@@ -9,7 +9,9 @@ export type DeltaScore = (typeof DELTA_SCORES)[number];
 
 /** A score of the reference and of a candidate on the same instances, with a paired bootstrap interval of the difference. */
 export interface ScoreDelta {
+    /** Score of the reference. */
     reference: number;
+    /** Score of the candidate. */
     candidate: number;
     /** candidate − reference. */
     delta: number;

@@ -43,8 +43,10 @@ export async function teacherForce(job: DriftJob, onProgress: (file: string, don
         const chunk = Math.max(1, Math.floor((job.maxLogitsInFlight ?? DEFAULT_MAX_LOGITS) / Math.max(1, vocabulary)));
         const results: DriftResult[] = [];
         for (const file of job.candidates) {
-            // The reference itself may be a candidate: it is loaded again, so it is compared exactly like any other file.
-            const candModel = await loadModel(llama, file);
+            // The reference itself may be a candidate: its weights are shared, but it gets its own context,
+            // so it goes through exactly the same evaluation as any other file.
+            const same = file === job.reference;
+            const candModel = same ? refModel : await loadModel(llama, file);
             try {
                 if (vocabularySize(candModel) !== vocabulary)
                     throw new Error(`${file} has a vocabulary of ${vocabularySize(candModel)} tokens, the reference ${vocabulary}: not a quantisation of the same model`);
@@ -56,7 +58,7 @@ export async function teacherForce(job: DriftJob, onProgress: (file: string, don
                     await cand.context.dispose();
                 }
             } finally {
-                await candModel.dispose();
+                if (!same) await candModel.dispose();
             }
         }
         return { reference: job.reference, vocabulary, texts: texts.length, referenceMemory: ref.memory, results };

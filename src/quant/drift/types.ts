@@ -36,6 +36,7 @@ export interface DriftJob {
     reference: string;
     /** GGUF files compared with the reference, one at a time (the reference itself may be among them). */
     candidates: string[];
+    /** Texts to teacher-force. */
     texts: DriftText[];
     /** llama.cpp threads; always explicit (the library default is ~1000x slower on small machines). */
     threads: number;
@@ -67,17 +68,21 @@ export interface DriftResult extends DriftSummary {
     truncated_texts: number;
     /** Teacher-forced evaluation speed of the candidate (all tokens fed, logits at every compared position), tokens/s. */
     eval_tokens_per_s: number;
+    /** Memory of the candidate model and its context. */
     memory: DriftMemory;
 }
 
 /** Everything the drift worker returns. */
 export interface DriftReport {
+    /** The reference GGUF path. */
     reference: string;
     /** Vocabulary size shared by every file. */
     vocabulary: number;
     /** Texts compared. */
     texts: number;
+    /** Memory of the reference model and its context. */
     referenceMemory: DriftMemory;
+    /** One result per candidate, in the job's order. */
     results: DriftResult[];
 }
 

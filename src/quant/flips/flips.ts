@@ -8,31 +8,47 @@ export type FlipDirection = "lost" | "gained";
 
 /** One side of a flipped response, for drill-down. */
 export interface FlipSide {
+    /** Verdict category. */
     category: Category;
+    /** Verdict detail (first failing test, exception…). */
     detail: string;
+    /** Extracted code, null when none. */
     code: string | null;
 }
 
 /** A response whose verdict differs between the reference and the candidate. */
 export interface ResponseFlip {
+    /** Lost (reference passed, candidate failed) or gained (the reverse). */
     direction: FlipDirection;
+    /** Template id. */
     template: string;
+    /** Instance index in the neighbourhood. */
     instance: number;
+    /** Round (repeat) index. */
     round: number;
+    /** The instance's parameter tuple. */
     params: ParamValue[];
+    /** The reference's verdict. */
     reference: FlipSide;
+    /** The candidate's verdict. */
     candidate: FlipSide;
 }
 
 /** An instance whose "all rounds passed" indicator differs between the reference and the candidate. */
 export interface InstanceFlip {
+    /** Lost (reference passed, candidate failed) or gained (the reverse). */
     direction: FlipDirection;
+    /** Template id. */
     template: string;
+    /** Instance index in the neighbourhood. */
     instance: number;
+    /** The instance's parameter tuple. */
     params: ParamValue[];
     /** Rounds compared (both sides judged as model outcomes). */
     rounds: number;
+    /** Rounds the reference passed. */
     referencePassed: number;
+    /** Rounds the candidate passed. */
     candidatePassed: number;
 }
 
@@ -40,7 +56,9 @@ export interface InstanceFlip {
 export interface FlipCounts {
     /** Pairs compared. */
     pairs: number;
+    /** Pairs passed by both. */
     bothPassed: number;
+    /** Pairs failed by both. */
     bothFailed: number;
     /** Passed by the reference, failed by the candidate. */
     lost: number;
@@ -52,8 +70,11 @@ export interface FlipCounts {
 
 /** Flip counts of one template. */
 export interface TemplateFlips {
+    /** Template id. */
     template: string;
+    /** Flip counts over this template's responses. */
     responses: FlipCounts;
+    /** Flip counts over this template's instances. */
     instances: FlipCounts;
 }
 
@@ -63,8 +84,11 @@ export interface FlipReport {
     responses: FlipCounts;
     /** Per instance: all compared rounds passed vs not. */
     instances: FlipCounts;
+    /** Every flipped response, for drill-down. */
     responseFlips: ResponseFlip[];
+    /** Every flipped instance. */
     instanceFlips: InstanceFlip[];
+    /** The same counts per template. */
     perTemplate: TemplateFlips[];
     /** Verdict transitions over compared responses, `"<reference category>→<candidate category>"` → count. */
     transitions: Record<string, number>;

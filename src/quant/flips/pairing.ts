@@ -11,19 +11,29 @@ export function isHarness(category: Category): boolean {
 
 /** The same response slot (template, instance, round) answered by the reference and by a candidate. */
 export interface ResponsePair {
+    /** Template id. */
     template: string;
+    /** Instance index in the neighbourhood. */
     instance: number;
+    /** Round (repeat) index. */
     round: number;
+    /** The instance's parameter tuple. */
     params: ParamValue[];
+    /** The reference's outcome. */
     reference: Outcome;
+    /** The candidate's outcome. */
     candidate: Outcome;
 }
 
 /** One instance of one template with its rounds, as both files answered it. */
 export interface InstancePair {
+    /** Template id. */
     template: string;
+    /** Problem group of the template. */
     group: string;
+    /** Instance index in the neighbourhood. */
     instance: number;
+    /** The instance's parameter tuple. */
     params: ParamValue[];
     /** Rounds present for both files, in round order. */
     rounds: ResponsePair[];
@@ -62,7 +72,9 @@ export function pairOutcomes(reference: readonly Outcome[], candidate: readonly 
 export interface InstanceTally {
     /** Rounds usable on both sides. */
     rounds: number;
+    /** Rounds the reference passed. */
     referencePassed: number;
+    /** Rounds the candidate passed. */
     candidatePassed: number;
 }
 

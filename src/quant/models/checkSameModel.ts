@@ -11,7 +11,9 @@ export interface QuantFile {
     path: string;
     /** Quantisation type name (e.g. `Q4_K_M`, `F32`). */
     quantization: string | null;
+    /** File size, bytes. */
     sizeBytes: number;
+    /** general.architecture (e.g. llama). */
     architecture: string;
     /** Tokens in the vocabulary. */
     vocabulary: number;

@@ -1,7 +1,10 @@
 /** A file placed by cost (lower is better) and quality (higher is better). */
 export interface ParetoPoint {
+    /** Identifier of the point (a file path). */
     id: string;
+    /** Cost: lower is better (file size). */
     cost: number;
+    /** Quality: higher is better. */
     quality: number;
 }
 
@@ -21,7 +24,9 @@ export function paretoFront(points: readonly ParetoPoint[]): Set<string> {
 
 /** Options of {@link textScatter}. */
 export interface TextScatterOptions {
+    /** Name of the x axis (cost). */
     xLabel: string;
+    /** Name of the y axis (quality). */
     yLabel: string;
     /** Plot columns (default 48). */
     width?: number;
@@ -29,6 +34,7 @@ export interface TextScatterOptions {
     height?: number;
     /** Formats axis ends (default: 3 significant digits). */
     formatX?: (v: number) => string;
+    /** Formats the y axis ends. */
     formatY?: (v: number) => string;
 }
 

@@ -8,17 +8,23 @@ import type { QuantFileReport, QuantReport } from "./types.js";
 
 /** One file's configuration in the study, as the report needs it. */
 export interface StudyConfiguration {
+    /** Model file of the configuration. */
     modelPath: string | null;
     /** Quantisation type the study recorded (from the backend's metadata). */
     quantization: string | null;
+    /** Prompt tokens/s in the study (per sequence), null when unmeasured. */
     promptTokensPerS: number | null;
+    /** Generated tokens/s in the study (per sequence), null when unmeasured. */
     generationTokensPerS: number | null;
 }
 
 /** Everything a quantisation report is computed from. */
 export interface QuantReportInput {
+    /** Run holding the study. */
     runId: string;
+    /** Database file. */
     db: string;
+    /** What was asked of every file. */
     study: QuantReport["study"];
     /** The files, most precise first (their order in the report). */
     files: QuantFile[];
@@ -26,9 +32,13 @@ export interface QuantReportInput {
     reference: string;
     /** Judged outcomes of the run; `model` is the file name without `.gguf`. */
     outcomes: readonly Outcome[];
+    /** Token drift measured by the worker, when measured. */
     drift?: DriftReport;
+    /** What the drift texts were. */
     driftSource: QuantReport["drift"]["source"];
+    /** Number of drift texts. */
     driftTexts: number;
+    /** The run's configurations, one per file. */
     configurations: StudyConfiguration[];
     /** Seed of the bootstrap intervals. */
     bootstrapSeed: number;

@@ -5,6 +5,7 @@ import type { Store } from "../../store/Store.js";
 export interface GenerationSpeed {
     /** Configuration id in the store. */
     configId: number;
+    /** Model file of the configuration. */
     modelPath: string | null;
     /** Freshly generated responses the figures come from (cached answers carry no timings). */
     responses: number;
@@ -43,10 +44,15 @@ export function generationSpeeds(store: Store, runId: string): GenerationSpeed[]
 
 /** One stored answer with the messages that asked for it. */
 export interface StoredAnswer {
+    /** Template id. */
     template: string;
+    /** Instance index in the neighbourhood. */
     instance: number;
+    /** Round (repeat) index. */
     round: number;
+    /** The chat messages that asked for it. */
     messages: ChatMessage[];
+    /** The raw response. */
     response: string;
 }
 

@@ -26,9 +26,13 @@ export interface QuantFileReport {
     top1_agreement: number | null;
     /** Mean KL(reference ‖ file) of next-token distributions, nats. */
     kl_mean: number | null;
+    /** Median KL, nats. */
     kl_p50: number | null;
+    /** 90th percentile KL, nats. */
     kl_p90: number | null;
+    /** 99th percentile KL, nats. */
     kl_p99: number | null;
+    /** Largest KL at any position, nats. */
     kl_max: number | null;
     /** Token positions the drift figures cover. */
     drift_positions: number;
@@ -44,6 +48,7 @@ export interface QuantFileReport {
     response_flips: ResponseFlip[];
     /** Flipped instances. */
     instance_flips: InstanceFlip[];
+    /** Per-template scores and flips against the reference. */
     per_template: TemplateBreakdown[];
     /** Verdict categories of this file's responses. */
     categories: Record<Category, number>;
