@@ -115,6 +115,7 @@ export function verdictBarsSpec(configs: readonly ConfigSummary[]): TopLevelSpec
 export function deltaHeatmapSpec(cmp: Comparison): TopLevelSpec {
     const values: { score: string; a: string; b: string; delta: number; label: string }[] = [];
     for (const r of cmp.pairwise) {
+        if (Number.isNaN(r.delta)) continue; // a configuration without scored templates: leave the cell empty
         const mark = r.significant ? "*" : "";
         values.push({ score: r.score, a: r.a, b: r.b, delta: r.delta, label: `${r.delta.toFixed(2)}${mark}` });
         values.push({ score: r.score, a: r.b, b: r.a, delta: -r.delta, label: `${(-r.delta).toFixed(2)}${mark}` });

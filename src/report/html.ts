@@ -3,6 +3,7 @@ import { groupBy } from "../scores/aggregates.js";
 import type { Outcome } from "../scores/types.js";
 import { boxPlotSpec, categoryBarsSpec, deltaHeatmapSpec, renderSvg, stripSpec, verdictBarsSpec } from "./charts.js";
 import { esc, fix, interval, pct, pval, tuple } from "./format.js";
+import { magnitude } from "./text.js";
 import type { DrilldownRow, ReportData } from "./types.js";
 
 const CSS = `
@@ -79,10 +80,10 @@ export async function renderHtml(d: ReportData, scores: readonly NeighbourhoodSc
         parts.push(`<div class="chart" data-chart="heatmap">${await renderSvg(deltaHeatmapSpec(cmp))}</div>`);
         if (cmp.temperature.length) {
             parts.push(`<h3>Temperature effect (t = 0 against the other temperature)</h3>`);
-            parts.push(table(["model", "other t", "score", "significant?", "p", "δ", "magnitude"], cmp.temperature.map((r) => [esc(r.model + (r.quantization ? ` ${r.quantization}` : "")), n(r.temperature), r.score, r.significant ? '<span class="sig">yes</span>' : "no", n(pval(r.p)), n(fix(r.delta)), r.magnitude])));
+            parts.push(table(["model", "other t", "score", "significant?", "p", "δ", "magnitude"], cmp.temperature.map((r) => [esc(r.model + (r.quantization ? ` ${r.quantization}` : "")), n(r.temperature), r.score, Number.isNaN(r.p) ? "–" : r.significant ? '<span class="sig">yes</span>' : "no", n(pval(r.p)), n(fix(r.delta)), magnitude(r)])));
         }
         parts.push(`<h3>Pairwise tests</h3>`);
-        parts.push(table(["score", "A", "B", "U", "p", "δ", "magnitude"], cmp.pairwise.map((r) => [r.score, esc(r.a), esc(r.b), n(fix(r.u, 1)), n(pval(r.p) + (r.significant ? " *" : "")), n(fix(r.delta)), r.magnitude]), true));
+        parts.push(table(["score", "A", "B", "U", "p", "δ", "magnitude"], cmp.pairwise.map((r) => [r.score, esc(r.a), esc(r.b), n(fix(r.u, 1)), n(pval(r.p) + (r.significant ? " *" : "")), n(fix(r.delta)), magnitude(r)]), true));
         parts.push(`<h3>Normality (Shapiro–Wilk)</h3>`);
         parts.push(table(["score", "config", "n", "W", "p"], cmp.normality.map((r) => [r.score, esc(r.config), n(r.n), n(fix(r.w)), n(pval(r.p))]), true));
         if (cmp.paired.length) {
@@ -109,7 +110,7 @@ export async function renderHtml(d: ReportData, scores: readonly NeighbourhoodSc
     }
 
     // Groups
-    const cats = NEIGHBOURHOOD_CATEGORIES.filter((k) => k !== "no_data");
+    const cats = NEIGHBOURHOOD_CATEGORIES.filter((k) => k !== "no_data" || d.configs.some((c) => c.categories.shares.no_data > 0));
     const all = d.groups.filter((g) => g.config === "all");
     const groupRow = (g: (typeof d.groups)[number]) => [g.kind, esc(g.name), esc(g.config), n(g.categories.n), n(fix(g.AS)), ...cats.map((k) => n(pct(g.categories.shares[k])))];
     parts.push(`<section id="groups"><h2>Problem groups and subgroups</h2><p class="note">Share of (configuration × template) neighbourhoods in each category, all configurations together.</p>`);

@@ -40,10 +40,12 @@ function sections(d: ReportData): Section[] {
         ]),
         note: "truncated / judge_error responses are harness outcomes: counted apart, excluded from every score."
     });
+    // "No data" (every response a harness outcome) only when it occurs.
+    const cats = NEIGHBOURHOOD_CATEGORIES.filter((k) => k !== "no_data" || d.configs.some((c) => c.categories.shares.no_data > 0));
     out.push({
         title: "Categories (share of templates)",
-        head: ["config", ...NEIGHBOURHOOD_CATEGORIES.filter((k) => k !== "no_data").map((k) => CATEGORY_LABELS[k])],
-        rows: d.configs.map((c) => [c.config, ...NEIGHBOURHOOD_CATEGORIES.filter((k) => k !== "no_data").map((k) => pct(c.categories.shares[k]))])
+        head: ["config", ...cats.map((k) => CATEGORY_LABELS[k])],
+        rows: d.configs.map((c) => [c.config, ...cats.map((k) => pct(c.categories.shares[k]))])
     });
     const verdicts = MODEL_CATEGORIES.filter((k) => d.configs.some((c) => (c.verdictShares[k] ?? 0) > 0));
     out.push({
@@ -72,10 +74,10 @@ function sections(d: ReportData): Section[] {
     });
     out.push({
         title: "Problem groups (share of configurations × templates)",
-        head: ["group", "AS", ...NEIGHBOURHOOD_CATEGORIES.filter((k) => k !== "no_data").map((k) => CATEGORY_LABELS[k])],
+        head: ["group", "AS", ...cats.map((k) => CATEGORY_LABELS[k])],
         rows: d.groups
             .filter((g) => g.config === "all")
-            .map((g) => [`${g.kind === "subgroup" ? "  ↳ " : ""}${g.name}`, fix(g.AS), ...NEIGHBOURHOOD_CATEGORIES.filter((k) => k !== "no_data").map((k) => pct(g.categories.shares[k]))])
+            .map((g) => [`${g.kind === "subgroup" ? "  ↳ " : ""}${g.name}`, fix(g.AS), ...cats.map((k) => pct(g.categories.shares[k]))])
     });
     if (d.discontinuities.length)
         out.push({
@@ -107,13 +109,13 @@ export function comparisonSections(c: Comparison): Section[] {
     out.push({
         title: `Pairwise: Mann–Whitney U (two-sided) and Cliff's δ (δ > 0: A higher; * p < ${c.alpha})`,
         head: ["score", "A", "B", "U", "p", "δ", "magnitude"],
-        rows: c.pairwise.map((r) => [r.score, r.a, r.b, fix(r.u, 1), pval(r.p) + (r.significant ? " *" : ""), fix(r.delta), r.magnitude])
+        rows: c.pairwise.map((r) => [r.score, r.a, r.b, fix(r.u, 1), pval(r.p) + (r.significant ? " *" : ""), fix(r.delta), magnitude(r)])
     });
     if (c.temperature.length)
         out.push({
             title: "Temperature effect (t = 0 against the other temperature; δ > 0: t = 0 higher)",
             head: ["model", "other t", "score", "significant?", "p", "δ", "magnitude"],
-            rows: c.temperature.map((r) => [r.model + (r.quantization ? ` ${r.quantization}` : ""), String(r.temperature), r.score, r.significant ? "yes" : "no", pval(r.p), fix(r.delta), r.magnitude])
+            rows: c.temperature.map((r) => [r.model + (r.quantization ? ` ${r.quantization}` : ""), String(r.temperature), r.score, Number.isNaN(r.p) ? "–" : r.significant ? "yes" : "no", pval(r.p), fix(r.delta), magnitude(r)])
         });
     if (c.paired.length)
         out.push({
@@ -130,6 +132,11 @@ export function comparisonSections(c: Comparison): Section[] {
             ])
         });
     return out;
+}
+
+/** Magnitude label, "–" when δ is undefined (a configuration without scored templates). */
+export function magnitude(r: { delta: number; magnitude: string }): string {
+    return Number.isNaN(r.delta) ? "–" : r.magnitude;
 }
 
 /** Terminal tables (cli-table3), no colours so they paste cleanly. */

@@ -14,7 +14,8 @@ export interface CliffsDelta {
 export function cliffsDelta(x: readonly number[], y: readonly number[]): CliffsDelta {
     const n = x.length;
     const m = y.length;
-    if (n === 0 || m === 0) return { delta: 0, magnitude: "negligible" };
+    // Undefined without data on both sides; NaN says so (magnitude is then meaningless).
+    if (n === 0 || m === 0) return { delta: NaN, magnitude: "negligible" };
     const ys = [...y].sort((a, b) => a - b);
     let greater = 0;
     let less = 0;

@@ -58,9 +58,11 @@ const runIdOf = (db: string): string => {
     }
 };
 
-// 2 templates × 20 instances × 2 rounds = 80 greedy queries on the tiny model: a few seconds, long enough to kill mid-way.
-const STUDY = ["run", "--model", tiny.f32, "--templates", "list_every_kth,math_count_coprime", "--instances", "20", "--rounds", "2", "--max-tokens", "48", "--threads", "1", "--sequences", "2", "--seed", "5", "--no-progress"];
-const TOTAL = 80;
+// 2 templates × 12 instances × 2 rounds = 48 greedy queries on the tiny model: a few seconds, long enough to kill mid-way.
+// One sequence: llama.cpp does not promise bit-identical logits across different batch compositions.
+// Context 1024: the tiny model's byte-level prompts do not fit its trained 512.
+const STUDY = ["run", "--model", tiny.f32, "--templates", "list_every_kth,math_count_coprime", "--instances", "12", "--rounds", "2", "--max-tokens", "48", "--context-size", "1024", "--threads", "1", "--sequences", "1", "--seed", "5", "--no-progress"];
+const TOTAL = 48;
 
 describe("eddy run (CLI)", () => {
     it("SIGKILL at any moment resumes to the same final result as an uninterrupted greedy run", async () => {
@@ -71,6 +73,7 @@ describe("eddy run (CLI)", () => {
         expect(base.code, base.stderr).toBe(0);
         const baseline = verdictTable(baseDb);
         expect(baseline).toHaveLength(TOTAL);
+        expect(baseline.filter((r) => JSON.parse(r).response.length > 0)).toHaveLength(TOTAL); // real generated text is compared
 
         // Kill once early (a few generations stored), then again later in a resumed session.
         const p1 = start([...STUDY, "--db", killDb]);
@@ -80,7 +83,7 @@ describe("eddy run (CLI)", () => {
         const id = runIdOf(killDb);
         const after1 = generationsSoFar(killDb);
         const p2 = start(["run", "--resume", id, "--db", killDb, "--no-progress"]);
-        const midway2 = await waitForGenerations(p2, killDb, after1 + 10);
+        const midway2 = await waitForGenerations(p2, killDb, after1 + 6);
         p2.kill("SIGKILL");
         await exited(p2);
         // At least one kill must have landed mid-study for the test to mean anything.
@@ -148,7 +151,7 @@ describe("eddy run (CLI)", () => {
         expect(JSON.parse(plan.stdout)).toMatchObject({ queries: 4 * 3 * 2, max_generated_tokens: 4 * 3 * 2 * 512, templates: ["list_every_kth"] });
         expect(existsSync(db)).toBe(false);
 
-        const r = await eddy(["run", "--model", tiny.f32, "--templates", "list_every_kth", "--instances", "3", "--rounds", "2", "--temperature", "0,0.8", "--max-tokens", "24", "--threads", "1", "--db", db]);
+        const r = await eddy(["run", "--model", tiny.f32, "--templates", "list_every_kth", "--instances", "3", "--rounds", "2", "--temperature", "0,0.8", "--max-tokens", "24", "--context-size", "1024", "--threads", "1", "--db", db]);
         expect(r.code, r.stderr).toBe(0);
         const id = r.stdout.trim();
         expect(id).toMatch(/^\d{8}-[0-9a-f]{6}$/);

@@ -83,7 +83,7 @@ describe("runStudy", () => {
 
     it("tiny model end to end; an identical query in a later run comes from the response cache unless noCache", async () => {
         const db = path.join(tmpDir(), "tiny.db");
-        const base = { models: [tiny.f32], templates: "list_every_kth,math_count_coprime", instances: 3, rounds: 2, maxTokens: 24, threads: 1, db };
+        const base = { models: [tiny.f32], templates: "list_every_kth,math_count_coprime", instances: 3, rounds: 2, maxTokens: 24, contextSize: 1024, threads: 1, db };
         const first = await runStudy(study(base));
         expect(first).toMatchObject({ status: "complete", created: true });
         expect(first.stats.generation).toMatchObject({ responses: 12, cached: 0, errors: 0 });

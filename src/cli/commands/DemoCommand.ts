@@ -68,7 +68,7 @@ export function registerDemoCommand(program: Command): void {
                 store.close();
             }
             const summaries = summariseConfigs(scoreNeighbourhoods(outcomes));
-            const table = new Table({ head: ["configuration", "run", "templates", "AS", "CPS", "CCS", "pass@1", "perfect", "failed", "truncated"] });
+            const table = new Table({ head: ["configuration", "run", "templates", "AS", "CPS", "CCS", "pass@1", "perfect", "failed", "truncated"], ...(process.stdout.isTTY ? {} : { style: { head: [], border: [] } }) });
             for (const s of summaries)
                 table.push([
                     s.config,

@@ -31,7 +31,7 @@ export function registerRunsCommand(program: Command): void {
                     process.stdout.write(`no runs in ${store.path}\n`);
                     return;
                 }
-                const t = new Table({ head: ["run", "created", "status", "backend", "configurations", "study", "responses", "verdicts", "passed"] });
+                const t = new Table({ head: ["run", "created", "status", "backend", "configurations", "study", "responses", "verdicts", "passed"], ...(process.stdout.isTTY ? {} : { style: { head: [], border: [] } }) });
                 for (const r of infos)
                     t.push([r.id, r.created.replace("T", " ").slice(0, 19), r.status, r.backend, r.configurations.map((c) => c.label).join("\n"), studyLine(r), r.counts.generations + (r.counts.missing ? ` (+${r.counts.missing} missing)` : ""), r.counts.verdicts, r.counts.categories.passed ?? 0]);
                 process.stdout.write(t.toString() + "\n");
