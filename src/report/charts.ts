@@ -53,12 +53,15 @@ export function boxPlotSpec(scores: readonly NeighbourhoodScore[]): TopLevelSpec
         spec: {
             width: 230,
             height: { step: 26 },
-            mark: { type: "boxplot", extent: 1.5, median: { color: "black" }, size: 16 },
             encoding: {
                 y: { field: "config", type: "nominal", title: null },
-                x: { field: "value", type: "quantitative", title: "score over templates", scale: { domain: [0, 1] } },
-                color: { field: "config", type: "nominal", legend: null }
-            }
+                x: { field: "value", type: "quantitative", title: "score over templates", scale: { domain: [0, 1] } }
+            },
+            layer: [
+                { mark: { type: "boxplot", extent: 1.5, median: { color: "black" }, size: 16, outliers: false }, encoding: { color: { field: "config", type: "nominal", legend: null } } },
+                // Every template as a tick, so a handful of templates or a degenerate box still shows its data.
+                { mark: { type: "tick", color: "#1d2330", opacity: 0.45, thickness: 1, size: 12 } }
+            ]
         }
     } as TopLevelSpec;
 }

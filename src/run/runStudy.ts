@@ -114,9 +114,14 @@ export function finalCategory(judged: Category, stop: StopReason): Category {
     return judged;
 }
 
-/** Key of a response in the response cache. */
-export function responseCacheKey(modelSha256: string, messages: ChatMessage[], decoding: Decoding, seed: number, maxTokens: number): string {
-    return createHash("sha256").update(JSON.stringify([modelSha256, messages, decoding, seed, maxTokens])).digest("hex");
+/**
+ * Key of a response in the response cache: the model file's sha256 plus everything that decides
+ * the rendered prompt (messages, prompt format, context size) and the decoding (settings, seed, max tokens).
+ */
+export function responseCacheKey(model: { sha256: string; promptFormat?: string | undefined; contextSize?: number | undefined }, messages: ChatMessage[], decoding: Decoding, seed: number, maxTokens: number): string {
+    return createHash("sha256")
+        .update(JSON.stringify([model.sha256, model.promptFormat ?? null, model.contextSize ?? null, messages, decoding, seed, maxTokens]))
+        .digest("hex");
 }
 
 const genKey = (k: { templateId: string; instance: number; round: number }): string => `${k.templateId}|${k.instance}|${k.round}`;
@@ -347,6 +352,7 @@ async function runWithStore(store: Store, config: StudyConfig, hooks: StudyHooks
                     confs.push({ row, wrapper: w, decoding, done: store.generatedKeys(row.id) });
                 }
             const useCache = config.backend === "llama" && !!meta.model?.sha256;
+            const cacheModel = { sha256: sha ?? "", promptFormat: meta.promptFormat, contextSize: meta.contextSize };
             const queries: Query[] = [];
             for (const t of plan.templates)
                 for (const inst of plan.instances.get(t.id)!)
@@ -370,7 +376,7 @@ async function runWithStore(store: Store, config: StudyConfig, hooks: StudyHooks
                     ...q.key, seed: q.seed, prompt: JSON.stringify(q.messages), response: r.text, code, stopReason: r.stopReason,
                     promptTokens: r.promptTokens, generatedTokens: r.generatedTokens, ttftMs: r.ttftMs, genMs: r.genMs, cached
                 };
-                writer.addGeneration(g, fresh && useCache ? { key: responseCacheKey(sha!, q.messages, q.decoding, q.seed, config.maxTokens), modelSha256: sha! } : undefined);
+                writer.addGeneration(g, fresh && useCache ? { key: responseCacheKey(cacheModel, q.messages, q.decoding, q.seed, config.maxTokens), modelSha256: sha! } : undefined);
                 s.generated++;
                 s.tokens += cached ? 0 : r.generatedTokens;
                 if (cached) s.cached++;
@@ -381,7 +387,7 @@ async function runWithStore(store: Store, config: StudyConfig, hooks: StudyHooks
                 for (const q of queries) {
                     if (stopController.signal.aborted) return;
                     if (useCache && !config.noCache) {
-                        const hit = store.cachedResponse(responseCacheKey(sha!, q.messages, q.decoding, q.seed, config.maxTokens));
+                        const hit = store.cachedResponse(responseCacheKey(cacheModel, q.messages, q.decoding, q.seed, config.maxTokens));
                         if (hit) {
                             await store1(q, { text: hit.response, stopReason: hit.stop_reason, promptTokens: hit.prompt_tokens, generatedTokens: hit.generated_tokens, ttftMs: 0, genMs: 0 }, true, false);
                             continue;
@@ -476,8 +482,8 @@ async function runWithStore(store: Store, config: StudyConfig, hooks: StudyHooks
     }
     const c = store.counts(run.id);
     const expected = plan.queries;
-    const complete = c.generations + c.missing >= expected && (judging ? c.verdicts >= c.generations : true);
+    const complete = c.generations + c.missing >= expected && c.verdicts >= c.generations;
     const status = stopController.signal.aborted || !complete ? "interrupted" : "complete";
-    store.setRunStatus(run.id, status, { stats, error: !complete && !stopController.signal.aborted ? `${expected - c.generations - c.missing} queries or ${c.generations - c.verdicts} verdicts left (errors: ${s.errors})` : null });
+    store.setRunStatus(run.id, status, { stats, error: !complete && !stopController.signal.aborted ? `${expected - c.generations - c.missing} queries and ${c.generations - c.verdicts} verdicts left (errors: ${s.errors})` : null });
     return { runId: run.id, status, created, stats, missing };
 }

@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { JudgePool } from "../../src/judge/JudgePool.js";
@@ -17,9 +17,10 @@ const CORRECT = "def sum_range(values):\n" + RETURN_RIGHT;
 // survivors can be found afterwards without confusing them with anyone else's processes.
 const MARK = "eddyhostile";
 const TAG = `import ctypes\nctypes.CDLL(None).prctl(15, b"${MARK}", 0, 0, 0)\n`;
-const here = path.dirname(fileURLToPath(import.meta.url));
 const nonce = randomBytes(6).toString("hex");
-const secretFile = path.join(here, `.secret-${nonce}`);
+// A root-only file outside the sandbox (not in the repo: a test run must never leave it there).
+const secretDir = mkdtempSync(path.join(tmpdir(), "eddy-secret-"));
+const secretFile = path.join(secretDir, "secret.txt");
 const escapeFiles = [`/tmp/eddy-escape-${nonce}`, `/dev/shm/eddy-escape-${nonce}`, `/var/tmp/eddy-escape-${nonce}`];
 const SLEEP = "987654";
 
@@ -68,6 +69,7 @@ for (const mode of ["full isolation", "without namespaces"] as const) {
         const saved = process.env.EDDY_JUDGE_NO_NAMESPACES;
 
         beforeAll(async () => {
+            mkdirSync(secretDir, { recursive: true, mode: 0o700 });
             writeFileSync(secretFile, "TOP SECRET\n", { mode: 0o600 });
             if (mode === "without namespaces") process.env.EDDY_JUDGE_NO_NAMESPACES = "1";
             pool = await JudgePool.start({ workers: 1 });
@@ -76,7 +78,7 @@ for (const mode of ["full isolation", "without namespaces"] as const) {
         });
         afterAll(async () => {
             await pool?.close();
-            rmSync(secretFile, { force: true });
+            rmSync(secretDir, { recursive: true, force: true });
             for (const f of escapeFiles) rmSync(f, { force: true });
         });
 

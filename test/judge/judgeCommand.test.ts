@@ -1,16 +1,17 @@
 import { execFile } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 
 const run = promisify(execFile);
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "../..");
 const env = { ...process.env, EDDY_TEMPLATES: path.join(here, "fixtures/templates"), EDDY_ORACLES: path.join(here, "fixtures/oracles") };
 const dir = mkdtempSync(path.join(tmpdir(), "eddy-judge-cli-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function eddy(args: string[], extraEnv: Record<string, string> = {}, input?: string): Promise<{ code: number; stdout: string; stderr: string }> {
     const child = run(process.execPath, [path.join(root, "dist/cli/bin.js"), ...args], { env: { ...env, ...extraEnv }, cwd: root });

@@ -1,9 +1,9 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { JudgePool } from "../../src/judge/JudgePool.js";
 import { probeIsolation } from "../../src/judge/isolation.js";
 import { fixtureTemplate } from "./fixtures/templates.js";
@@ -14,6 +14,8 @@ const t = fixtureTemplate("sum_range", { budget: { timeMs: 1000, memoryMb: 64 },
 const bindings = { lo: 1, hi: 3 };
 const CORRECT = "def sum_range(values):\n    return sum(values[1:4])\n";
 const saved = { ...process.env };
+const scratch = mkdtempSync(path.join(tmpdir(), "eddy-pool-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 afterEach(() => {
     process.env = { ...saved };
@@ -21,7 +23,7 @@ afterEach(() => {
 
 describe("worker failures", () => {
     it("a worker that dies mid-judgement is replaced and the judgement retried once", async () => {
-        process.env.COUNTER = path.join(mkdtempSync(path.join(tmpdir(), "eddy-pool-")), "n");
+        process.env.COUNTER = path.join(scratch, "first");
         const pool = await JudgePool.start({ workers: 1, python: fake });
         try {
             const v = await pool.judge({ template: t, bindings, code: CORRECT });
@@ -32,7 +34,7 @@ describe("worker failures", () => {
     });
 
     it("a harness that keeps failing gives judge_error, never a model category", async () => {
-        process.env.COUNTER = path.join(mkdtempSync(path.join(tmpdir(), "eddy-pool-")), "n");
+        process.env.COUNTER = path.join(scratch, "always");
         process.env.CRASH_ALWAYS = "1";
         const pool = await JudgePool.start({ workers: 1, python: fake });
         try {

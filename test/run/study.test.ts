@@ -107,6 +107,20 @@ describe("runStudy", () => {
         expect(info.isolationLevel).toEqual(expect.any(String));
     });
 
+    it("resume judges generations that were stored without a verdict", async () => {
+        const db = path.join(tmpDir(), "unjudged.db");
+        const cfg = study({ backend: "reference", templates: "list_every_kth,math_count_coprime", instances: 3, rounds: 2, db });
+        const first = await runStudy(cfg, { judge: false });
+        expect(first.status).toBe("interrupted"); // generated, not judged: not complete
+        expect([countRows(db, "generations"), countRows(db, "verdicts")]).toEqual([12, 0]);
+        const second = await runStudy({ ...cfg, resume: first.runId });
+        expect(second).toMatchObject({ status: "complete", stats: { generation: { responses: 0 }, judging: { verdicts: 12 } } });
+        const store = openStore(db);
+        const cats = loadOutcomes(store, [first.runId]).map((o) => o.category);
+        store.close();
+        expect(cats).toEqual(Array(12).fill("passed"));
+    });
+
     it("unknown template: a clear error before anything is stored", async () => {
         const db = path.join(tmpDir(), "bad.db");
         await expect(runStudy(study({ backend: "reference", templates: "no_such_template", instances: 2, rounds: 1, db }))).rejects.toThrow(EddyError);

@@ -80,6 +80,7 @@ describe("Cliff's δ", () => {
         expect(r.delta).toBeCloseTo(-1 / 3, 12);
         expect(r.magnitude).toBe("medium");
         expect(cliffsDelta([5, 6], [1, 2]).delta).toBe(1);
+        expect(cliffsDelta([], [1, 2]).delta).toBeNaN(); // undefined without data on one side
     });
     it("applies the 0.147 / 0.33 / 0.474 thresholds", () => {
         expect(deltaMagnitude(0.146)).toBe("negligible");

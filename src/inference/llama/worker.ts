@@ -67,6 +67,8 @@ async function start(init: WorkerInit): Promise<void> {
         backend: "llama",
         promptFormat: renderer.format,
         llamaCppRelease: llama.llamaCppRelease.release,
+        llamaCppRepo: llama.llamaCppRelease.repo,
+        llamaBuild: llama.buildType,
         nodeLlamaCppVersion: await getModuleVersion().catch(() => undefined),
         gpu: llama.gpu === false ? "cpu" : llama.gpu,
         devices: await llama.getGpuDeviceNames().catch(() => []),

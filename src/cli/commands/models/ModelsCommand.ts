@@ -21,12 +21,13 @@ export function registerModelsCommand(program: Command): void {
             const { inspectGguf } = await import("../../../inference/gguf/inspectGguf.js");
             const root = path.resolve(dir ?? modelsDir());
             if (!existsSync(root) || !statSync(root).isDirectory()) throw new EddyError(`not a folder: ${root}`);
-            const rows: (ModelInfo | { path: string; file: string; error: string })[] = [];
+            const rows: ((ModelInfo & { has_chat_template: boolean }) | { path: string; file: string; error: string })[] = [];
             for (const file of findGgufFiles(root)) {
                 try {
                     const info = await inspectGguf(file);
-                    delete info.chat_template; // long; `models inspect` shows it
-                    rows.push(info);
+                    const row = { ...info, file: path.relative(root, file), has_chat_template: info.chat_template !== undefined };
+                    delete row.chat_template; // long; `models inspect` shows it
+                    rows.push(row);
                 } catch (err) {
                     rows.push({ path: file, file: path.relative(root, file), error: oneLine(err) });
                 }
@@ -42,7 +43,7 @@ export function registerModelsCommand(program: Command): void {
             const table = rows.map((r) =>
                 "error" in r
                     ? [r.file, "-", "-", "-", "-", r.error]
-                    : [path.relative(root, r.path), r.architecture, r.quantization, r.size_label ?? formatCount(r.parameter_count), formatBytes(r.size_bytes), ""]
+                    : [r.file, r.architecture, r.quantization, r.size_label ?? formatCount(r.parameter_count), formatBytes(r.size_bytes), r.has_chat_template ? "chat template" : "no chat template"]
             );
             const t = new Table({ head: ["file", "arch", "quant", "params", "size", "note"], style: { head: [], border: [] } });
             t.push(...table);
