@@ -41,7 +41,7 @@ describe("eddy models / generate", () => {
         expect(code).toBe(0);
         const info = JSON.parse(stdout);
         expect(info).toMatchObject({ architecture: "llama", quantization: "Q8_0", size_bytes: 220032 });
-        expect(info.sha256).toBe("d0e9ebc025d9cd7bb27079e8a447d58641c4e9b270f18e553d08d04e418bfe73");
+        expect(info.sha256).toBe("faad9f7608cef276e831f677eed4d7ef03ab399c40c39e6f1f4e7ba73abe99c1");
     });
 
     it("models inspect on a missing file prints one clear line and fails", async () => {

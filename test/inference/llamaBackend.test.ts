@@ -104,12 +104,12 @@ describe("llama backend on eddy's tiny model", () => {
         expect(m.model?.quantization).toBe("F32");
         expect(m.model?.architecture).toBe("llama");
         expect(m.model?.sizeBytes).toBeGreaterThan(0);
-        expect(m.model?.contextLength).toBe(512);
+        expect(m.model?.contextLength).toBe(2048);
         expect(m.gpu).toBe("cpu");
         expect(m.threads).toBe(1);
         expect(m.threadsSource).toBe("user");
         expect(m.sequences).toBe(4);
-        expect(m.contextSize).toBe(512);
+        expect(m.contextSize).toBe(2048);
         expect(m.batchSize).toBeGreaterThan(0);
         expect(m.mode).toBe("fast");
         expect(m.llamaCppRelease).toMatch(/^b?\d+|v/);
@@ -117,10 +117,10 @@ describe("llama backend on eddy's tiny model", () => {
     });
 
     it("stops at max tokens and reports a prompt longer than the context without dying", async () => {
-        const long = "word ".repeat(400); // > 512 tokens with a byte-level vocabulary
+        const long = "word ".repeat(500); // 2,500 tokens with a byte-level vocabulary: more than the 2,048 context
         const res = await collect(one, [req("long", long), req("short", "hello", { maxTokens: 5 })]);
         expect(res.get("long")!.stopReason).toBe("context_full");
-        expect(res.get("long")!.error).toMatch(/prompt is \d+ tokens but the context holds 512/);
+        expect(res.get("long")!.error).toMatch(/prompt is \d+ tokens but the context holds 2048/);
         expect(res.get("short")!.stopReason).toBe("max_tokens");
         expect(res.get("short")!.generatedTokens).toBe(5);
     });

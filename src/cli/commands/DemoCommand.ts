@@ -29,6 +29,7 @@ const pct = (x: number): string => (Number.isFinite(x) ? (x * 100).toFixed(0) + 
 /** A score, or a dash where no response counted (all were harness outcomes such as truncated). */
 const score = (x: number | undefined): string => (x !== undefined && Number.isFinite(x) ? x.toFixed(3) : "—");
 
+/** `eddy demo` (`npm start`): a small study end to end, its scores table and report. */
 export function registerDemoCommand(program: Command): void {
     program
         .command("demo")

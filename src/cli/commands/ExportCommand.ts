@@ -21,6 +21,7 @@ export function toCsv(rows: Record<string, unknown>[]): string {
     return [cols.join(","), ...rows.map((r) => cols.map((c) => csvField(r[c])).join(","))].join("\r\n") + "\r\n";
 }
 
+/** `eddy export`: one row per response of a run, as JSONL or CSV. */
 export function registerExportCommand(program: Command): void {
     program
         .command("export <run>")

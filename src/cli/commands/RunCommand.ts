@@ -108,6 +108,7 @@ export function summarize(r: StudyResult): string {
     ].join("\n");
 }
 
+/** `eddy run`: plan, generate, judge and store a study (or continue one). */
 export function registerRunCommand(program: Command): void {
     program
         .command("run")

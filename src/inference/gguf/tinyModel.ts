@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { xoroshiro128plus } from "pure-rand/generator/xoroshiro128plus";
 import { uniformFloat64 } from "pure-rand/distribution/uniformFloat64";
@@ -10,7 +10,7 @@ import { QK, quantizeQ4_0, quantizeQ8_0 } from "./quantize.js";
 export type TinyQuant = "f32" | "q8_0" | "q4_0";
 
 /** Shape of eddy's tiny llama. */
-export const TINY_SHAPE = { dim: 64, layers: 2, heads: 4, kvHeads: 2, ff: 172, context: 512 } as const;
+export const TINY_SHAPE = { dim: 64, layers: 2, heads: 4, kvHeads: 2, ff: 172, context: 2048 } as const;
 
 /** Knobs for tests that need a variant (a chat template, a deliberately broken tensor). */
 export interface TinyLlamaOptions {
@@ -170,16 +170,20 @@ export interface TinyModelPaths {
     q4_0: string;
 }
 
-/** Write `eddy-tiny-{f32,q8_0,q4_0}.gguf` into `dir` (default models/) where missing; return their paths. */
+/**
+ * Write `eddy-tiny-{f32,q8_0,q4_0}.gguf` into `dir` (default models/) where missing or stale (written by
+ * an older eddy); return their paths. Building one takes milliseconds, so the check is by content.
+ */
 export function ensureTinyModels(dir: string = modelsDir()): TinyModelPaths {
     mkdirSync(dir, { recursive: true });
     const paths = {} as TinyModelPaths;
     for (const quant of ["f32", "q8_0", "q4_0"] as const) {
         const file = path.join(dir, `eddy-tiny-${quant}.gguf`);
-        if (!existsSync(file)) {
+        const bytes = buildTinyLlama({ quant });
+        if (!existsSync(file) || !readFileSync(file).equals(bytes)) {
             // write then rename, so a concurrent reader (parallel test files) never sees half a file
             const tmp = `${file}.${process.pid}.tmp`;
-            writeFileSync(tmp, buildTinyLlama({ quant }));
+            writeFileSync(tmp, bytes);
             renameSync(tmp, file);
         }
         paths[quant] = file;

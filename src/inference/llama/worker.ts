@@ -196,9 +196,10 @@ async function generateOne(completion: LlamaCompletion, context: LlamaContext, r
         maxTokens: Math.min(req.maxTokens, room),
         temperature: d.temperature,
         ...(d.temperature > 0 ? { seed: req.seed } : {}),
-        ...(d.topK !== undefined ? { topK: d.topK } : {}),
-        ...(d.topP !== undefined ? { topP: d.topP } : {}),
-        ...(d.minP !== undefined ? { minP: d.minP } : {}),
+        // Unset filters are off, not node-llama-cpp's hidden defaults (top-k 40, top-p 0.95): the request says it all.
+        topK: d.topK ?? 0,
+        topP: d.topP ?? 1,
+        minP: d.minP ?? 0,
         // node-llama-cpp applies a repeat penalty by default; eddy's default is none.
         repeatPenalty: d.repeatPenalty !== undefined && d.repeatPenalty !== 1 ? { penalty: d.repeatPenalty } : false,
         customStopTriggers: prompt.stopTriggers,

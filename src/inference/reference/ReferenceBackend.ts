@@ -45,5 +45,6 @@ export class ReferenceBackend implements Backend {
         }
     }
 
+    /** Nothing to release. */
     async close(): Promise<void> {}
 }

@@ -88,5 +88,6 @@ export class ReplayBackend implements Backend {
         }
     }
 
+    /** Nothing to release. */
     async close(): Promise<void> {}
 }

@@ -12,6 +12,7 @@ function studyLine(r: RunInfo): string {
     return `${c.templates ?? "?"} M=${c.instances ?? "?"} R=${c.rounds ?? "?"} t=${(c.temperatures ?? []).join(",")}`;
 }
 
+/** `eddy runs list|show`: the runs stored in a database. */
 export function registerRunsCommand(program: Command): void {
     const runs = program.command("runs").description("List and inspect stored runs");
     runs.command("list")
