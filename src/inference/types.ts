@@ -5,7 +5,7 @@ export interface ChatMessage {
     content: string;
 }
 
-/** Decoding settings. temperature 0 means greedy; the rest only apply when sampling. */
+/** Decoding settings. temperature 0 means greedy; the rest only apply when sampling, and unset filters are off. */
 export interface Decoding {
     temperature: number;
     topK?: number;
