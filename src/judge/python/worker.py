@@ -549,7 +549,10 @@ RESOURCE_ERRNOS = {errno.EFBIG, errno.EAGAIN, errno.EMFILE, errno.ENFILE, errno.
 
 
 def _kind(e):
-    if isinstance(e, (MemoryError, RecursionError)):
+    # SystemError ("error return without exception set") is how CPython 3.11 reports an
+    # allocation that failed deep inside C code: in practice, recursion with the limit lifted
+    # running into RLIMIT_AS. Candidate code has no other ordinary way to raise it.
+    if isinstance(e, (MemoryError, RecursionError, SystemError)):
         return "resource"
     if isinstance(e, OSError) and e.errno in RESOURCE_ERRNOS:
         return "resource"
