@@ -1,47 +1,45 @@
-#!/usr/bin/env node
 import { Command, CommanderError } from "commander";
 import { eddyVersion } from "../util/paths.js";
 import { isEddyError, oneLine } from "../util/errors.js";
-import { registerTemplatesCommand } from "./commands/templates/TemplatesCommand.js";
-import { registerJudgeCommand } from "./commands/JudgeCommand.js";
-import { registerModelsCommand } from "./commands/models/ModelsCommand.js";
-import { registerDoctorCommand } from "./commands/DoctorCommand.js";
-import { registerGenerateCommand } from "./commands/GenerateCommand.js";
-import { registerRunCommand } from "./commands/RunCommand.js";
-import { registerRunsCommand } from "./commands/runs/RunsCommand.js";
-import { registerExportCommand } from "./commands/ExportCommand.js";
-import { registerDemoCommand } from "./commands/DemoCommand.js";
-import { registerCompareCommand } from "./commands/CompareCommand.js";
-import { registerReportCommand } from "./commands/ReportCommand.js";
-import { registerQuantCommand } from "./commands/QuantCommand.js";
 
-export function buildProgram(): Command {
+type Register = (program: Command) => void;
+
+/**
+ * Every command, in help order, loaded on demand: a command's module pulls in its whole stage
+ * (llama.cpp bindings, vega, the store), so `eddy judge …` should not pay for `eddy quant`.
+ */
+const COMMANDS: [name: string, load: () => Promise<Register>][] = [
+    ["demo", async () => (await import("./commands/DemoCommand.js")).registerDemoCommand],
+    ["run", async () => (await import("./commands/RunCommand.js")).registerRunCommand],
+    ["runs", async () => (await import("./commands/runs/RunsCommand.js")).registerRunsCommand],
+    ["report", async () => (await import("./commands/ReportCommand.js")).registerReportCommand],
+    ["compare", async () => (await import("./commands/CompareCommand.js")).registerCompareCommand],
+    ["quant", async () => (await import("./commands/QuantCommand.js")).registerQuantCommand],
+    ["export", async () => (await import("./commands/ExportCommand.js")).registerExportCommand],
+    ["templates", async () => (await import("./commands/templates/TemplatesCommand.js")).registerTemplatesCommand],
+    ["judge", async () => (await import("./commands/JudgeCommand.js")).registerJudgeCommand],
+    ["generate", async () => (await import("./commands/GenerateCommand.js")).registerGenerateCommand],
+    ["models", async () => (await import("./commands/models/ModelsCommand.js")).registerModelsCommand],
+    ["doctor", async () => (await import("./commands/DoctorCommand.js")).registerDoctorCommand]
+];
+
+/** The program with every command registered, or only `only` when the command line names one. */
+export async function buildProgram(only?: string): Promise<Command> {
     const program = new Command("eddy")
         .description("Offline evaluation of open-weight code models on question neighbourhoods")
         .version(eddyVersion())
         .showHelpAfterError("(run with --help for usage)")
         .exitOverride();
-    for (const register of [
-        registerDemoCommand,
-        registerRunCommand,
-        registerRunsCommand,
-        registerReportCommand,
-        registerCompareCommand,
-        registerQuantCommand,
-        registerExportCommand,
-        registerTemplatesCommand,
-        registerJudgeCommand,
-        registerGenerateCommand,
-        registerModelsCommand,
-        registerDoctorCommand
-    ])
-        register(program);
+    const chosen = COMMANDS.filter(([name]) => only === undefined || name === only);
+    for (const register of await Promise.all(chosen.map(([, load]) => load()))) register(program);
     return program;
 }
 
 export async function main(argv: string[]): Promise<number> {
-    const program = buildProgram();
+    const first = argv[2];
+    const named = COMMANDS.some(([name]) => name === first) ? first : undefined;
     try {
+        const program = await buildProgram(named);
         await program.parseAsync(argv);
         return typeof process.exitCode === "number" ? process.exitCode : 0;
     } catch (err) {
@@ -54,4 +52,3 @@ export async function main(argv: string[]): Promise<number> {
         return 70;
     }
 }
-
