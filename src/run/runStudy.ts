@@ -100,18 +100,26 @@ interface JudgeItem {
     instance: StoredInstance;
     code: string | null;
     stopReason: StopReason;
+    /** Number of ``` fences in the response: two or more mean a code block was closed before any cut. */
+    fences: number;
 }
 
 const TRUNCATING: ReadonlySet<StopReason> = new Set(["max_tokens", "context_full"]);
 
 /**
- * The truncation rule: a response cut off by max tokens or the context that fails the judge
- * is `truncated` (the harness's limit, not the model's failure); passing code still passes,
- * and `judge_error` stays what it is.
+ * The truncation rule: a response cut off by max tokens or the context that fails the judge is
+ * `truncated` (the harness's limit, not the model's failure) unless it had already closed a
+ * fenced code block, in which case the cut came after the code and the verdict stands.
+ * Passing code still passes, and `judge_error` stays what it is.
  */
-export function finalCategory(judged: Category, stop: StopReason): Category {
-    if (TRUNCATING.has(stop) && judged !== "passed" && judged !== "judge_error") return "truncated";
+export function finalCategory(judged: Category, stop: StopReason, fences = 0): Category {
+    if (TRUNCATING.has(stop) && fences < 2 && judged !== "passed" && judged !== "judge_error") return "truncated";
     return judged;
+}
+
+/** How many ``` fences a response has (the same count the store computes in SQL for re-judging). */
+export function countFences(text: string): number {
+    return text.split("```").length - 1;
 }
 
 /**
@@ -261,7 +269,7 @@ async function runWithStore(store: Store, config: StudyConfig, hooks: StudyHooks
             return;
         }
         if (v.category === "judge_error") log(`judge_error on ${item.template.id} #${item.key.instance} round ${item.key.round}: ${v.detail}`);
-        const category = finalCategory(v.category, item.stopReason);
+        const category = finalCategory(v.category, item.stopReason, item.fences);
         writer.addVerdict({ ...item.key, category, judgeCategory: v.category, detail: v.detail, ms: v.ms, cached: v.cached ?? false });
         s.judged++;
         s.judgeMs += v.ms;
@@ -295,7 +303,7 @@ async function runWithStore(store: Store, config: StudyConfig, hooks: StudyHooks
             const inst = plan.instances.get(g.template_id)?.[g.instance_idx];
             if (!t || !inst || !configsById.has(g.config_id)) continue;
             if (stopController.signal.aborted) break;
-            await toJudge({ key: { configId: g.config_id, templateId: g.template_id, instance: g.instance_idx, round: g.round }, template: t, instance: inst, code: g.code, stopReason: g.stop_reason });
+            await toJudge({ key: { configId: g.config_id, templateId: g.template_id, instance: g.instance_idx, round: g.round }, template: t, instance: inst, code: g.code, stopReason: g.stop_reason, fences: g.fences });
         }
     };
     const generateAll = async (): Promise<void> => {
@@ -380,7 +388,7 @@ async function runWithStore(store: Store, config: StudyConfig, hooks: StudyHooks
                 s.generated++;
                 s.tokens += cached ? 0 : r.generatedTokens;
                 if (cached) s.cached++;
-                return toJudge({ key: q.key, template: q.template, instance: q.instance, code, stopReason: r.stopReason });
+                return toJudge({ key: q.key, template: q.template, instance: q.instance, code, stopReason: r.stopReason, fences: countFences(r.text) });
             };
 
             async function* requests(): AsyncGenerator<GenerationRequest> {

@@ -259,11 +259,12 @@ export class Store {
      * Generations of a run to judge (again) on resume: those without a verdict (the process died
      * before it was written) and those whose judge failed (`judge_error`). Missing replay answers never.
      */
-    unjudged(runId: string): Pick<GenerationRow, "id" | "config_id" | "template_id" | "instance_idx" | "round" | "code" | "stop_reason">[] {
+    unjudged(runId: string): (Pick<GenerationRow, "id" | "config_id" | "template_id" | "instance_idx" | "round" | "code" | "stop_reason"> & { fences: number })[] {
         // Only what judging needs: a large resumed study must not pull every response text into memory.
         return this.db
             .prepare(
-                `SELECT g.id, g.config_id, g.template_id, g.instance_idx, g.round, g.code, g.stop_reason FROM generations g JOIN configurations c ON c.id = g.config_id
+                `SELECT g.id, g.config_id, g.template_id, g.instance_idx, g.round, g.code, g.stop_reason,
+                        (length(g.response) - length(replace(g.response, '\`\`\`', ''))) / 3 AS fences FROM generations g JOIN configurations c ON c.id = g.config_id
                  LEFT JOIN verdicts v ON v.generation_id = g.id
                  WHERE c.run_id = ? AND (v.generation_id IS NULL OR v.category = 'judge_error') AND g.missing = 0 ORDER BY g.id`
             )

@@ -4,7 +4,7 @@ import Database from "better-sqlite3";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { ensureTinyModels } from "../../src/inference/gguf/tinyModel.js";
 import { normalizeStudyConfig, type StudyConfig } from "../../src/run/config.js";
-import { finalCategory, runStudy } from "../../src/run/runStudy.js";
+import { countFences, finalCategory, runStudy } from "../../src/run/runStudy.js";
 import { openStore } from "../../src/store/Store.js";
 import { exportRows, loadOutcomes, runInfo } from "../../src/store/outcomes.js";
 import { scoreNeighbourhoods } from "../../src/scores/index.js";
@@ -29,6 +29,9 @@ describe("truncation rule", () => {
         expect(finalCategory("passed", "max_tokens")).toBe("passed");
         expect(finalCategory("judge_error", "max_tokens")).toBe("judge_error");
         expect(finalCategory("syntax_error", "eos")).toBe("syntax_error");
+        // A closed code block before the cut: the cut did not touch the code, the verdict stands.
+        expect(finalCategory("assertion_error", "max_tokens", countFences("```python\ndef f(): pass\n```\nand then the model rambled on"))).toBe("assertion_error");
+        expect(finalCategory("syntax_error", "max_tokens", countFences("```python\ndef f(:"))).toBe("truncated");
     });
 });
 
