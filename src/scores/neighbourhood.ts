@@ -3,7 +3,7 @@ import type { ParamValue } from "../templates/types.js";
 import { bootstrapMeanInterval } from "../stats/bootstrap.js";
 import { wilsonInterval, type Interval } from "../stats/wilson.js";
 import { passAtK } from "./passAtK.js";
-import type { Outcome } from "./types.js";
+import type { NeighbourhoodKey, Outcome } from "./types.js";
 
 /** The four neighbourhood categories of SPEC §3, plus `no_data` when every response was a harness outcome. */
 export const NEIGHBOURHOOD_CATEGORIES = ["perfect_success", "stochastic_failure", "inconsistent_generalisation", "perfect_failure", "no_data"] as const;
@@ -32,16 +32,7 @@ export interface InstanceScore {
 }
 
 /** Scores of one neighbourhood (template) under one configuration (SPEC §3–§4). */
-export interface NeighbourhoodScore {
-    runId: string;
-    config: string;
-    model: string;
-    quantization: string | null;
-    temperature: number;
-    wrapper: string;
-    template: string;
-    group: string;
-    subgroups: string[];
+export interface NeighbourhoodScore extends NeighbourhoodKey {
     /** Instances with at least one counted response (M). */
     M: number;
     /** Rounds asked per instance (R, the largest round count seen). */

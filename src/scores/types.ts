@@ -2,20 +2,35 @@ import type { Category } from "../judge/types.js";
 import type { ParamValue } from "../templates/types.js";
 
 /**
- * One judged response as the scoring side sees it: the contract between the store
- * (src/store, which produces these rows) and scores/reports (which only read them).
+ * Which configuration and which neighbourhood (template) a row belongs to: the identifying
+ * fields shared by judged responses ({@link Outcome}) and the scores computed from them.
  */
-export interface Outcome {
+export interface NeighbourhoodKey {
+    /** The run the row comes from. */
     runId: string;
     /** Configuration label, unique within the compared runs: model × quantisation × temperature × prompt wrapper. */
     config: string;
+    /** Model label. */
     model: string;
+    /** Quantisation type of the model file, when known. */
     quantization: string | null;
+    /** Sampling temperature. */
     temperature: number;
+    /** Prompt wrapper id. */
     wrapper: string;
+    /** Template (neighbourhood) id. */
     template: string;
+    /** The template's problem group. */
     group: string;
+    /** The template's subgroups. */
     subgroups: string[];
+}
+
+/**
+ * One judged response as the scoring side sees it: the contract between the store
+ * (src/store, which produces these rows) and scores/reports (which only read them).
+ */
+export interface Outcome extends NeighbourhoodKey {
     instance: number;
     params: ParamValue[];
     round: number;

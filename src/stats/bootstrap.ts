@@ -19,16 +19,27 @@ export interface BootstrapOptions {
  */
 export function bootstrapInterval(values: readonly number[], statistic: (sample: readonly number[]) => number, opts: BootstrapOptions = {}): Interval {
     const n = values.length;
+    const sample = new Array<number>(n);
+    return percentileBootstrap(n, opts, (rng) => {
+        for (let i = 0; i < n; i++) sample[i] = values[uniformInt(rng, 0, n - 1)]!;
+        return statistic(sample);
+    });
+}
+
+/** The resampling generator: pure-rand's xoroshiro128plus, advanced in place by `uniformInt`. */
+type Rng = ReturnType<typeof xoroshiro128plus>;
+
+/**
+ * The loop both intervals share: seed the generator, compute `resample(rng)` (one resample's statistic,
+ * drawing its n values from `rng`) `resamples` times, and take the percentile interval of those statistics.
+ */
+function percentileBootstrap(n: number, opts: BootstrapOptions, resample: (rng: Rng) => number): Interval {
     if (n === 0) return { lo: NaN, hi: NaN };
     const resamples = opts.resamples ?? 2000;
     const level = opts.level ?? 0.95;
     const rng = xoroshiro128plus(opts.seed ?? 0x5eed);
     const stats = new Float64Array(resamples);
-    const sample = new Array<number>(n);
-    for (let b = 0; b < resamples; b++) {
-        for (let i = 0; i < n; i++) sample[i] = values[uniformInt(rng, 0, n - 1)]!;
-        stats[b] = statistic(sample);
-    }
+    for (let b = 0; b < resamples; b++) stats[b] = resample(rng);
     stats.sort();
     const alpha = (1 - level) / 2;
     return { lo: quantileSorted(stats, alpha), hi: quantileSorted(stats, 1 - alpha) };
@@ -50,17 +61,9 @@ export function quantileSorted(sorted: ArrayLike<number>, q: number): number {
  */
 export function bootstrapMeanInterval(values: readonly number[], opts: BootstrapOptions = {}): Interval {
     const n = values.length;
-    if (n === 0) return { lo: NaN, hi: NaN };
-    const resamples = opts.resamples ?? 2000;
-    const level = opts.level ?? 0.95;
-    const rng = xoroshiro128plus(opts.seed ?? 0x5eed);
-    const stats = new Float64Array(resamples);
-    for (let b = 0; b < resamples; b++) {
+    return percentileBootstrap(n, opts, (rng) => {
         let sum = 0;
         for (let i = 0; i < n; i++) sum += values[uniformInt(rng, 0, n - 1)]!;
-        stats[b] = sum / n;
-    }
-    stats.sort();
-    const alpha = (1 - level) / 2;
-    return { lo: quantileSorted(stats, alpha), hi: quantileSorted(stats, 1 - alpha) };
+        return sum / n;
+    });
 }

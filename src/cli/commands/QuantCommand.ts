@@ -1,78 +1,41 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
-import { STUDY_DEFAULTS } from "../../run/config.js";
 import { createProgressDisplay } from "../../run/progress.js";
 import { renderQuantHtml } from "../../quant/report/renderQuantHtml.js";
 import { renderQuantText } from "../../quant/report/renderQuantText.js";
 import { runQuantStudy } from "../../quant/study/runQuantStudy.js";
 import { EddyError } from "../../util/errors.js";
 import { defaultDbPath } from "../../util/paths.js";
-import { studyConfigFromFlags } from "./RunCommand.js";
-
-/** Collect a repeatable option, splitting commas. */
-const collect = (v: string, prev: string[] = []): string[] => [...prev, ...v.split(",").map((s) => s.trim()).filter(Boolean)];
+import { addStudyExecutionOptions, addStudyShapeOptions, addStudyStoreOptions, studyConfigFromFlags, type StudyFlags, type StudyOptionTexts } from "./studyOptions.js";
 
 /** Flags of `eddy quant`: the study flags of `eddy run` (backend fixed to llama) plus the comparison's own. */
-interface QuantFlags {
+interface QuantFlags extends StudyFlags {
     reference?: string;
-    templates?: string;
-    instances?: string;
-    rounds?: string;
-    temperature?: string;
-    wrapper?: string[];
-    seed?: string;
-    maxTokens?: string;
-    db?: string;
-    threads?: string;
-    sequences?: string;
-    batchSize?: string;
-    contextSize?: string;
-    gpu?: string;
-    judgeWorkers?: string;
-    topK?: string;
-    topP?: string;
-    minP?: string;
-    repeatPenalty?: string;
-    reproducible?: boolean;
-    cache?: boolean;
-    fresh?: boolean;
-    config?: string;
     driftTexts?: string;
     json?: boolean;
     out?: string;
     progress?: boolean;
 }
 
+/** Help texts of the shared study options as `eddy quant` words them (one configuration per file). */
+const QUANT_OPTION_TEXTS: StudyOptionTexts = {
+    temperature: ["--temperature <t>", "sampling temperature, one value; 0 is greedy (default 0)"],
+    wrapper: "prompt wrapper id or YAML file, one (default 'default')",
+    threads: "inference threads, for the study and the drift measurement (default: tuned by the backend; drift uses the same)",
+    config: "YAML or JSON file with the same keys as eddy run's flags (flags win)"
+};
+
 /** `eddy quant <gguf files...>`: the same study on every quantisation of one model, compared with a reference. */
 export function registerQuantCommand(program: Command): void {
-    program
+    const cmd = program
         .command("quant")
         .description("Compare quantisations of one model: one identical study on each, score deltas, McNemar, flips, token drift (top-1 agreement, KL) and cost")
         .argument("<files...>", "GGUF files: quantisations of one model (same architecture, tokenizer and tensor shapes)")
-        .option("--reference <file>", "the file the others are compared with (default: the most precise, F32 > F16 > BF16 > Q8_0 > Q6_K > … > Q2_K)")
-        .option("-t, --templates <spec>", `templates: all, a problem group, or comma-separated ids (default ${STUDY_DEFAULTS.templates})`)
-        .option("-M, --instances <M>", `instances per template (default ${STUDY_DEFAULTS.instances})`)
-        .option("-R, --rounds <R>", `rounds per instance (default ${STUDY_DEFAULTS.rounds})`)
-        .option("--temperature <t>", "sampling temperature, one value; 0 is greedy (default 0)")
-        .option("--wrapper <id>", "prompt wrapper id or YAML file, one (default 'default')", collect)
-        .option("--seed <S>", `run seed: instances and per-request seeds derive from it (default ${STUDY_DEFAULTS.seed})`)
-        .option("--max-tokens <N>", `maximum generated tokens per response (default ${STUDY_DEFAULTS.maxTokens})`)
-        .option("--threads <n>", "inference threads, for the study and the drift measurement (default: tuned by the backend; drift uses the same)")
-        .option("--sequences <n>", "parallel sequences (default: chosen from memory and model size)")
-        .option("--batch-size <n>", "batch size for prompt processing")
-        .option("--context-size <n>", "context size in tokens")
-        .option("--gpu <kind>", "auto | cuda | metal | vulkan | cpu")
-        .option("--reproducible", "exact reproduction of seeded sampling at some speed cost")
-        .option("--top-k <k>", "top-k when sampling")
-        .option("--top-p <p>", "top-p when sampling")
-        .option("--min-p <p>", "min-p when sampling")
-        .option("--repeat-penalty <x>", "repeat penalty (off unless given)")
-        .option("--judge-workers <n>", "parallel judge processes")
-        .option("--no-cache", "generate again even when an identical query was answered in an earlier run")
-        .option("--fresh", "start a new run even if one with this configuration exists")
-        .option("--config <file>", "YAML or JSON file with the same keys as eddy run's flags (flags win)")
-        .option("--db <file>", `database file (default ${path.relative(process.cwd(), defaultDbPath()) || defaultDbPath()})`)
+        .option("--reference <file>", "the file the others are compared with (default: the most precise, F32 > F16 > BF16 > Q8_0 > Q6_K > … > Q2_K)");
+    addStudyShapeOptions(cmd, QUANT_OPTION_TEXTS);
+    addStudyExecutionOptions(cmd, QUANT_OPTION_TEXTS);
+    addStudyStoreOptions(cmd, QUANT_OPTION_TEXTS)
         .option("--drift-texts <n>", "most distinct reference answers teacher-forced for token drift; 0 skips drift (default 40)")
         .option("--json", "print the comparison as JSON on stdout")
         .option("--out <file>", "also write the HTML report (quality-versus-cost chart, tables, flips drill-down) to this file")
@@ -90,7 +53,7 @@ The same options again continue (or reuse) the same run: nothing is generated tw
         .action(async (files: string[], flags: QuantFlags) => {
             const driftTexts = flags.driftTexts === undefined ? 40 : Number(flags.driftTexts);
             if (!Number.isInteger(driftTexts) || driftTexts < 0) throw new EddyError(`--drift-texts must be an integer >= 0 (got ${flags.driftTexts})`);
-            const study = studyConfigFromFlags({ ...flags, model: files.map((f) => path.resolve(f)), backend: "llama" } as Parameters<typeof studyConfigFromFlags>[0]);
+            const study = studyConfigFromFlags({ ...flags, model: files.map((f) => path.resolve(f)), backend: "llama" });
             const controller = new AbortController();
             const onSigint = (): void => {
                 process.stderr.write("\neddy: stopping — finishing what is in flight and writing it\n");

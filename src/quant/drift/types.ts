@@ -12,11 +12,9 @@ export interface DriftText {
     completion: string;
 }
 
-/** Token drift of one candidate against the reference over all compared positions. */
-export interface DriftSummary {
-    /** Positions compared (one per completion token, over all texts). */
-    positions: number;
-    /** Fraction of positions where both models' most likely next token is the same; null with no positions. */
+/** Token-drift figures of one model against the reference, as the drift measurement and the quantisation report both state them. */
+export interface TokenDrift {
+    /** Fraction of compared positions where both models' most likely next token is the same; null with no positions. */
     top1_agreement: number | null;
     /** Mean KL(reference ‖ candidate) of the next-token distributions, nats. */
     kl_mean: number | null;
@@ -28,6 +26,12 @@ export interface DriftSummary {
     kl_p99: number | null;
     /** Largest KL at any position, nats. */
     kl_max: number | null;
+}
+
+/** Token drift of one candidate against the reference over all compared positions. */
+export interface DriftSummary extends TokenDrift {
+    /** Positions compared (one per completion token, over all texts). */
+    positions: number;
 }
 
 /** What the drift worker is asked to do. */

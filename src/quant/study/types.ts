@@ -2,10 +2,11 @@ import type { Category } from "../../judge/types.js";
 import type { McNemarResult } from "../../stats/index.js";
 import type { TemplateBreakdown } from "../compare/compareWithReference.js";
 import type { DeltaScore, ScoreDelta } from "../compare/scoreDeltas.js";
+import type { TokenDrift } from "../drift/types.js";
 import type { FlipCounts, InstanceFlip, ResponseFlip } from "../flips/flips.js";
 
-/** One GGUF file's line in a quantisation study: quality against the reference, drift, and cost. */
-export interface QuantFileReport {
+/** One GGUF file's line in a quantisation study: quality against the reference, drift (top-1 agreement and KL on the reference's own answers), and cost. */
+export interface QuantFileReport extends TokenDrift {
     /** Absolute path of the GGUF file. */
     file: string;
     /** Model label in the store (file name without `.gguf`). */
@@ -22,18 +23,6 @@ export interface QuantFileReport {
     prompt_tokens_per_s: number | null;
     /** Generation speed in the study, tokens/s per sequence; null without fresh generations. */
     generation_tokens_per_s: number | null;
-    /** Top-1 next-token agreement with the reference on the reference's own answers. */
-    top1_agreement: number | null;
-    /** Mean KL(reference ‖ file) of next-token distributions, nats. */
-    kl_mean: number | null;
-    /** Median KL, nats. */
-    kl_p50: number | null;
-    /** 90th percentile KL, nats. */
-    kl_p90: number | null;
-    /** 99th percentile KL, nats. */
-    kl_p99: number | null;
-    /** Largest KL at any position, nats. */
-    kl_max: number | null;
     /** Token positions the drift figures cover. */
     drift_positions: number;
     /** Instances compared with the reference. */

@@ -1,0 +1,169 @@
+import path from "node:path";
+import type { Command } from "commander";
+import { normalizeStudyConfig, readConfigFile, STUDY_DEFAULTS, type StudyConfig } from "../../run/config.js";
+import { defaultDbPath } from "../../util/paths.js";
+
+/** Collect a repeatable option, splitting commas. */
+export const collect = (v: string, prev: string[] = []): string[] => [...prev, ...v.split(",").map((s) => s.trim()).filter(Boolean)];
+
+/** The study flags `eddy run` and `eddy quant` share, as commander parses them (strings until normalised). */
+export interface StudyFlags {
+    /** -t, --templates */
+    templates?: string;
+    /** -M, --instances */
+    instances?: string;
+    /** -R, --rounds */
+    rounds?: string;
+    /** --temperature */
+    temperature?: string;
+    /** --wrapper (repeatable) */
+    wrapper?: string[];
+    /** --seed */
+    seed?: string;
+    /** --max-tokens */
+    maxTokens?: string;
+    /** --threads */
+    threads?: string;
+    /** --sequences */
+    sequences?: string;
+    /** --batch-size */
+    batchSize?: string;
+    /** --context-size */
+    contextSize?: string;
+    /** --gpu */
+    gpu?: string;
+    /** --reproducible */
+    reproducible?: boolean;
+    /** --top-k */
+    topK?: string;
+    /** --top-p */
+    topP?: string;
+    /** --min-p */
+    minP?: string;
+    /** --repeat-penalty */
+    repeatPenalty?: string;
+    /** --judge-workers */
+    judgeWorkers?: string;
+    /** false with --no-cache */
+    cache?: boolean;
+    /** --fresh */
+    fresh?: boolean;
+    /** --config */
+    config?: string;
+    /** --db */
+    db?: string;
+}
+
+/** Everything {@link studyConfigFromFlags} reads: the shared flags plus those only `eddy run` exposes (`eddy quant` fills model and backend itself). */
+export interface StudyConfigFlags extends StudyFlags {
+    /** -m, --model (repeatable) */
+    model?: string[];
+    /** --backend */
+    backend?: string;
+    /** --replay */
+    replay?: string;
+    /** --resume */
+    resume?: string;
+}
+
+/** The help texts that differ between the commands sharing the study options. */
+export interface StudyOptionTexts {
+    /** Flags and description of --temperature (one value or a list). */
+    temperature: [flags: string, description: string];
+    /** Description of --wrapper. */
+    wrapper: string;
+    /** Description of --threads. */
+    threads: string;
+    /** Description of --config. */
+    config: string;
+}
+
+/** What the study asks: -t, -M, -R, --temperature, --wrapper, --seed, --max-tokens. */
+export function addStudyShapeOptions(cmd: Command, texts: StudyOptionTexts): Command {
+    return cmd
+        .option("-t, --templates <spec>", `templates: all, a problem group, or comma-separated ids (default ${STUDY_DEFAULTS.templates})`)
+        .option("-M, --instances <M>", `instances per template (default ${STUDY_DEFAULTS.instances})`)
+        .option("-R, --rounds <R>", `rounds per instance (default ${STUDY_DEFAULTS.rounds})`)
+        .option(...texts.temperature)
+        .option("--wrapper <id>", texts.wrapper, collect)
+        .option("--seed <S>", `run seed: instances and per-request seeds derive from it (default ${STUDY_DEFAULTS.seed})`)
+        .option("--max-tokens <N>", `maximum generated tokens per response (default ${STUDY_DEFAULTS.maxTokens})`);
+}
+
+/** How the study is executed: inference, sampling and judging settings, from --threads to --no-cache. */
+export function addStudyExecutionOptions(cmd: Command, texts: StudyOptionTexts): Command {
+    return cmd
+        .option("--threads <n>", texts.threads)
+        .option("--sequences <n>", "parallel sequences (default: chosen from memory and model size)")
+        .option("--batch-size <n>", "batch size for prompt processing")
+        .option("--context-size <n>", "context size in tokens")
+        .option("--gpu <kind>", "auto | cuda | metal | vulkan | cpu")
+        .option("--reproducible", "exact reproduction of seeded sampling at some speed cost")
+        .option("--top-k <k>", "top-k when sampling")
+        .option("--top-p <p>", "top-p when sampling")
+        .option("--min-p <p>", "min-p when sampling")
+        .option("--repeat-penalty <x>", "repeat penalty (off unless given)")
+        .option("--judge-workers <n>", "parallel judge processes")
+        .option("--no-cache", "generate again even when an identical query was answered in an earlier run");
+}
+
+/** Which run and where: --fresh, --config, --db. */
+export function addStudyStoreOptions(cmd: Command, texts: StudyOptionTexts): Command {
+    return cmd
+        .option("--fresh", "start a new run even if one with this configuration exists")
+        .option("--config <file>", texts.config)
+        .option("--db <file>", `database file (default ${path.relative(process.cwd(), defaultDbPath()) || defaultDbPath()})`);
+}
+
+/** Flags and config file merged (flags win) into a StudyConfig. */
+export function studyConfigFromFlags(f: StudyConfigFlags): StudyConfig {
+    const file = f.config ? readConfigFile(f.config) : {};
+    const base = f.config ? path.dirname(path.resolve(f.config)) : process.cwd();
+    const fromFile = normalizeStudyConfigInput(file, base);
+    const flags: Record<string, unknown> = {
+        models: f.model?.map((m) => path.resolve(m)),
+        templates: f.templates,
+        instances: f.instances,
+        rounds: f.rounds,
+        temperatures: f.temperature,
+        wrappers: f.wrapper,
+        seed: f.seed,
+        maxTokens: f.maxTokens,
+        backend: f.backend,
+        replay: f.replay && path.resolve(f.replay),
+        threads: f.threads,
+        sequences: f.sequences,
+        batchSize: f.batchSize,
+        contextSize: f.contextSize,
+        gpu: f.gpu,
+        judgeWorkers: f.judgeWorkers,
+        topK: f.topK,
+        topP: f.topP,
+        minP: f.minP,
+        repeatPenalty: f.repeatPenalty,
+        reproducible: f.reproducible,
+        noCache: f.cache === false ? true : undefined,
+        fresh: f.fresh,
+        db: f.db && path.resolve(f.db),
+        resume: f.resume
+    };
+    for (const k of Object.keys(flags)) if (flags[k] === undefined) delete flags[k];
+    const merged = { ...fromFile, ...flags };
+    if (f.resume) {
+        // Only the run id and operational settings matter; the stored configuration supplies the rest.
+        return { ...STUDY_DEFAULTS, models: [], ...merged, backend: "reference" } as StudyConfig;
+    }
+    return normalizeStudyConfig(merged);
+}
+
+/** Config-file keys with paths resolved against the file's folder. */
+function normalizeStudyConfigInput(file: Record<string, unknown>, base: string): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(file)) {
+        if (v === undefined || v === null) continue;
+        if (k === "model" || k === "models") out.models = (Array.isArray(v) ? v : String(v).split(",")).map((m) => path.resolve(base, String(m).trim()));
+        else if (k === "replay" || k === "db") out[k] = path.resolve(base, String(v));
+        else out[k] = v;
+    }
+    return out;
+}
