@@ -35,6 +35,8 @@ export interface StudyConfig {
     /** Exact reproduction of seeded sampling at some speed cost (llama). */
     reproducible?: boolean;
     contextSize?: number;
+    /** llama: auto (the GGUF's chat template, or a plain completion prompt when it has none) | gguf-chat-template | plain-completion | a chat wrapper name. */
+    promptFormat?: string;
     // Operational settings: they change how fast, not what, so they are not part of the run's identity.
     threads?: number;
     sequences?: number;
@@ -43,6 +45,8 @@ export interface StudyConfig {
     judgeWorkers?: number;
     /** Do not answer from the response cache (responses are still written to it). */
     noCache?: boolean;
+    /** Let an `hf:` model URI be downloaded (never by default). */
+    allowDownload?: boolean;
     /** Always start a new run, even when one with the same configuration exists. */
     fresh?: boolean;
     /** Database file (default: the embedded one). */
@@ -52,7 +56,7 @@ export interface StudyConfig {
 }
 
 /** Settings that do not change results: excluded from the run identity, taken fresh on resume. */
-export const OPERATIONAL_KEYS = ["threads", "sequences", "batchSize", "gpu", "judgeWorkers", "noCache", "fresh", "db", "resume"] as const;
+export const OPERATIONAL_KEYS = ["threads", "sequences", "batchSize", "gpu", "judgeWorkers", "noCache", "fresh", "db", "resume", "allowDownload"] as const;
 
 /** Defaults from the method (SPEC §1): M = 100, R = 5, greedy. */
 export const STUDY_DEFAULTS = {
@@ -82,13 +86,15 @@ const ALIASES: Record<string, keyof StudyConfig> = {
     "min-p": "minP",
     "repeat-penalty": "repeatPenalty",
     "context-size": "contextSize",
-    "batch-size": "batchSize"
+    "batch-size": "batchSize",
+    "prompt-format": "promptFormat",
+    "allow-download": "allowDownload"
 };
 
 const KNOWN = new Set<string>([
     "models", "templates", "instances", "rounds", "temperatures", "wrappers", "seed", "maxTokens", "backend", "replay",
     "topK", "topP", "minP", "repeatPenalty", "reproducible", "contextSize", "threads", "sequences", "batchSize", "gpu",
-    "judgeWorkers", "noCache", "fresh", "db", "resume"
+    "judgeWorkers", "noCache", "fresh", "db", "resume", "promptFormat", "allowDownload"
 ]);
 
 /** Read a study config file (YAML or JSON; the same keys as the flags). Keys `db` and `resume` come back apart. */
@@ -164,6 +170,8 @@ export function normalizeStudyConfig(raw: Record<string, unknown>, baseDir = pro
         ...opt("repeatPenalty", (v) => num("repeat penalty", v, 0)),
         ...opt("reproducible", bool),
         ...opt("contextSize", (v) => int("context size", v, 16)),
+        ...opt("promptFormat", (v) => String(v)),
+        ...opt("allowDownload", bool),
         ...opt("threads", (v) => int("threads", v, 1)),
         ...opt("sequences", (v) => int("sequences", v, 1)),
         ...opt("batchSize", (v) => int("batch size", v, 1)),

@@ -455,6 +455,8 @@ async function runWithStore(store: Store, config: StudyConfig, hooks: StudyHooks
                 ...(config.sequences !== undefined ? { sequences: config.sequences } : {}),
                 ...(config.batchSize !== undefined ? { batchSize: config.batchSize } : {}),
                 ...(config.contextSize !== undefined ? { contextSize: config.contextSize } : {}),
+                ...(config.promptFormat !== undefined ? { promptFormat: config.promptFormat } : {}),
+                ...(config.allowDownload !== undefined ? { allowDownload: config.allowDownload } : {}),
                 ...(config.reproducible !== undefined ? { reproducible: config.reproducible } : {})
             });
         } catch (err) {

@@ -30,6 +30,10 @@ export interface StudyFlags {
     batchSize?: string;
     /** --context-size */
     contextSize?: string;
+    /** --prompt-format */
+    promptFormat?: string;
+    /** --allow-download */
+    allowDownload?: boolean;
     /** --gpu */
     gpu?: string;
     /** --reproducible */
@@ -97,6 +101,8 @@ export function addStudyExecutionOptions(cmd: Command, texts: StudyOptionTexts):
         .option("--sequences <n>", "parallel sequences (default: chosen from memory and model size)")
         .option("--batch-size <n>", "batch size for prompt processing")
         .option("--context-size <n>", "context size in tokens")
+        .option("--prompt-format <fmt>", "auto (the GGUF's chat template; a plain completion prompt when it has none) | gguf-chat-template | plain-completion | a node-llama-cpp chat wrapper name")
+        .option("--allow-download", "let an hf: model URI be downloaded (eddy never touches the network otherwise)")
         .option("--gpu <kind>", "auto | cuda | metal | vulkan | cpu")
         .option("--reproducible", "exact reproduction of seeded sampling at some speed cost")
         .option("--top-k <k>", "top-k when sampling")
@@ -121,7 +127,7 @@ export function studyConfigFromFlags(f: StudyConfigFlags): StudyConfig {
     const base = f.config ? path.dirname(path.resolve(f.config)) : process.cwd();
     const fromFile = normalizeStudyConfigInput(file, base);
     const flags: Record<string, unknown> = {
-        models: f.model?.map((m) => path.resolve(m)),
+        models: f.model?.map((m) => (m.startsWith("hf:") ? m : path.resolve(m))),
         templates: f.templates,
         instances: f.instances,
         rounds: f.rounds,
@@ -135,6 +141,8 @@ export function studyConfigFromFlags(f: StudyConfigFlags): StudyConfig {
         sequences: f.sequences,
         batchSize: f.batchSize,
         contextSize: f.contextSize,
+        promptFormat: f.promptFormat,
+        allowDownload: f.allowDownload,
         gpu: f.gpu,
         judgeWorkers: f.judgeWorkers,
         topK: f.topK,
