@@ -9,6 +9,7 @@ export default defineConfig({
         pool: "forks",
         fileParallelism: true,
         maxWorkers: 2,
-        globalSetup: ["test/globalSetup.ts"]
+        globalSetup: ["test/globalSetup.ts"],
+        reporters: ["default", "./test/summaryReporter.ts"]
     }
 });

@@ -8,7 +8,10 @@ import { modelsDir } from "../../../util/paths.js";
 
 /** `eddy models list|inspect`: GGUF files and what their headers say (weights are never loaded). */
 export function registerModelsCommand(program: Command): void {
-    const models = program.command("models").description("List and inspect GGUF model files (header only, no weights loaded)");
+    const models = program
+        .command("models")
+        .description("List and inspect GGUF model files (header only, no weights loaded)")
+        .addHelpText("after", "\nExamples:\n  $ eddy models list\n  $ eddy models list /data/gguf --json\n  $ eddy models inspect models/coder-q4_k_m.gguf --json");
 
     models
         .command("list")

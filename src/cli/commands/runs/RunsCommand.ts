@@ -14,7 +14,10 @@ function studyLine(r: RunInfo): string {
 
 /** `eddy runs list|show`: the runs stored in a database. */
 export function registerRunsCommand(program: Command): void {
-    const runs = program.command("runs").description("List and inspect stored runs");
+    const runs = program
+        .command("runs")
+        .description("List and inspect stored runs")
+        .addHelpText("after", "\nExamples:\n  $ eddy runs list\n  $ eddy runs list --json --db study.db\n  $ eddy runs show 20261122-3fa9c1");
     runs.command("list")
         .description("List the runs in the database, newest first")
         .option("--db <file>", dbOption())
