@@ -195,13 +195,14 @@ describe("eddy run (CLI)", () => {
         expect(bad.stderr).toMatch(/^eddy: unknown setting 'modles'/);
     });
 
-    it("eddy demo: tiny model and reference backend end to end, scores table, database and report", async () => {
+    it("eddy demo: tiny model, simulated flawed model and reference backend end to end, scores table, database and report", async () => {
         const dir = tmpDir();
         const db = path.join(dir, "demo.db");
         const r = await eddy(["demo", "--db", db, "--instances", "2", "--rounds", "1", "--templates", "list_every_kth,math_count_coprime"]);
         expect(r.code, r.stderr).toBe(0);
         expect(r.stdout).toMatch(/reference t=0 default .*│ 2 +│ 1\.000 │ 1\.000 │ 1\.000/);
         expect(r.stdout).toMatch(/eddy-tiny-f32 t=0 default/);
+        expect(r.stdout).toMatch(/demo-simulated-answers t=0 default/);
         expect(r.stdout).toContain(`database: ${db}`);
         const report = path.join(dir, "reports", "demo.html");
         expect(r.stdout).toContain(report);

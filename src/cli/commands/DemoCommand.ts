@@ -4,7 +4,9 @@ import type { Command } from "commander";
 import Table from "cli-table3";
 import { defaultDbPath } from "../../util/paths.js";
 import { ensureTinyModels } from "../../inference/gguf/tinyModel.js";
-import { loadAllTemplates } from "../../templates/loadTemplates.js";
+import { loadAllTemplates, selectTemplates } from "../../templates/loadTemplates.js";
+import { JudgePool } from "../../judge/JudgePool.js";
+import { writeSimulatedAnswers } from "../../inference/replay/simulatedAnswers.js";
 import { normalizeStudyConfig } from "../../run/config.js";
 import { runStudy } from "../../run/runStudy.js";
 import { createProgressDisplay } from "../../run/progress.js";
@@ -33,7 +35,7 @@ const score = (x: number | undefined): string => (x !== undefined && Number.isFi
 export function registerDemoCommand(program: Command): void {
     program
         .command("demo")
-        .description("A small study end to end on eddy's own tiny model and the reference backend; prints the scores table (what `npm start` runs)")
+        .description("A small study end to end on eddy's own tiny model, a simulated flawed model (replayed oracle mutants) and the reference backend; prints the scores table (what `npm start` runs)")
         .option("--db <file>", `database file (default ${defaultDbPath()})`)
         .option("--templates <spec>", "templates to use (default: one per problem group, up to 4)")
         .option("-M, --instances <M>", "instances per template", "6")
@@ -46,9 +48,20 @@ export function registerDemoCommand(program: Command): void {
             const templates = o.templates ?? demoTemplates(4);
             const common = { templates, instances: o.instances, rounds: o.rounds, seed: 1, db, maxTokens: 48 };
             process.stderr.write(`eddy demo: templates ${templates}; M=${o.instances} R=${o.rounds}\n`);
+            // A simulated flawed model (oracle mutants at per-template rates), judged through the replay
+            // backend: what the scores look like for a model that is sometimes wrong, with no code model here.
+            const simulated = path.join(path.dirname(db), "demo-simulated-answers.jsonl");
+            mkdirSync(path.dirname(simulated), { recursive: true });
+            const pool = await JudgePool.start({ workers: 1 });
+            try {
+                await writeSimulatedAnswers(pool, selectTemplates(templates), { instances: Number(o.instances), rounds: Number(o.rounds), seed: 1, file: simulated });
+            } finally {
+                await pool.close();
+            }
             const runIds: string[] = [];
             for (const raw of [
                 { ...common, backend: "llama", models: [tiny.f32], temperatures: [0], threads: o.threads, contextSize: 1024 },
+                { ...common, backend: "replay", replay: simulated },
                 { ...common, backend: "reference" }
             ]) {
                 const display = createProgressDisplay({ everyMs: 5000 });
@@ -69,7 +82,7 @@ export function registerDemoCommand(program: Command): void {
                 store.close();
             }
             const summaries = summariseConfigs(scoreNeighbourhoods(outcomes));
-            const table = new Table({ head: ["configuration", "run", "templates", "AS", "CPS", "CCS", "pass@1", "perfect", "failed", "truncated"], ...(process.stdout.isTTY ? {} : { style: { head: [], border: [] } }) });
+            const table = new Table({ head: ["configuration", "run", "templates", "AS", "CPS", "CCS", "pass@1", "perfect success", "stochastic failure", "inconsistent gen.", "perfect failure", "truncated"], ...(process.stdout.isTTY ? {} : { style: { head: [], border: [] } }) });
             for (const s of summaries)
                 table.push([
                     s.config,
@@ -80,6 +93,8 @@ export function registerDemoCommand(program: Command): void {
                     score(s.CCS),
                     score(s.passAtK["1"]),
                     pct(s.categories.shares.perfect_success),
+                    pct(s.categories.shares.stochastic_failure),
+                    pct(s.categories.shares.inconsistent_generalisation),
                     pct(s.categories.shares.perfect_failure),
                     s.harness.truncated
                 ]);
@@ -91,6 +106,8 @@ export function registerDemoCommand(program: Command): void {
                 [
                     "The tiny model has random weights: it never writes code and never stops by itself, so its answers",
                     "are cut off at max tokens and recorded as `truncated` (a harness outcome, left out of the scores: —).",
+                    `The replay row judges a simulated flawed model (${path.basename(simulated)}): each template's answers are`,
+                    "its model solution or, at a per-template rate (0, 25, 50, 100%), one of its oracle's mutants.",
                     "The reference backend answers with each oracle's model solution: its row is what a perfect model scores.",
                     `database: ${db}`,
                     `runs:     ${runIds.join(" ")}   (eddy runs show <id> --db ${db})`,
