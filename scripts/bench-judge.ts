@@ -10,7 +10,9 @@ import { execa } from "execa";
 import { JudgePool } from "../src/judge/JudgePool.js";
 import { inputSeed, paramTuple } from "../src/judge/cache.js";
 import { pythonCommand } from "../src/judge/workerScript.js";
+import { quantileSorted } from "../src/stats/bootstrap.js";
 import { loadTemplate } from "../src/templates/loadTemplates.js";
+import { pythonLiteral } from "../src/templates/render.js";
 import { sampleInstances } from "../src/templates/instances.js";
 import type { Instance, Template } from "../src/templates/types.js";
 
@@ -61,7 +63,7 @@ function bareProgram(job: Job): string {
         "import importlib.util, random",
         `spec = importlib.util.spec_from_file_location("oracle", ${JSON.stringify(t.oracleFile)})`,
         "oracle = importlib.util.module_from_spec(spec); spec.loader.exec_module(oracle)",
-        `kw = ${pyLiteral(job.instance.bindings)}`,
+        `kw = dict(${Object.entries(job.instance.bindings).map(([k, v]) => `${k}=${pythonLiteral(v)}`).join(", ")})`,
         `ns = {}; exec(compile(${JSON.stringify(job.code)}, "candidate.py", "exec"), ns); f = ns[${JSON.stringify(t.function)}]`,
         `rng = random.Random(${seed})`,
         `calls = [tuple(a) for a, _ in oracle.tests(**kw)] + [tuple(oracle.inputs(rng, **kw)) for _ in range(${K})]`,
@@ -74,11 +76,6 @@ function bareProgram(job: Job): string {
     ].join("\n");
 }
 
-function pyLiteral(v: unknown): string {
-    // JSON is valid Python for the values templates use, except the three constants.
-    return JSON.stringify(v).replace(/\btrue\b/g, "True").replace(/\bfalse\b/g, "False").replace(/\bnull\b/g, "None");
-}
-
 async function inParallel<T>(items: T[], width: number, each: (item: T) => Promise<void>): Promise<void> {
     let next = 0;
     await Promise.all(
@@ -88,19 +85,13 @@ async function inParallel<T>(items: T[], width: number, each: (item: T) => Promi
     );
 }
 
-function median(xs: number[]): number {
-    const s = [...xs].sort((a, b) => a - b);
-    const m = s.length >> 1;
-    return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-}
-
 const workers = availableParallelism();
 const pool = await JudgePool.start({ workers });
 try {
     const jobs = await buildJobs(pool);
 
-    // Warm the workers' oracle caches the way a real run does (R rounds share an instance);
-    // the timed pass below judges candidates never seen, so the verdict cache never hits.
+    // One pass, cold: every candidate is new (the verdict cache never hits) and each worker
+    // prepares an instance's expected outputs the first time it sees it, as in a real run.
     const t0 = performance.now();
     const verdicts = await Promise.all(jobs.map((j) => pool.judge({ template: j.template, bindings: j.instance.bindings, code: j.code })));
     const eddyWall = performance.now() - t0;
@@ -128,7 +119,7 @@ try {
             workers,
             isolation: pool.isolation.level,
             verdicts_per_s: round(1000 / perVerdict),
-            median_ms: round(median(verdicts.map((v) => v.ms))),
+            median_ms: round(quantileSorted(verdicts.map((v) => v.ms).sort((a, b) => a - b), 0.5)),
             eddy_ms_per_verdict: round(perVerdict),
             bare_ms_per_candidate: round(perBare),
             vs_bare_fork: round(perVerdict / perBare, 3),

@@ -90,21 +90,34 @@ function escapeRegex(s: string): string {
 function boundNames(code: string): Set<string> {
     const names = new Set<string>();
     for (const m of code.matchAll(/^(?:async[ \t]+)?(?:def|class)[ \t]+([A-Za-z_]\w*)/gm)) names.add(m[1]!);
-    for (const m of code.matchAll(/^import[ \t]+(.+)$/gm))
+    // `import a.b as c, d` binds c and d; `from m import (x as y, z)` binds y and z.
+    const imported = [...code.matchAll(/^import[ \t]+(.+)$/gm), ...code.matchAll(/^from[ \t]+\S+[ \t]+import[ \t]+\(?([^)\n]+)\)?$/gm)];
+    for (const m of imported)
         for (const part of m[1]!.split(",")) {
-            const alias = /\bas[ \t]+([A-Za-z_]\w*)/.exec(part);
-            const first = /^\s*([A-Za-z_]\w*)/.exec(part);
-            if (alias) names.add(alias[1]!);
-            else if (first) names.add(first[1]!);
-        }
-    for (const m of code.matchAll(/^from[ \t]+\S+[ \t]+import[ \t]+\(?([^)\n]+)\)?$/gm))
-        for (const part of m[1]!.split(",")) {
-            const alias = /\bas[ \t]+([A-Za-z_]\w*)/.exec(part);
-            const first = /^\s*([A-Za-z_]\w*)/.exec(part);
-            if (alias) names.add(alias[1]!);
-            else if (first) names.add(first[1]!);
+            const bound = /\bas[ \t]+([A-Za-z_]\w*)/.exec(part) ?? /^\s*([A-Za-z_]\w*)/.exec(part);
+            if (bound) names.add(bound[1]!);
         }
     for (const m of code.matchAll(/^([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=(?!=)/gm)) names.add(m[1]!);
+    return names;
+}
+
+/**
+ * Names a block binds inside its functions: parameters, assignment and loop targets, `as` names.
+ * A usage block that assigns `result = sum_range(...)` must not be joined just because the
+ * function has a local `result`.
+ */
+function localNames(code: string): Set<string> {
+    const names = new Set<string>();
+    const add = (list: string) => {
+        for (const m of list.matchAll(/(?:^|[,(\s*])\**([A-Za-z_]\w*)/g)) names.add(m[1]!);
+    };
+    for (const m of code.matchAll(/\bdef[ \t]+\w+[ \t]*\(([^)]*)\)/g)) add(m[1]!.replace(/[:=][^,]*/g, ""));
+    // Plain names and bare tuples of them only: `memo[k] = v`, `self.x = v` and a call's
+    // `f(a, key=v)` bind nothing new.
+    for (const m of code.matchAll(/^[ \t]*([A-Za-z_][\w, \t]*?)[ \t]*(?::[^=\n]*)?(?:[-+*/%&|^@]|\/\/|\*\*|<<|>>)?=(?!=)/gm))
+        if (!/^(?:if|elif|else|while|for|with|try|except|finally|return|lambda|assert|del|not)\b/.test(m[1]!)) add(m[1]!);
+    for (const m of code.matchAll(/\bfor[ \t]+([\w, \t()]+?)[ \t]+in\b/g)) add(m[1]!);
+    for (const m of code.matchAll(/\bas[ \t]+([A-Za-z_]\w*)/g)) names.add(m[1]!);
     return names;
 }
 
@@ -122,7 +135,8 @@ function fromBlocks(all: Block[], functionName?: string): string {
         blocks.find((b) => definesFunction(b.code)) ??
         blocks[0]!;
     const own = boundNames(main.code);
-    const needed = [...usedNames(main.code)].filter((n) => !own.has(n));
+    const local = localNames(main.code);
+    const needed = [...usedNames(main.code)].filter((n) => !own.has(n) && !local.has(n));
     const helpers = blocks.filter((b) => {
         if (b === main) return false;
         if (functionName !== undefined && definesFunction(b.code, functionName)) return false;

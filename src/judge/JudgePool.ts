@@ -53,7 +53,14 @@ export class JudgePool {
         const python = pythonCommand(opts.python);
         const script = workerScriptPath();
         const n = Math.max(1, opts.workers ?? availableParallelism());
-        const workers = await Promise.all(Array.from({ length: n }, () => startWorker(python, script)));
+        const started = await Promise.allSettled(Array.from({ length: n }, () => startWorker(python, script)));
+        const workers = started.flatMap((r) => (r.status === "fulfilled" ? [r.value] : []));
+        const failed = started.find((r): r is PromiseRejectedResult => r.status === "rejected");
+        if (failed) {
+            // Stop the ones that did start: a half-started pool would keep the process alive.
+            await Promise.all(workers.map((w) => w.worker.close()));
+            throw failed.reason;
+        }
         const pool = new JudgePool(python, script, opts.cache ?? new MemoryVerdictCache(), workers[0]!.isolation);
         for (const w of workers) pool.slots.push({ worker: w.worker, busy: false });
         return pool;
@@ -137,6 +144,8 @@ export class JudgePool {
         const slot = await this.acquire();
         const started = performance.now();
         try {
+            // A waiter handed a slot after close() must not start a worker nobody will stop.
+            if (this.closed) throw new EddyError("the judge pool is closed");
             if (fresh || slot.worker.dead) await this.replace(slot);
             return await slot.worker.request(message, timeoutMs);
         } finally {
@@ -148,7 +157,13 @@ export class JudgePool {
 
     private async replace(slot: Slot): Promise<void> {
         slot.worker.kill();
-        slot.worker = (await startWorker(this.python, this.script)).worker;
+        const fresh = (await startWorker(this.python, this.script)).worker;
+        // close() may have run while it started: it has already stopped the workers it saw.
+        if (this.closed) {
+            fresh.kill();
+            throw new EddyError("the judge pool is closed");
+        }
+        slot.worker = fresh;
     }
 
     private acquire(): Promise<Slot> {

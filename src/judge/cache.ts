@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
-import type { Template } from "../templates/types.js";
-import type { ParamValue } from "../templates/types.js";
+import type { ParamValue, Template } from "../templates/types.js";
+import { deriveSeed } from "../util/seeds.js";
 import type { Verdict, VerdictCache } from "./types.js";
 
 /** Default cache: verdicts in memory for the life of the pool (bounded, oldest dropped first). */
@@ -46,8 +46,10 @@ export function verdictKey(code: string, t: Template, tuple: ParamValue[], judge
     return createHash("sha256").update(JSON.stringify([judgeVersion, t.id, t.oracleHash, settings, tuple, code])).digest("hex");
 }
 
-/** Seed of the random differential-testing inputs: stable over (template id, tuple), on any machine. */
+/**
+ * Seed of the random differential-testing inputs: stable over (template id, tuple), on any machine,
+ * and independent of the study's seed so that every study judges an instance on the same inputs.
+ */
 export function inputSeed(templateId: string, tuple: ParamValue[]): string {
-    const digest = createHash("sha256").update(`${templateId}\u0000${JSON.stringify(tuple)}`).digest();
-    return digest.readBigUInt64BE(0).toString();
+    return String(deriveSeed(0, "judge-inputs", templateId, JSON.stringify(tuple)));
 }

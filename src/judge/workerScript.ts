@@ -4,7 +4,8 @@ import path from "node:path";
 import { packageRoot } from "../util/paths.js";
 
 /** Bumped when verdict semantics change in a way the worker's bytes do not show. */
-export const JUDGE_PROTOCOL = "1";
+// 2: random-input seeds come from util/seeds.ts deriveSeed.
+export const JUDGE_PROTOCOL = "2";
 
 /** The Python worker script (shipped in src/, which the package includes; tsc does not copy .py). */
 export function workerScriptPath(): string {

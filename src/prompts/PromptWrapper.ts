@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { parse } from "yaml";
 import type { ChatMessage } from "../inference/types.js";
@@ -37,7 +37,7 @@ export function listWrappers(): string[] {
 export function loadWrapper(idOrPath: string): PromptWrapper {
     const isPath = idOrPath.includes("/") || idOrPath.includes("\\") || idOrPath.endsWith(".yaml") || idOrPath.endsWith(".yml");
     const file = isPath ? path.resolve(idOrPath) : path.join(wrappersDir(), `${idOrPath}.yaml`);
-    if (!existsSync(file))
+    if (!existsSync(file) || !statSync(file).isFile())
         throw new EddyError(`unknown prompt wrapper '${idOrPath}' (built-in: ${listWrappers().join(", ")}; or give a path to a .yaml file)`);
     let doc: unknown;
     try {

@@ -39,13 +39,18 @@ export function renderCsv(d: ReportData): string {
                 t.harness.truncated,
                 t.harness.judge_error
             ];
-            lines.push(row.map(csvCell).join(","));
+            lines.push(row.map(csvField).join(","));
         }
     return lines.join("\n") + "\n";
 }
 
-function csvCell(v: string | number | null): string {
-    if (v === null || (typeof v === "number" && Number.isNaN(v))) return "";
-    const s = String(v);
+/**
+ * One CSV field (RFC 4180: quoted when it holds a comma, quote or line break; inner quotes doubled).
+ * null, undefined and NaN are empty; objects and arrays are written as JSON. Hand-written: a few lines,
+ * and no CSV package is among the project's dependencies.
+ */
+export function csvField(v: unknown): string {
+    if (v === null || v === undefined || (typeof v === "number" && Number.isNaN(v))) return "";
+    const s = typeof v === "object" ? JSON.stringify(v) : String(v);
     return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }

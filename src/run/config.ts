@@ -55,6 +55,11 @@ export interface StudyConfig {
     resume?: string;
 }
 
+/** True for a model given as a remote URI (`hf:`, `huggingface:`, `http(s):`), which is never a local path to resolve or check. */
+export function isRemoteModel(model: string): boolean {
+    return /^(hf:|huggingface:|https?:)/.test(model);
+}
+
 /** Settings that do not change results: excluded from the run identity, taken fresh on resume. */
 export const OPERATIONAL_KEYS = ["threads", "sequences", "batchSize", "gpu", "judgeWorkers", "noCache", "fresh", "db", "resume", "allowDownload"] as const;
 
@@ -144,7 +149,7 @@ export function normalizeStudyConfig(raw: Record<string, unknown>, baseDir = pro
     }
     const backend = String(r.backend ?? STUDY_DEFAULTS.backend);
     if (!(BACKENDS as readonly string[]).includes(backend)) throw new EddyError(`unknown backend '${backend}' (use ${BACKENDS.join(", ")})`);
-    const models = list(r.models).map((m) => path.resolve(baseDir, String(m)));
+    const models = list(r.models).map((m) => (isRemoteModel(String(m)) ? String(m) : path.resolve(baseDir, String(m))));
     if (backend === "llama" && models.length === 0) throw new EddyError("no model given: pass --model <file.gguf> (or use --backend reference|replay)");
     const replay = r.replay === undefined ? undefined : path.resolve(baseDir, String(r.replay));
     if (backend === "replay" && !replay) throw new EddyError("--backend replay needs --replay <file.jsonl>");

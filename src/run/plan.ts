@@ -52,11 +52,10 @@ export function planStudy(c: StudyConfig, stored?: (templateId: string) => Store
     return { templates, instances, wrappers, models, queries, promptTokensEstimate: Math.ceil(promptChars / 4), maxGeneratedTokens: queries * c.maxTokens };
 }
 
-/** Model labels are file stems; two files with the same stem get their folder in front, so configurations never merge. */
+/** Model labels are file stems; two files with the same stem get their folder in front (or their whole path), so configurations never merge. */
 function uniqueLabels(paths: string[]): { label: string; path: string }[] {
     const stems = paths.map(modelStem);
-    return paths.map((p, i) => ({
-        path: p,
-        label: stems.filter((x) => x === stems[i]).length > 1 ? `${path.basename(path.dirname(p))}/${stems[i]}` : stems[i]!
-    }));
+    const labels = paths.map((p, i) => (stems.filter((x) => x === stems[i]).length > 1 ? `${path.basename(path.dirname(p))}/${stems[i]}` : stems[i]!));
+    // Still equal (the same stem in folders of the same name): the whole path.
+    return paths.map((p, i) => ({ path: p, label: labels.filter((x) => x === labels[i]).length > 1 ? p : labels[i]! }));
 }

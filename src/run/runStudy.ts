@@ -17,7 +17,7 @@ import { openStore, Store, StoreVerdictCache } from "../store/Store.js";
 import { requireRun } from "../store/outcomes.js";
 import type { ConfigurationRow, GenerationKey, NewGeneration, StoredInstance } from "../store/types.js";
 import { Channel } from "./channel.js";
-import { identityOf, normalizeStudyConfig, OPERATIONAL_KEYS, studyHash, type StudyConfig } from "./config.js";
+import { identityOf, isRemoteModel, normalizeStudyConfig, OPERATIONAL_KEYS, studyHash, type StudyConfig } from "./config.js";
 import { planStudy, type StudyPlan } from "./plan.js";
 import { BatchWriter } from "./writer.js";
 import { defaultDbPath } from "../util/paths.js";
@@ -91,6 +91,8 @@ interface Query {
     decoding: Decoding;
     seed: number;
     prefixKey: string;
+    /** Response-cache key (llama backend with a hashed model file only); computed once per query. */
+    cacheKey: string | undefined;
 }
 
 /** One response waiting for its verdict. */
@@ -178,7 +180,13 @@ export async function runStudy(input: StudyConfig, hooks: StudyHooks = {}): Prom
 
 async function runWithStore(store: Store, config: StudyConfig, hooks: StudyHooks, log: (l: string) => void, wallStart: number): Promise<StudyResult> {
     if (config.backend === "llama")
-        for (const m of config.models) if (!existsSync(m)) throw new EddyError(`model file not found: ${m}`);
+        for (const m of config.models) {
+            // Checked before the run is created, so a typo leaves no empty run behind.
+            if (isRemoteModel(m) && !config.allowDownload) throw new EddyError(`${m} is a remote model; eddy downloads nothing unless you pass --allow-download (or give a local GGUF file)`);
+            if (!isRemoteModel(m) && !existsSync(m)) throw new EddyError(`model file not found: ${m}`);
+        }
+    // A replay file stands in for the model: read and validated before anything is stored.
+    const replay = config.backend === "replay" ? new ReplayBackend(config.replay!) : undefined;
     const existing = config.resume ? requireRun(store, config.resume) : undefined;
     const plan: StudyPlan = planStudy(config, existing ? (t) => store.instances(existing.id, t) : undefined);
     const hash = studyHash(config, plan.templates.map((t) => t.id));
@@ -195,12 +203,19 @@ async function runWithStore(store: Store, config: StudyConfig, hooks: StudyHooks
     const recorded = new Map(store.runTemplates(run.id).map((t) => [t.template_id, t.oracle_hash]));
     for (const t of plan.templates) {
         const h = recorded.get(t.id);
-        if (h && h !== t.oracleHash) throw new EddyError(`template ${t.id} changed since run ${run.id} began (oracle hash differs); start a new run`);
+        if (h && h !== t.oracleHash) throw new EddyError(`template ${t.id} changed since run ${run.id} began (oracle hash differs); start a new run with --fresh`);
     }
+    // Like a template, an edited replay file would mix two sets of answers in one run.
+    if (replay)
+        for (const c of store.configurations(run.id))
+            if (c.model_sha256 && c.model_sha256 !== replay.sha256)
+                throw new EddyError(`replay file ${config.replay} changed since run ${run.id} began (sha256 differs); start a new run with --fresh`);
     store.recordTemplates(run.id, plan.templates.map((t) => ({ id: t.id, oracleHash: t.oracleHash, group: t.group, subgroups: t.subgroups, function: t.function })));
     for (const t of plan.templates) store.insertInstances(run.id, plan.instances.get(t.id)!);
     store.setRunStatus(run.id, "running");
 
+    // Read before the judge pool starts: nothing may throw between its start and the try that closes it.
+    const configsById = new Map<number, ConfigurationRow>(store.configurations(run.id).map((c) => [c.id, c]));
     const judging = hooks.judge !== false;
     const verdictCache = new StoreVerdictCache(store);
     const needPool = judging || config.backend === "reference";
@@ -294,7 +309,6 @@ async function runWithStore(store: Store, config: StudyConfig, hooks: StudyHooks
     };
 
     // A resumed run first judges what was generated but never judged (its judge died with it).
-    const configsById = new Map<number, ConfigurationRow>(store.configurations(run.id).map((c) => [c.id, c]));
     // It runs beside generation, so a long re-judge never holds generation back.
     const rejudge = async (): Promise<void> => {
         if (!judging) return;
@@ -310,7 +324,7 @@ async function runWithStore(store: Store, config: StudyConfig, hooks: StudyHooks
         for (const model of plan.models) {
             if (stopController.signal.aborted) break;
             s.model = model.label;
-            if (model.path && !existsSync(model.path))
+            if (model.path && !isRemoteModel(model.path) && !existsSync(model.path))
                 throw new EddyError(`model file not found: ${model.path} (run ${run.id} kept everything so far; restore the file and resume with 'eddy run --resume ${run.id}')`);
             await generateForModel(model);
             hooks.onModelDone?.(model.label);
@@ -349,6 +363,9 @@ async function runWithStore(store: Store, config: StudyConfig, hooks: StudyHooks
         try {
             const meta: BackendMetadata = await backend.metadata();
             const sha = meta.model?.sha256 ?? (backend instanceof ReplayBackend ? backend.sha256 : null);
+            // A model file replaced at the same path would mix two models' answers in one configuration.
+            if (sha && existingConfs.some((c) => c.model_sha256 && c.model_sha256 !== sha))
+                throw new EddyError(`model file ${model.path ?? model.label} changed since run ${run.id} began (sha256 differs); start a new run with --fresh`);
             const confs: { row: ConfigurationRow; wrapper: StudyPlan["wrappers"][number]; decoding: Decoding; done: Set<string> }[] = [];
             for (const temperature of config.temperatures)
                 for (const w of plan.wrappers) {
@@ -369,9 +386,11 @@ async function runWithStore(store: Store, config: StudyConfig, hooks: StudyHooks
                         for (let round = 0; round < config.rounds; round++) {
                             const key = { configId: c.row.id, templateId: t.id, instance: inst.index, round };
                             if (c.done.has(genKey(key))) continue;
+                            const seed = deriveSeed(config.seed, t.id, inst.index, round);
                             queries.push({
                                 key, template: t, instance: inst, messages, decoding: c.decoding,
-                                seed: deriveSeed(config.seed, t.id, inst.index, round), prefixKey: `${c.row.id}|${t.id}|${inst.index}`
+                                seed, prefixKey: `${c.row.id}|${t.id}|${inst.index}`,
+                                cacheKey: useCache ? responseCacheKey(cacheModel, messages, c.decoding, seed, config.maxTokens) : undefined
                             });
                         }
                     }
@@ -384,7 +403,7 @@ async function runWithStore(store: Store, config: StudyConfig, hooks: StudyHooks
                     ...q.key, seed: q.seed, prompt: JSON.stringify(q.messages), response: r.text, code, stopReason: r.stopReason,
                     promptTokens: r.promptTokens, generatedTokens: r.generatedTokens, ttftMs: r.ttftMs, genMs: r.genMs, cached
                 };
-                writer.addGeneration(g, fresh && useCache ? { key: responseCacheKey(cacheModel, q.messages, q.decoding, q.seed, config.maxTokens), modelSha256: sha! } : undefined);
+                writer.addGeneration(g, fresh && q.cacheKey !== undefined ? { key: q.cacheKey, modelSha256: sha! } : undefined);
                 s.generated++;
                 s.tokens += cached ? 0 : r.generatedTokens;
                 if (cached) s.cached++;
@@ -394,8 +413,8 @@ async function runWithStore(store: Store, config: StudyConfig, hooks: StudyHooks
             async function* requests(): AsyncGenerator<GenerationRequest> {
                 for (const q of queries) {
                     if (stopController.signal.aborted) return;
-                    if (useCache && !config.noCache) {
-                        const hit = store.cachedResponse(responseCacheKey(cacheModel, q.messages, q.decoding, q.seed, config.maxTokens));
+                    if (q.cacheKey !== undefined && !config.noCache) {
+                        const hit = store.cachedResponse(q.cacheKey);
                         if (hit) {
                             await store1(q, { text: hit.response, stopReason: hit.stop_reason, promptTokens: hit.prompt_tokens, generatedTokens: hit.generated_tokens, ttftMs: 0, genMs: 0 }, true, false);
                             continue;
@@ -445,7 +464,7 @@ async function runWithStore(store: Store, config: StudyConfig, hooks: StudyHooks
 
     async function openBackend(model: { label: string; path?: string }): Promise<Backend> {
         if (config.backend === "reference") return new ReferenceBackend((await poolReady)!, plan.templates);
-        if (config.backend === "replay") return new ReplayBackend(config.replay!);
+        if (replay) return replay;
         try {
             return await createLlamaBackend({
                 modelPath: model.path!,

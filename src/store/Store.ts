@@ -72,6 +72,8 @@ export class Store {
             if (!opts.readonly) this.migrate();
             else this.checkVersion();
         } catch (err) {
+            // A file that opened but cannot be used (newer schema, damaged) must not keep its handle.
+            (this as { db?: Database.Database }).db?.close();
             throw storeError(err, this.path);
         }
     }

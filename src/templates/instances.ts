@@ -10,9 +10,14 @@ const ATTEMPTS_PER_TUPLE = 200;
 /** Attempts never go below this, so tiny requests still get a fair search. */
 const MIN_ATTEMPTS = 10_000;
 
+/** A tuple in `params` order as values by parameter name. */
+function bindingsOf(t: Template, tuple: ParamValue[]): Record<string, ParamValue> {
+    return Object.fromEntries(t.params.map((p, j) => [p.name, tuple[j] as ParamValue]));
+}
+
 /** One instance from a tuple in `params` order. */
 export function makeInstance(t: Template, index: number, params: ParamValue[]): Instance {
-    const bindings = Object.fromEntries(t.params.map((p, j) => [p.name, params[j] as ParamValue]));
+    const bindings = bindingsOf(t, params);
     return { templateId: t.id, index, params, bindings, question: renderQuestion(t.question, bindings) };
 }
 
@@ -26,11 +31,10 @@ export function sampleInstances(t: Template, m: number, seed: number): Instance[
     if (!Number.isInteger(m) || m < 0) throw new EddyError(`instance count must be a non-negative integer, got ${m}`);
     if (!Number.isInteger(seed)) throw new EddyError(`seed must be an integer, got ${seed}`);
     const check = t.constraint === undefined ? undefined : compileConstraint(t.constraint);
-    const bindingsOf = (tuple: ParamValue[]) => Object.fromEntries(t.params.map((p, j) => [p.name, tuple[j] as ParamValue]));
     const satisfies = (tuple: ParamValue[]) => {
         if (!check) return true;
         try {
-            return check(bindingsOf(tuple));
+            return check(bindingsOf(t, tuple));
         } catch (err) {
             throw new EddyError(`template ${t.id}: ${err instanceof Error ? err.message : String(err)}`);
         }

@@ -48,6 +48,20 @@ describe("extractCode", () => {
         expect(extractCode(r, FN)).toBe(body);
     });
 
+    it("does not join a usage block because it assigns a name the function uses only locally", () => {
+        const main = "def sum_range(values):\n    result = 0\n    for v in values[1:4]:\n        result += v\n    return result\n";
+        const usage = "values = [1, 2, 3]\nresult = sum_range(values)\nassert result == 99\n";
+        expect(extractCode("```python\n" + main + "```\n```python\n" + usage + "```", FN)).toBe(main);
+    });
+
+    it("still joins a global the function updates in place or calls with keywords", () => {
+        const memo = "memo = {}\n";
+        const main = "def sum_range(values):\n    memo[0] = clip(values, hi=3)\n    return memo[0]\n";
+        const clip = "def clip(values, hi):\n    return sum(values[1:hi + 1])\n";
+        const r = "```python\n" + memo + "```\n```python\n" + main + "```\n```python\n" + clip + "```";
+        expect(extractCode(r, FN)).toBe(memo + "\n" + main + "\n" + clip);
+    });
+
     it("falls back to the first block defining any function when the name is wrong", () => {
         const r = "```python\nx = 1\n```\n```python\ndef other(values):\n    return 0\n```";
         expect(extractCode(r, FN)).toBe("def other(values):\n    return 0\n");

@@ -10,9 +10,9 @@ import { packageRoot } from "../../src/util/paths.js";
 const run = promisify(execFile);
 const bin = path.join(packageRoot(), "dist/cli/bin.js");
 
-async function eddy(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+async function eddy(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
     try {
-        const { stdout, stderr } = await run(process.execPath, [bin, ...args], { cwd: packageRoot(), maxBuffer: 1 << 24 });
+        const { stdout, stderr } = await run(process.execPath, [bin, ...args], { cwd: packageRoot(), maxBuffer: 1 << 24, env: { ...process.env, ...env } });
         return { code: 0, stdout, stderr };
     } catch (err) {
         const e = err as { code: number; stdout: string; stderr: string };
@@ -61,5 +61,27 @@ describe("eddy models / generate", () => {
         expect(out.metadata.promptFormat).toBe("plain-completion");
         expect(out.messages[0].role).toBe("system");
         expect(stderr).toMatch(/no chat template/);
+    });
+
+    it("generate --template asks an instance of a neighbourhood smaller than 100 tuples", async () => {
+        // Three possible tuples: drawing a fixed 100 instances to pick one from would fail for every index.
+        const dir = mkdtempSync(path.join(os.tmpdir(), "eddy-generate-"));
+        writeFileSync(
+            path.join(dir, "pick_k.yaml"),
+            ["id: pick_k", "function: pick_k", "arity: 1", "group: list", "subgroups: [indexing]", 'question: "Write `pick_k(values)` returning element {{k}} of the list."',
+                "params:", "  k: {choice: [0, 1, 2]}", "edge: [[1]]"].join("\n") + "\n"
+        );
+        writeFileSync(
+            path.join(dir, "pick_k.py"),
+            ["def solution(values, *, k):", "    return values[k]", "def tests(*, k):", "    yield (list(range(5)),), k", "def inputs(rng, *, k):", "    return ([rng.randint(0, 9) for _ in range(5)],)"].join("\n") + "\n"
+        );
+        const env = { EDDY_TEMPLATES: dir, EDDY_ORACLES: dir };
+        const { code, stdout, stderr } = await eddy(["generate", "--model", tiny.f32, "--template", "pick_k", "--instance", "2", "--max-tokens", "4", "--threads", "1", "--json"], env);
+        expect(stderr).not.toMatch(/distinct valid tuples/);
+        expect(code).toBe(0);
+        const out = JSON.parse(stdout);
+        // seed 1 orders the neighbourhood (1), (0), (2): the edge tuple first, then the seeded draws
+        expect(out.result.generatedTokens).toBe(4);
+        expect(out.messages.at(-1).content).toMatch(/element 2 of the list/);
     });
 });

@@ -52,6 +52,12 @@ const corpus: [string, string, Category[]][] = [
         ["runtime_error"]
     ],
     [
+        // A forged harness-failure line must not turn the candidate's verdict into a judge_error.
+        "forging a harness failure on the judge's result channel",
+        "import os\nfor fd in os.listdir('/proc/self/fd'):\n    try:\n        os.write(int(fd), b'{\"setup\": \"forged\"}\\n{\"crash\": \"forged\"}\\n')\n    except OSError:\n        pass\ndef sum_range(values):\n" + RETURN_RIGHT,
+        ["runtime_error"]
+    ],
+    [
         "writing outside its working directory",
         `def sum_range(values):\n    for p in ${JSON.stringify(escapeFiles)}:\n        try:\n            open(p, 'w').write('escaped')\n        except OSError:\n            pass\n` + RETURN_RIGHT,
         ["passed"]

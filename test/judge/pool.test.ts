@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -46,6 +46,39 @@ describe("worker failures", () => {
         }
     });
 });
+
+describe("starting", () => {
+    it("when one worker cannot start, the ones that did are stopped and start() fails with one line", async () => {
+        // Only the first start wins the mkdir; every other start exits at once.
+        const once = path.join(scratch, "start-once.sh");
+        writeFileSync(once, `#!/bin/bash\nif mkdir "${path.join(scratch, "started")}" 2>/dev/null; then exec python3 "$@"; fi\nexit 7\n`, { mode: 0o755 });
+        await expect(JudgePool.start({ workers: 2, python: once })).rejects.toThrow(/failed to start: judge worker exited with status 7/);
+        expect(psChildren().filter((l) => l.includes("worker.py"))).toEqual([]);
+    });
+});
+
+describe("closing", () => {
+    it("close() with answers still queued: they become judge_error and no new worker is started", async () => {
+        const pool = await JudgePool.start({ workers: 1 });
+        // Both calls run synchronously up to their first await: one holds the only worker, one waits.
+        const queued = [pool.judge({ template: t, bindings, code: CORRECT }), pool.judge({ template: t, bindings, code: CORRECT + "# waits\n" })];
+        await pool.close();
+        for (const v of await Promise.all(queued)) {
+            expect(v.category).toBe("judge_error");
+            expect(v.detail).toContain("closed");
+        }
+        expect(psChildren().filter((l) => l.includes("worker.py"))).toEqual([]);
+    });
+});
+
+/** Command lines of this test process's children (`ps` exits 1 when there are none). */
+function psChildren(): string[] {
+    try {
+        return execFileSync("ps", ["-o", "args=", "--ppid", String(process.pid)], { encoding: "utf8" }).split("\n").filter(Boolean);
+    } catch {
+        return [];
+    }
+}
 
 describe("isolation", () => {
     it("probeIsolation reports the level in force", async () => {

@@ -32,5 +32,7 @@ describe("prompt wrappers", () => {
         writeFileSync(path.join(dir, "bad.yaml"), "system: x\nuser: no placeholder\n");
         expect(() => loadWrapper(path.join(dir, "bad.yaml"))).toThrow(/must be text containing \{\{question\}\}/);
         expect(() => loadWrapper("no-such-wrapper")).toThrow(/unknown prompt wrapper 'no-such-wrapper'/);
+        // a folder is not a wrapper file: the same one-line EddyError, not a raw EISDIR
+        expect(() => loadWrapper(dir + "/")).toThrow(/unknown prompt wrapper/);
     });
 });

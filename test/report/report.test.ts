@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { buildReport } from "../../src/report/buildReport.js";
 import { renderReport } from "../../src/report/renderReport.js";
 import { stripSpec } from "../../src/report/charts.js";
+import { csvField } from "../../src/report/csv.js";
 import { scoreNeighbourhoods } from "../../src/scores/neighbourhood.js";
 import { neighbourhood } from "../scores/fixtures.js";
 import { sampleStudy } from "./sample.js";
@@ -65,5 +66,15 @@ describe("parameter strip", () => {
         const spec = stripSpec(scores) as unknown as { data: { values: { instance: number; failed: number }[] }; encoding: { x: { scale: { domain: number[] } } } };
         expect(spec.data.values).toEqual([{ config: "m t=0 default", instance: 1, failed: 1 }]);
         expect(spec.encoding.x.scale.domain).toEqual([0, 1, 2]);
+    });
+});
+
+describe("CSV fields (shared by reports and eddy export)", () => {
+    it("quotes per RFC 4180, leaves missing values empty and writes structured values as JSON", () => {
+        expect(csvField('say "hi", twice')).toBe('"say ""hi"", twice"');
+        expect(csvField("line\nbreak")).toBe('"line\nbreak"');
+        expect(csvField(0.25)).toBe("0.25");
+        expect([csvField(null), csvField(undefined), csvField(NaN)]).toEqual(["", "", ""]);
+        expect(csvField([3, "a"])).toBe('"[3,""a""]"');
     });
 });

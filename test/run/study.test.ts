@@ -5,6 +5,8 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { ensureTinyModels } from "../../src/inference/gguf/tinyModel.js";
 import { normalizeStudyConfig, type StudyConfig } from "../../src/run/config.js";
 import { countFences, finalCategory, runStudy } from "../../src/run/runStudy.js";
+import { planStudy } from "../../src/run/plan.js";
+import { ReplayBackend } from "../../src/inference/replay/ReplayBackend.js";
 import { openStore } from "../../src/store/Store.js";
 import { exportRows, loadOutcomes, runInfo } from "../../src/store/outcomes.js";
 import { scoreNeighbourhoods } from "../../src/scores/index.js";
@@ -32,6 +34,27 @@ describe("truncation rule", () => {
         // A closed code block before the cut: the cut did not touch the code, the verdict stands.
         expect(finalCategory("assertion_error", "max_tokens", countFences("```python\ndef f(): pass\n```\nand then the model rambled on"))).toBe("assertion_error");
         expect(finalCategory("syntax_error", "max_tokens", countFences("```python\ndef f(:"))).toBe("truncated");
+    });
+});
+
+describe("plan", () => {
+    it("gives every model file its own label, so two files never share a configuration", () => {
+        const plan = planStudy(study({ models: ["/m/a/x/m.gguf", "/m/b/x/m.gguf", "/m/y/m.gguf", "/m/z/n.gguf"], templates: "list_every_kth", instances: 1, rounds: 1 }));
+        expect(plan.models.map((m) => m.label)).toEqual(["/m/a/x/m.gguf", "/m/b/x/m.gguf", "y/m", "n"]);
+        expect(plan.queries).toBe(4);
+    });
+});
+
+describe("replay file", () => {
+    it("rejects a malformed line with one clear error naming the line", () => {
+        const f = path.join(tmpDir(), "bad.jsonl");
+        const line = { template: "t", instance: 0, round: 0, response: "x" };
+        writeFileSync(f, `${JSON.stringify(line)}\n${JSON.stringify({ ...line, round: 1, generated_tokens: "12" })}\n`);
+        expect(() => new ReplayBackend(f)).toThrow(/line 2: 'generated_tokens' must be a non-negative integer/);
+        writeFileSync(f, `${JSON.stringify(line)}\n${JSON.stringify(line)}\n`);
+        expect(() => new ReplayBackend(f)).toThrow(/line 2: a second answer for t instance 0 round 0/);
+        writeFileSync(f, "not json\n");
+        expect(() => new ReplayBackend(f)).toThrow(EddyError);
     });
 });
 
@@ -82,6 +105,9 @@ describe("runStudy", () => {
         expect(info.counts).toMatchObject({ generations: 3, missing: 1, verdicts: 3 });
         // The run is complete: a missing answer is recorded, not retried forever.
         expect(info.status).toBe("complete");
+        // The file stands in for the model: an edited file cannot silently continue (or stand for) the same run.
+        writeFileSync(file, [...lines, { template: t.id, instance: 1, round: 1, response: "late" }].map((l) => JSON.stringify(l)).join("\n") + "\n");
+        await expect(runStudy(study({ backend: "replay", replay: file, templates: t.id, instances: 2, rounds: 2, db }))).rejects.toThrow(/changed since run .* began/);
     });
 
     it("tiny model end to end; an identical query in a later run comes from the response cache unless noCache", async () => {
@@ -130,6 +156,14 @@ describe("runStudy", () => {
         expect(countRows(db, "runs")).toBe(0);
     });
 
+    it("a remote model URI stays a URI and is refused without allowDownload, before anything is stored", async () => {
+        const db = path.join(tmpDir(), "remote.db");
+        const cfg = study({ models: ["hf:someone/some-model/model.gguf"], templates: "list_every_kth", instances: 2, rounds: 1, db });
+        expect(cfg.models).toEqual(["hf:someone/some-model/model.gguf"]); // not resolved into a local path
+        await expect(runStudy(cfg)).rejects.toThrow(/remote model.*--allow-download/);
+        expect(countRows(db, "runs")).toBe(0);
+    });
+
     it("model missing mid-study: a clear error, the first model's results kept, resume finishes", async () => {
         const dir = tmpDir();
         const db = path.join(dir, "two.db");
@@ -148,6 +182,22 @@ describe("runStudy", () => {
         expect(r).toMatchObject({ runId, status: "complete" });
         expect(r.stats.generation.responses).toBe(2); // only b's answers were generated
         expect(countRows(db, "verdicts")).toBe(4);
+    });
+
+    it("a model file replaced at the same path cannot continue the run it began", async () => {
+        const dir = tmpDir();
+        const db = path.join(dir, "swap.db");
+        const a = path.join(dir, "a.gguf");
+        copyFileSync(tiny.f32, a);
+        const cfg = study({ models: [a], templates: "list_every_kth", instances: 2, rounds: 1, maxTokens: 8, threads: 1, db });
+        const first = await runStudy(cfg);
+        // Leave one query unanswered, then put another model file in place.
+        const raw = new Database(db);
+        raw.exec("DELETE FROM verdicts WHERE generation_id = (SELECT MAX(id) FROM generations); DELETE FROM generations WHERE id = (SELECT MAX(id) FROM generations)");
+        raw.close();
+        copyFileSync(tiny.q8_0, a);
+        await expect(runStudy({ ...cfg, resume: first.runId })).rejects.toThrow(/a\.gguf changed since run .* began/);
+        expect(countRows(db, "generations")).toBe(1);
     });
 
     it("disk full: a clear error, what was committed stays, resume completes", async () => {

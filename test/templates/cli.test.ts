@@ -55,4 +55,11 @@ describe("eddy templates (CLI)", () => {
         expect(r.stderr.trim()).toMatch(/^eddy: unknown template 'no_such_template'/);
         expect(r.stderr.trim().split("\n")).toHaveLength(1);
     });
+
+    it("list --group with an unknown group is one clear line, not an empty list", async () => {
+        const r = await eddy("templates", "list", "--group", "strings", "--json");
+        expect(r.exitCode).not.toBe(0);
+        expect(r.stdout).toBe("");
+        expect(r.stderr.trim()).toMatch(/^eddy: unknown group 'strings' \(one of: list, string/);
+    });
 });

@@ -6,6 +6,7 @@ import { scoreNeighbourhoods } from "../../scores/neighbourhood.js";
 import { EddyError } from "../../util/errors.js";
 import { defaultDbPath } from "../../util/paths.js";
 
+/** `eddy compare <run...>`: normality, pairwise U and Cliff's δ, temperature effects and McNemar over the runs' configurations. */
 export function registerCompareCommand(program: Command): void {
     program
         .command("compare")

@@ -14,6 +14,7 @@ import { openStore } from "../../store/Store.js";
 import { loadOutcomes, runInfo } from "../../store/outcomes.js";
 import { renderReport } from "../../report/index.js";
 import { scoreNeighbourhoods, summariseConfigs } from "../../scores/index.js";
+import { fix, pct } from "../../report/format.js";
 import { summarize } from "./RunCommand.js";
 
 /** A few templates, one per problem group where possible, so the demo touches the whole taxonomy. */
@@ -26,10 +27,6 @@ function demoTemplates(n: number): string {
     }
     return picked.join(",");
 }
-
-const pct = (x: number): string => (Number.isFinite(x) ? (x * 100).toFixed(0) + "%" : "—");
-/** A score, or a dash where no response counted (all were harness outcomes such as truncated). */
-const score = (x: number | undefined): string => (x !== undefined && Number.isFinite(x) ? x.toFixed(3) : "—");
 
 /** `eddy demo` (`npm start`): a small study end to end, its scores table and report. */
 export function registerDemoCommand(program: Command): void {
@@ -52,20 +49,23 @@ export function registerDemoCommand(program: Command): void {
             // backend: what the scores look like for a model that is sometimes wrong, with no code model here.
             const simulated = path.join(path.dirname(db), "demo-simulated-answers.jsonl");
             mkdirSync(path.dirname(simulated), { recursive: true });
+            // Validated first: a bad --instances or --rounds is one clear line before any work starts.
+            const studies = [
+                { ...common, backend: "llama", models: [tiny.f32], temperatures: [0], threads: o.threads, contextSize: 1024 },
+                { ...common, backend: "replay", replay: simulated },
+                { ...common, backend: "reference" }
+            ].map((raw) => normalizeStudyConfig(raw));
+            const { instances, rounds, seed } = studies[1]!;
             const pool = await JudgePool.start({ workers: 1 });
             try {
-                await writeSimulatedAnswers(pool, selectTemplates(templates), { instances: Number(o.instances), rounds: Number(o.rounds), seed: 1, file: simulated });
+                await writeSimulatedAnswers(pool, selectTemplates(templates), { instances, rounds, seed, file: simulated });
             } finally {
                 await pool.close();
             }
             const runIds: string[] = [];
-            for (const raw of [
-                { ...common, backend: "llama", models: [tiny.f32], temperatures: [0], threads: o.threads, contextSize: 1024 },
-                { ...common, backend: "replay", replay: simulated },
-                { ...common, backend: "reference" }
-            ]) {
+            for (const config of studies) {
                 const display = createProgressDisplay({ everyMs: 5000 });
-                const result = await runStudy(normalizeStudyConfig(raw), {
+                const result = await runStudy(config, {
                     onProgress: (p) => display.update(p),
                     onLog: (l) => process.stderr.write(`eddy: ${l}\n`)
                 }).finally(() => display.stop());
@@ -88,10 +88,10 @@ export function registerDemoCommand(program: Command): void {
                     s.config,
                     s.runId,
                     s.templates,
-                    score(s.AS),
-                    score(s.CPS),
-                    score(s.CCS),
-                    score(s.passAtK["1"]),
+                    fix(s.AS),
+                    fix(s.CPS),
+                    fix(s.CCS),
+                    fix(s.passAtK["1"]),
                     pct(s.categories.shares.perfect_success),
                     pct(s.categories.shares.stochastic_failure),
                     pct(s.categories.shares.inconsistent_generalisation),
@@ -105,7 +105,7 @@ export function registerDemoCommand(program: Command): void {
             process.stdout.write(
                 [
                     "The tiny model has random weights: it never writes code and never stops by itself, so its answers",
-                    "are cut off at max tokens and recorded as `truncated` (a harness outcome, left out of the scores: —).",
+                    "are cut off at max tokens and recorded as `truncated` (a harness outcome, left out of the scores: –).",
                     `The replay row judges a simulated flawed model (${path.basename(simulated)}): each template's answers are`,
                     "its model solution or, at a per-template rate (0, 25, 50, 100%), one of its oracle's mutants.",
                     "The reference backend answers with each oracle's model solution: its row is what a perfect model scores.",

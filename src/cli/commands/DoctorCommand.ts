@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process";
 import os from "node:os";
 import type { Command } from "commander";
+import type { IsolationReport } from "../../judge/types.js";
 import { oneLine } from "../../util/errors.js";
 
 /** What `eddy doctor` finds. */
@@ -19,7 +20,7 @@ export interface DoctorReport {
     /** Auto-tuned thread count and the measurements behind it (on eddy's tiny model). */
     threads?: { chosen: number; trials: { threads: number; tokensPerSecond: number }[] };
     /** Judge isolation level, from the judge's own probe. */
-    isolation?: unknown;
+    isolation?: IsolationReport;
     problems: string[];
 }
 
@@ -37,7 +38,7 @@ export function registerDoctorCommand(program: Command): void {
                 process.stdout.write(JSON.stringify(report, null, 2) + "\n");
                 return;
             }
-            const iso = report.isolation as { level?: string } | undefined;
+            const iso = report.isolation;
             const lines: [string, string][] = [
                 ["node", report.node],
                 ["python3", report.python3 ?? "NOT FOUND"],
@@ -96,8 +97,8 @@ async function diagnose(python: string): Promise<DoctorReport> {
         problems.push(`llama.cpp check failed: ${oneLine(err)}`);
     }
     try {
-        const mod = (await import("../../judge/isolation.js")) as { probeIsolation?: (python?: string) => Promise<unknown> };
-        if (mod.probeIsolation) report.isolation = await mod.probeIsolation(python);
+        const { probeIsolation } = await import("../../judge/isolation.js");
+        report.isolation = await probeIsolation(python);
     } catch (err) {
         problems.push(`judge isolation probe failed: ${oneLine(err)}`);
     }

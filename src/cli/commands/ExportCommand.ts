@@ -4,15 +4,7 @@ import { EddyError } from "../../util/errors.js";
 import { defaultDbPath } from "../../util/paths.js";
 import { openStore } from "../../store/Store.js";
 import { exportRows } from "../../store/outcomes.js";
-
-/**
- * One CSV field (RFC 4180: quote when needed, double inner quotes). Hand-written: a dozen
- * lines, and no CSV package is among the project's dependencies.
- */
-function csvField(v: unknown): string {
-    const s = v === null || v === undefined ? "" : typeof v === "object" ? JSON.stringify(v) : String(v);
-    return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
+import { csvField } from "../../report/csv.js";
 
 /** Rows as CSV with a header line (columns from the first row). */
 export function toCsv(rows: Record<string, unknown>[]): string {

@@ -72,7 +72,9 @@ export function registerGenerateCommand(program: Command): void {
                 const { loadTemplate } = await import("../../templates/loadTemplates.js");
                 const { sampleInstances } = await import("../../templates/instances.js");
                 const t = loadTemplate(opts.template);
-                const instances = sampleInstances(t, Math.max(100, index + 1), runSeed);
+                // The neighbourhood is prefix-stable (a study of any size M > index asks this same instance),
+                // so draw only as many as needed: a small domain must not fail for a small index.
+                const instances = sampleInstances(t, index + 1, runSeed);
                 const inst = instances[index];
                 if (!inst) throw new EddyError(`template ${t.id} has no instance ${index}`);
                 messages = renderMessages(wrapper, inst.question);
@@ -130,15 +132,10 @@ export function registerGenerateCommand(program: Command): void {
         });
 }
 
-/** extractCode lives with the judge (engineer B); loaded lazily so generate works while it is absent. */
+/** The answer's code as the judge would see it (loaded lazily, like the rest of the command's modules). */
 async function extract(text: string, functionName: string | undefined): Promise<string | null> {
-    const specifier = "../../extract/extractCode.js";
-    try {
-        const mod = (await import(specifier)) as { extractCode: (response: string, functionName?: string) => string | null };
-        return mod.extractCode(text, functionName);
-    } catch {
-        return null;
-    }
+    const { extractCode } = await import("../../extract/extractCode.js");
+    return extractCode(text, functionName);
 }
 
 function int(v: string, name: string, min: number): number {

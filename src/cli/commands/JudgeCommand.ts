@@ -51,7 +51,7 @@ export function registerJudgeCommand(program: Command): void {
             try {
                 const verdict = await pool.judge({ template, bindings, code });
                 if (opts.json) {
-                    const out = { category: verdict.category, detail: verdict.detail, ms: Math.round(verdict.ms * 10) / 10, template: template.id, params: JSON.parse(opts.params), isolation: pool.isolation.level };
+                    const out = { category: verdict.category, detail: verdict.detail, ms: Math.round(verdict.ms * 10) / 10, template: template.id, params: template.params.map((p) => bindings[p.name]), isolation: pool.isolation.level };
                     process.stdout.write(JSON.stringify(out) + "\n");
                 } else {
                     process.stdout.write(`${verdict.category}  ${verdict.detail}  (${verdict.ms.toFixed(0)} ms)\n`);

@@ -17,6 +17,7 @@ function formatFromFile(file: string): ReportFormat | undefined {
     return (REPORT_FORMATS as readonly string[]).includes(ext) ? (ext as ReportFormat) : undefined;
 }
 
+/** `eddy report <run...>`: the scores and comparisons of one or more runs in one of the report formats. */
 export function registerReportCommand(program: Command): void {
     program
         .command("report")

@@ -1,6 +1,6 @@
 import path from "node:path";
 import type { Command } from "commander";
-import { normalizeStudyConfig, readConfigFile, STUDY_DEFAULTS, type StudyConfig } from "../../run/config.js";
+import { isRemoteModel, normalizeStudyConfig, readConfigFile, STUDY_DEFAULTS, type StudyConfig } from "../../run/config.js";
 import { defaultDbPath } from "../../util/paths.js";
 
 /** Collect a repeatable option, splitting commas. */
@@ -127,7 +127,7 @@ export function studyConfigFromFlags(f: StudyConfigFlags): StudyConfig {
     const base = f.config ? path.dirname(path.resolve(f.config)) : process.cwd();
     const fromFile = normalizeStudyConfigInput(file, base);
     const flags: Record<string, unknown> = {
-        models: f.model?.map((m) => (m.startsWith("hf:") ? m : path.resolve(m))),
+        models: f.model?.map((m) => (isRemoteModel(m) ? m : path.resolve(m))),
         templates: f.templates,
         instances: f.instances,
         rounds: f.rounds,
@@ -169,7 +169,7 @@ function normalizeStudyConfigInput(file: Record<string, unknown>, base: string):
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(file)) {
         if (v === undefined || v === null) continue;
-        if (k === "model" || k === "models") out.models = (Array.isArray(v) ? v : String(v).split(",")).map((m) => path.resolve(base, String(m).trim()));
+        if (k === "model" || k === "models") out.models = (Array.isArray(v) ? v : String(v).split(",")).map((m) => String(m).trim()).map((m) => (isRemoteModel(m) ? m : path.resolve(base, m)));
         else if (k === "replay" || k === "db") out[k] = path.resolve(base, String(v));
         else out[k] = v;
     }

@@ -1,6 +1,6 @@
 import { existsSync, openSync, readSync, closeSync, statSync } from "node:fs";
 import path from "node:path";
-import { GgmlType, GgufFileType, readGgufFileInfo } from "node-llama-cpp";
+import { GgmlType, GgufFileType, readGgufFileInfo, type GgufFileInfo } from "node-llama-cpp";
 import { EddyError, oneLine } from "../../util/errors.js";
 import { sha256File } from "./sha256File.js";
 
@@ -47,8 +47,20 @@ export function fileTypeName(fileType: number | undefined): string {
     return name ? name.replace(/^(MOSTLY|ALL)_/, "") : `file_type_${fileType}`;
 }
 
-/** Older files lack general.file_type: name the tensor type holding most weights (e.g. F32). */
-function dominantType(types: Map<number, number>): string {
+/**
+ * The quantisation type: the header's general.file_type when present, else (older converters leave it
+ * out) the tensor type holding most elements of the 2-D weight tensors; "unknown" when neither says.
+ */
+export function quantizationOf(info: GgufFileInfo): string {
+    const fileType = info.metadata.general?.file_type as unknown;
+    const n = typeof fileType === "bigint" ? Number(fileType) : fileType;
+    if (typeof n === "number") return fileTypeName(n);
+    const types = new Map<number, number>();
+    for (const t of info.fullTensorInfo ?? info.tensorInfo ?? []) {
+        if (t.dimensions.length < 2) continue;
+        const count = t.dimensions.reduce<number>((a, b) => a * Number(b), 1);
+        types.set(t.ggmlType, (types.get(t.ggmlType) ?? 0) + count);
+    }
     let best: number | undefined;
     for (const [type, count] of types) if (best === undefined || count > types.get(best)!) best = type;
     return best === undefined ? "unknown" : ((GgmlType as unknown as Record<number, string | undefined>)[best] ?? `ggml_type_${best}`);
@@ -87,16 +99,14 @@ export async function inspectGguf(file: string): Promise<ModelInfo> {
     const tokenizer = (meta.tokenizer ?? {}) as Record<string, unknown>;
     const size = statSync(abs).size;
     // The header can be intact while the data is cut short: check the last tensor fits in the file.
+    // (fileOffset is where a tensor's data starts, so a last tensor starting at the very end has no data.)
     let parameters = 0;
     let dataEnd = 0;
-    const weightTypes = new Map<number, number>();
     for (const t of info.fullTensorInfo ?? []) {
-        const count = t.dimensions.reduce<number>((a, b) => a * Number(b), 1);
-        parameters += count;
+        parameters += t.dimensions.reduce<number>((a, b) => a * Number(b), 1);
         dataEnd = Math.max(dataEnd, Number(t.fileOffset));
-        if (t.dimensions.length >= 2) weightTypes.set(t.ggmlType, (weightTypes.get(t.ggmlType) ?? 0) + count);
     }
-    if (dataEnd > size) throw new EddyError(`truncated GGUF file: ${abs} (tensor data runs past the end of the file, ${size} bytes)`);
+    if (dataEnd > 0 && dataEnd >= size) throw new EddyError(`truncated GGUF file: ${abs} (tensor data runs past the end of the file, ${size} bytes)`);
     const num = (v: unknown) => (typeof v === "number" ? v : typeof v === "bigint" ? Number(v) : undefined);
     const out: ModelInfo = {
         path: abs,
@@ -104,7 +114,7 @@ export async function inspectGguf(file: string): Promise<ModelInfo> {
         sha256: await sha256File(abs),
         size_bytes: size,
         architecture: arch,
-        quantization: num(general.file_type) !== undefined ? fileTypeName(num(general.file_type)) : dominantType(weightTypes),
+        quantization: quantizationOf(info),
         parameter_count: parameters,
         gguf_version: info.version,
         tensor_count: (info.fullTensorInfo ?? []).length

@@ -20,6 +20,8 @@ const threadCache = new Map<string, number>();
  */
 export async function createLlamaBackend(opts: LlamaBackendOptions): Promise<Backend> {
     const modelPath = await resolveModelPath(opts);
+    // Hashed before the worker starts, not beside it: the worker's thread auto-tuning measures speed,
+    // and a hash running on another core at the same time would skew it.
     const info = await inspectGguf(modelPath);
     const gpu = opts.gpu ?? "auto";
     const st = statSync(modelPath);
@@ -39,15 +41,21 @@ export async function createLlamaBackend(opts: LlamaBackendOptions): Promise<Bac
     const warn = opts.onWarning ?? ((line: string) => process.stderr.write(`eddy: warning: ${line}\n`));
     const label = path.basename(modelPath);
 
-    let workers: Worker[] = [];
     const first = await Worker.start(init, label, undefined, warn);
-    workers.push(first);
+    let workers: Worker[] = [first];
     // Several CUDA devices: one worker per device, each seeing only its own (data parallel).
     const devices = opts.gpuDevices ?? (first.metadata.gpu === "cuda" && (first.metadata.devices?.length ?? 0) > 1 ? first.metadata.devices!.map((_, i) => String(i)) : undefined);
     if (devices && devices.length > 1) {
         await first.close();
         const threads = first.metadata.threads;
-        workers = await Promise.all(devices.map((d) => Worker.start({ ...init, threads }, label, d, warn)));
+        const perDevice = await Promise.allSettled(devices.map((d) => Worker.start({ ...init, threads }, label, d, warn)));
+        workers = perDevice.flatMap((s) => (s.status === "fulfilled" ? [s.value] : []));
+        const failed = perDevice.find((s): s is PromiseRejectedResult => s.status === "rejected");
+        if (failed) {
+            // one device failed: stop the workers that did start, or their processes outlive the error
+            await Promise.all(workers.map((w) => w.close()));
+            throw failed.reason;
+        }
     }
     const threadsSource = opts.threads !== undefined ? "user" : cachedThreads !== undefined ? "cached" : "auto-tuned";
     if (opts.threads === undefined && workers[0]!.metadata.threads !== undefined) threadCache.set(cacheKey, workers[0]!.metadata.threads);

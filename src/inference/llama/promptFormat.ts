@@ -1,9 +1,9 @@
-import { JinjaTemplateChatWrapper, LlamaText, resolveChatWrapper, type ChatHistoryItem, type ChatWrapper, type LlamaModel, type Token } from "node-llama-cpp";
+import { JinjaTemplateChatWrapper, LlamaText, LlamaVocabularyType, resolveChatWrapper, type ChatHistoryItem, type ChatWrapper, type LlamaModel, type Token } from "node-llama-cpp";
 import type { ChatMessage } from "../types.js";
 
 /** A prompt ready to evaluate, with what ends an answer. */
 export interface RenderedPrompt {
-    /** Prompt tokens, without the beginning-of-sequence token (LlamaCompletion adds it). */
+    /** Prompt tokens, without the beginning token LlamaCompletion adds itself ({@link beginningToken}). */
     tokens: Token[];
     /** Text triggers that end the answer (besides end-of-generation tokens). */
     stopTriggers: (string | LlamaText)[];
@@ -90,8 +90,20 @@ function rawRenderer(model: LlamaModel): PromptRenderer {
     };
 }
 
-/** LlamaCompletion prepends the BOS token itself; a template that renders one would double it. */
+/**
+ * The token LlamaCompletion puts before every prompt, or null: BOS only where the model asks for it
+ * (tokenizer.ggml.add_bos_token; BPE models such as Qwen have a BOS token but do not). Mirrors
+ * node-llama-cpp's internal resolveBeginningTokenToPrepend, which it does not export, so the prompt
+ * tokens counted and compared here are the ones the library evaluates.
+ */
+export function beginningToken(model: { vocabularyType: LlamaVocabularyType; tokens: { bos: Token | null; shouldPrependBosToken: boolean } }): Token | null {
+    if (model.vocabularyType === LlamaVocabularyType.rwkv || model.vocabularyType === LlamaVocabularyType.ugm) return null;
+    if (model.vocabularyType === LlamaVocabularyType.wpm) return model.tokens.bos;
+    return model.tokens.shouldPrependBosToken ? model.tokens.bos : null;
+}
+
+/** LlamaCompletion prepends the beginning token itself; a template that renders it too would double it. */
 function stripBos(model: LlamaModel, tokens: Token[]): Token[] {
-    const bos = model.tokens.bos;
+    const bos = beginningToken(model);
     return bos != null && tokens[0] === bos ? tokens.slice(1) : tokens;
 }

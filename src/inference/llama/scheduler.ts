@@ -63,10 +63,9 @@ export class PrefixQueue<T extends { prefixKey?: string | undefined }> {
             if (g.owner === null && !unowned) unowned = entry;
             if (!largest || g.items.length > largest[1].items.length) largest = entry;
         }
+        // (this slot owns no group here: the loop above returned at the first one it owned)
         const chosen = unowned ?? (this.open === 0 ? largest : undefined);
         if (!chosen) return undefined;
-        // drop any other claim this slot holds (it finished those groups)
-        for (const g of this.groups.values()) if (g.owner === slot) g.owner = null;
         return this.shift(chosen[0], chosen[1], slot);
     }
 

@@ -7,13 +7,12 @@ import os from "node:os";
 import { performance } from "node:perf_hooks";
 import { getLlama, getModuleVersion, LlamaCompletion, LlamaLogLevel, type Llama, type LlamaContext, type LlamaContextSequence, type LlamaModel } from "node-llama-cpp";
 import type { BackendMetadata, GenerationRequest, GenerationResult, StopReason } from "../types.js";
-import { createPromptRenderer, type PromptRenderer } from "./promptFormat.js";
+import { beginningToken, createPromptRenderer, type PromptRenderer } from "./promptFormat.js";
 import { PrefixQueue } from "./scheduler.js";
 import type { FromWorker, ToWorker, WorkerInit } from "./types.js";
 
 const send = (msg: FromWorker) => process.send!(msg);
 const queue = new PrefixQueue<GenerationRequest & { call: number }>();
-let started: Promise<void> | undefined;
 /** llama.cpp's recent error lines: its own reason for a failed load is only logged. */
 const recentErrors: string[] = [];
 /** Calls still sending requests. */
@@ -21,7 +20,7 @@ const openCalls = new Set<number>();
 
 process.on("message", (msg: ToWorker) => {
     if (msg.type === "init")
-        started = start(msg.init).catch(async (err) => {
+        void start(msg.init).catch(async (err) => {
             // llama.cpp's log lines arrive asynchronously; give them a moment, they carry the real reason.
             await new Promise((resolve) => setTimeout(resolve, 200));
             const said = recentErrors.filter((l) => !/failed to load model$/i.test(l)).slice(-2).join(" / ");
@@ -175,7 +174,10 @@ async function serve(slot: number, context: LlamaContext, renderer: PromptRender
 
 async function generateOne(completion: LlamaCompletion, context: LlamaContext, renderer: PromptRenderer, req: GenerationRequest): Promise<GenerationResult> {
     const prompt = renderer.render(req.messages);
-    const promptTokens = prompt.tokens.length + (context.model.tokens.bos != null ? 1 : 0);
+    // LlamaCompletion evaluates [its beginning token (if the model wants one), ...prompt tokens].
+    const bos = beginningToken(context.model);
+    const full = bos != null ? [bos, ...prompt.tokens] : prompt.tokens;
+    const promptTokens = full.length;
     if (promptTokens + 1 > context.contextSize)
         return {
             ...failed(req.id, `prompt is ${promptTokens} tokens but the context holds ${context.contextSize}; raise --context-size`),
@@ -184,8 +186,6 @@ async function generateOne(completion: LlamaCompletion, context: LlamaContext, r
         };
     const d = req.decoding;
     // LlamaCompletion keeps the longest common prefix of the sequence's state (all but the last prompt token).
-    const bos = context.model.tokens.bos;
-    const full = bos != null ? [bos, ...prompt.tokens] : prompt.tokens;
     const cachedPromptTokens = Math.min(completionSequence(completion).compareContextTokens(full).firstDifferentIndex, promptTokens - 1);
     const t0 = performance.now();
     let firstAt = 0;
@@ -239,4 +239,3 @@ function failed(id: string, error: string): GenerationResult {
     return { id, text: "", stopReason: "error", promptTokens: 0, generatedTokens: 0, ttftMs: 0, genMs: 0, error };
 }
 
-void started;

@@ -33,8 +33,6 @@ export class ReplayBackend implements Backend {
     private readonly answers = new Map<string, ReplayLine>();
     /** sha256 of the file, recorded as the "model" identity. */
     readonly sha256: string;
-    /** Keys (`template|instance|round`) asked for but absent from the file. */
-    readonly missing: string[] = [];
 
     constructor(readonly file: string) {
         let text: string;
@@ -54,6 +52,9 @@ export class ReplayBackend implements Backend {
             }
             if (typeof o.template !== "string" || !Number.isInteger(o.instance) || !Number.isInteger(o.round) || typeof o.response !== "string")
                 throw new EddyError(`${path.basename(file)} line ${n + 1}: needs string 'template', integer 'instance' and 'round', string 'response'`);
+            for (const k of ["prompt_tokens", "generated_tokens"])
+                if (o[k] !== undefined && !(Number.isInteger(o[k]) && (o[k] as number) >= 0))
+                    throw new EddyError(`${path.basename(file)} line ${n + 1}: '${k}' must be a non-negative integer`);
             if (o.stop_reason !== undefined && !STOP_REASONS.has(String(o.stop_reason)))
                 throw new EddyError(`${path.basename(file)} line ${n + 1}: unknown stop_reason '${String(o.stop_reason)}'`);
             const key = `${o.template}|${o.instance}|${o.round}`;
@@ -74,7 +75,6 @@ export class ReplayBackend implements Backend {
             const key = req.task ? `${req.task.templateId}|${req.task.instance}|${req.task.round}` : "";
             const line = this.answers.get(key);
             if (!line) {
-                this.missing.push(key);
                 yield { ...base, text: "", stopReason: "error", promptTokens: 0, generatedTokens: 0, error: REPLAY_MISSING };
                 continue;
             }

@@ -635,6 +635,9 @@ def _candidate(code, fn, calls, workdir, res_w, out_w, time_ms, memory_mb):
     me = os.getpid()
     try:
         ns = {"__name__": "candidate", "__file__": "candidate.py", "__doc__": None, "__builtins__": builtins}
+        # From here on the candidate shares this process and can write to the result channel:
+        # the worker trusts no harness-failure message ("setup", "crash") that comes after this.
+        _send(res_w, {"ready": True})
         try:
             exec(compile(code, "candidate.py", "exec"), ns)
         except BaseException as e:
@@ -901,16 +904,13 @@ def _describe_status(status):
         return None, "runtime"
     if os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)
-        name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else str(sig)
-        kind = "resource" if sig in (signal.SIGXCPU, signal.SIGXFSZ) else "runtime"
-        return "killed by %s" % name, kind
-    code = os.WEXITSTATUS(status)
-    if code >= 128:  # the keeper mirrors a signal as 128 + n
-        sig = code - 128
-        name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else str(sig)
-        kind = "resource" if sig in (signal.SIGXCPU, signal.SIGXFSZ) else "runtime"
-        return "killed by %s" % name, kind
-    return "exited with status %d" % code, "runtime"
+    elif os.WEXITSTATUS(status) >= 128:  # the keeper mirrors a signal as 128 + n
+        sig = os.WEXITSTATUS(status) - 128
+    else:
+        return "exited with status %d" % os.WEXITSTATUS(status), "runtime"
+    name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else str(sig)
+    kind = "resource" if sig in (signal.SIGXCPU, signal.SIGXFSZ) else "runtime"
+    return "killed by %s" % name, kind
 
 
 def call_text(fn, args):
@@ -950,10 +950,19 @@ def judge(req):
     load = None
     finished = False
     loaded = False
+    ready = False
     for m in msgs:
-        if "setup" in m:
-            raise OracleError("sandbox: " + m["setup"])
-        if "i" in m:
+        if "setup" in m or "crash" in m:
+            if not ready:
+                raise OracleError(("sandbox: " + m["setup"]) if "setup" in m else ("harness crashed: " + m["crash"]))
+            # Once candidate code runs, such a line is the candidate's doing (a forged message, a
+            # closed channel): its failure, never a judge_error it could hide behind.
+            if load is None:
+                load = {"load": "the candidate broke the judge's result channel: " + str(m.get("setup", m.get("crash")))[:DETAIL_CHARS], "kind": "runtime"}
+            continue
+        if m.get("ready"):
+            ready = True
+        elif "i" in m:
             results[m["i"]] = m
         elif "load" in m:
             load = m
@@ -961,8 +970,6 @@ def judge(req):
             finished = True
         elif m.get("loaded"):
             loaded = True
-        elif "crash" in m:
-            raise OracleError("harness crashed: " + m["crash"])
     running = len(results) if loaded else None
     if timed_out:
         at = where(running if running is not None and running < len(calls) else None, n_fixed)

@@ -1,4 +1,5 @@
-import { MODEL_CATEGORIES, HARNESS_CATEGORIES, type Category } from "../../judge/types.js";
+import type { Category } from "../../judge/types.js";
+import { REPORTED_VERDICTS } from "../../scores/aggregates.js";
 import type { Outcome } from "../../scores/types.js";
 import { exactMcNemar, type McNemarResult } from "../../stats/index.js";
 import { countFlips, type FlipReport } from "../flips/flips.js";
@@ -48,7 +49,7 @@ export interface CompareOptions extends DeltaOptions {
 }
 
 function categoryCounts(outcomes: readonly Outcome[]): Record<Category, number> {
-    const out = Object.fromEntries([...MODEL_CATEGORIES, ...HARNESS_CATEGORIES].map((c) => [c, 0])) as Record<Category, number>;
+    const out = Object.fromEntries(REPORTED_VERDICTS.map((c) => [c, 0])) as Record<Category, number>;
     for (const o of outcomes) out[o.category] = (out[o.category] ?? 0) + 1;
     return out;
 }

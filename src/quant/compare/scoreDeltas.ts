@@ -1,4 +1,4 @@
-import { bootstrapInterval, type Interval } from "../../stats/index.js";
+import { bootstrapMeanInterval, type Interval } from "../../stats/index.js";
 import type { InstancePair } from "../flips/pairing.js";
 import { tallyInstance } from "../flips/pairing.js";
 
@@ -58,7 +58,7 @@ export function scoreDeltas(instances: readonly InstancePair[], opts: DeltaOptio
             reference: mean(r),
             candidate: mean(c),
             delta: mean(diffs),
-            ci: bootstrapInterval(diffs, mean, { seed: opts.seed ?? 0x5eed, resamples: opts.resamples ?? 2000 })
+            ci: bootstrapMeanInterval(diffs, { seed: opts.seed ?? 0x5eed, resamples: opts.resamples ?? 2000 })
         };
     }
     return { instances: ref.length, scores };

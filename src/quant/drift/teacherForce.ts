@@ -1,5 +1,5 @@
 import { getLlama, LlamaLogLevel, type Llama, type LlamaContext, type LlamaContextSequence, type LlamaModel, type Token } from "node-llama-cpp";
-import { createPromptRenderer, type PromptRenderer } from "../../inference/llama/promptFormat.js";
+import { beginningToken, createPromptRenderer, type PromptRenderer } from "../../inference/llama/promptFormat.js";
 import { argmax, klDivergence, logSoftmax } from "./divergence.js";
 import { DriftAccumulator } from "./DriftAccumulator.js";
 import type { DriftJob, DriftMemory, DriftReport, DriftResult, DriftText } from "./types.js";
@@ -101,7 +101,8 @@ function renderer(model: LlamaModel, job: DriftJob): () => PromptRenderer {
  * prompt's cue) is taken off the stored answer, so the compared tokens are the ones the model produced.
  */
 function tokenizeText(model: LlamaModel, render: () => PromptRenderer, text: DriftText, cap: number): TokenizedText {
-    const bos = model.tokens.shouldPrependBosToken && model.tokens.bos != null ? [model.tokens.bos] : [];
+    const start = beginningToken(model);
+    const bos = start != null ? [start] : [];
     let prompt: Token[] = [];
     let answer = text.completion;
     if (text.messages) {

@@ -1,13 +1,9 @@
-import { HARNESS_CATEGORIES, type Category } from "../../judge/types.js";
+import { isHarness } from "../../scores/neighbourhood.js";
 import type { Outcome } from "../../scores/types.js";
 import type { ParamValue } from "../../templates/types.js";
 
-const HARNESS = new Set<Category>(HARNESS_CATEGORIES);
-
-/** True for verdicts that are not the model's fault (`truncated`, `judge_error`): left out of paired comparisons, and counted. */
-export function isHarness(category: Category): boolean {
-    return HARNESS.has(category);
-}
+/** Verdicts that are not the model's fault (`truncated`, `judge_error`) are left out of paired comparisons, and counted: the scores' own rule. */
+export { isHarness };
 
 /** The same response slot (template, instance, round) answered by the reference and by a candidate. */
 export interface ResponsePair {

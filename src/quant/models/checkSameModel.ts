@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import { existsSync, statSync } from "node:fs";
 import path from "node:path";
-import { GgmlType, readGgufFileInfo, type GgufFileInfo } from "node-llama-cpp";
-import { fileTypeName } from "../../inference/gguf/inspectGguf.js";
+import { readGgufFileInfo, type GgufFileInfo } from "node-llama-cpp";
+import { quantizationOf as headerQuantization } from "../../inference/gguf/inspectGguf.js";
 import { EddyError, oneLine } from "../../util/errors.js";
 
 /** One GGUF file of a quantisation study, described from its header (weights are not read). */
@@ -58,17 +58,10 @@ function identityOf(info: GgufFileInfo): Identity {
     };
 }
 
-/**
- * The quantisation type: the header's `general.file_type` when present, otherwise the most
- * common element type among the 2-D weight tensors (older converters leave file_type out).
- */
+/** The quantisation type as `eddy models inspect` and the study record it (one rule), null when the header does not say. */
 export function quantizationOf(info: GgufFileInfo): string | null {
-    const fileType = info.metadata.general?.file_type;
-    if (typeof fileType === "number") return fileTypeName(fileType);
-    const counts = new Map<number, number>();
-    for (const t of info.tensorInfo ?? []) if (t.dimensions.length === 2) counts.set(t.ggmlType, (counts.get(t.ggmlType) ?? 0) + 1);
-    const top = [...counts.entries()].sort((a, b) => b[1] - a[1])[0];
-    return top ? (GgmlType[top[0]] ?? null) : null;
+    const q = headerQuantization(info);
+    return q === "unknown" ? null : q;
 }
 
 function firstDifference(a: Identity, b: Identity): string | null {

@@ -37,7 +37,7 @@ export function renderQuantText(r: QuantReport, opts: { flipsPerFile?: number } 
             `seed ${r.study.seed}, t=${r.study.temperature}, wrapper ${r.study.wrapper}, max ${r.study.maxTokens} tokens`
     );
     const quality = new Table({
-        head: ["file", "AS", "ΔAS [95% CI]", "CPS", "ΔCCS [95% CI]", "McNemar p inst/resp", "lost/gained resp", "lost/gained inst", "not worse"],
+        head: ["file", "AS", "ΔAS [95% CI]", "CCS", "ΔCCS [95% CI]", "McNemar p inst/resp", "lost/gained resp", "lost/gained inst", "not worse"],
         style: { head: [], border: [] }
     });
     for (const f of r.files) {
@@ -46,7 +46,7 @@ export function renderQuantText(r: QuantReport, opts: { flipsPerFile?: number } 
             fileLabel(f) + (f.reference ? " (ref)" : ""),
             pct(s.AS.candidate),
             f.reference ? "–" : `${signed(s.AS.delta)} ${interval(s.AS.ci)}`,
-            pct(s.CPS.candidate),
+            pct(s.CCS.candidate),
             f.reference ? "–" : `${signed(s.CCS.delta)} ${interval(s.CCS.ci)}`,
             f.reference ? "–" : `${pval(f.mcnemar.instance.p)} / ${pval(f.mcnemar.response.p)}`,
             `${f.flip_counts.responses.lost}/${f.flip_counts.responses.gained}`,

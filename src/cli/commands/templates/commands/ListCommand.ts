@@ -1,6 +1,8 @@
 import type { Command } from "commander";
 import Table from "cli-table3";
 import { loadAllTemplates } from "../../../../templates/loadTemplates.js";
+import { PROBLEM_GROUPS } from "../../../../templates/types.js";
+import { EddyError } from "../../../../util/errors.js";
 import { domainText, templateSummary } from "../describe.js";
 
 /** `eddy templates list`: every template with its taxonomy and signature. */
@@ -12,6 +14,8 @@ export function registerListCommand(parent: Command): void {
         .option("--group <group>", "only templates of this problem group (list, string, set, searching, copying, math)")
         .addHelpText("after", "\nExamples:\n  $ eddy templates list\n  $ eddy templates list --group string\n  $ eddy templates list --json")
         .action((opts: { json?: boolean; group?: string }) => {
+            if (opts.group !== undefined && !(PROBLEM_GROUPS as readonly string[]).includes(opts.group))
+                throw new EddyError(`unknown group '${opts.group}' (one of: ${PROBLEM_GROUPS.join(", ")})`);
             const templates = loadAllTemplates().filter((t) => !opts.group || t.group === opts.group);
             if (opts.json) {
                 process.stdout.write(JSON.stringify(templates.map(templateSummary), null, 2) + "\n");
