@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import YAML from "yaml";
 import { EddyError, oneLine } from "../util/errors.js";
+import { isRemoteModel } from "../inference/modelUri.js";
 
 /** Which backend answers the questions. */
 export const BACKENDS = ["llama", "reference", "replay"] as const;
@@ -53,11 +54,6 @@ export interface StudyConfig {
     db?: string;
     /** Continue this run (its stored configuration wins over everything but the operational settings). */
     resume?: string;
-}
-
-/** True for a model given as a remote URI (`hf:`, `huggingface:`, `http(s):`), which is never a local path to resolve or check. */
-export function isRemoteModel(model: string): boolean {
-    return /^(hf:|huggingface:|https?:)/.test(model);
 }
 
 /** Settings that do not change results: excluded from the run identity, taken fresh on resume. */

@@ -1,6 +1,7 @@
 import path from "node:path";
 import type { Command } from "commander";
-import { isRemoteModel, normalizeStudyConfig, readConfigFile, STUDY_DEFAULTS, type StudyConfig } from "../../run/config.js";
+import { isRemoteModel } from "../../inference/modelUri.js";
+import { normalizeStudyConfig, readConfigFile, STUDY_DEFAULTS, type StudyConfig } from "../../run/config.js";
 import { defaultDbPath } from "../../util/paths.js";
 
 /** Collect a repeatable option, splitting commas. */

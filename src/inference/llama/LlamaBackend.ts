@@ -8,6 +8,7 @@ import { modelsDir } from "../../util/paths.js";
 import { inspectGguf, type ModelInfo } from "../gguf/inspectGguf.js";
 import type { Backend, BackendMetadata, GenerationRequest, GenerationResult } from "../types.js";
 import type { FromWorker, LlamaBackendOptions, ToWorker, WorkerInit } from "./types.js";
+import { isRemoteModel } from "../modelUri.js";
 
 export type { LlamaBackendOptions, GpuChoice } from "./types.js";
 
@@ -105,7 +106,7 @@ function modelMetadata(info: ModelInfo): NonNullable<BackendMetadata["model"]> {
 /** A local path for the model: never the network, unless an `hf:` URI comes with allowDownload. */
 async function resolveModelPath(opts: LlamaBackendOptions): Promise<string> {
     const p = opts.modelPath;
-    if (/^(hf:|huggingface:|https?:)/.test(p)) {
+    if (isRemoteModel(p)) {
         if (!opts.allowDownload)
             throw new EddyError(`${p} is a remote model; eddy does not download unless you pass --allow-download (or download the GGUF yourself into ${modelsDir()} or pass --model <path>)`);
         const { resolveModelFile } = await import("node-llama-cpp");
