@@ -1,5 +1,8 @@
 """Oracle for copy_between_exclusive: a sublist with both index bounds excluded."""
 
+# The question forbids modifying the arguments: the judge fails a call that changes them.
+KEEP_ARGUMENTS = True
+
 
 def solution(values, *, lo, hi):
     return [v for i, v in enumerate(values) if lo < i < hi]

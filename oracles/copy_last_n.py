@@ -1,5 +1,8 @@
 """Oracle for copy_last_n: the last n elements, with n = 0 and short lists as edge cases."""
 
+# The question forbids modifying the arguments: the judge fails a call that changes them.
+KEEP_ARGUMENTS = True
+
 
 def solution(values, *, n):
     if n == 0:

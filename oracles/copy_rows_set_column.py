@@ -1,5 +1,8 @@
 """Oracle for copy_rows_set_column: a shallow copy of the outer list is not enough."""
 
+# The question forbids modifying the arguments: the judge fails a call that changes them.
+KEEP_ARGUMENTS = True
+
 
 def solution(rows, *, col, v):
     result = []

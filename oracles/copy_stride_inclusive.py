@@ -1,5 +1,8 @@
 """Oracle for copy_stride_inclusive: a strided sublist whose stop index is inclusive."""
 
+# The question forbids modifying the arguments: the judge fails a call that changes them.
+KEEP_ARGUMENTS = True
+
 
 def solution(values, *, start, stop, step):
     return [values[i] for i in range(start, min(stop, len(values) - 1) + 1, step)]

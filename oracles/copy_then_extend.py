@@ -1,5 +1,8 @@
 """Oracle for copy_then_extend: the copy grows, the original must not."""
 
+# The question forbids modifying the arguments: the judge fails a call that changes them.
+KEEP_ARGUMENTS = True
+
 
 def solution(values, *, x, k):
     copy = list(values)

@@ -1,5 +1,8 @@
 """Oracle for list_every_kth: an extended slice with a start and a step."""
 
+# The question forbids modifying the arguments: the judge fails a call that changes them.
+KEEP_ARGUMENTS = True
+
 
 def solution(values, *, start, step):
     return values[start::step]

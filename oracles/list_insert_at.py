@@ -1,5 +1,8 @@
 """Oracle for list_insert_at: insert one value at a position, appending when past the end."""
 
+# The question forbids modifying the arguments: the judge fails a call that changes them.
+KEEP_ARGUMENTS = True
+
 
 def solution(values, *, x, pos):
     out = list(values)

@@ -1,5 +1,8 @@
 """Oracle for list_rotate_right: circular shift to the right by k."""
 
+# The question forbids modifying the arguments: the judge fails a call that changes them.
+KEEP_ARGUMENTS = True
+
 
 def solution(values, *, k):
     if not values:

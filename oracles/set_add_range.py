@@ -1,5 +1,8 @@
 """Oracle for set_add_range: a set plus an inclusive integer range."""
 
+# The question forbids modifying the arguments: the judge fails a call that changes them.
+KEEP_ARGUMENTS = True
+
 
 def solution(items, *, lo, hi):
     return set(items) | set(range(lo, hi + 1))

@@ -1,5 +1,8 @@
 """Oracle for set_union_first_n: union of a prefix of a list of sets."""
 
+# The question forbids modifying the arguments: the judge fails a call that changes them.
+KEEP_ARGUMENTS = True
+
 
 def solution(sets, *, n):
     out = set()

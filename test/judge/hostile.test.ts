@@ -1,4 +1,4 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -68,6 +68,25 @@ function survivors(): string[] {
     const out = execFileSync("ps", ["-eo", "pid=,comm=,args="], { encoding: "utf8" });
     return out.split("\n").filter((l) => l.includes(MARK) || l.includes(`sleep ${SLEEP}`));
 }
+
+describe("the result channel", () => {
+    it("a candidate that claims another process's pid there cannot make the judge kill that process", async () => {
+        const victim = spawn("sleep", ["600"], { stdio: "ignore" });
+        const pool = await JudgePool.start({ workers: 1 });
+        try {
+            const forge = `import os\ndef sum_range(values):\n    for fd in os.listdir('/proc/self/fd'):\n        try:\n            os.write(int(fd), b'{"pid": ${victim.pid}}\\n')\n        except OSError:\n            pass\n` + RETURN_RIGHT;
+            const v = await pool.judge({ template: t, bindings, code: forge });
+            expect(v.category, v.detail).toBe("passed");
+            // A SIGKILL would have been sent before judge() returned; give its exit event time to arrive.
+            await new Promise((r) => setTimeout(r, 300));
+            expect(victim.signalCode).toBeNull();
+            expect(victim.exitCode).toBeNull();
+        } finally {
+            victim.kill("SIGKILL");
+            await pool.close();
+        }
+    });
+});
 
 for (const mode of ["full isolation", "without namespaces"] as const) {
     describe(`hostile corpus (${mode})`, () => {

@@ -105,12 +105,37 @@ describe("comparators", () => {
         expect(await category(asSet, fixtureTemplate("evens", { comparator: "set" }))).toBe("passed");
         expect(await category(asSet, fixtureTemplate("evens", { comparator: "unordered" }))).not.toBe("passed");
     });
+    it("set: when the answer should be a set, a list with the same elements is not one", async () => {
+        const asList = "def sum_range(values):\n    return [v for v in values if v % 2 == 0]\n";
+        const setTemplate = fixtureTemplate("evens_set", { comparator: "set" });
+        expect(await category(asSet, setTemplate)).toBe("passed");
+        expect(await category("def sum_range(values):\n    return frozenset(v for v in values if v % 2 == 0)\n", setTemplate)).toBe("passed");
+        expect(await category(asList, setTemplate)).toBe("assertion_error");
+    });
     it("float:<tol> accepts values within the tolerance only", async () => {
         const near = "def sum_range(values):\n    return sum(values[1:4]) + 1e-12\n";
         const far = "def sum_range(values):\n    return sum(values[1:4]) + 1e-3\n";
         expect(await category(near, fixtureTemplate("sum_range", { comparator: "float:1e-9" }))).toBe("passed");
         expect(await category(far, fixtureTemplate("sum_range", { comparator: "float:1e-9" }))).toBe("assertion_error");
         expect(await category(near)).toBe("assertion_error");
+    });
+});
+
+describe("arguments the question says not to modify", () => {
+    // Right value, but the list it was given is emptied on the way.
+    const consuming = "def sum_range(values):\n    total = sum(values[1:4])\n    values.clear()\n    return total\n";
+    const sorting = "def sum_range(values):\n    total = sum(values[1:4])\n    values.sort()\n    return total\n";
+    it("a call that changes them fails when the oracle sets KEEP_ARGUMENTS", async () => {
+        const keep = fixtureTemplate("sum_range_keep");
+        const v = await pool.judge({ template: keep, bindings, code: consuming });
+        expect(v.category).toBe("assertion_error");
+        expect(v.detail).toMatch(/^fixed test 1: sum_range\(\[0, 1, .*\]\) modified its argument/);
+        // Fixed tests are in increasing order, so sorting them in place changes nothing: only random inputs catch it.
+        expect(await category(sorting, keep)).toBe("fuzzing_failure");
+        expect(await category(CORRECT, keep)).toBe("passed");
+    });
+    it("is allowed when the oracle does not forbid it", async () => {
+        expect(await category(consuming)).toBe("passed");
     });
 });
 

@@ -69,6 +69,15 @@ describe("eddy templates validate", () => {
         expect(text.stdout).toContain("survived: mutant_exclusive_lo");
     });
 
+    it("an oracle that does not load fails its own template only; the others are still validated", async () => {
+        dirs.write("unloadable", GOOD_YAML.replace("id: demo", "id: unloadable"), SOUND + "\ndef broken(:\n");
+        const r = await validate("unloadable", "demo", "--json");
+        expect(r.exitCode).toBe(1);
+        const reports = JSON.parse(r.stdout) as { id: string; ok: boolean; error?: string }[];
+        expect(reports.map((x) => [x.id, x.ok])).toEqual([["unloadable", false], ["demo", true]]);
+        expect(reports[0]!.error).toMatch(/oracle raised while loading unloadable\.py: SyntaxError/);
+    });
+
     it("rejects an oracle with fewer than three mutants", async () => {
         dirs.write("few", GOOD_YAML.replace("id: demo", "id: few"), SOUND.split("def mutant_exclusive_lo")[0]!);
         const r = await validate("few");

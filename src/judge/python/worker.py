@@ -220,7 +220,7 @@ def load_oracle(path, digest):
     try:
         spec = importlib.util.spec_from_file_location(name, path)
         mod = importlib.util.module_from_spec(spec)
-        with _guard("loading"):
+        with _guard("loading %s" % os.path.basename(path)):
             spec.loader.exec_module(mod)
     except OracleError:
         raise
@@ -330,6 +330,9 @@ def make_comparator(mod, name, kw):
         def as_set(e, a):
             if not isinstance(a, (list, tuple, set, frozenset)) or not isinstance(e, (list, tuple, set, frozenset)):
                 return e == a
+            # A question whose answer is a set is not answered by a list (duplicates and all).
+            if isinstance(e, (set, frozenset)) and not isinstance(a, (set, frozenset)):
+                return False
             try:
                 return set(e) == set(a)
             except TypeError:
@@ -653,6 +656,11 @@ def _candidate(code, fn, calls, workdir, res_w, out_w, time_ms, memory_mb):
             _send(res_w, {"load": "%s is not a function once the module has run" % fn, "kind": "runtime"})
             os._exit(0)
         for i, args in enumerate(calls):
+            # Snapshot the arguments, so that the worker can tell whether the call changed them.
+            try:
+                before = encode(args)
+            except BaseException:
+                before = None
             try:
                 v = f(*args)
             except BaseException as e:
@@ -665,10 +673,11 @@ def _candidate(code, fn, calls, workdir, res_w, out_w, time_ms, memory_mb):
                 os._exit(0)
             try:
                 enc = encode(v)
+                changed = before is not None and encode(args) != before
             except BaseException as e:
                 _send(res_w, {"i": i, "err": "result cannot be returned: " + _exc_line(e), "kind": _kind(e)})
                 continue
-            _send(res_w, {"i": i, "v": enc})
+            _send(res_w, {"i": i, "v": enc, "changed": True} if changed else {"i": i, "v": enc})
         _send(res_w, {"done": True})
     except BaseException as e:
         try:
@@ -787,7 +796,7 @@ def sandbox_run(code, fn, calls, time_ms, memory_mb):
                 for line in lines:
                     m = _parse(line)
                     if "pid" in m:
-                        cand = m["pid"]
+                        cand = _candidate_pid(m["pid"], pid, cand)
                     else:
                         msgs.append(m)
                         if m.get("done"):
@@ -812,7 +821,7 @@ def sandbox_run(code, fn, calls, time_ms, memory_mb):
                     if line.strip():
                         m = _parse(line)
                         if "pid" in m:
-                            cand = m["pid"]
+                            cand = _candidate_pid(m["pid"], pid, cand)
                         else:
                             msgs.append(m)
                 buf = b""
@@ -836,6 +845,21 @@ def sandbox_run(code, fn, calls, time_ms, memory_mb):
             shutil.rmtree(workdir, ignore_errors=True)
     status = cand_status if cand_status is not None else keeper_status
     return msgs, timed_out, too_large, status, bytes(captured)
+
+
+def _candidate_pid(claimed, keeper, known):
+    """The candidate's pid as the keeper reports it. The candidate shares the result channel and
+    could claim any pid (the worker SIGKILLs it afterwards), so only the keeper's child counts."""
+    if known is not None:
+        return known
+    try:
+        with open("/proc/%d/stat" % claimed) as f:
+            stat = f.read()
+        ppid = int(stat[stat.rindex(")") + 2:].split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+    # Once the keeper has gone, its child is re-parented to this worker (a child subreaper).
+    return claimed if ppid in (keeper, os.getpid()) else None
 
 
 def _parse(line):
@@ -997,15 +1021,22 @@ def judge(req):
     for i in range(len(calls)):
         if "v" not in results.get(i, {}):
             return "runtime_error", "no result came back %s" % where(i, n_fixed)
+    # An oracle whose question forbids changing the arguments says so with KEEP_ARGUMENTS = True.
+    keep = bool(getattr(load_oracle(req["oracle"], req["oracleHash"]), "KEEP_ARGUMENTS", False))
+    changed = "modified its argument, which the question forbids"
     for i, (args, expected) in enumerate(fixed):
         actual = _safe_decode(results[i]["v"])
         if not _safe_cmp(cmp, expected, actual):
             return "assertion_error", "fixed test %d: %s expected %s, got %s" % (i + 1, call_text(fn, args), short(expected), short(actual))
+        if keep and results[i].get("changed"):
+            return "assertion_error", "fixed test %d: %s %s" % (i + 1, call_text(fn, args), changed)
     for j, (args, expected) in enumerate(rnd):
         actual = _safe_decode(results[n_fixed + j]["v"])
         if not _safe_cmp(cmp, expected, actual):
             return "fuzzing_failure", "random input %d: %s: model solution gives %s, candidate gives %s" % (
                 j + 1, call_text(fn, args), short(expected), short(actual))
+        if keep and results[n_fixed + j].get("changed"):
+            return "fuzzing_failure", "random input %d: %s %s" % (j + 1, call_text(fn, args), changed)
     return "passed", "%d fixed tests and %d random inputs agree" % (len(fixed), len(rnd))
 
 

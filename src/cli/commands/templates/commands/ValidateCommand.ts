@@ -24,13 +24,21 @@ interface TemplateReport {
 }
 
 async function validateOne(pool: JudgePool, t: Template, m: number, seed: number): Promise<TemplateReport> {
+    const failed = (err: unknown): TemplateReport => ({ id: t.id, instances: 0, solutionPassed: 0, solutionFailures: [], mutants: [], killRate: 0, error: oneLine(err), ok: false });
     let instances;
     try {
         instances = sampleInstances(t, m, seed);
     } catch (err) {
-        return { id: t.id, instances: 0, solutionPassed: 0, solutionFailures: [], mutants: [], killRate: 0, error: oneLine(err), ok: false };
+        return failed(err);
     }
-    const r = await validateTemplate(pool, t, instances);
+    let r;
+    try {
+        r = await validateTemplate(pool, t, instances);
+    } catch (err) {
+        // An oracle that does not load is this template's failure; the others are still checked.
+        if (err instanceof EddyError) return failed(err);
+        throw err;
+    }
     const solutionFailures = r.solutionFailures.map((f) => ({ index: f.index, params: f.params, category: f.verdict.category, detail: f.verdict.detail }));
     const mutants = r.mutants.map((x) => ({ name: x.name, killed: x.killed, ...(x.killedOn === undefined ? {} : { killedOn: x.killedOn }), ...(x.category === undefined ? {} : { category: x.category }) }));
     const error = mutants.length < MIN_MUTANTS ? `only ${mutants.length} mutant(s) in the oracle; write at least ${MIN_MUTANTS} (def mutant_<what>(…))` : undefined;
