@@ -106,7 +106,8 @@ export class JudgePool {
         }
         if (!reply) return { category: "judge_error", detail: failure || "judge failed", ms };
         const verdict: Verdict = { category: reply.category as Verdict["category"], detail: String(reply.detail ?? ""), ms };
-        this.cache.set(key, verdict);
+        // A wall-clock timeout can be the machine's load rather than the code: judge it afresh next time.
+        if (!isWallClockTimeout(verdict)) this.cache.set(key, verdict);
         return verdict;
     }
 
@@ -194,4 +195,9 @@ async function startWorker(python: string, script: string): Promise<{ worker: Py
         await worker.ended;
         throw startFailure(python, worker.exitReason ?? oneLine(err));
     }
+}
+
+/** The worker's wording for its wall-clock deadline (worker.py, `time limit of … ms exceeded`). */
+function isWallClockTimeout(v: Verdict): boolean {
+    return v.category === "resource_exhaustion" && v.detail.startsWith("time limit of ");
 }

@@ -158,6 +158,15 @@ describe("harness failures are judge_error, never the model's", () => {
         await pool.judge({ template: fixtureTemplate("broken_raises"), bindings, code: CORRECT });
         expect(cache.size).toBe(before);
     });
+    it("wall-clock timeouts are not cached (they can be the machine's load), other failures are", async () => {
+        const before = cache.size;
+        const slow = await pool.judge({ template: { ...t, budget: { timeMs: 300, memoryMb: 256 } }, bindings, code: "import time\ndef sum_range(values):\n    time.sleep(5)\n" });
+        expect(slow.category).toBe("resource_exhaustion");
+        expect(slow.detail).toMatch(/^time limit of 300 ms exceeded/);
+        expect(cache.size).toBe(before);
+        await pool.judge({ template: t, bindings, code: "def sum_range(values):\n    return 1 / 0\n" });
+        expect(cache.size).toBe(before + 1);
+    });
 });
 
 describe("verdict cache", () => {
