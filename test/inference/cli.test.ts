@@ -33,7 +33,9 @@ describe("eddy models / generate", () => {
         expect(rows.map((r) => r.file)).toEqual(["broken.gguf", "eddy-tiny-f32.gguf", "eddy-tiny-q4_0.gguf", "eddy-tiny-q8_0.gguf"]);
         expect(rows[0]!.error).toMatch(/not a GGUF file/);
         expect(rows[2]).toMatchObject({ architecture: "llama", quantization: "Q4_0" });
-        expect(rows[2]!.sha256).toMatch(/^[0-9a-f]{64}$/);
+        expect(rows[2]!.sha256).toBeUndefined(); // header only unless --sha256
+        const hashed = JSON.parse((await eddy(["models", "list", dir, "--json", "--sha256"])).stdout) as Record<string, unknown>[];
+        expect(hashed[2]!.sha256).toMatch(/^[0-9a-f]{64}$/);
     });
 
     it("models inspect --json has architecture, quantization, sha256, size_bytes", async () => {

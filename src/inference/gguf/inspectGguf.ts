@@ -84,6 +84,15 @@ export function assertGgufFile(file: string): void {
 
 /** Read a GGUF file's header (metadata, tensor shapes) and hash it; never loads weights. */
 export async function inspectGguf(file: string): Promise<ModelInfo> {
+    const header = await inspectGgufHeader(file);
+    return { ...header, sha256: await sha256File(header.path) };
+}
+
+/**
+ * What the header says, without the file's sha256: hashing reads the whole file (minutes
+ * for a folder of multi-GB models), so listings skip it unless asked.
+ */
+export async function inspectGgufHeader(file: string): Promise<Omit<ModelInfo, "sha256">> {
     const abs = path.resolve(file);
     assertGgufFile(abs);
     let info: Awaited<ReturnType<typeof readGgufFileInfo>>;
@@ -108,10 +117,9 @@ export async function inspectGguf(file: string): Promise<ModelInfo> {
     }
     if (dataEnd > 0 && dataEnd >= size) throw new EddyError(`truncated GGUF file: ${abs} (tensor data runs past the end of the file, ${size} bytes)`);
     const num = (v: unknown) => (typeof v === "number" ? v : typeof v === "bigint" ? Number(v) : undefined);
-    const out: ModelInfo = {
+    const out: Omit<ModelInfo, "sha256"> = {
         path: abs,
         file: path.basename(abs),
-        sha256: await sha256File(abs),
         size_bytes: size,
         architecture: arch,
         quantization: quantizationOf(info),

@@ -18,16 +18,17 @@ export function registerModelsCommand(program: Command): void {
         .description("List the GGUF files under models/ (or a folder) with architecture, quantisation and size")
         .argument("[dir]", "folder to scan (default: models/, or EDDY_MODELS)")
         .option("--json", "print JSON to stdout")
-        .addHelpText("after", "\nExamples:\n  $ eddy models list\n  $ eddy models list ~/gguf --json")
-        .action(async (dir: string | undefined, opts: { json?: boolean }) => {
+        .option("--sha256", "also hash every file (reads each whole file: slow for large models)")
+        .addHelpText("after", "\nExamples:\n  $ eddy models list\n  $ eddy models list ~/gguf --json --sha256")
+        .action(async (dir: string | undefined, opts: { json?: boolean; sha256?: boolean }) => {
             // node-llama-cpp is loaded only by the commands that need it, so the CLI starts fast
-            const { inspectGguf } = await import("../../../inference/gguf/inspectGguf.js");
+            const { inspectGguf, inspectGgufHeader } = await import("../../../inference/gguf/inspectGguf.js");
             const root = path.resolve(dir ?? modelsDir());
             if (!existsSync(root) || !statSync(root).isDirectory()) throw new EddyError(`not a folder: ${root}`);
-            const rows: ((ModelInfo & { has_chat_template: boolean }) | { path: string; file: string; error: string })[] = [];
+            const rows: ((Omit<ModelInfo, "sha256"> & { sha256?: string; has_chat_template: boolean }) | { path: string; file: string; error: string })[] = [];
             for (const file of findGgufFiles(root)) {
                 try {
-                    const info = await inspectGguf(file);
+                    const info = opts.sha256 ? await inspectGguf(file) : await inspectGgufHeader(file);
                     const row = { ...info, file: path.relative(root, file), has_chat_template: info.chat_template !== undefined };
                     delete row.chat_template; // long; `models inspect` shows it
                     rows.push(row);
