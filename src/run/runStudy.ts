@@ -64,7 +64,7 @@ export interface StudyHooks {
     onRunId?(id: string): void;
     /** Called when a model's generation is finished (tests use it to remove the next model). */
     onModelDone?(model: string): void;
-    /** Aborting stops cleanly: no new requests, in-flight work finished and written, run marked interrupted. */
+    /** Aborting stops cleanly: queued queries are dropped, results already received are written and judged, run marked interrupted. */
     signal?: AbortSignal;
     /** false: generate and store only (benchmarks measure generation alone this way). */
     judge?: boolean;
@@ -433,6 +433,8 @@ async function runWithStore(store: Store, config: StudyConfig, hooks: StudyHooks
             s.genStart = performance.now();
             try {
                 for await (const r of backend.generate(requests())) {
+                    // Leaving the loop tells the backend to drop the queries it has not started.
+                    if (stopController.signal.aborted) break;
                     const q = pending.get(r.id);
                     if (!q) continue;
                     pending.delete(r.id);

@@ -212,4 +212,15 @@ describe("shared queue", () => {
         expect((await q.take(1))!.id).toBe("b2");
         expect(await q.take(1)).toBeUndefined();
     });
+
+    it("drops the queued requests of a cancelled call and keeps the others", async () => {
+        const q = new PrefixQueue<{ id: string; call: number; prefixKey?: string }>();
+        for (const call of [1, 2]) for (let r = 0; r < 3; r++) q.push({ id: `${call}.${r}`, call, prefixKey: `p${call}` });
+        expect((await q.take(0))!.id).toBe("1.0");
+        expect(q.remove((item) => item.call === 1)).toBe(2);
+        q.close();
+        const rest: string[] = [];
+        for (let item = await q.take(0); item; item = await q.take(0)) rest.push(item.id);
+        expect(rest).toEqual(["2.0", "2.1", "2.2"]);
+    });
 });

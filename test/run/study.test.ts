@@ -110,6 +110,21 @@ describe("runStudy", () => {
         await expect(runStudy(study({ backend: "replay", replay: file, templates: t.id, instances: 2, rounds: 2, db }))).rejects.toThrow(/changed since run .* began/);
     });
 
+    it("an abort stops a study promptly: queued queries are dropped, what was stored stays, resume completes it", async () => {
+        const db = path.join(tmpDir(), "abort.db");
+        const base = { models: [tiny.f32], templates: "list_every_kth,math_count_coprime", instances: 10, rounds: 2, maxTokens: 96, contextSize: 1024, threads: 1, sequences: 1, db };
+        const stop = new AbortController();
+        const first = await runStudy(study(base), { signal: stop.signal, progressMs: 20, onProgress: (p) => p.generated >= 2 && stop.abort() });
+        expect(first.status).toBe("interrupted");
+        const stored = countRows(db, "generations");
+        expect(stored).toBeGreaterThanOrEqual(2);
+        expect(stored).toBeLessThan(40); // the 40 queries were all sent to the worker up front: only cancelling drops them
+        const resumed = await runStudy(study(base));
+        expect(resumed).toMatchObject({ runId: first.runId, status: "complete" });
+        expect(countRows(db, "generations")).toBe(40);
+        expect(countRows(db, "verdicts")).toBe(40);
+    });
+
     it("tiny model end to end; an identical query in a later run comes from the response cache unless noCache", async () => {
         const db = path.join(tmpDir(), "tiny.db");
         const base = { models: [tiny.f32], templates: "list_every_kth,math_count_coprime", instances: 3, rounds: 2, maxTokens: 24, contextSize: 1024, threads: 1, db };

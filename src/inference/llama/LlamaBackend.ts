@@ -181,6 +181,8 @@ async function* run(workers: Worker[], call: number, requests: AsyncIterable<Gen
         await feeding;
     } finally {
         for (const unsubscribe of listeners) unsubscribe();
+        // The caller stopped early (an abort, an error): the workers drop what is still queued for this call.
+        if (!(inputDone && received === sent)) for (const w of workers) w.send({ type: "cancel", call });
     }
 }
 

@@ -48,6 +48,19 @@ export class PrefixQueue<T extends { prefixKey?: string | undefined }> {
         }
     }
 
+    /** Drop the queued requests that match (a cancelled call); returns how many. Requests already taken run on. */
+    remove(match: (item: T) => boolean): number {
+        let removed = 0;
+        for (const [key, g] of this.groups) {
+            const keep = g.items.filter((item) => !match(item));
+            removed += g.items.length - keep.length;
+            if (keep.length === 0) this.groups.delete(key);
+            else g.items = keep;
+        }
+        this.wake();
+        return removed;
+    }
+
     /** Release the groups a sequence holds (when it stops). */
     release(slot: number): void {
         for (const g of this.groups.values()) if (g.owner === slot) g.owner = null;

@@ -55,6 +55,8 @@ export type ToWorker =
     | { type: "request"; call: number; req: GenerationRequest }
     /** A call has sent all its requests (idle sequences may then steal queued rounds). */
     | { type: "end"; call: number }
+    /** The caller stopped reading a call's results: drop its queued requests. */
+    | { type: "cancel"; call: number }
     | { type: "close" };
 
 /** Worker → parent messages. */

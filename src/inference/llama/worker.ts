@@ -36,6 +36,9 @@ process.on("message", (msg: ToWorker) => {
         queue.push({ ...msg.req, call: msg.call });
     } else if (msg.type === "end") {
         if (openCalls.delete(msg.call)) queue.endInput();
+    } else if (msg.type === "cancel") {
+        queue.remove((item) => item.call === msg.call);
+        if (openCalls.delete(msg.call)) queue.endInput();
     }
     else if (msg.type === "close") queue.close();
 });
