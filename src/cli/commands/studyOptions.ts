@@ -1,7 +1,7 @@
 import path from "node:path";
 import type { Command } from "commander";
 import { isRemoteModel } from "../../inference/modelUri.js";
-import { normalizeStudyConfig, readConfigFile, STUDY_DEFAULTS, type StudyConfig } from "../../run/config.js";
+import { normalizeStudyConfig, OPERATIONAL_KEYS, readConfigFile, STUDY_DEFAULTS, type StudyConfig } from "../../run/config.js";
 import { defaultDbPath } from "../../util/paths.js";
 
 /** Collect a repeatable option, splitting commas. */
@@ -160,6 +160,9 @@ export function studyConfigFromFlags(f: StudyConfigFlags): StudyConfig {
     const merged = { ...fromFile, ...flags };
     if (f.resume) {
         // Only the run id and operational settings matter; the stored configuration supplies the rest.
+        const ignored = Object.keys(flags).filter((k) => !(OPERATIONAL_KEYS as readonly string[]).includes(k));
+        if (ignored.length)
+            process.stderr.write(`eddy: --resume continues run ${f.resume} as it was configured; ignoring ${ignored.join(", ")} (start a new run with --fresh to change them)\n`);
         return { ...STUDY_DEFAULTS, models: [], ...merged, backend: "reference" } as StudyConfig;
     }
     return normalizeStudyConfig(merged);
