@@ -4,6 +4,8 @@ import path from "node:path";
 import YAML from "yaml";
 import { EddyError, oneLine } from "../util/errors.js";
 import { isRemoteModel } from "../inference/modelUri.js";
+import { intSetting as int, numberSetting as num } from "../util/settings.js";
+import { GPU_CHOICES } from "../inference/llama/types.js";
 
 /** Which backend answers the questions. */
 export const BACKENDS = ["llama", "reference", "replay"] as const;
@@ -119,18 +121,6 @@ export function readConfigFile(file: string): Record<string, unknown> {
 const list = (v: unknown): unknown[] =>
     v === undefined ? [] : (Array.isArray(v) ? v : [v]).flatMap((x) => (typeof x === "string" ? x.split(",").map((s) => s.trim()).filter(Boolean) : [x]));
 
-function int(name: string, v: unknown, min: number): number {
-    const n = typeof v === "string" && v.trim() !== "" ? Number(v) : v;
-    if (typeof n !== "number" || !Number.isInteger(n) || n < min) throw new EddyError(`${name} must be an integer >= ${min} (got ${JSON.stringify(v)})`);
-    return n;
-}
-
-function num(name: string, v: unknown, min: number, max = Infinity): number {
-    const n = typeof v === "string" && v.trim() !== "" ? Number(v) : v;
-    if (typeof n !== "number" || !Number.isFinite(n) || n < min || n > max) throw new EddyError(`${name} must be a number in [${min}, ${max}] (got ${JSON.stringify(v)})`);
-    return n;
-}
-
 /**
  * Validate and complete raw settings (from flags and/or a config file; later sources win)
  * into a StudyConfig. Paths are made absolute against `baseDir` (a config file's folder).
@@ -177,7 +167,7 @@ export function normalizeStudyConfig(raw: Record<string, unknown>, baseDir = pro
         ...opt("sequences", (v) => int("sequences", v, 1)),
         ...opt("batchSize", (v) => int("batch size", v, 1)),
         ...opt("gpu", (v) => {
-            if (!["auto", "cuda", "metal", "vulkan", "cpu"].includes(String(v))) throw new EddyError(`--gpu must be auto, cuda, metal, vulkan or cpu (got '${String(v)}')`);
+            if (!(GPU_CHOICES as readonly string[]).includes(String(v))) throw new EddyError(`--gpu must be one of ${GPU_CHOICES.join(", ")} (got '${String(v)}')`);
             return String(v);
         }),
         ...opt("judgeWorkers", (v) => int("judge workers", v, 1)),

@@ -4,6 +4,8 @@ import type { ChatMessage, GenerationRequest } from "../../inference/types.js";
 import { DEFAULT_WRAPPER_ID, loadWrapper, renderMessages } from "../../prompts/PromptWrapper.js";
 import { EddyError } from "../../util/errors.js";
 import { deriveSeed } from "../../util/seeds.js";
+import { intSetting, numberSetting } from "../../util/settings.js";
+import { GPU_CHOICES } from "../../inference/llama/types.js";
 
 interface GenerateOptions {
     model: string;
@@ -27,7 +29,6 @@ interface GenerateOptions {
     json?: boolean;
 }
 
-const GPU_CHOICES = ["auto", "cuda", "metal", "vulkan", "cpu"];
 
 /** `eddy generate`: one quick generation, to check a model works before a study. */
 export function registerGenerateCommand(program: Command): void {
@@ -58,9 +59,9 @@ export function registerGenerateCommand(program: Command): void {
             "\nExamples:\n  $ eddy generate --model models/eddy-tiny-f32.gguf --prompt 'Write a function add(a, b).'\n  $ eddy generate --model model.gguf --template sum_index_range --instance 3 --temperature 0.8 --seed 7 --json"
         )
         .action(async (opts: GenerateOptions) => {
-            if (!GPU_CHOICES.includes(opts.gpu)) throw new EddyError(`--gpu must be one of ${GPU_CHOICES.join(", ")}, got '${opts.gpu}'`);
+            if (!(GPU_CHOICES as readonly string[]).includes(opts.gpu)) throw new EddyError(`--gpu must be one of ${GPU_CHOICES.join(", ")}, got '${opts.gpu}'`);
             if ((opts.prompt === undefined) === (opts.template === undefined)) throw new EddyError("give either --prompt <text> or --template <id> --instance <i>");
-            const runSeed = int(opts.seed, "--seed", 0);
+            const runSeed = intSetting("--seed", opts.seed, 0);
             const wrapper = loadWrapper(opts.wrapper);
             let messages: ChatMessage[];
             let functionName: string | undefined;
@@ -68,7 +69,7 @@ export function registerGenerateCommand(program: Command): void {
             let seed = runSeed;
             if (opts.template !== undefined) {
                 if (opts.instance === undefined) throw new EddyError("--template needs --instance <i>");
-                const index = int(opts.instance, "--instance", 0);
+                const index = intSetting("--instance", opts.instance, 0);
                 const { loadTemplate } = await import("../../templates/loadTemplates.js");
                 const { sampleInstances } = await import("../../templates/instances.js");
                 const t = loadTemplate(opts.template);
@@ -89,9 +90,9 @@ export function registerGenerateCommand(program: Command): void {
                 gpu: opts.gpu as GpuChoice,
                 sequences: 1,
                 promptFormat: opts.promptFormat,
-                ...(opts.threads !== undefined ? { threads: int(opts.threads, "--threads", 1) } : {}),
-                ...(opts.gpuLayers !== undefined ? { gpuLayers: opts.gpuLayers === "max" ? "max" : int(opts.gpuLayers, "--gpu-layers", 0) } : {}),
-                ...(opts.contextSize !== undefined ? { contextSize: int(opts.contextSize, "--context-size", 16) } : {}),
+                ...(opts.threads !== undefined ? { threads: intSetting("--threads", opts.threads, 1) } : {}),
+                ...(opts.gpuLayers !== undefined ? { gpuLayers: opts.gpuLayers === "max" ? "max" : intSetting("--gpu-layers", opts.gpuLayers, 0) } : {}),
+                ...(opts.contextSize !== undefined ? { contextSize: intSetting("--context-size", opts.contextSize, 16) } : {}),
                 ...(opts.allowDownload ? { allowDownload: true } : {})
             });
             try {
@@ -99,14 +100,14 @@ export function registerGenerateCommand(program: Command): void {
                     id: "generate",
                     messages,
                     decoding: {
-                        temperature: num(opts.temperature, "--temperature"),
-                        ...(opts.topK !== undefined ? { topK: int(opts.topK, "--top-k", 1) } : {}),
-                        ...(opts.topP !== undefined ? { topP: num(opts.topP, "--top-p") } : {}),
-                        ...(opts.minP !== undefined ? { minP: num(opts.minP, "--min-p") } : {}),
-                        ...(opts.repeatPenalty !== undefined ? { repeatPenalty: num(opts.repeatPenalty, "--repeat-penalty") } : {})
+                        temperature: numberSetting("--temperature", opts.temperature, 0),
+                        ...(opts.topK !== undefined ? { topK: intSetting("--top-k", opts.topK, 1) } : {}),
+                        ...(opts.topP !== undefined ? { topP: numberSetting("--top-p", opts.topP, 0) } : {}),
+                        ...(opts.minP !== undefined ? { minP: numberSetting("--min-p", opts.minP, 0) } : {}),
+                        ...(opts.repeatPenalty !== undefined ? { repeatPenalty: numberSetting("--repeat-penalty", opts.repeatPenalty, 0) } : {})
                     },
                     seed,
-                    maxTokens: int(opts.maxTokens, "--max-tokens", 1),
+                    maxTokens: intSetting("--max-tokens", opts.maxTokens, 1),
                     ...(task ? { task } : {})
                 };
                 let result;
@@ -136,16 +137,4 @@ export function registerGenerateCommand(program: Command): void {
 async function extract(text: string, functionName: string | undefined): Promise<string | null> {
     const { extractCode } = await import("../../extract/extractCode.js");
     return extractCode(text, functionName);
-}
-
-function int(v: string, name: string, min: number): number {
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < min) throw new EddyError(`${name} must be an integer >= ${min}, got '${v}'`);
-    return n;
-}
-
-function num(v: string, name: string): number {
-    const n = Number(v);
-    if (!Number.isFinite(n) || n < 0) throw new EddyError(`${name} must be a non-negative number, got '${v}'`);
-    return n;
 }

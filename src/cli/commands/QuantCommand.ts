@@ -7,7 +7,7 @@ import { renderQuantText } from "../../quant/report/renderQuantText.js";
 import { runQuantStudy } from "../../quant/study/runQuantStudy.js";
 import { EddyError } from "../../util/errors.js";
 import { defaultDbPath } from "../../util/paths.js";
-import { addStudyExecutionOptions, addStudyShapeOptions, addStudyStoreOptions, studyConfigFromFlags, type StudyFlags, type StudyOptionTexts } from "./studyOptions.js";
+import { addStudyExecutionOptions, addStudyShapeOptions, addStudyStoreOptions, stopOnSigint, studyConfigFromFlags, type StudyFlags, type StudyOptionTexts } from "./studyOptions.js";
 
 /** Flags of `eddy quant`: the study flags of `eddy run` (backend fixed to llama) plus the comparison's own. */
 interface QuantFlags extends StudyFlags {
@@ -54,12 +54,7 @@ The same options again continue (or reuse) the same run: nothing is generated tw
             const driftTexts = flags.driftTexts === undefined ? 40 : Number(flags.driftTexts);
             if (!Number.isInteger(driftTexts) || driftTexts < 0) throw new EddyError(`--drift-texts must be an integer >= 0 (got ${flags.driftTexts})`);
             const study = studyConfigFromFlags({ ...flags, model: files.map((f) => path.resolve(f)), backend: "llama" });
-            const controller = new AbortController();
-            const onSigint = (): void => {
-                process.stderr.write("\neddy: stopping — finishing what is in flight and writing it\n");
-                controller.abort();
-            };
-            process.once("SIGINT", onSigint);
+            const stop = stopOnSigint();
             const display = flags.progress === false ? undefined : createProgressDisplay();
             try {
                 const report = await runQuantStudy({
@@ -68,7 +63,7 @@ The same options again continue (or reuse) the same run: nothing is generated tw
                     study,
                     driftTexts,
                     hooks: {
-                        signal: controller.signal,
+                        signal: stop.signal,
                         onProgress: (p) => display?.update(p),
                         onLog: (l) => process.stderr.write(`eddy: ${l}\n`),
                         onRunId: (id) => process.stderr.write(`eddy: run ${id} (database ${study.db ?? defaultDbPath()})\n`)
@@ -87,7 +82,7 @@ The same options again continue (or reuse) the same run: nothing is generated tw
                 process.stdout.write(flags.json ? JSON.stringify(report, null, 2) + "\n" : renderQuantText(report) + "\n");
             } finally {
                 display?.stop();
-                process.off("SIGINT", onSigint);
+                stop.dispose();
             }
         });
 }

@@ -4,7 +4,7 @@ import { defaultDbPath } from "../../util/paths.js";
 import { planStudy } from "../../run/plan.js";
 import { createProgressDisplay } from "../../run/progress.js";
 import { runStudy, type StudyResult } from "../../run/runStudy.js";
-import { addStudyExecutionOptions, addStudyShapeOptions, addStudyStoreOptions, collect, studyConfigFromFlags, type StudyConfigFlags, type StudyOptionTexts } from "./studyOptions.js";
+import { addStudyExecutionOptions, addStudyShapeOptions, addStudyStoreOptions, collect, stopOnSigint, studyConfigFromFlags, type StudyConfigFlags, type StudyOptionTexts } from "./studyOptions.js";
 
 /** Flags of `eddy run`: the shared study flags plus model, backend, resume and output choices. */
 interface RunFlags extends StudyConfigFlags {
@@ -88,19 +88,11 @@ Examples:
                     );
                 return;
             }
-            const controller = new AbortController();
-            let interrupts = 0;
-            const onSigint = (): void => {
-                interrupts++;
-                if (interrupts > 1) process.exit(130);
-                process.stderr.write("\neddy: stopping — finishing what is in flight and writing it (Ctrl-C again to quit now)\n");
-                controller.abort();
-            };
-            process.on("SIGINT", onSigint);
+            const stop = stopOnSigint();
             const display = flags.progress === false ? undefined : createProgressDisplay();
             try {
                 const result = await runStudy(config, {
-                    signal: controller.signal,
+                    signal: stop.signal,
                     onProgress: (p) => display?.update(p),
                     onLog: (l) => process.stderr.write(`eddy: ${l}\n`),
                     onRunId: (id) => process.stderr.write(`eddy: run ${id} (database ${config.db ?? defaultDbPath()})\n`)
@@ -110,13 +102,13 @@ Examples:
                 if (flags.json) process.stdout.write(JSON.stringify(result, null, 2) + "\n");
                 else process.stdout.write(result.runId + "\n");
                 if (result.status === "interrupted") {
-                    process.exitCode = controller.signal.aborted ? 130 : 1;
-                    if (!controller.signal.aborted) process.stderr.write(`eddy: run ${result.runId} is not complete (see errors above); resume with 'eddy run --resume ${result.runId}'\n`);
+                    process.exitCode = stop.signal.aborted ? 130 : 1;
+                    if (!stop.signal.aborted) process.stderr.write(`eddy: run ${result.runId} is not complete (see errors above); resume with 'eddy run --resume ${result.runId}'\n`);
                     else process.stderr.write(`eddy: interrupted; resume with 'eddy run --resume ${result.runId}'\n`);
                 }
             } finally {
                 display?.stop();
-                process.off("SIGINT", onSigint);
+                stop.dispose();
             }
         });
 }

@@ -179,3 +179,18 @@ function normalizeStudyConfigInput(file: Record<string, unknown>, base: string):
     }
     return out;
 }
+
+/**
+ * Ctrl-C for a study command: the first stops cleanly (queued queries dropped, what is stored
+ * stays, the run is marked interrupted), a second quits at once. `dispose` removes the handler.
+ */
+export function stopOnSigint(): { signal: AbortSignal; dispose(): void } {
+    const controller = new AbortController();
+    const onSigint = (): void => {
+        if (controller.signal.aborted) process.exit(130);
+        process.stderr.write("\neddy: stopping — keeping what is stored, dropping what is queued (Ctrl-C again to quit now)\n");
+        controller.abort();
+    };
+    process.on("SIGINT", onSigint);
+    return { signal: controller.signal, dispose: () => process.off("SIGINT", onSigint) };
+}

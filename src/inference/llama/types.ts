@@ -1,7 +1,9 @@
 import type { BackendMetadata, GenerationRequest, GenerationResult } from "../types.js";
 
 /** GPU choice passed through to node-llama-cpp's getLlama ("cpu" = no GPU). */
-export type GpuChoice = "auto" | "cuda" | "metal" | "vulkan" | "cpu";
+/** What `--gpu` accepts. */
+export const GPU_CHOICES = ["auto", "cuda", "metal", "vulkan", "cpu"] as const;
+export type GpuChoice = (typeof GPU_CHOICES)[number];
 
 /** Options of the node-llama-cpp backend; unset fields are chosen for the machine and recorded. */
 export interface LlamaBackendOptions {

@@ -1,0 +1,15 @@
+import { EddyError } from "./errors.js";
+
+/** A setting that must be an integer >= min, from a flag (string) or a config file (number). */
+export function intSetting(name: string, v: unknown, min: number): number {
+    const n = typeof v === "string" && v.trim() !== "" ? Number(v) : v;
+    if (typeof n !== "number" || !Number.isInteger(n) || n < min) throw new EddyError(`${name} must be an integer >= ${min} (got ${JSON.stringify(v)})`);
+    return n;
+}
+
+/** A setting that must be a number in [min, max], from a flag (string) or a config file (number). */
+export function numberSetting(name: string, v: unknown, min: number, max = Infinity): number {
+    const n = typeof v === "string" && v.trim() !== "" ? Number(v) : v;
+    if (typeof n !== "number" || !Number.isFinite(n) || n < min || n > max) throw new EddyError(`${name} must be a number in [${min}, ${max}] (got ${JSON.stringify(v)})`);
+    return n;
+}
