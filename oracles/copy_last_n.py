@@ -26,6 +26,19 @@ def inputs(rng, *, n):
     return ([rng.randint(-999, 999) for _ in range(max(length, 0))],)
 
 
+def edge_cases(args, *, n):
+    """Which named edges an input hits: used by `eddy templates validate --strength`."""
+    (values,) = args
+    hit = ["empty"] if not values else []
+    if len(values) < n:
+        hit.append("shorter_than_n")
+    elif len(values) == n:
+        hit.append("exactly_n")
+    else:
+        hit.append("longer_than_n")
+    return hit
+
+
 def mutant_negative_slice(values, *, n):
     return values[-n:]
 

@@ -22,6 +22,25 @@ def inputs(rng, *, lo, hi):
     return ([rng.choice(near) if rng.random() < 0.6 else rng.randint(lo - 20, hi + 20) for _ in range(length)],)
 
 
+def edge_cases(args, *, lo, hi):
+    """Which named edges an input hits: used by `eddy templates validate --strength`."""
+    (values,) = args
+    hit = []
+    if not values:
+        hit.append("empty")
+    if lo in values:
+        hit.append("lower_bound")
+    if hi in values:
+        hit.append("upper_bound")
+    if lo == hi:
+        hit.append("equal_bounds")
+    if any(x < lo for x in values):
+        hit.append("below_range")
+    if any(x > hi for x in values):
+        hit.append("above_range")
+    return hit
+
+
 def mutant_both_inclusive(values, *, lo, hi):
     return [x for x in values if lo <= x <= hi]
 

@@ -61,6 +61,12 @@ def mutant_zero_always_coprime(values, *, k):
     return sum(1 for x in values if x == 0 or math.gcd(x, k) == 1)
 
 
+def mutant_returns_the_elements(values, *, k):
+    import math
+
+    return [x for x in values if math.gcd(x, k) == 1]
+
+
 def mutant_positive_only(values, *, k):
     import math
 

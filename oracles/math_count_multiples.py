@@ -38,6 +38,23 @@ def inputs(rng, *, d):
     return (a, b)
 
 
+def edge_cases(args, *, d):
+    """Which named edges an input hits: used by `eddy templates validate --strength`."""
+    a, b = args
+    hit = []
+    if a == b:
+        hit.append("equal_bounds")
+    if a > b:
+        hit.append("reversed_bounds")
+    if a < 0:
+        hit.append("negative")
+    if a <= 0 <= b:
+        hit.append("contains_zero")
+    if a % d == 0 and b % d == 0:
+        hit.append("on_multiples")
+    return hit
+
+
 def mutant_exclusive_b(a, b, *, d):
     if a > b:
         return 0

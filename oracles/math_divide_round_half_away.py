@@ -41,6 +41,19 @@ def inputs(rng, *, d):
     return (rng.randint(-10 ** 6, 10 ** 6),)
 
 
+def edge_cases(args, *, d):
+    """Which named edges an input hits: used by `eddy templates validate --strength`."""
+    (n,) = args
+    hit = ["zero"] if n == 0 else []
+    if n < 0:
+        hit.append("negative")
+    if n % d == 0:
+        hit.append("exact_multiple")
+    if 2 * (abs(n) % d) == d:
+        hit.append("exact_half")
+    return hit
+
+
 def mutant_bankers_round(n, *, d):
     return round(n / d)
 

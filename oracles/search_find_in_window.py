@@ -45,6 +45,24 @@ def inputs(rng, *, target, lo, hi):
     return (values,)
 
 
+def edge_cases(args, *, target, lo, hi):
+    """Which named edges an input hits: used by `eddy templates validate --strength`."""
+    (values,) = args
+    hit = ["empty"] if not values else []
+    inside = [i for i, v in enumerate(values) if v == target and lo <= i <= hi]
+    if target not in values:
+        hit.append("no_match")
+    if lo < len(values) and values[lo] == target:
+        hit.append("lower_bound")
+    if hi < len(values) and values[hi] == target:
+        hit.append("upper_bound")
+    if target in values and not inside:
+        hit.append("only_outside")
+    if lo < len(values) <= hi:
+        hit.append("cut_short")
+    return hit
+
+
 def mutant_exclusive_hi(values, *, target, lo, hi):
     for i in range(lo, min(hi, len(values))):
         if values[i] == target:

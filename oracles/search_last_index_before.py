@@ -38,6 +38,21 @@ def inputs(rng, *, target, stop):
     return (values,)
 
 
+def edge_cases(args, *, target, stop):
+    """Which named edges an input hits: used by `eddy templates validate --strength`."""
+    (values,) = args
+    hit = ["empty"] if not values else []
+    if target not in values[:stop]:
+        hit.append("no_match")
+    if stop < len(values) and values[stop] == target:
+        hit.append("at_stop")
+    if 0 < stop <= len(values) and values[stop - 1] == target:
+        hit.append("just_before_stop")
+    if len(values) < stop:
+        hit.append("shorter_than_stop")
+    return hit
+
+
 def mutant_inclusive_stop(values, *, target, stop):
     for i in range(min(stop + 1, len(values)) - 1, -1, -1):
         if values[i] == target:

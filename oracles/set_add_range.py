@@ -24,6 +24,19 @@ def inputs(rng, *, lo, hi):
     return ({rng.randint(lo - 5, hi + 5) for _ in range(rng.randint(0, 8))},)
 
 
+def edge_cases(args, *, lo, hi):
+    """Which named edges an input hits: used by `eddy templates validate --strength`."""
+    (items,) = args
+    hit = ["empty"] if not items else []
+    if lo == hi:
+        hit.append("equal_bounds")
+    if any(lo <= x <= hi for x in items):
+        hit.append("overlap")
+    if lo - 1 in items or hi + 1 in items:
+        hit.append("neighbours")
+    return hit
+
+
 def mutant_exclusive_hi(items, *, lo, hi):
     return set(items) | set(range(lo, hi))
 

@@ -24,8 +24,20 @@ def tests(*, n):
 
 
 def inputs(rng, *, n):
-    count = rng.choice([0, n - 1, n, n + 1, rng.randint(0, n + 4)])
-    return ([{rng.randint(0, 3 * n + 5) for _ in range(rng.randint(0, 3))} for _ in range(max(count, 0))],)
+    count = max(rng.choice([0, n - 1, n, n + 1, rng.randint(0, n + 4)]), 0)
+
+    def random_set():
+        return {rng.randint(0, 3 * n + 5) for _ in range(rng.randint(0, 3))}
+
+    if count <= 30:
+        return ([random_set() for _ in range(count)],)
+    # Long lists: a cheap pattern (some sets empty) with random sets around index n, where the
+    # boundary is, so a thousand-set input costs a few random draws, not thousands.
+    off = rng.randint(0, 50)
+    sets = [set() if i % 5 == 0 else {(7 * i + off) % (3 * n + 5)} for i in range(count)]
+    for i in range(max(0, n - 3), min(count, n + 3)):
+        sets[i] = random_set()
+    return (sets,)
 
 
 def mutant_one_extra_set(sets, *, n):

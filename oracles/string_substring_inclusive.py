@@ -22,6 +22,19 @@ def inputs(rng, *, i, j):
     return ("".join(rng.choice("abcdefgh") for _ in range(length)),)
 
 
+def edge_cases(args, *, i, j):
+    """Which named edges an input hits: used by `eddy templates validate --strength`."""
+    (s,) = args
+    hit = ["empty"] if not s else []
+    if len(s) <= i:
+        hit.append("too_short")
+    elif len(s) <= j:
+        hit.append("cut_short")
+    elif len(s) == j + 1:
+        hit.append("ends_at_j")
+    return hit
+
+
 def mutant_exclusive_end(s, *, i, j):
     return s[i:j]
 

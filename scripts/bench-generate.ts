@@ -1,12 +1,15 @@
 /**
  * `npm run bench:generate`: eddy's llama backend against a minimal direct node-llama-cpp loop, same run,
  * same model, threads, sequences and prompts. Prints one JSON object:
- *   eddy_vs_direct          eddy's aggregate tok/s ÷ the direct script's (should be ≥ 0.9)
- *   batched_vs_sequential   eddy with N sequences ÷ eddy with 1
+ *   eddy_vs_direct          eddy's aggregate tok/s (default, reproducible mode) ÷ the direct script's
+ *   reproducible_vs_fast    eddy's default reproducible mode ÷ the fastest non-reproducible configuration
+ *                           (eddy --fast, or the direct script: one context batching N sequences); goal ≥ 0.9
+ *   batched_vs_sequential   eddy (reproducible) with N sequences ÷ eddy (reproducible) with 1; goal ≥ 1.3
  *   auto_threads_vs_best    eddy with auto-tuned threads ÷ the best fixed thread count tried
- * Uses stories260K when EDDY_TEST_MODELS is set, else eddy's tiny model. Each figure is the best of
+ * Uses stories260K (EDDY_TEST_MODELS, or ../shared/models beside the checkout), else eddy's tiny model. Each figure is the best of
  * REPEATS interleaved runs (the machine is shared; the best run is the least disturbed one).
  */
+import { existsSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
@@ -16,14 +19,15 @@ import { createLlamaBackend } from "../src/inference/llama/LlamaBackend.js";
 import type { GenerationRequest } from "../src/inference/types.js";
 
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 3);
-const SEQUENCES = Number(process.env.BENCH_SEQUENCES ?? 4);
+// Reproducible mode runs one context per sequence, each on its own core: as many as there are cores (at most 4).
+const SEQUENCES = Number(process.env.BENCH_SEQUENCES ?? Math.min(4, os.availableParallelism()));
 const THREADS = Number(process.env.BENCH_THREADS ?? 1);
 const MAX_TOKENS = Number(process.env.BENCH_MAX_TOKENS ?? 128);
 const PROMPTS = 16;
 const ROUNDS = 2;
 
-const dir = process.env.EDDY_TEST_MODELS;
-const modelPath = dir ? path.join(dir, "stories260K.gguf") : ensureTinyModels().f32;
+const shared = [process.env.EDDY_TEST_MODELS, path.resolve(import.meta.dirname, "../../shared/models")].find((d) => d && existsSync(path.join(d, "stories260K.gguf")));
+const modelPath = shared ? path.join(shared, "stories260K.gguf") : ensureTinyModels().f32;
 const texts = Array.from({ length: PROMPTS }, (_, i) => `Once upon a time, there was a ${["little girl", "big dog", "small cat", "happy boy"][i % 4]} who had ${i + 2} friends`);
 
 /** The fixed prompt set: PROMPTS prompts × ROUNDS rounds (the thread sweep uses a small slice of it). */
@@ -49,7 +53,7 @@ interface Runner {
 }
 
 /** eddy's backend (inference in its child process). */
-async function eddyRunner(opts: { threads?: number; sequences: number }): Promise<Runner> {
+async function eddyRunner(opts: { threads?: number; sequences: number; mode?: "reproducible" | "fast" }): Promise<Runner> {
     const backend = await createLlamaBackend({ modelPath, promptFormat: "raw", onWarning: () => {}, ...opts });
     return {
         threads: (await backend.metadata()).threads,
@@ -107,7 +111,12 @@ async function interleaved(runners: Record<string, Runner>, small: boolean, repe
 }
 
 const cores = os.availableParallelism();
-const main = { direct: await directRunner(THREADS, SEQUENCES), eddy: await eddyRunner({ threads: THREADS, sequences: SEQUENCES }), sequential: await eddyRunner({ threads: THREADS, sequences: 1 }) };
+const main = {
+    direct: await directRunner(THREADS, SEQUENCES),
+    eddy: await eddyRunner({ threads: THREADS, sequences: SEQUENCES }),
+    sequential: await eddyRunner({ threads: THREADS, sequences: 1 }),
+    fast: await eddyRunner({ threads: THREADS, sequences: SEQUENCES, mode: "fast" })
+};
 const m = await interleaved(main, false, REPEATS);
 for (const r of Object.values(main)) await r.close();
 
@@ -141,6 +150,8 @@ console.log(
             eddy_vs_direct: round(m.eddy! / m.direct!),
             sequential_tok_s: Math.round(m.sequential!),
             batched_vs_sequential: round(m.eddy! / m.sequential!),
+            fast_tok_s: Math.round(m.fast!),
+            reproducible_vs_fast: round(m.eddy! / Math.max(m.fast!, m.direct!)),
             fixed_threads_tok_s: Object.fromEntries(Object.entries(fixed).map(([k, v]) => [k, Math.round(v)])),
             auto_threads: autoThreads,
             auto_tok_s: Math.round(s.auto!),

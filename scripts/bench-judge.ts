@@ -2,7 +2,9 @@
  * Judge benchmark (`npm run bench:judge`): a fixed mixed set of candidates — correct, wrong,
  * crashing, slow — over several templates, K = 50 random inputs each, judged by eddy's pool;
  * then the same candidates on the same inputs, each in a fresh `python3` process with no
- * isolation and no checks (the baseline). Prints one JSON object.
+ * isolation and no checks (the baseline); and the fork floor: the median time for a pre-started
+ * Python process to fork a child that runs an empty function and exits (`vs_fork_floor` is eddy's
+ * median time per verdict over it). Prints one JSON object.
  */
 import { performance } from "node:perf_hooks";
 import { availableParallelism } from "node:os";
@@ -76,6 +78,28 @@ function bareProgram(job: Job): string {
     ].join("\n");
 }
 
+/** Median ms for a pre-started Python process to fork a child that calls an empty function and exits. */
+async function forkFloorMs(python: string): Promise<number> {
+    const program = [
+        "import os, time, statistics",
+        "def empty():",
+        "    pass",
+        "ts = []",
+        "for _ in range(300):",
+        "    t = time.perf_counter()",
+        "    pid = os.fork()",
+        "    if pid == 0:",
+        "        empty()",
+        "        os._exit(0)",
+        "    os.waitpid(pid, 0)",
+        "    ts.append(time.perf_counter() - t)",
+        "print(statistics.median(ts) * 1000)",
+        ""
+    ].join("\n");
+    const r = await execa(python, ["-c", program]);
+    return Number(r.stdout.trim());
+}
+
 async function inParallel<T>(items: T[], width: number, each: (item: T) => Promise<void>): Promise<void> {
     let next = 0;
     await Promise.all(
@@ -103,6 +127,8 @@ try {
     });
     const bareWall = performance.now() - b0;
 
+    const forkFloor = await forkFloorMs(python);
+
     const byKind: Record<string, Record<string, number>> = {};
     jobs.forEach((j, k) => {
         const c = verdicts[k]!.category;
@@ -110,6 +136,7 @@ try {
         byKind[j.kind]![c] = (byKind[j.kind]![c] ?? 0) + 1;
     });
     const perVerdict = eddyWall / jobs.length;
+    const median = quantileSorted(verdicts.map((v) => v.ms).sort((a, b) => a - b), 0.5);
     const perBare = bareWall / jobs.length;
     console.log(
         JSON.stringify({
@@ -119,7 +146,9 @@ try {
             workers,
             isolation: pool.isolation.level,
             verdicts_per_s: round(1000 / perVerdict),
-            median_ms: round(quantileSorted(verdicts.map((v) => v.ms).sort((a, b) => a - b), 0.5)),
+            median_ms: round(median),
+            fork_floor_ms: round(forkFloor, 3),
+            vs_fork_floor: round(median / forkFloor, 2),
             eddy_ms_per_verdict: round(perVerdict),
             bare_ms_per_candidate: round(perBare),
             vs_bare_fork: round(perVerdict / perBare, 3),

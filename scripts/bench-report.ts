@@ -82,12 +82,14 @@ const b0 = performance.now();
 scoreNeighbourhoods(outcomes);
 const baselineMs = performance.now() - b0;
 
-const formats: Record<string, { ms: number; bytes: number; ratio: number }> = {};
+const formats: Record<string, { ms: number; bytes: number; ratio: number; widestLine?: number }> = {};
 for (const f of REPORT_FORMATS) {
     const s = performance.now();
-    const text = await renderReport(outcomes, runMeta, f, { generated: "2026-01-01T00:00:00.000Z" });
+    const text = await renderReport(outcomes, runMeta, f, { generated: "2026-01-01T00:00:00.000Z", width: 100 });
     const ms = performance.now() - s;
     formats[f] = { ms: Math.round(ms), bytes: Buffer.byteLength(text), ratio: Number((ms / baselineMs).toFixed(2)) };
+    // The text report is fitted to 100 columns (not a TTY): its widest line, in characters.
+    if (f === "text") formats[f].widestLine = Math.max(...text.split("\n").map((l) => [...l].length));
 }
 console.log(
     JSON.stringify({

@@ -15,12 +15,19 @@ const COMMANDS: [name: string, load: () => Promise<Register>][] = [
     ["report", async () => (await import("./commands/ReportCommand.js")).registerReportCommand],
     ["compare", async () => (await import("./commands/CompareCommand.js")).registerCompareCommand],
     ["quant", async () => (await import("./commands/QuantCommand.js")).registerQuantCommand],
+    ["audit", async () => (await import("./commands/AuditCommand.js")).registerAuditCommand],
     ["export", async () => (await import("./commands/ExportCommand.js")).registerExportCommand],
     ["templates", async () => (await import("./commands/templates/TemplatesCommand.js")).registerTemplatesCommand],
     ["judge", async () => (await import("./commands/JudgeCommand.js")).registerJudgeCommand],
     ["generate", async () => (await import("./commands/GenerateCommand.js")).registerGenerateCommand],
     ["models", async () => (await import("./commands/models/ModelsCommand.js")).registerModelsCommand],
-    ["doctor", async () => (await import("./commands/DoctorCommand.js")).registerDoctorCommand]
+    ["doctor", async () => (await import("./commands/DoctorCommand.js")).registerDoctorCommand],
+    ["import", async () => (await import("./commands/ImportCommand.js")).registerImportCommand],
+    ["kit", async () => (await import("./commands/kit/KitCommand.js")).registerKitCommand],
+    ["loop", async () => (await import("./commands/LoopCommand.js")).registerLoopCommand],
+    ["mutate", async () => (await import("./commands/MutateCommand.js")).registerMutateCommand],
+    ["merge", async () => (await import("./commands/MergeCommand.js")).registerMergeCommand],
+    ["worker", async () => (await import("./commands/WorkerCommand.js")).registerWorkerCommand]
 ];
 
 /** The program with every command registered, or only `only` when the command line names one. */

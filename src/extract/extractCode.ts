@@ -16,6 +16,9 @@
  * 3. No fences: the longest run of lines that looks like Python and starts at a `def`,
  *    `class`, `import`, `from` or decorator line.
  * Returns null when nothing code-like is found (→ no_function).
+ *
+ * Model output is untrusted and can be megabytes long: every pass here is linear in its length
+ * (explicit scans, or regexes without overlapping quantifiers that could backtrack).
  */
 export function extractCode(response: string, functionName?: string): string | null {
     const text = dropReasoning(response.replace(/\r\n?/g, "\n"));
@@ -36,10 +39,40 @@ const NON_PYTHON = new Set([
 ]);
 
 function dropReasoning(text: string): string {
-    let out = text.replace(/<think(?:ing)?>[\s\S]*?<\/think(?:ing)?>/gi, "");
+    // Closed sections, first opening to the next closing; an opening never closed is kept.
+    const open = /<think(?:ing)?>/gi;
+    const close = /<\/think(?:ing)?>/gi;
+    let out = "";
+    let pos = 0;
+    for (;;) {
+        open.lastIndex = pos;
+        const o = open.exec(text);
+        if (!o) break;
+        close.lastIndex = o.index + o[0].length;
+        const c = close.exec(text);
+        if (!c) break;
+        out += text.slice(pos, o.index);
+        pos = c.index + c[0].length;
+    }
+    out += text.slice(pos);
     const lone = out.search(/<\/think(?:ing)?>/i);
     if (lone >= 0) out = out.slice(out.indexOf(">", lone) + 1);
     return out;
+}
+
+/** An opening fence: up to 3 spaces, 3+ backticks or tildes, an info string without backticks. */
+function openingFence(line: string): { indent: number; fence: string; lang: string } | null {
+    let i = 0;
+    while (i < 3 && line[i] === " ") i++;
+    const ch = line[i];
+    if (ch !== "`" && ch !== "~") return null;
+    let j = i;
+    while (line[j] === ch) j++;
+    if (j - i < 3) return null;
+    const rest = line.slice(j);
+    if (rest.includes("`")) return null;
+    const lang = rest.trimStart().split(/\s/, 1)[0] ?? "";
+    return { indent: i, fence: line.slice(i, j), lang };
 }
 
 function fencedBlocks(text: string): Block[] {
@@ -54,11 +87,10 @@ function fencedBlocks(text: string): Block[] {
             blocks.push({ lang: "python", code: body.join("\n") });
             continue;
         }
-        const open = /^( {0,3})(`{3,}|~{3,})\s*([^`\s]*)[^`]*$/.exec(line);
+        const open = openingFence(line);
         if (!open) continue;
-        const indent = open[1]!.length;
-        const fence = open[2]!;
-        const lang = open[3]!.toLowerCase().replace(/^\{?\.?/, "").replace(/\}$/, "");
+        const { indent, fence } = open;
+        const lang = open.lang.toLowerCase().replace(/^\{?\.?/, "").replace(/\}$/, "");
         const body: string[] = [];
         for (i++; i < lines.length; i++) {
             const close = /^ {0,3}(`{3,}|~{3,})\s*$/.exec(lines[i]!);
@@ -111,20 +143,89 @@ function localNames(code: string): Set<string> {
     const add = (list: string) => {
         for (const m of list.matchAll(/(?:^|[,(\s*])\**([A-Za-z_]\w*)/g)) names.add(m[1]!);
     };
-    for (const m of code.matchAll(/\bdef[ \t]+\w+[ \t]*\(([^)]*)\)/g)) add(m[1]!.replace(/[:=][^,]*/g, ""));
+    // Parameter lists: `def f(` up to the next `)`, which may be lines further on.
+    let nextClose = -1;
+    for (const m of code.matchAll(/\bdef[ \t]+\w+[ \t]*\(/g)) {
+        const from = m.index + m[0].length;
+        if (nextClose < from) nextClose = code.indexOf(")", from);
+        if (nextClose < 0) break;
+        add(code.slice(from, nextClose).replace(/[:=][^,]*/g, ""));
+    }
     // Plain names and bare tuples of them only: `memo[k] = v`, `self.x = v` and a call's
     // `f(a, key=v)` bind nothing new.
-    for (const m of code.matchAll(/^[ \t]*([A-Za-z_][\w, \t]*?)[ \t]*(?::[^=\n]*)?(?:[-+*/%&|^@]|\/\/|\*\*|<<|>>)?=(?!=)/gm))
-        if (!/^(?:if|elif|else|while|for|with|try|except|finally|return|lambda|assert|del|not)\b/.test(m[1]!)) add(m[1]!);
-    for (const m of code.matchAll(/\bfor[ \t]+([\w, \t()]+?)[ \t]+in\b/g)) add(m[1]!);
+    for (const line of code.split("\n")) {
+        const target = assignmentTarget(line);
+        if (target !== null && !/^(?:if|elif|else|while|for|with|try|except|finally|return|lambda|assert|del|not)\b/.test(target)) add(target);
+    }
+    for (const m of code.matchAll(/\bfor[ \t]+/g)) {
+        const span = /[\w, \t()]*/y;
+        span.lastIndex = m.index + m[0].length;
+        const s = span.exec(code)![0];
+        // The shortest target followed by blanks and `in`: find a blank just before `in`,
+        // then walk back over the blank run (a fixed-length pattern: no backtracking).
+        const inAt = /[ \t]in\b/g;
+        inAt.lastIndex = 0;
+        for (let hit = inAt.exec(s); hit; hit = inAt.exec(s)) {
+            let k = hit.index;
+            while (k > 0 && (s[k - 1] === " " || s[k - 1] === "\t")) k--;
+            if (k >= 1) {
+                add(s.slice(0, k));
+                break;
+            }
+        }
+    }
     for (const m of code.matchAll(/\bas[ \t]+([A-Za-z_]\w*)/g)) names.add(m[1]!);
     return names;
 }
 
+/** The target of `name[, name…] [: annotation] [op]= value` on one line, or null. */
+function assignmentTarget(line: string): string | null {
+    const s = line.replace(/^[ \t]+/, "");
+    const m = /^[A-Za-z_][\w, \t]*/.exec(s);
+    if (!m) return null;
+    let rest = s.slice(m[0].length);
+    if (rest.startsWith(":")) {
+        const eq = rest.indexOf("=");
+        if (eq < 0) return null;
+        rest = rest.slice(eq);
+    } else if (/^(?:\/\/|\*\*|<<|>>)/.test(rest)) rest = rest.slice(2);
+    else if (rest !== "" && "-+*/%&|^@".includes(rest[0]!)) rest = rest.slice(1);
+    if (rest[0] !== "=" || rest[1] === "=") return null;
+    return m[0].replace(/[ \t]+$/, "");
+}
+
+/** Identifiers outside comments and string literals, found in one pass. */
 function usedNames(code: string): Set<string> {
-    // Comments and strings may mention names without using them; strip them roughly first.
-    const stripped = code.replace(/#[^\n]*/g, "").replace(/("""|''')[\s\S]*?\1|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'/g, "\"\"");
-    return new Set(stripped.match(/\b[A-Za-z_]\w*\b/g) ?? []);
+    const names = new Set<string>();
+    const n = code.length;
+    let i = 0;
+    while (i < n) {
+        const c = code[i]!;
+        if (c === "#") {
+            const eol = code.indexOf("\n", i);
+            i = eol < 0 ? n : eol;
+        } else if (c === '"' || c === "'") {
+            if (code.startsWith(c + c + c, i)) {
+                const end = code.indexOf(c + c + c, i + 3);
+                i = end < 0 ? n : end + 3;
+            } else {
+                let j = i + 1;
+                while (j < n && code[j] !== c && code[j] !== "\n") j += code[j] === "\\" ? 2 : 1;
+                i = j + 1;
+            }
+        } else if (/[A-Za-z_]/.test(c)) {
+            let j = i + 1;
+            while (j < n && /\w/.test(code[j]!)) j++;
+            names.add(code.slice(i, j));
+            i = j;
+        } else if (/\w/.test(c)) {
+            // digits: skip the whole literal (e.g. 1e5, 0x1f) so its letters are no name
+            let j = i + 1;
+            while (j < n && /\w/.test(code[j]!)) j++;
+            i = j;
+        } else i++;
+    }
+    return names;
 }
 
 function fromBlocks(all: Block[], functionName?: string): string {
@@ -177,6 +278,18 @@ function bareRun(text: string): string | null {
 }
 
 /** Drops leading and trailing blank lines only; never touches the code's own characters. */
-function trimBlank(code: string): string {
-    return code.replace(/^(?:[ \t]*\n)+/, "").replace(/(?:\n[ \t]*)+$/, "") + "\n";
+export function trimBlank(code: string): string {
+    // Leading: whole lines of spaces and tabs. Trailing: from the first line break of the final
+    // run of blanks and line breaks. Explicit scans: linear whatever the input.
+    let start = 0;
+    for (;;) {
+        let j = start;
+        while (code[j] === " " || code[j] === "\t") j++;
+        if (code[j] !== "\n") break;
+        start = j + 1;
+    }
+    let end = code.length;
+    while (end > start && (code[end - 1] === " " || code[end - 1] === "\t" || code[end - 1] === "\n")) end--;
+    const cut = code.indexOf("\n", end);
+    return code.slice(start, cut < 0 ? code.length : cut) + "\n";
 }

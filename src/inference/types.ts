@@ -1,9 +1,5 @@
-import type { ParamValue } from "../templates/types.js";
-
-export interface ChatMessage {
-    role: "system" | "user" | "assistant";
-    content: string;
-}
+import type { ChatMessage, ParamValue } from "../vocabulary.js";
+export type { ChatMessage } from "../vocabulary.js";
 
 /** Decoding settings. temperature 0 means greedy; the rest only apply when sampling, and unset filters are off. */
 export interface Decoding {

@@ -5,7 +5,7 @@ import { EddyError, oneLine } from "../util/errors.js";
 import { inputSeed, MemoryVerdictCache, paramTuple, verdictKey } from "./cache.js";
 import type { IsolationReport, JudgeRequest, Verdict, VerdictCache } from "./types.js";
 import { PythonWorker, startFailure, WorkerFailure, type WorkerReply } from "./worker/PythonWorker.js";
-import { judgeVersion, pythonCommand, workerScriptPath } from "./workerScript.js";
+import { judgeVersion, pythonCommand, workerArgs } from "./workerScript.js";
 
 /** Options of JudgePool.start. */
 export interface JudgePoolOptions {
@@ -15,7 +15,15 @@ export interface JudgePoolOptions {
     python?: string;
     /** Verdict cache (default: in memory). */
     cache?: VerdictCache;
+    /**
+     * Judge even where no sandbox can be made (no namespaces: answers could read the user's files,
+     * oracles included). Default false: start() refuses. EDDY_ALLOW_UNSANDBOXED=1 also allows it.
+     */
+    allowUnsandboxed?: boolean;
 }
+
+/** Largest code the judge accepts; more is a static_error without starting anything. */
+export const MAX_CODE_BYTES = 256 * 1024;
 
 // Oracle work (trusted) gets its own allowance on top of the candidate's budget before the
 // pool declares a worker hung and replaces it.
@@ -40,7 +48,7 @@ export class JudgePool {
 
     private constructor(
         private readonly python: string,
-        private readonly script: string,
+        private readonly script: string[],
         private readonly cache: VerdictCache,
         /** What contains candidate code on this machine (as the first worker found it). */
         readonly isolation: IsolationReport
@@ -51,7 +59,7 @@ export class JudgePool {
     /** Starts the workers and checks that Python runs; a clear EddyError when it does not. */
     static async start(opts: JudgePoolOptions = {}): Promise<JudgePool> {
         const python = pythonCommand(opts.python);
-        const script = workerScriptPath();
+        const script = workerArgs();
         const n = Math.max(1, opts.workers ?? availableParallelism());
         const started = await Promise.allSettled(Array.from({ length: n }, () => startWorker(python, script)));
         const workers = started.flatMap((r) => (r.status === "fulfilled" ? [r.value] : []));
@@ -60,6 +68,14 @@ export class JudgePool {
             // Stop the ones that did start: a half-started pool would keep the process alive.
             await Promise.all(workers.map((w) => w.worker.close()));
             throw failed.reason;
+        }
+        const isolation = workers[0]!.isolation;
+        if (!isolation.sandboxed && !opts.allowUnsandboxed && process.env.EDDY_ALLOW_UNSANDBOXED !== "1") {
+            await Promise.all(workers.map((w) => w.worker.close()));
+            throw new EddyError(
+                "no sandbox is possible here (no user, PID or mount namespaces): answers would run WITHOUT a sandbox and could read your files, " +
+                    "oracles included. Pass --allow-unsandboxed (or set EDDY_ALLOW_UNSANDBOXED=1) to judge anyway; 'eddy doctor' shows why"
+            );
         }
         const pool = new JudgePool(python, script, opts.cache ?? new MemoryVerdictCache(), workers[0]!.isolation);
         for (const w of workers) pool.slots.push({ worker: w.worker, busy: false });
@@ -70,6 +86,9 @@ export class JudgePool {
     async judge(req: JudgeRequest): Promise<Verdict> {
         const t = req.template;
         if (req.code === null || req.code.trim() === "") return { category: "no_function", detail: "no code could be extracted from the response", ms: 0 };
+        const size = Buffer.byteLength(req.code, "utf8");
+        if (size > MAX_CODE_BYTES)
+            return { category: "static_error", detail: `the code is ${Math.floor(size / 1024)} KB, more than the judge accepts (${MAX_CODE_BYTES / 1024} KB)`, ms: 0 };
         const tuple = paramTuple(t, req.bindings);
         const key = verdictKey(req.code, t, tuple, this.version);
         const hit = this.cache.get(key);
@@ -184,7 +203,7 @@ export class JudgePool {
     }
 }
 
-async function startWorker(python: string, script: string): Promise<{ worker: PythonWorker; isolation: IsolationReport }> {
+async function startWorker(python: string, script: string[]): Promise<{ worker: PythonWorker; isolation: IsolationReport }> {
     const worker = await PythonWorker.spawn(python, script);
     try {
         const hello = await worker.request({ op: "hello" }, CONTROL_TIMEOUT_MS);
@@ -197,7 +216,7 @@ async function startWorker(python: string, script: string): Promise<{ worker: Py
     }
 }
 
-/** The worker's wording for its wall-clock deadline (worker.py, `time limit of … ms exceeded`). */
+/** The worker's wording for its wall-clock deadline (eddy_judge/worker.py, `time limit of … ms exceeded`). */
 function isWallClockTimeout(v: Verdict): boolean {
     return v.category === "resource_exhaustion" && v.detail.startsWith("time limit of ");
 }

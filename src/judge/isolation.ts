@@ -3,7 +3,8 @@ import type { IsolationReport } from "./types.js";
 
 /** Which protections the judge would put around candidate code on this machine (for `eddy doctor`). */
 export async function probeIsolation(python?: string): Promise<IsolationReport> {
-    const pool = await JudgePool.start(python === undefined ? { workers: 1 } : { workers: 1, python });
+    // Only looking: a machine without a sandbox is reported, not refused.
+    const pool = await JudgePool.start({ workers: 1, allowUnsandboxed: true, ...(python === undefined ? {} : { python }) });
     try {
         return pool.isolation;
     } finally {

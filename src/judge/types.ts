@@ -1,26 +1,6 @@
-/**
- * Verdict categories, in the order the judge checks them (SPEC §2; first match wins).
- * Kept identical to the Turbulence taxonomy so results stay comparable.
- */
-export const MODEL_CATEGORIES = [
-    "no_function",
-    "wrong_function_name",
-    "wrong_arg_count",
-    "syntax_error",
-    "static_error",
-    "resource_exhaustion",
-    "runtime_error",
-    "assertion_error",
-    "fuzzing_failure",
-    "passed"
-] as const;
-export type ModelCategory = (typeof MODEL_CATEGORIES)[number];
-
-/** Outcomes that are not the model's fault; reported apart, never counted as model failures. */
-export const HARNESS_CATEGORIES = ["truncated", "judge_error"] as const;
-export type HarnessCategory = (typeof HARNESS_CATEGORIES)[number];
-
-export type Category = ModelCategory | HarnessCategory;
+// The categories live in the shared vocabulary (src/vocabulary.ts); re-exported for existing imports.
+import type { Category } from "../vocabulary.js";
+export { MODEL_CATEGORIES, HARNESS_CATEGORIES, type ModelCategory, type HarnessCategory, type Category } from "../vocabulary.js";
 
 export interface Verdict {
     category: Category;
@@ -34,10 +14,15 @@ export interface Verdict {
 
 /** How strongly candidate code is contained on this machine; recorded with every run. */
 export interface IsolationReport {
-    /** e.g. "netns+pidns+uid" or "rlimits+socket-block". */
+    /** e.g. "namespaces+netns+pidns+mountns+ipcns+utsns+uid+rlimits+seccomp", or "NO-SANDBOX+…" in the fallback. */
     level: string;
-    network: "namespace" | "socket-blocked" | "none";
+    /** False when no namespace could be made: answers then run WITHOUT a sandbox (see notes). */
+    sandboxed: boolean;
+    /** "namespaces" (root), "userns" (unprivileged user namespace) or "none". */
+    mode: "namespaces" | "userns" | "none";
+    network: "namespace" | "seccomp" | "none";
     pidNamespace: boolean;
+    /** Candidates run under a uid of their own (eddy started as root). */
     unprivilegedUser: boolean;
     rlimits: string[];
     notes: string[];

@@ -1,22 +1,37 @@
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { packageRoot } from "../util/paths.js";
 
 /** Bumped when verdict semantics change in a way the worker's bytes do not show. */
 // 2: random-input seeds come from util/seeds.ts deriveSeed.
-export const JUDGE_PROTOCOL = "2";
+// 3: strict comparators, candidates in a clean zygote's sandboxes (issue #9).
+export const JUDGE_PROTOCOL = "3";
 
-/** The Python worker script (shipped in src/, which the package includes; tsc does not copy .py). */
-export function workerScriptPath(): string {
-    return path.join(packageRoot(), "src", "judge", "python", "worker.py");
+/**
+ * The folder holding the `eddy_judge` Python package (shipped in src/, which the package
+ * includes; tsc does not copy .py files).
+ */
+export function judgePackageParent(): string {
+    return path.join(packageRoot(), "src", "judge", "python");
+}
+
+/** Arguments that start the trusted worker: `python -I` (no environment variables, no user site) running `eddy_judge`. */
+export function workerArgs(): string[] {
+    // -I leaves the script's folder off sys.path, so the package folder is added by hand.
+    const boot = "import sys; sys.path.insert(0, sys.argv[1]); from eddy_judge.worker import main; main()";
+    return ["-I", "-c", boot, judgePackageParent()];
 }
 
 let version: string | undefined;
 
-/** Judge version for the verdict cache: the protocol number plus a hash of the worker's source. */
+/** Judge version for the verdict cache: the protocol number plus a hash of the package's sources. */
 export function judgeVersion(): string {
-    version ??= `${JUDGE_PROTOCOL}-${createHash("sha256").update(readFileSync(workerScriptPath())).digest("hex").slice(0, 16)}`;
+    if (version) return version;
+    const dir = path.join(judgePackageParent(), "eddy_judge");
+    const hash = createHash("sha256");
+    for (const name of readdirSync(dir).filter((n) => n.endsWith(".py")).sort()) hash.update(name).update("\0").update(readFileSync(path.join(dir, name)));
+    version = `${JUDGE_PROTOCOL}-${hash.digest("hex").slice(0, 16)}`;
     return version;
 }
 

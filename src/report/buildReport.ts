@@ -4,12 +4,13 @@ import { summariseConfigs, summariseGroups, summariseTemplates } from "../scores
 import { scoreNeighbourhoods, type NeighbourhoodScore } from "../scores/neighbourhood.js";
 import type { Outcome } from "../scores/types.js";
 import { eddyVersion } from "../util/paths.js";
-import type { NeighbourhoodRow, ReportData, ReportOptions, ReportRunMeta } from "./types.js";
+import { determinismKey, type DecodingMode, type DeterminismSummary, type NeighbourhoodRow, type ReportData, type ReportOptions, type ReportRunMeta } from "./types.js";
 
 /** Scores, aggregates, discontinuities and comparisons of `outcomes`, ready for any renderer. */
 export function buildReport(outcomes: readonly Outcome[], runMeta: readonly ReportRunMeta[], opts: ReportOptions = {}): { data: ReportData; scores: NeighbourhoodScore[] } {
-    const scores = scoreNeighbourhoods(outcomes, { seed: opts.seed ?? 1 });
+    const scores = scoreNeighbourhoods(outcomes, { seed: opts.seed ?? 1, ...(opts.planned ? { planned: opts.planned } : {}) });
     const metaById = new Map(runMeta.map((r) => [r.id, r]));
+    const mode = (runId: string, config: string) => decodingMode(metaById.get(runId), config);
     const runIds = [...new Set([...runMeta.map((r) => r.id), ...scores.map((s) => s.runId)])];
     const runs = runIds.map((id) => {
         const m = metaById.get(id);
@@ -23,7 +24,7 @@ export function buildReport(outcomes: readonly Outcome[], runMeta: readonly Repo
             eddyVersion: m?.eddyVersion,
             isolationLevel: m?.isolationLevel,
             configs: [...new Set(mine.map((s) => s.config))],
-            templates: mine.map(toRow)
+            templates: mine.map((s) => toRow(s, mode(s.runId, s.config)))
         };
     });
     const data: ReportData = {
@@ -31,7 +32,7 @@ export function buildReport(outcomes: readonly Outcome[], runMeta: readonly Repo
         generated: opts.generated ?? new Date().toISOString(),
         eddyVersion: eddyVersion(),
         runs,
-        configs: summariseConfigs(scores),
+        configs: summariseConfigs(scores).map((c) => ({ ...c, mode: mode(c.runId, c.config), determinism: audit(metaById.get(c.runId), c.config, mode(c.runId, c.config), opts.determinism) })),
         groups: summariseGroups(scores),
         templates: summariseTemplates(scores),
         discontinuities: findDiscontinuities(scores, outcomes),
@@ -40,7 +41,29 @@ export function buildReport(outcomes: readonly Outcome[], runMeta: readonly Repo
     return { data, scores };
 }
 
-function toRow(s: NeighbourhoodScore): NeighbourhoodRow {
+function toRow(s: NeighbourhoodScore, mode: DecodingMode): NeighbourhoodRow {
     const { instances: _i, runId: _r, ...rest } = s;
-    return rest;
+    return { ...rest, mode };
+}
+
+/**
+ * The decoding mode of one configuration of a run: the backend's record of it (configuration
+ * metadata `mode`), else the run's settings (`mode`, or `fast: true`), else "reproducible" (the
+ * default; runs stored before the mode was recorded count as such).
+ */
+export function decodingMode(run: ReportRunMeta | undefined, config: string): DecodingMode {
+    const valid = (v: unknown): v is DecodingMode => v === "reproducible" || v === "fast";
+    const c = run?.configurations?.find((x) => x.label === config || `${x.label} @${run.id}` === config);
+    if (valid(c?.metadata?.mode)) return c.metadata.mode;
+    if (valid(run?.config?.mode)) return run.config.mode;
+    if (run?.config?.fast === true) return "fast";
+    return "reproducible";
+}
+
+/** The latest determinism audit of a configuration's model file in its mode, in words. */
+function audit(run: ReportRunMeta | undefined, config: string, mode: DecodingMode, audits: ReadonlyMap<string, DeterminismSummary> | undefined): string {
+    const c = run?.configurations?.find((x) => x.label === config || `${x.label} @${run.id}` === config);
+    const a = c?.modelSha256 ? audits?.get(determinismKey(c.modelSha256, mode)) : undefined;
+    if (!a) return c?.modelSha256 ? "not audited" : "–";
+    return a.identical ? `identical (${a.created.slice(0, 10)})` : `differs in ${(100 * a.differingShare).toFixed(1)}% of responses (${a.created.slice(0, 10)})`;
 }

@@ -6,7 +6,7 @@ import type { CategoryShares, ConfigSummary } from "../scores/aggregates.js";
 import { COMPARED_SCORES, type Comparison } from "../scores/compare.js";
 
 /** Colours of the neighbourhood categories: success green to failure red. */
-const CATEGORY_COLOURS = ["#2e7d32", "#f2b705", "#ef6c00", "#c62828", "#9e9e9e"];
+const CATEGORY_COLOURS = ["#2e7d32", "#f2b705", "#ef6c00", "#c62828", "#6d6f78", "#bdbdbd"];
 /** Colours of verdict categories: model failures, then `passed` in green. */
 const VERDICT_COLOURS = ["#6d4c41", "#8e24aa", "#5e35b1", "#3949ab", "#1e88e5", "#00897b", "#f4511e", "#e53935", "#fb8c00", "#43a047"];
 

@@ -1,6 +1,7 @@
+import { safeTerminalText } from "../util/safeText.js";
 import type { ReportData } from "./types.js";
 
-const COLUMNS = ["run", "config", "model", "quantization", "temperature", "wrapper", "template", "group", "subgroups", "M", "R", "responses", "correct", "AS", "CPS", "CCS", "category", "RLPR", "RLPR_lo", "RLPR_hi", "PSR", "PSR_lo", "PSR_hi", "gap", "AV", "AV_lo", "AV_hi", "pass@1", "truncated", "judge_error"] as const;
+const COLUMNS = ["run", "config", "model", "quantization", "temperature", "wrapper", "mode", "template", "group", "subgroups", "M", "M_total", "R", "responses", "correct", "AS", "CPS", "CCS", "category", "RLPR", "RLPR_lo", "RLPR_hi", "PSR", "PSR_lo", "PSR_hi", "gap", "AV", "AV_lo", "AV_hi", "pass@1", "pass@k_max", "truncated", "judge_error"] as const;
 
 /** One CSV row per run × configuration × template (RFC 4180 quoting). */
 export function renderCsv(d: ReportData): string {
@@ -14,10 +15,12 @@ export function renderCsv(d: ReportData): string {
                 t.quantization,
                 t.temperature,
                 t.wrapper,
+                t.mode,
                 t.template,
                 t.group,
                 t.subgroups.join(";"),
                 t.M,
+                t.Mtotal,
                 t.R,
                 t.responses,
                 t.correct,
@@ -36,6 +39,7 @@ export function renderCsv(d: ReportData): string {
                 t.AV_CI.lo,
                 t.AV_CI.hi,
                 t.passAtK["1"] ?? null,
+                Object.keys(t.passAtK).length,
                 t.harness.truncated,
                 t.harness.judge_error
             ];
@@ -46,11 +50,12 @@ export function renderCsv(d: ReportData): string {
 
 /**
  * One CSV field (RFC 4180: quoted when it holds a comma, quote or line break; inner quotes doubled).
- * null, undefined and NaN are empty; objects and arrays are written as JSON. Hand-written: a few lines,
- * and no CSV package is among the project's dependencies.
+ * null, undefined and NaN are empty; objects and arrays are written as JSON. Control characters
+ * other than line feed and tab are escaped (`\x1b`), so a CSV printed on a terminal cannot drive it;
+ * JSON outputs keep every byte. Hand-written: a few lines, and no CSV package is among the project's dependencies.
  */
 export function csvField(v: unknown): string {
     if (v === null || v === undefined || (typeof v === "number" && Number.isNaN(v))) return "";
-    const s = typeof v === "object" ? JSON.stringify(v) : String(v);
+    const s = safeTerminalText(typeof v === "object" ? JSON.stringify(v) : String(v));
     return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }

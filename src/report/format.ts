@@ -27,7 +27,7 @@ export function tuple(params: readonly ParamValue[]): string {
     return `(${params.map((p) => JSON.stringify(p)).join(", ")})`;
 }
 
-/** HTML-escapes text. */
+/** HTML-escapes text. New HTML should use the `html` tagged template (safeHtml.ts), which escapes by default. */
 export function esc(s: string): string {
     return s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 }

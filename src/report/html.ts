@@ -2,8 +2,9 @@ import { CATEGORY_LABELS, isHarness, NEIGHBOURHOOD_CATEGORIES, type Neighbourhoo
 import { groupBy } from "../scores/aggregates.js";
 import type { Outcome } from "../scores/types.js";
 import { boxPlotSpec, categoryBarsSpec, deltaHeatmapSpec, renderSvg, stripSpec, verdictBarsSpec } from "./charts.js";
-import { esc, fix, interval, pct, pval, tuple } from "./format.js";
-import { magnitude } from "./text.js";
+import { fix, interval, pct, pval, tuple } from "./format.js";
+import { html, raw, type HtmlValue, type SafeHtml } from "./safeHtml.js";
+import { judged, magnitude, unsandboxed, UNSANDBOXED_NOTE } from "./text.js";
 import type { DrilldownRow, ReportData } from "./types.js";
 
 const CSS = `
@@ -24,12 +25,12 @@ p.note{color:var(--muted);font-size:12.5px;margin:6px 0}
 table{border-collapse:collapse;font-size:12.5px;margin:6px 0;width:auto}
 th,td{border-bottom:1px solid var(--line);padding:4px 10px;text-align:left;vertical-align:top}
 th{background:#fafbfc;font-weight:600}
-td.n{text-align:right;font-variant-numeric:tabular-nums}
+td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 tbody tr:hover{background:#f3f6fd}
 .scroll{overflow-x:auto}
 .chart svg{max-width:100%;height:auto}
 .badge{display:inline-block;padding:1px 8px;border-radius:10px;font-size:11.5px;color:#fff;white-space:nowrap}
-.perfect_success{background:#2e7d32}.stochastic_failure{background:#b58900}.inconsistent_generalisation{background:#ef6c00}.perfect_failure{background:#c62828}.no_data{background:#9e9e9e}
+.perfect_success{background:#2e7d32}.stochastic_failure{background:#b58900}.inconsistent_generalisation{background:#ef6c00}.perfect_failure{background:#c62828}.incomplete{background:#6d6f78}.no_data{background:#bdbdbd}
 details.template{border:1px solid var(--line);border-radius:6px;margin:8px 0;background:#fff}
 details.template>summary{cursor:pointer;padding:8px 12px;font-weight:600;display:flex;gap:10px;align-items:center;flex-wrap:wrap}
 details.template>summary .muted{font-weight:400}
@@ -44,142 +45,158 @@ pre.detail{background:#fff3f3;color:#5a1a1a}
 .sig{font-weight:700;color:#c62828}
 `;
 
-/** Self-contained HTML: inline CSS and inline SVG charts; no script, nothing fetched. */
+// Nothing may load or run: the page is inert whatever a model wrote (defence in depth behind the escaping).
+const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
+
+/** Self-contained HTML: inline CSS and inline SVG charts; no script, nothing fetched. Every value is escaped by `html`. */
 export async function renderHtml(d: ReportData, scores: readonly NeighbourhoodScore[], outcomes: readonly Outcome[], drilldownPerTemplate = 12): Promise<string> {
-    const parts: string[] = [];
+    const parts: SafeHtml[] = [];
     const cmp = d.comparison;
     const multi = cmp.configs.length > 1;
-    parts.push(`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">`);
-    parts.push(`<title>${esc(d.title)}</title><style>${CSS}</style></head><body>`);
-    parts.push(`<header><h1>${esc(d.title)}</h1><p>eddy ${esc(d.eddyVersion)} · generated ${esc(d.generated)} · ${d.configs.length} configuration(s) · ${d.templates.length} template(s)</p></header>`);
-    parts.push(`<nav><a href="#overview">Overview</a><a href="#charts">Scores</a>${multi ? '<a href="#compare">Comparison</a>' : ""}<a href="#groups">Groups</a><a href="#discontinuities">Discontinuities</a><a href="#templates">Templates</a></nav><main>`);
+    const svg = async (spec: Parameters<typeof renderSvg>[0]) => raw(await renderSvg(spec));
+    parts.push(html`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${CSP}"><meta name="viewport" content="width=device-width,initial-scale=1">`);
+    parts.push(html`<title>${d.title}</title><style>${raw(CSS)}</style></head><body>`);
+    parts.push(html`<header><h1>${d.title}</h1><p>eddy ${d.eddyVersion} · generated ${d.generated} · ${d.configs.length} configuration(s) · ${d.templates.length} template(s)</p></header>`);
+    parts.push(html`<nav><a href="#overview">Overview</a><a href="#charts">Scores</a>${multi ? html`<a href="#compare">Comparison</a>` : ""}<a href="#groups">Groups</a><a href="#discontinuities">Discontinuities</a><a href="#templates">Templates</a></nav><main>`);
 
     // Overview
-    parts.push(`<section id="overview"><h2>Runs</h2>`);
-    parts.push(table(["run", "created", "status", "backend", "isolation", "configurations"], d.runs.map((r) => [esc(r.id), esc(r.created ?? ""), esc(r.status ?? ""), esc(r.backend ?? ""), esc(r.isolationLevel ?? ""), esc(r.configs.join(", "))])));
-    parts.push(`<h2>Configurations</h2><p class="note">Means over templates. RLPR = run-level pass rate, PSR = perfect stability rate, AV = average variance (SPEC §4). <code>truncated</code> and <code>judge_error</code> are harness outcomes: counted here, left out of every score.</p>`);
+    parts.push(html`<section id="overview"><h2>Runs</h2>`);
+    parts.push(table(["run", "created", "status", "backend", "isolation", "configurations"], d.runs.map((r) => [r.id, r.created ?? "", r.status ?? "", r.backend ?? "", r.isolationLevel ?? "", r.configs.join(", ")])));
+    if (d.runs.some(unsandboxed)) parts.push(html`<p class="note"><b>${UNSANDBOXED_NOTE}</b></p>`);
+    parts.push(
+        html`<h2>Configurations</h2><p class="note">Means over templates. <b>mode</b>: how responses were decoded (<code>reproducible</code>, the default, or the opt-in <code>fast</code> mode, whose responses may differ between runs). <b>judged</b>: instances with at least one judged response, of all instances. RLPR = run-level pass rate (= AS), PSR = perfect stability rate (= CCS), AV = average variance (SPEC §4). <code>truncated</code> and <code>judge_error</code> are harness outcomes: counted here, left out of every score.</p>`
+    );
     parts.push(
         table(
-            ["config", "templates", "AS", "CPS", "CCS", "RLPR", "PSR", "gap", "AV", "pass@1", "responses", "truncated", "judge_error"],
-            d.configs.map((c) => [esc(c.config), n(c.templates), n(fix(c.AS)), n(fix(c.CPS)), n(fix(c.CCS)), n(fix(c.RLPR)), n(fix(c.PSR)), n(fix(c.gap)), n(fix(c.AV, 4)), n(fix(c.passAtK["1"])), n(c.responses), n(c.harness.truncated), n(c.harness.judge_error)]),
+            ["config", "mode", "determinism audit", "templates", "judged", "AS", "CPS", "CCS", "RLPR", "PSR", "gap", "AV", "pass@1", "responses", "truncated", "judge_error"],
+            d.configs.map((c) => [c.config, c.mode, c.determinism, n(c.templates), n(judged(c.coverage.judged, c.coverage.total)), n(fix(c.AS)), n(fix(c.CPS)), n(fix(c.CCS)), n(fix(c.RLPR)), n(fix(c.PSR)), n(fix(c.gap)), n(fix(c.AV, 4)), n(fix(c.passAtK["1"])), n(c.responses), n(c.harness.truncated), n(c.harness.judge_error)]),
             true
         )
     );
-    parts.push(`</section>`);
+    const notes = d.configs.filter((c) => c.passAtKNote || c.uncategorised);
+    if (notes.length)
+        parts.push(
+            html`<ul class="note">${notes.map((c) => html`<li>${c.config}: ${c.uncategorised ? `${c.uncategorised} template(s) without a category (under 90% of instances judged). ` : ""}${c.passAtKNote ?? ""}</li>`)}</ul>`
+        );
+    parts.push(html`</section>`);
 
     // Charts
-    parts.push(`<section id="charts"><h2>AS, CPS and CCS per configuration</h2><p class="note">Each box is the distribution of the score over templates.</p>`);
-    parts.push(`<div class="chart" data-chart="boxplot">${await renderSvg(boxPlotSpec(scores))}</div>`);
-    parts.push(`<h3>Neighbourhood categories</h3><div class="chart" data-chart="categories">${await renderSvg(categoryBarsSpec(d.configs.map((c) => ({ label: c.config, categories: c.categories }))))}</div>`);
-    parts.push(`<h3>Verdicts of judged responses</h3><div class="chart" data-chart="verdicts">${await renderSvg(verdictBarsSpec(d.configs))}</div>`);
-    parts.push(`</section>`);
+    parts.push(html`<section id="charts"><h2>AS, CPS and CCS per configuration</h2><p class="note">Each box is the distribution of the score over templates.</p>`);
+    parts.push(html`<div class="chart" data-chart="boxplot">${await svg(boxPlotSpec(scores))}</div>`);
+    parts.push(html`<h3>Neighbourhood categories</h3><div class="chart" data-chart="categories">${await svg(categoryBarsSpec(d.configs.map((c) => ({ label: c.config, categories: c.categories }))))}</div>`);
+    parts.push(html`<h3>Verdicts of judged responses</h3><div class="chart" data-chart="verdicts">${await svg(verdictBarsSpec(d.configs))}</div>`);
+    parts.push(html`</section>`);
 
     // Comparison
     if (multi) {
-        parts.push(`<section id="compare"><h2>Comparison</h2><p class="note">Cliff's δ of the row configuration against the column configuration over templates (δ &gt; 0: row higher); <b>*</b> marks a two-sided Mann–Whitney U p &lt; ${cmp.alpha}.</p>`);
-        parts.push(`<div class="chart" data-chart="heatmap">${await renderSvg(deltaHeatmapSpec(cmp))}</div>`);
+        parts.push(html`<section id="compare"><h2>Comparison</h2><p class="note">Cliff's δ of the row configuration against the column configuration over templates (δ &gt; 0: row higher); <b>*</b> marks a two-sided Mann–Whitney U p &lt; ${cmp.alpha}.</p>`);
+        parts.push(html`<div class="chart" data-chart="heatmap">${await svg(deltaHeatmapSpec(cmp))}</div>`);
         if (cmp.temperature.length) {
-            parts.push(`<h3>Temperature effect (t = 0 against the other temperature)</h3>`);
-            parts.push(table(["model", "other t", "score", "significant?", "p", "δ", "magnitude"], cmp.temperature.map((r) => [esc(r.model + (r.quantization ? ` ${r.quantization}` : "")), n(r.temperature), r.score, Number.isNaN(r.p) ? "–" : r.significant ? '<span class="sig">yes</span>' : "no", n(pval(r.p)), n(fix(r.delta)), magnitude(r)])));
+            parts.push(html`<h3>Temperature effect (t = 0 against the other temperature)</h3>`);
+            parts.push(
+                table(
+                    ["model", "other t", "score", "significant?", "p", "δ", "magnitude"],
+                    cmp.temperature.map((r) => [r.model + (r.quantization ? ` ${r.quantization}` : ""), n(r.temperature), r.score, Number.isNaN(r.p) ? "–" : r.significant ? html`<span class="sig">yes</span>` : "no", n(pval(r.p)), n(fix(r.delta)), magnitude(r)])
+                )
+            );
         }
-        parts.push(`<h3>Pairwise tests</h3>`);
-        parts.push(table(["score", "A", "B", "U", "p", "δ", "magnitude"], cmp.pairwise.map((r) => [r.score, esc(r.a), esc(r.b), n(fix(r.u, 1)), n(pval(r.p) + (r.significant ? " *" : "")), n(fix(r.delta)), magnitude(r)]), true));
-        parts.push(`<h3>Normality (Shapiro–Wilk)</h3>`);
-        parts.push(table(["score", "config", "n", "W", "p"], cmp.normality.map((r) => [r.score, esc(r.config), n(r.n), n(fix(r.w)), n(pval(r.p))]), true));
+        parts.push(html`<h3>Pairwise tests</h3>`);
+        parts.push(table(["score", "A", "B", "U", "p", "δ", "magnitude"], cmp.pairwise.map((r) => [r.score, r.a, r.b, n(fix(r.u, 1)), n(pval(r.p) + (r.significant ? " *" : "")), n(fix(r.delta)), magnitude(r)]), true));
+        parts.push(html`<h3>Normality (Shapiro–Wilk)</h3>`);
+        parts.push(table(["score", "config", "n", "W", "p"], cmp.normality.map((r) => [r.score, r.config, n(r.n), n(fix(r.w)), n(pval(r.p))]), true));
         if (cmp.paired.length) {
-            parts.push(`<h3>Paired instances (exact McNemar)</h3>`);
+            parts.push(html`<h3>Paired instances (exact McNemar)</h3>`);
             parts.push(
                 table(
                     ["A", "B", "instances", "all R passed: lost / gained in B", "p", "responses: lost / gained", "p", "flips"],
                     cmp.paired.map((p) => [
-                        esc(p.a),
-                        esc(p.b),
+                        p.a,
+                        p.b,
                         n(p.instances),
                         n(`${p.allPassed.b} / ${p.allPassed.c}`),
                         n(pval(p.allPassed.p)),
                         n(`${p.perResponse.b} / ${p.perResponse.c}`),
                         n(pval(p.perResponse.p)),
                         p.lostInB.length + p.gainedInB.length
-                            ? `<details class="more"><summary>show</summary>lost: ${esc(p.lostInB.map((i) => `${i.template}#${i.instance} ${tuple(i.params)}`).join(", ") || "–")}<br>gained: ${esc(p.gainedInB.map((i) => `${i.template}#${i.instance} ${tuple(i.params)}`).join(", ") || "–")}</details>`
+                            ? html`<details class="more"><summary>show</summary>lost: ${p.lostInB.map((i) => `${i.template}#${i.instance} ${tuple(i.params)}`).join(", ") || "–"}<br>gained: ${p.gainedInB.map((i) => `${i.template}#${i.instance} ${tuple(i.params)}`).join(", ") || "–"}</details>`
                             : "–"
                     ])
                 )
             );
         }
-        parts.push(`</section>`);
+        parts.push(html`</section>`);
     }
 
     // Groups
-    const cats = NEIGHBOURHOOD_CATEGORIES.filter((k) => k !== "no_data" || d.configs.some((c) => c.categories.shares.no_data > 0));
+    const cats = NEIGHBOURHOOD_CATEGORIES.filter((k) => (k !== "no_data" && k !== "incomplete") || d.configs.some((c) => c.categories.shares[k] > 0));
     const all = d.groups.filter((g) => g.config === "all");
-    const groupRow = (g: (typeof d.groups)[number]) => [g.kind, esc(g.name), esc(g.config), n(g.categories.n), n(fix(g.AS)), ...cats.map((k) => n(pct(g.categories.shares[k])))];
-    parts.push(`<section id="groups"><h2>Problem groups and subgroups</h2><p class="note">Share of (configuration × template) neighbourhoods in each category, all configurations together.</p>`);
-    parts.push(
-        `<div class="chart" data-chart="groups">${await renderSvg(categoryBarsSpec(all.map((g) => ({ label: g.kind === "group" ? g.name : `${g.name} (subgroup)`, categories: g.categories })), "share of neighbourhoods"))}</div>`
-    );
+    const groupRow = (g: (typeof d.groups)[number]): Cell[] => [g.kind, g.name, g.config, n(g.categories.n), n(fix(g.AS)), ...cats.map((k) => n(pct(g.categories.shares[k])))];
+    parts.push(html`<section id="groups"><h2>Problem groups and subgroups</h2><p class="note">Share of (configuration × template) neighbourhoods in each category, all configurations together.</p>`);
+    parts.push(html`<div class="chart" data-chart="groups">${await svg(categoryBarsSpec(all.map((g) => ({ label: g.kind === "group" ? g.name : `${g.name} (subgroup)`, categories: g.categories })), "share of neighbourhoods"))}</div>`);
     parts.push(table(["", "name", "config", "n", "AS", ...cats.map((k) => CATEGORY_LABELS[k])], all.map(groupRow), true));
-    if (multi) parts.push(`<details class="more"><summary>per configuration</summary>${table(["", "name", "config", "n", "AS", ...cats.map((k) => CATEGORY_LABELS[k])], d.groups.filter((g) => g.config !== "all").map(groupRow), true)}</details>`);
-    parts.push(`</section>`);
+    if (multi) parts.push(html`<details class="more"><summary>per configuration</summary>${table(["", "name", "config", "n", "AS", ...cats.map((k) => CATEGORY_LABELS[k])], d.groups.filter((g) => g.config !== "all").map(groupRow), true)}</details>`);
+    parts.push(html`</section>`);
 
     // Discontinuities
-    parts.push(`<section id="discontinuities"><h2>Discontinuities</h2><p class="note">Instances never solved, or solved in at least half the rounds fewer than the median instance, inside neighbourhoods whose median instance passes at least half its rounds; patterns are tuple relations held by at least half the failing tuples and at least twice as common among them as among the rest.</p>`);
-    if (d.discontinuities.length === 0) parts.push(`<p class="muted">None found.</p>`);
+    parts.push(
+        html`<section id="discontinuities"><h2>Discontinuities</h2><p class="note">Instances never solved, or solved in at least half the rounds fewer than the median instance (compared exactly, as fractions), inside neighbourhoods whose median instance passes at least half its rounds; patterns are tuple relations held by at least half the failing tuples and at least twice as common among them as among the rest.</p>`
+    );
+    if (d.discontinuities.length === 0) parts.push(html`<p class="muted">None found.</p>`);
     else
         parts.push(
             table(
                 ["template", "config", "anomalous instances", "tuples (passed/rounds)", "patterns"],
                 d.discontinuities.map((x) => [
-                    `<a href="#t-${esc(x.template)}">${esc(x.template)}</a>`,
-                    esc(x.config),
+                    html`<a href="#t-${x.template}">${x.template}</a>`,
+                    x.config,
                     n(x.instances.length),
-                    esc(x.instances.slice(0, 6).map((i) => `${tuple(i.params)} ${i.passed}/${i.rounds}`).join("  ") + (x.instances.length > 6 ? ` … +${x.instances.length - 6}` : "")),
-                    esc(x.patterns.map((p) => `${p.label}: ${p.failing[0]}/${p.failing[1]} failing vs ${p.others[0]}/${p.others[1]} others`).join("; ") || "–")
+                    x.instances.slice(0, 6).map((i) => `${tuple(i.params)} ${i.passed}/${i.rounds}`).join("  ") + (x.instances.length > 6 ? ` … +${x.instances.length - 6}` : ""),
+                    x.patterns.map((p) => `${p.label}: ${p.failing[0]}/${p.failing[1]} failing vs ${p.others[0]}/${p.others[1]} others`).join("; ") || "–"
                 ])
             )
         );
-    parts.push(`</section>`);
+    parts.push(html`</section>`);
 
     // Templates with strips and drill-down
-    parts.push(`<section id="templates"><h2>Templates</h2><p class="note">Open a template for its parameter strip (one cell per instance and configuration, darker = more rounds failed) and its failing responses with verdict details.</p>`);
+    parts.push(html`<section id="templates"><h2>Templates</h2><p class="note">Open a template for its parameter strip (one cell per instance and configuration, darker = more rounds failed) and its failing responses with verdict details.</p>`);
     const scoresByTemplate = groupBy(scores, (s) => s.template);
+    const modeOf = new Map(d.configs.map((c) => [c.config, c.mode]));
     const drill = drilldown(outcomes, scores, drilldownPerTemplate);
     for (const t of d.templates) {
         const list = scoresByTemplate.get(t.template) ?? [];
-        const badges = list.map((s) => `<span class="badge ${s.category}" title="${esc(s.config)}">${esc(short(s.config))}: ${fix(s.AS, 2)}</span>`).join(" ");
-        parts.push(`<details class="template" id="t-${esc(t.template)}"><summary>${esc(t.template)} <span class="muted">${esc(t.group)} · ${esc(t.subgroups.join(", "))}</span> ${badges}</summary><div class="body">`);
+        const badges = list.map((s) => html`<span class="badge ${s.category}" title="${s.config}">${short(s.config)}: ${fix(s.AS, 2)}</span> `);
+        parts.push(html`<details class="template" id="t-${t.template}"><summary>${t.template} <span class="muted">${t.group} · ${t.subgroups.join(", ")}</span> ${badges}</summary><div class="body">`);
         parts.push(
             table(
-                ["config", "M×R", "AS", "CPS", "CCS", "category", "RLPR [95% CI]", "PSR [95% CI]", "AV [95% CI]", "pass@k", "harness"],
+                ["config", "mode", "judged", "R", "AS", "CPS", "CCS", "category", "RLPR [95% CI]", "PSR [95% CI]", "AV [95% CI]", "pass@k", "harness"],
                 list.map((s) => [
-                    esc(s.config),
-                    n(`${s.M}×${s.R}`),
+                    s.config,
+                    modeOf.get(s.config) ?? "reproducible",
+                    n(judged(s.M, s.Mtotal)),
+                    n(s.R),
                     n(fix(s.AS)),
                     n(fix(s.CPS)),
                     n(fix(s.CCS)),
-                    `<span class="badge ${s.category}">${CATEGORY_LABELS[s.category]}</span>`,
+                    html`<span class="badge ${s.category}">${CATEGORY_LABELS[s.category]}</span>`,
                     n(`${fix(s.RLPR)} ${interval(s.RLPR_CI, 2)}`),
                     n(`${fix(s.PSR)} ${interval(s.PSR_CI, 2)}`),
                     n(`${fix(s.AV)} ${interval(s.AV_CI)}`),
-                    esc(Object.entries(s.passAtK).map(([k, v]) => `@${k} ${fix(v, 2)}`).join(" ")),
+                    html`${Object.entries(s.passAtK).map(([k, v]) => `@${k} ${fix(v, 2)}`).join(" ")}${s.passAtKNote ? html` <span class="muted" title="${s.passAtKNote}">(k ≤ ${Object.keys(s.passAtK).length})</span>` : ""}`,
                     n(s.harness.truncated + s.harness.judge_error ? `${s.harness.truncated} trunc, ${s.harness.judge_error} judge` : "–")
                 ])
             )
         );
-        parts.push(`<div class="chart" data-chart="strip">${await renderSvg(stripSpec(list))}</div>`);
+        parts.push(html`<div class="chart" data-chart="strip">${await svg(stripSpec(list))}</div>`);
         const rows = drill.get(t.template) ?? { shown: [], total: 0 };
-        parts.push(`<h3>Failing responses <span class="muted">(${rows.shown.length} of ${rows.total} shown)</span></h3>`);
-        if (rows.shown.length === 0) parts.push(`<p class="muted">No failing response.</p>`);
-        for (const r of rows.shown) {
+        parts.push(html`<h3>Failing responses <span class="muted">(${rows.shown.length} of ${rows.total} shown)</span></h3>`);
+        if (rows.shown.length === 0) parts.push(html`<p class="muted">No failing response.</p>`);
+        for (const r of rows.shown)
             parts.push(
-                `<details class="response"><summary>${esc(short(r.config))} · instance ${r.instance} ${esc(tuple(r.params))} · round ${r.round} · <b>${esc(r.category)}</b></summary>` +
-                    `<pre class="detail">${esc(r.detail || "(no detail)")}</pre>` +
-                    (r.code ? `<pre class="code">${esc(r.code)}</pre>` : `<pre class="code">${esc(r.response.slice(0, 2000))}</pre>`) +
-                    `</details>`
+                html`<details class="response"><summary>${short(r.config)} · instance ${r.instance} ${tuple(r.params)} · round ${r.round} · <b>${r.category}</b></summary><pre class="detail">${r.detail || "(no detail)"}</pre><pre class="code">${r.code ?? r.response.slice(0, 2000)}</pre></details>`
             );
-        }
-        parts.push(`</div></details>`);
+        parts.push(html`</div></details>`);
     }
-    parts.push(`</section></main></body></html>`);
+    parts.push(html`</section></main></body></html>`);
     return parts.join("\n");
 }
 
@@ -214,15 +231,18 @@ function drilldown(outcomes: readonly Outcome[], scores: readonly NeighbourhoodS
     return out;
 }
 
-function table(head: string[], rows: (string | number)[][], scroll = false): string {
-    const h = `<thead><tr>${head.map((x) => `<th>${x}</th>`).join("")}</tr></thead>`;
-    const b = `<tbody>${rows.map((r) => `<tr>${r.map((c) => (typeof c === "string" && c.startsWith("\u0001") ? `<td class="n">${c.slice(1)}</td>` : `<td>${c}</td>`)).join("")}</tr>`).join("")}</tbody>`;
-    return `${scroll ? '<div class="scroll">' : ""}<table>${h}${b}</table>${scroll ? "</div>" : ""}`;
+/** A table cell: text or markup, or a right-aligned number. */
+type Cell = HtmlValue | { num: string };
+
+function table(head: readonly string[], rows: readonly (readonly Cell[])[], scroll = false): SafeHtml {
+    const cell = (c: Cell) => (c !== null && typeof c === "object" && "num" in c ? html`<td class="n">${c.num}</td>` : html`<td>${c as HtmlValue}</td>`);
+    const t = html`<table><thead><tr>${head.map((x) => html`<th>${x}</th>`)}</tr></thead><tbody>${rows.map((r) => html`<tr>${r.map(cell)}</tr>`)}</tbody></table>`;
+    return scroll ? html`<div class="scroll">${t}</div>` : t;
 }
 
-/** Marks a cell as numeric (right-aligned). */
-function n(v: string | number): string {
-    return `\u0001${esc(String(v))}`;
+/** A numeric (right-aligned) cell. */
+function n(v: string | number): { num: string } {
+    return { num: String(v) };
 }
 
 function short(config: string): string {

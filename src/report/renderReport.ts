@@ -1,3 +1,4 @@
+import { safeJsonStringify } from "../util/safeText.js";
 import type { Outcome } from "../scores/types.js";
 import { EddyError } from "../util/errors.js";
 import { buildReport } from "./buildReport.js";
@@ -12,13 +13,13 @@ export async function renderReport(outcomes: readonly Outcome[], runMeta: readon
     const { data, scores } = buildReport(outcomes, runMeta, opts);
     switch (format) {
         case "json":
-            return JSON.stringify(data, null, 2) + "\n";
+            return safeJsonStringify(data, 2) + "\n";
         case "csv":
             return renderCsv(data);
         case "md":
             return renderMarkdown(data);
         case "text":
-            return renderText(data);
+            return renderText(data, { ...(opts.width ? { width: opts.width } : {}), ...(opts.wide ? { wide: true } : {}) });
         case "html":
             return renderHtml(data, scores, outcomes, opts.drilldownPerTemplate ?? 12);
     }

@@ -1,80 +1,111 @@
-import Table from "cli-table3";
 import { MODEL_CATEGORIES } from "../judge/types.js";
-import { CATEGORY_LABELS, NEIGHBOURHOOD_CATEGORIES } from "../scores/neighbourhood.js";
+import { CATEGORY_LABELS, NEIGHBOURHOOD_CATEGORIES, type NeighbourhoodCategory } from "../scores/neighbourhood.js";
 import type { Comparison } from "../scores/compare.js";
+import { safeTerminalText } from "../util/safeText.js";
 import { fix, interval, pct, pval, tuple } from "./format.js";
+import { renderTable, shorten, terminalWidth, wrap, type ColumnSpec } from "./terminalTable.js";
 import type { ReportData } from "./types.js";
 
 /** A titled table: header row plus body rows of cells. */
-interface Section {
+export interface Section {
     title: string;
-    head: string[];
+    head: (string | ColumnSpec)[];
     rows: string[][];
     note?: string;
 }
 
-/** The sections shared by the text and Markdown reports. */
-function sections(d: ReportData): Section[] {
+/** Short category names for table headers; the note under the table spells them out. */
+const SHORT: Record<NeighbourhoodCategory, string> = {
+    perfect_success: "success",
+    stochastic_failure: "stochastic",
+    inconsistent_generalisation: "inconsistent",
+    perfect_failure: "failure",
+    incomplete: "under 90%",
+    no_data: "no data"
+};
+
+/** The judge records a level starting NO-SANDBOX when answers ran without namespaces (issue #9: say so plainly). */
+export const unsandboxed = (r: { isolationLevel?: string | null }): boolean => (r.isolationLevel ?? "").startsWith("NO-SANDBOX");
+export const UNSANDBOXED_NOTE = "WARNING: answers of a run marked NO-SANDBOX ran WITHOUT a sandbox (no namespaces on that machine): they could read files, oracles included.";
+
+/** "M of M_total" judged instances. */
+export function judged(M: number, total: number): string {
+    return `${M} of ${total}`;
+}
+
+/** The sections shared by the text and Markdown reports; `full` for long labels (Markdown, --wide). */
+function sections(d: ReportData, full: boolean): Section[] {
     const out: Section[] = [];
     out.push({
         title: "Runs",
-        head: ["run", "created", "status", "backend", "configurations"],
-        rows: d.runs.map((r) => [r.id, r.created ?? "", r.status ?? "", r.backend ?? "", r.configs.join("; ")])
+        head: [{ head: "run", ellipsis: "middle" }, "created", "status", "backend", "isolation", "configurations"],
+        rows: d.runs.map((r) => [r.id, (r.created ?? "").replace("T", " ").slice(0, 16), r.status ?? "", r.backend ?? "", r.isolationLevel ?? "", r.configs.join("; ")]),
+        ...(d.runs.some(unsandboxed) ? { note: UNSANDBOXED_NOTE } : {})
     });
     out.push({
         title: "Configurations (means over templates)",
-        head: ["config", "templates", "AS", "CPS", "CCS", "RLPR", "PSR", "gap", "AV", "pass@1", "truncated", "judge_error"],
-        rows: d.configs.map((c) => [
-            c.config,
-            String(c.templates),
-            fix(c.AS),
-            fix(c.CPS),
-            fix(c.CCS),
-            fix(c.RLPR),
-            fix(c.PSR),
-            fix(c.gap),
-            fix(c.AV, 4),
-            fix(c.passAtK["1"]),
-            String(c.harness.truncated),
-            String(c.harness.judge_error)
-        ]),
-        note: "truncated / judge_error responses are harness outcomes: counted apart, excluded from every score."
+        head: [CONFIG, { head: "mode", fixed: true }, "judged", "AS", "CPS", "CCS", "trunc", "j_err"],
+        rows: d.configs.map((c) => [c.config, c.mode, judged(c.coverage.judged, c.coverage.total), fix(c.AS), fix(c.CPS), fix(c.CCS), String(c.harness.truncated), String(c.harness.judge_error)]),
+        note:
+            "mode: how responses were decoded (reproducible, the default, or the opt-in fast mode, whose responses may differ between runs). " +
+            "judged: instances with at least one judged response, of all instances. trunc / j_err: truncated and judge_error responses, harness outcomes counted apart and excluded from every score."
     });
-    // "No data" (every response a harness outcome) only when it occurs.
-    const cats = NEIGHBOURHOOD_CATEGORIES.filter((k) => k !== "no_data" || d.configs.some((c) => c.categories.shares.no_data > 0));
+    out.push({
+        title: "Decoding (mode, and the latest `eddy audit determinism` of the model file in that mode)",
+        head: [CONFIG, { head: "mode", fixed: true }, { head: "determinism audit", align: "left" }],
+        rows: d.configs.map((c) => [c.config, c.mode, c.determinism])
+    });
+    out.push({
+        title: "Stability (SPEC §4, means over templates)",
+        head: [CONFIG, { head: "mode", fixed: true }, "RLPR", "PSR", "gap", "AV"],
+        rows: d.configs.map((c) => [c.config, c.mode, fix(c.RLPR), fix(c.PSR), fix(c.gap), fix(c.AV, 4)]),
+        note: "RLPR = run-level pass rate (= AS), PSR = perfect stability rate (= CCS), AV = average variance."
+    });
+    const ks = shownK(d);
+    if (ks.length)
+        out.push({
+            title: "pass@k (unbiased, means over templates)",
+            head: [CONFIG, ...ks.map((k) => `pass@${k}`)],
+            rows: d.configs.map((c) => [c.config, ...ks.map((k) => fix(c.passAtK[String(k)]))]),
+            note: "pass@1 = AS." + passAtKNotes(d)
+        });
+    const cats = usedCategories(d);
     out.push({
         title: "Categories (share of templates)",
-        head: ["config", ...cats.map((k) => CATEGORY_LABELS[k])],
-        rows: d.configs.map((c) => [c.config, ...cats.map((k) => pct(c.categories.shares[k]))])
+        head: [CONFIG, "templates", ...cats.map((k) => ({ head: SHORT[k], fixed: true }))],
+        rows: d.configs.map((c) => [c.config, String(c.templates), ...cats.map((k) => pct(c.categories.shares[k]))]),
+        note: categoryLegend(cats)
     });
     const verdicts = MODEL_CATEGORIES.filter((k) => d.configs.some((c) => (c.verdictShares[k] ?? 0) > 0));
     out.push({
         title: "Verdicts (share of judged responses; harness outcomes counted apart)",
-        head: ["config", ...verdicts, "truncated", "judge_error"],
-        rows: d.configs.map((c) => [c.config, ...verdicts.map((k) => pct(c.verdictShares[k] ?? 0)), String(c.harness.truncated), String(c.harness.judge_error)])
+        head: ["verdict", ...d.configs.map((c) => ({ head: c.config, fixed: false, min: 7 }))],
+        rows: [
+            ...verdicts.map((k) => [k, ...d.configs.map((c) => pct(c.verdictShares[k] ?? 0))]),
+            ["truncated", ...d.configs.map((c) => String(c.harness.truncated))],
+            ["judge_error", ...d.configs.map((c) => String(c.harness.judge_error))]
+        ]
     });
-    out.push({
-        title: "Neighbourhoods",
-        head: ["run", "template", "config", "M×R", "AS", "CPS", "CCS", "category", "RLPR [95% CI]", "PSR [95% CI]", "AV [95% CI]"],
-        rows: d.runs.flatMap((r) =>
-            r.templates.map((t) => [
-                r.id,
-                t.template,
-                t.config,
-                `${t.M}×${t.R}`,
-                fix(t.AS),
-                fix(t.CPS),
-                fix(t.CCS),
-                CATEGORY_LABELS[t.category],
-                `${fix(t.RLPR)} ${interval(t.RLPR_CI, 2)}`,
-                `${fix(t.PSR)} ${interval(t.PSR_CI, 2)}`,
-                `${fix(t.AV, 3)} ${interval(t.AV_CI, 3)}`
-            ])
-        )
-    });
+    // One pair of tables per configuration: its label and mode in the title, so rows need neither.
+    const rows = d.runs.flatMap((r) => r.templates);
+    for (const c of d.configs) {
+        const mine = rows.filter((t) => t.config === c.config);
+        out.push({
+            title: `Neighbourhoods: ${c.config} (${c.mode})`,
+            head: ["template", "judged", "R", "AS", "CPS", "CCS", { head: "category", fixed: true }],
+            rows: mine.map((t) => [t.template, judged(t.M, t.Mtotal), String(t.R), fix(t.AS), fix(t.CPS), fix(t.CCS), CATEGORY_LABELS[t.category]]),
+            note: mine.some((t) => t.M < t.Mtotal) ? "judged: instances with a judged response, of the neighbourhood's instances; under 90% judged, a neighbourhood gets no category." : undefined
+        });
+        out.push({
+            title: `Stability: ${c.config} (95% intervals: Wilson for RLPR and PSR, bootstrap for AV)`,
+            head: ["template", "RLPR [95% CI]", "PSR [95% CI]", "AV [95% CI]", "pass@k"],
+            rows: mine.map((t) => [t.template, `${fix(t.RLPR)} ${interval(t.RLPR_CI, 2)}`, `${fix(t.PSR)} ${interval(t.PSR_CI, 2)}`, `${fix(t.AV, 3)} ${interval(t.AV_CI, 3)}`, `k ≤ ${Object.keys(t.passAtK).length}`]),
+            note: mine.some((t) => t.passAtKNote) ? "pass@k: the k up to which it is computable (every judged instance needs at least k judged rounds)." : undefined
+        });
+    }
     out.push({
         title: "Problem groups (share of configurations × templates)",
-        head: ["group", "AS", ...cats.map((k) => CATEGORY_LABELS[k])],
+        head: ["group", "AS", ...cats.map((k) => ({ head: SHORT[k], fixed: true }))],
         rows: d.groups
             .filter((g) => g.config === "all")
             .map((g) => [`${g.kind === "subgroup" ? "  ↳ " : ""}${g.name}`, fix(g.AS), ...cats.map((k) => pct(g.categories.shares[k]))])
@@ -90,15 +121,41 @@ function sections(d: ReportData): Section[] {
                     .slice(0, 8)
                     .map((i) => `${tuple(i.params)}: ${i.passed}/${i.rounds}`)
                     .join("\n") + (x.instances.length > 8 ? `\n… ${x.instances.length - 8} more` : ""),
-                x.patterns.map((p) => `${p.label} ${p.failing[0]}/${p.failing[1]} vs ${p.others[0]}/${p.others[1]}`).join("\n") || "–"
-            ])
+                x.patterns.map((p) => `${full ? p.label : p.id} ${p.failing[0]}/${p.failing[1]} vs ${p.others[0]}/${p.others[1]}`).join("\n") || "–"
+            ]),
+            note: full
+                ? undefined
+                : "patterns (failing tuples with it vs other tuples with it): eq equal bounds, adj bounds one apart, incl inclusive/exclusive boundary (0 ≤ second − first ≤ 1), zero/neg/one a value 0, < 0, 1, empty/len1 an empty or one-element value."
         });
-    out.push(...comparisonSections(d.comparison));
+    out.push(...comparisonSections(d.comparison, { full }));
     return out;
 }
 
+/** Categories shown: the four always, "under 90%" and "no data" only when they occur. */
+function usedCategories(d: ReportData): NeighbourhoodCategory[] {
+    return NEIGHBOURHOOD_CATEGORIES.filter((k) => (k !== "no_data" && k !== "incomplete") || d.configs.some((c) => c.categories.shares[k] > 0));
+}
+
+function categoryLegend(cats: readonly NeighbourhoodCategory[]): string {
+    return cats.map((k) => `${SHORT[k]} = ${CATEGORY_LABELS[k]}`).join(", ") + ".";
+}
+
+/** The config column: labels are what a reader looks up, so they give way last and not below 16 characters. */
+const CONFIG: ColumnSpec = { head: "config", min: 16 };
+
+/** The k shown for pass@k: 1, 2, 3, 5, 10, 20, 50, 100 and the largest computable, up to what any configuration has. */
+function shownK(d: ReportData): number[] {
+    const most = Math.max(0, ...d.configs.map((c) => Object.keys(c.passAtK).length));
+    return [...new Set([1, 2, 3, 5, 10, 20, 50, 100, most])].filter((k) => k >= 1 && k <= most).sort((a, b) => a - b);
+}
+
+function passAtKNotes(d: ReportData): string {
+    const notes = d.configs.filter((c) => c.passAtKNote).map((c) => `${c.config}: ${c.passAtKNote}`);
+    return notes.length ? ` ${notes.join("; ")}.` : "";
+}
+
 /** Tables of a comparison: normality, pairwise tests, temperature effects, McNemar. */
-export function comparisonSections(c: Comparison): Section[] {
+export function comparisonSections(c: Comparison, opts: { full?: boolean } = {}): Section[] {
     const out: Section[] = [];
     if (c.configs.length < 2) return out;
     out.push({
@@ -119,17 +176,22 @@ export function comparisonSections(c: Comparison): Section[] {
         });
     if (c.paired.length)
         out.push({
-            title: "Paired (exact McNemar on shared instances; A→B lost / gained)",
-            head: ["A", "B", "instances", "all-R passed: lost/gained, p", "per response: lost/gained, p", "lost in B (first)", "gained in B (first)"],
+            title: "Paired (exact McNemar on shared instances; A→B lost / gained; all R: instances passed in every round, resp.: responses)",
+            head: [{ head: "A", min: 16 }, { head: "B", min: 16 }, "instances", "all R: lost/gained, p", "resp.: lost/gained, p", ...(opts.full ? ["lost in B (first)", "gained in B (first)"] : [])],
             rows: c.paired.map((p) => [
                 p.a,
                 p.b,
                 String(p.instances),
                 `${p.allPassed.b}/${p.allPassed.c}, p=${pval(p.allPassed.p)}`,
                 `${p.perResponse.b}/${p.perResponse.c}, p=${pval(p.perResponse.p)}`,
-                p.lostInB.slice(0, 4).map((i) => `${i.template}#${i.instance} ${tuple(i.params)}`).join("\n") || "–",
-                p.gainedInB.slice(0, 4).map((i) => `${i.template}#${i.instance} ${tuple(i.params)}`).join("\n") || "–"
-            ])
+                ...(opts.full
+                    ? [
+                          p.lostInB.slice(0, 4).map((i) => `${i.template}#${i.instance} ${tuple(i.params)}`).join("\n") || "–",
+                          p.gainedInB.slice(0, 4).map((i) => `${i.template}#${i.instance} ${tuple(i.params)}`).join("\n") || "–"
+                      ]
+                    : [])
+            ]),
+            note: opts.full ? undefined : "The instances that flip are listed with --wide, in --json and in the HTML report."
         });
     return out;
 }
@@ -139,14 +201,23 @@ export function magnitude(r: { delta: number; magnitude: string }): string {
     return Number.isNaN(r.delta) ? "–" : r.magnitude;
 }
 
-/** Terminal tables (cli-table3), no colours so they paste cleanly. */
-export function renderSectionsText(title: string, list: Section[]): string {
-    const parts = [title, "=".repeat(Math.min(80, title.length)), ""];
+/** Options of the terminal renderers. */
+export interface TextOptions {
+    /** Width to fit (default: the terminal's, else 100). */
+    width?: number;
+    /** Every value in full, no fitting. */
+    wide?: boolean;
+}
+
+/** Compact terminal tables fitted to the width (no colours, so they paste cleanly). */
+export function renderSectionsText(title: string, list: Section[], opts: TextOptions = {}): string {
+    const width = opts.width ?? terminalWidth();
+    const fit = (s: string) => (opts.wide ? safeTerminalText(s) : wrap(s, width));
+    const head = opts.wide ? safeTerminalText(title) : shorten(safeTerminalText(title), width);
+    const parts = [head, "=".repeat(Math.min(width, [...head].length)), ""];
     for (const s of list) {
-        const t = new Table({ head: s.head, style: { head: [], border: [] } });
-        for (const r of s.rows) t.push(r);
-        parts.push(s.title, t.toString());
-        if (s.note) parts.push(s.note);
+        parts.push(fit(s.title), renderTable(s.head, s.rows, { width, ...(opts.wide ? { wide: true } : {}) }));
+        if (s.note) parts.push(fit(s.note));
         parts.push("");
     }
     return parts.join("\n");
@@ -154,23 +225,35 @@ export function renderSectionsText(title: string, list: Section[]): string {
 
 /** Markdown tables. */
 export function renderSectionsMarkdown(title: string, list: Section[]): string {
-    const cell = (s: string) => s.replace(/\|/g, "\\|").replace(/\n/g, "<br>");
-    const parts = [`# ${title}`, ""];
+    // Control characters escaped; pipes, line breaks and HTML-significant characters made inert (Markdown renders inline HTML).
+    const cell = (s: string) =>
+        safeTerminalText(s)
+            .replace(/[&<>]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;" })[c]!)
+            .replace(/\|/g, "\\|")
+            .replace(/\n/g, "<br>");
+    const heads = headTexts(list);
+    const parts = [`# ${cell(title)}`, ""];
     for (const s of list) {
-        parts.push(`## ${s.title}`, "", `| ${s.head.map(cell).join(" | ")} |`, `|${s.head.map(() => " --- ").join("|")}|`);
+        const head = heads.get(s)!;
+        parts.push(`## ${cell(s.title)}`, "", `| ${head.map(cell).join(" | ")} |`, `|${head.map(() => " --- ").join("|")}|`);
         for (const r of s.rows) parts.push(`| ${r.map(cell).join(" | ")} |`);
-        if (s.note) parts.push("", `_${s.note}_`);
+        if (s.note) parts.push("", `_${cell(s.note)}_`);
         parts.push("");
     }
     return parts.join("\n");
 }
 
+/** Header texts of each section's columns. */
+function headTexts(list: readonly Section[]): Map<Section, string[]> {
+    return new Map(list.map((s) => [s, s.head.map((h) => (typeof h === "string" ? h : h.head))]));
+}
+
 /** The report as terminal tables. */
-export function renderText(d: ReportData): string {
-    return renderSectionsText(d.title, sections(d));
+export function renderText(d: ReportData, opts: TextOptions = {}): string {
+    return renderSectionsText(d.title, sections(d, opts.wide === true), opts);
 }
 
 /** The report as Markdown. */
 export function renderMarkdown(d: ReportData): string {
-    return renderSectionsMarkdown(d.title, sections(d));
+    return renderSectionsMarkdown(d.title, sections(d, true));
 }

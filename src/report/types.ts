@@ -19,13 +19,40 @@ export interface ReportRunMeta {
     seed?: number;
     eddyVersion?: string;
     isolationLevel?: string | null;
+    /** The study configuration as stored (read for the decoding mode of old runs). */
+    config?: Record<string, unknown>;
+    /** Configurations with their backend metadata (read for the decoding mode). */
+    configurations?: readonly { label: string; metadata: Record<string, unknown> | null; modelSha256?: string | null }[];
 }
 
+/** The latest `eddy audit determinism` of a model file in one mode. */
+export interface DeterminismSummary {
+    identical: boolean;
+    /** Largest share of responses that differed from the first session (0 when identical). */
+    differingShare: number;
+    created: string;
+}
+
+/** Key of the determinism lookup: model file sha256 and decoding mode. */
+export function determinismKey(sha256: string, mode: string): string {
+    return `${sha256}\u0000${mode}`;
+}
+
+/** How a configuration's responses were decoded: `reproducible` (the default) or `fast` (opt-in). */
+export type DecodingMode = "reproducible" | "fast";
+
+/** A configuration's summary with the decoding mode its scores come from. */
+export type ReportConfig = ConfigSummary & {
+    mode: DecodingMode;
+    /** The model's latest determinism audit in this mode, in words ("identical", "differs in 12.5% of responses", "not audited"). */
+    determinism: string;
+};
+
 /** A neighbourhood's scores without its per-instance rows (what JSON/CSV/tables carry). */
-export type NeighbourhoodRow = Omit<NeighbourhoodScore, "instances" | "runId">;
+export type NeighbourhoodRow = Omit<NeighbourhoodScore, "instances" | "runId"> & { mode: DecodingMode };
 
 /** One run in the report: its metadata and, per template and configuration, the scores. */
-export interface ReportRun extends ReportRunMeta {
+export interface ReportRun extends Omit<ReportRunMeta, "config" | "configurations"> {
     configs: string[];
     /** One row per template × configuration of this run: AS, CPS, CCS, category and the rest. */
     templates: NeighbourhoodRow[];
@@ -49,7 +76,7 @@ export interface ReportData {
     generated: string;
     eddyVersion: string;
     runs: ReportRun[];
-    configs: ConfigSummary[];
+    configs: ReportConfig[];
     groups: GroupSummary[];
     templates: TemplateSummary[];
     discontinuities: Discontinuity[];
@@ -66,4 +93,12 @@ export interface ReportOptions {
     seed?: number;
     /** Fixed generation time (ISO), for reproducible output. */
     generated?: string;
+    /** Instances each run planned per template (see ScoreOptions.planned): the coverage denominator. */
+    planned?: ReadonlyMap<string, number>;
+    /** Latest determinism audits (see loadStudy): shown beside the mode. */
+    determinism?: ReadonlyMap<string, DeterminismSummary>;
+    /** Text tables: width to fit (default: the terminal's, else 100). */
+    width?: number;
+    /** Text tables: every value in full, no fitting. */
+    wide?: boolean;
 }

@@ -4,7 +4,9 @@ import path from "node:path";
 import YAML from "yaml";
 import { EddyError, oneLine } from "../util/errors.js";
 import { isRemoteModel } from "../inference/modelUri.js";
-import { intSetting as int, numberSetting as num } from "../util/settings.js";
+import { z } from "zod";
+import { intSetting, numberSetting } from "../util/settings.js";
+import { DECODING_MODES, type DecodingMode } from "../vocabulary.js";
 import { GPU_CHOICES } from "../inference/llama/types.js";
 
 /** Which backend answers the questions. */
@@ -35,8 +37,12 @@ export interface StudyConfig {
     topP?: number;
     minP?: number;
     repeatPenalty?: number;
-    /** Exact reproduction of seeded sampling at some speed cost (llama). */
-    reproducible?: boolean;
+    /**
+     * How responses are computed (llama): "reproducible" (the default: byte-identical across runs, resumes,
+     * rounds and sequence counts) or "fast" (opt-in batching whose results can depend on what ran beside).
+     * Part of the run's identity; reports show it beside the scores.
+     */
+    mode: DecodingMode;
     contextSize?: number;
     /** llama: auto (the GGUF's chat template, or a plain completion prompt when it has none) | gguf-chat-template | plain-completion | a chat wrapper name. */
     promptFormat?: string;
@@ -46,6 +52,8 @@ export interface StudyConfig {
     batchSize?: number;
     gpu?: string;
     judgeWorkers?: number;
+    /** Let the judge run candidate code without a sandbox where none can be had (the judge refuses otherwise). */
+    allowUnsandboxed?: boolean;
     /** Do not answer from the response cache (responses are still written to it). */
     noCache?: boolean;
     /** Let an `hf:` model URI be downloaded (never by default). */
@@ -59,7 +67,7 @@ export interface StudyConfig {
 }
 
 /** Settings that do not change results: excluded from the run identity, taken fresh on resume. */
-export const OPERATIONAL_KEYS = ["threads", "sequences", "batchSize", "gpu", "judgeWorkers", "noCache", "fresh", "db", "resume", "allowDownload"] as const;
+export const OPERATIONAL_KEYS = ["threads", "sequences", "batchSize", "gpu", "judgeWorkers", "noCache", "fresh", "db", "resume", "allowDownload", "allowUnsandboxed"] as const;
 
 /** Defaults from the method (SPEC §1): M = 100, R = 5, greedy. */
 export const STUDY_DEFAULTS = {
@@ -91,13 +99,15 @@ const ALIASES: Record<string, keyof StudyConfig> = {
     "context-size": "contextSize",
     "batch-size": "batchSize",
     "prompt-format": "promptFormat",
-    "allow-download": "allowDownload"
+    "allow-download": "allowDownload",
+    "allow-unsandboxed": "allowUnsandboxed",
+    allow_unsandboxed: "allowUnsandboxed"
 };
 
 const KNOWN = new Set<string>([
     "models", "templates", "instances", "rounds", "temperatures", "wrappers", "seed", "maxTokens", "backend", "replay",
-    "topK", "topP", "minP", "repeatPenalty", "reproducible", "contextSize", "threads", "sequences", "batchSize", "gpu",
-    "judgeWorkers", "noCache", "fresh", "db", "resume", "promptFormat", "allowDownload"
+    "topK", "topP", "minP", "repeatPenalty", "mode", "fast", "reproducible", "contextSize", "threads", "sequences", "batchSize", "gpu",
+    "judgeWorkers", "allowUnsandboxed", "noCache", "fresh", "db", "resume", "promptFormat", "allowDownload"
 ]);
 
 /** Read a study config file (YAML or JSON; the same keys as the flags). Keys `db` and `resume` come back apart. */
@@ -121,61 +131,116 @@ export function readConfigFile(file: string): Record<string, unknown> {
 const list = (v: unknown): unknown[] =>
     v === undefined ? [] : (Array.isArray(v) ? v : [v]).flatMap((x) => (typeof x === "string" ? x.split(",").map((s) => s.trim()).filter(Boolean) : [x]));
 
+/** A zod field that reports a bad value as eddy's one-line message (the same words wherever the setting comes from). */
+const field = <T>(check: (v: unknown) => T) =>
+    z.unknown().transform((v, ctx): T => {
+        try {
+            return check(v);
+        } catch (err) {
+            ctx.addIssue({ code: "custom", message: err instanceof Error ? err.message : String(err) });
+            return z.NEVER;
+        }
+    });
+const bool = field((v) => v === true || v === "true" || v === 1);
+const str = field((v) => String(v));
+const int = (name: string, min: number) => field((v) => intSetting(name, v, min));
+const num = (name: string, min: number, max = Infinity) => field((v) => numberSetting(name, v, min, max));
+const strings = field((v) => list(v).map(String));
+
+/**
+ * The one schema of study settings: `eddy run`, `eddy generate`, `eddy quant`, `--config` files and a
+ * resumed run's stored configuration are all read through it, so every setting has one name, one
+ * default and one bound everywhere. Input values may be strings (flags) or typed (config files).
+ */
+export const studySettingsSchema = z
+    .object({
+        models: strings.optional(),
+        templates: strings.optional(),
+        instances: int("instances", 1).optional(),
+        rounds: int("rounds", 1).optional(),
+        temperatures: field((v) => list(v).map((t) => numberSetting("temperature", t, 0, 5))).optional(),
+        wrappers: strings.optional(),
+        seed: int("seed", 0).optional(),
+        maxTokens: int("max tokens", 1).optional(),
+        backend: field((v) => {
+            if (!(BACKENDS as readonly string[]).includes(String(v))) throw new EddyError(`unknown backend '${String(v)}' (use ${BACKENDS.join(", ")})`);
+            return String(v) as BackendName;
+        }).optional(),
+        replay: str.optional(),
+        topK: int("top-k", 0).optional(),
+        topP: num("top-p", 0, 1).optional(),
+        minP: num("min-p", 0, 1).optional(),
+        repeatPenalty: num("repeat penalty", 0).optional(),
+        mode: field((v) => {
+            if (!(DECODING_MODES as readonly string[]).includes(String(v))) throw new EddyError(`mode must be one of ${DECODING_MODES.join(", ")} (got '${String(v)}')`);
+            return String(v) as DecodingMode;
+        }).optional(),
+        /** `--fast` / `fast: true`: shorthand for mode fast. */
+        fast: bool.optional(),
+        /** Before mode existed: true meant reproducible, absent meant fast (stored configurations of older runs). */
+        reproducible: bool.optional(),
+        contextSize: int("context size", 16).optional(),
+        promptFormat: str.optional(),
+        allowDownload: bool.optional(),
+        threads: int("threads", 1).optional(),
+        sequences: int("sequences", 1).optional(),
+        batchSize: int("batch size", 1).optional(),
+        gpu: field((v) => {
+            if (!(GPU_CHOICES as readonly string[]).includes(String(v))) throw new EddyError(`--gpu must be one of ${GPU_CHOICES.join(", ")} (got '${String(v)}')`);
+            return String(v);
+        }).optional(),
+        judgeWorkers: int("judge workers", 1).optional(),
+        allowUnsandboxed: bool.optional(),
+        noCache: bool.optional(),
+        fresh: bool.optional(),
+        db: str.optional(),
+        resume: str.optional()
+    })
+    .strict();
+
+/** Parse raw settings with the schema; the first problem becomes eddy's one-line error. */
+export function parseStudySettings(raw: Record<string, unknown>): z.output<typeof studySettingsSchema> {
+    const r: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(raw)) {
+        if (v === undefined || v === null) continue;
+        const key = ALIASES[k] ?? k;
+        if (!KNOWN.has(key)) throw new EddyError(`unknown setting '${k}' (known: ${[...KNOWN].join(", ")})`);
+        r[key] = v;
+    }
+    const parsed = studySettingsSchema.safeParse(r);
+    if (!parsed.success) throw new EddyError(parsed.error.issues[0]?.message ?? "invalid study settings");
+    return parsed.data;
+}
+
 /**
  * Validate and complete raw settings (from flags and/or a config file; later sources win)
  * into a StudyConfig. Paths are made absolute against `baseDir` (a config file's folder).
  */
 export function normalizeStudyConfig(raw: Record<string, unknown>, baseDir = process.cwd()): StudyConfig {
-    const r: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(raw)) {
-        if (v === undefined) continue;
-        const key = ALIASES[k] ?? k;
-        if (!KNOWN.has(key)) throw new EddyError(`unknown setting '${k}' (known: ${[...KNOWN].join(", ")})`);
-        r[key] = v;
-    }
-    const backend = String(r.backend ?? STUDY_DEFAULTS.backend);
-    if (!(BACKENDS as readonly string[]).includes(backend)) throw new EddyError(`unknown backend '${backend}' (use ${BACKENDS.join(", ")})`);
-    const models = list(r.models).map((m) => (isRemoteModel(String(m)) ? String(m) : path.resolve(baseDir, String(m))));
+    const s = parseStudySettings(raw);
+    const backend = s.backend ?? STUDY_DEFAULTS.backend;
+    const models = (s.models ?? []).map((m) => (isRemoteModel(m) ? m : path.resolve(baseDir, m)));
     if (backend === "llama" && models.length === 0) throw new EddyError("no model given: pass --model <file.gguf> (or use --backend reference|replay)");
-    const replay = r.replay === undefined ? undefined : path.resolve(baseDir, String(r.replay));
+    const replay = s.replay === undefined ? undefined : path.resolve(baseDir, s.replay);
     if (backend === "replay" && !replay) throw new EddyError("--backend replay needs --replay <file.jsonl>");
-    const temperatures = r.temperatures === undefined ? STUDY_DEFAULTS.temperatures : list(r.temperatures).map((t) => num("temperature", t, 0, 5));
+    const temperatures = s.temperatures ?? STUDY_DEFAULTS.temperatures;
     if (temperatures.length === 0) throw new EddyError("no temperature given");
-    const wrappers = r.wrappers === undefined ? STUDY_DEFAULTS.wrappers : list(r.wrappers).map(String);
-    const opt = (k: keyof StudyConfig, f: (v: unknown) => unknown): Record<string, unknown> => (r[k] === undefined ? {} : { [k]: f(r[k]) });
-    const bool = (v: unknown): boolean => v === true || v === "true" || v === 1;
-    return {
+    if (s.fast && s.mode === "reproducible") throw new EddyError("--fast and mode reproducible contradict each other");
+    const mode: DecodingMode = s.fast ? "fast" : (s.mode ?? (s.reproducible === false ? "fast" : "reproducible"));
+    const { fast: _fast, reproducible: _reproducible, models: _m, replay: _r, templates: _t, temperatures: _temps, wrappers: _w, ...rest } = s;
+    const out: StudyConfig = {
+        ...STUDY_DEFAULTS,
+        ...rest,
         models: backend === "llama" ? [...new Set(models)] : [],
-        templates: list(r.templates ?? STUDY_DEFAULTS.templates).map(String).join(","),
-        instances: int("instances", r.instances ?? STUDY_DEFAULTS.instances, 1),
-        rounds: int("rounds", r.rounds ?? STUDY_DEFAULTS.rounds, 1),
+        templates: (s.templates ?? [STUDY_DEFAULTS.templates]).join(","),
         temperatures: [...new Set(temperatures)],
-        wrappers: [...new Set(wrappers)],
-        seed: int("seed", r.seed ?? STUDY_DEFAULTS.seed, 0),
-        maxTokens: int("max tokens", r.maxTokens ?? STUDY_DEFAULTS.maxTokens, 1),
-        backend: backend as BackendName,
+        wrappers: [...new Set(s.wrappers ?? STUDY_DEFAULTS.wrappers)],
+        backend,
+        mode,
         ...(backend === "replay" ? { replay } : {}),
-        ...opt("topK", (v) => int("top-k", v, 0)),
-        ...opt("topP", (v) => num("top-p", v, 0, 1)),
-        ...opt("minP", (v) => num("min-p", v, 0, 1)),
-        ...opt("repeatPenalty", (v) => num("repeat penalty", v, 0)),
-        ...opt("reproducible", bool),
-        ...opt("contextSize", (v) => int("context size", v, 16)),
-        ...opt("promptFormat", (v) => String(v)),
-        ...opt("allowDownload", bool),
-        ...opt("threads", (v) => int("threads", v, 1)),
-        ...opt("sequences", (v) => int("sequences", v, 1)),
-        ...opt("batchSize", (v) => int("batch size", v, 1)),
-        ...opt("gpu", (v) => {
-            if (!(GPU_CHOICES as readonly string[]).includes(String(v))) throw new EddyError(`--gpu must be one of ${GPU_CHOICES.join(", ")} (got '${String(v)}')`);
-            return String(v);
-        }),
-        ...opt("judgeWorkers", (v) => int("judge workers", v, 1)),
-        ...opt("noCache", bool),
-        ...opt("fresh", bool),
-        ...opt("db", (v) => path.resolve(baseDir, String(v))),
-        ...opt("resume", String)
-    } as StudyConfig;
+        ...(s.db !== undefined ? { db: path.resolve(baseDir, s.db) } : {})
+    };
+    return out;
 }
 
 /** The part of a config that defines what a run computes (no operational settings). */

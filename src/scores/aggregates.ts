@@ -24,8 +24,14 @@ export interface ConfigSummary {
     PSR: number;
     gap: number;
     AV: number;
-    /** Mean pass@k over neighbourhoods, k = 1..R. */
+    /** Mean pass@k over the neighbourhoods with data, for the k every one of them has (see {@link NeighbourhoodScore.passAtK}). */
     passAtK: Record<string, number>;
+    /** Why pass@k stops before the largest R (null when it does not). */
+    passAtKNote: string | null;
+    /** Judged instances (M) and instances (M_total), summed over templates. */
+    coverage: { judged: number; total: number };
+    /** Templates not given a category because under 90% of their instances are judged (or none is). */
+    uncategorised: number;
     categories: CategoryShares;
     /** Share of counted responses per model verdict category (failures and `passed`). */
     verdictShares: Partial<Record<Category, number>>;
@@ -80,8 +86,7 @@ export function summariseConfigs(scores: readonly NeighbourhoodScore[]): ConfigS
         }
         const verdictShares: Partial<Record<Category, number>> = {};
         for (const c of MODEL_CATEGORIES) if (counts[c]) verdictShares[c] = counts[c]! / responses;
-        const passAtK: Record<string, number> = {};
-        for (const k of new Set(list.flatMap((s) => Object.keys(s.passAtK)))) passAtK[k] = meanOf(list.filter((s) => k in s.passAtK), (s) => s.passAtK[k]!);
+        const { passAtK, note: passAtKNote } = configPassAtK(list);
         return {
             config: f.config,
             runId: f.runId,
@@ -98,12 +103,33 @@ export function summariseConfigs(scores: readonly NeighbourhoodScore[]): ConfigS
             gap: meanOf(list, (s) => s.gap),
             AV: meanOf(list, (s) => s.AV),
             passAtK,
+            passAtKNote,
+            coverage: { judged: list.reduce((a, s) => a + s.M, 0), total: list.reduce((a, s) => a + s.Mtotal, 0) },
+            uncategorised: list.filter((s) => s.category === "incomplete" || s.category === "no_data").length,
             categories: categoryShares(list),
             verdictShares,
             responses,
             harness
         };
     });
+}
+
+/**
+ * pass@k over a configuration's neighbourhoods: the mean over every neighbourhood with a judged
+ * instance, for the k all of them have; a k that some lack is not computable (a mean over a set of
+ * neighbourhoods that shrinks as k grows could fall as k rises).
+ */
+export function configPassAtK(list: readonly NeighbourhoodScore[]): { passAtK: Record<string, number>; note: string | null } {
+    const withData = list.filter((s) => s.M > 0);
+    const out: Record<string, number> = {};
+    if (withData.length === 0) return { passAtK: out, note: null };
+    let limiting = withData[0]!;
+    for (const s of withData) if (Object.keys(s.passAtK).length < Object.keys(limiting.passAtK).length) limiting = s;
+    const kMax = Object.keys(limiting.passAtK).length;
+    for (let k = 1; k <= kMax; k++) out[String(k)] = meanOf(withData, (s) => s.passAtK[String(k)]!);
+    const R = Math.max(...withData.map((s) => s.R));
+    const fewest = limiting.instances.filter((i) => i.n > 0).sort((a, b) => a.n - b.n)[0]!;
+    return { passAtK: out, note: kMax < R ? `pass@k for k > ${kMax} not computable (${limiting.template}: instance ${fewest.instance} has ${kMax} judged round(s) of ${R})` : null };
 }
 
 /** Category shares per problem group and per subgroup, for each configuration and for all together. */

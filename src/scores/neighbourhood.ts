@@ -3,12 +3,25 @@ import type { ParamValue } from "../templates/types.js";
 import { bootstrapMeanInterval } from "../stats/bootstrap.js";
 import { wilsonInterval, type Interval } from "../stats/wilson.js";
 import { passAtK } from "./passAtK.js";
+import { scoresOverInstances } from "./rates.js";
 import type { NeighbourhoodKey, Outcome } from "./types.js";
 
-/** The four neighbourhood categories of SPEC §3, plus `no_data` when every response was a harness outcome. */
-export const NEIGHBOURHOOD_CATEGORIES = ["perfect_success", "stochastic_failure", "inconsistent_generalisation", "perfect_failure", "no_data"] as const;
+/**
+ * The four neighbourhood categories of SPEC §3, plus `incomplete` when fewer than
+ * {@link CATEGORY_COVERAGE} of the neighbourhood's instances have a judged response, and `no_data`
+ * when none has.
+ */
+export const NEIGHBOURHOOD_CATEGORIES = ["perfect_success", "stochastic_failure", "inconsistent_generalisation", "perfect_failure", "incomplete", "no_data"] as const;
 /** A neighbourhood category. */
 export type NeighbourhoodCategory = (typeof NEIGHBOURHOOD_CATEGORIES)[number];
+
+/**
+ * A neighbourhood gets one of the four categories only when at least this share of its instances
+ * is judged (9 of 10; compared in integers: 10·M ≥ 9·M_total). Below it, a category could rest on the
+ * instances that happened to be judged: a quarter of the instances never evaluated must not read as
+ * "Perfect Success".
+ */
+export const CATEGORY_COVERAGE = { numerator: 9, denominator: 10 } as const;
 
 /** Human labels of the categories. */
 export const CATEGORY_LABELS: Record<NeighbourhoodCategory, string> = {
@@ -16,6 +29,7 @@ export const CATEGORY_LABELS: Record<NeighbourhoodCategory, string> = {
     stochastic_failure: "Stochastic Failure",
     inconsistent_generalisation: "Inconsistent Generalisation",
     perfect_failure: "Perfect Failure",
+    incomplete: "Not categorised (under 90% judged)",
     no_data: "No data"
 };
 
@@ -33,22 +47,24 @@ export interface InstanceScore {
 
 /** Scores of one neighbourhood (template) under one configuration (SPEC §3–§4). */
 export interface NeighbourhoodScore extends NeighbourhoodKey {
-    /** Instances with at least one counted response (M). */
+    /** Judged instances: those with at least one counted response (M). */
     M: number;
+    /** Instances in the neighbourhood: planned by the run when known, else those with any response. M of M_total are judged. */
+    Mtotal: number;
     /** Rounds asked per instance (R, the largest round count seen). */
     R: number;
     /** Counted responses (Σ n_i). */
     responses: number;
     /** Correct responses. */
     correct: number;
-    /** Accuracy Score: correct / counted responses. */
+    /** Accuracy Score: mean over judged instances of p_i = c_i / n_i (= Σ o / (M·R) when nothing is excluded). */
     AS: number;
-    /** Correctness-Potential Score: share of instances solved at least once. */
+    /** Correctness-Potential Score: share of judged instances solved at least once. */
     CPS: number;
-    /** Consistent-Correctness Score: share of instances solved in every counted round. */
+    /** Consistent-Correctness Score: share of judged instances solved in every counted round. */
     CCS: number;
     category: NeighbourhoodCategory;
-    /** Run-level pass rate: mean over instances of p_i = c_i / n_i. */
+    /** Run-level pass rate: mean over judged instances of p_i (= AS, by definition). */
     RLPR: number;
     /** Perfect stability rate: share of instances with p_i = 1 (= CCS). */
     PSR: number;
@@ -56,14 +72,16 @@ export interface NeighbourhoodScore extends NeighbourhoodKey {
     gap: number;
     /** Average variance: mean of p_i (1 − p_i). */
     AV: number;
-    /** Wilson 95% interval of RLPR (responses as trials). */
+    /** Wilson 95% interval of RLPR (the counted responses as trials). */
     RLPR_CI: Interval;
     /** Wilson 95% interval of PSR (instances as trials). */
     PSR_CI: Interval;
     /** Seeded percentile-bootstrap 95% interval of AV (instances resampled). */
     AV_CI: Interval;
-    /** Unbiased pass@k for k = 1..R, averaged over instances with at least k counted responses. */
+    /** Unbiased pass@k, mean over the judged instances, for k = 1 … the fewest judged rounds of any judged instance. */
     passAtK: Record<string, number>;
+    /** Why pass@k stops before k = R (null when it reaches R). */
+    passAtKNote: string | null;
     /** Response counts per verdict category, harness categories included. */
     verdicts: Partial<Record<Category, number>>;
     /** Harness outcomes, shown apart and not counted in any denominator. */
@@ -77,6 +95,16 @@ export interface ScoreOptions {
     seed?: number;
     /** Bootstrap resamples (default 1000). */
     resamples?: number;
+    /**
+     * Instances each run planned per template, keyed by {@link plannedKey}; an instance planned but
+     * without any judged response counts as not judged. Without it, M_total is the instances seen.
+     */
+    planned?: ReadonlyMap<string, number>;
+}
+
+/** Key of {@link ScoreOptions.planned}. */
+export function plannedKey(runId: string, template: string): string {
+    return `${runId}\u0000${template}`;
 }
 
 const HARNESS = new Set<string>(HARNESS_CATEGORIES);
@@ -88,9 +116,9 @@ export function isHarness(category: string): boolean {
 
 /**
  * Scores every (configuration × template) neighbourhood in `outcomes`.
- * `truncated` and `judge_error` responses are excluded from every denominator (an
- * instance whose responses are all such drops out of M) and counted in `harness`;
- * they are never model failures. Without them, AS equals RLPR and CCS equals PSR exactly.
+ * `truncated` and `judge_error` responses are excluded from every denominator and counted in
+ * `harness`; they are never model failures. An instance whose responses are all such is not
+ * judged: it leaves M but stays in M_total, and the category needs M ≥ 90% of M_total.
  */
 export function scoreNeighbourhoods(outcomes: readonly Outcome[], opts: ScoreOptions = {}): NeighbourhoodScore[] {
     const groups = new Map<string, Outcome[]>();
@@ -127,20 +155,15 @@ function scoreOne(list: Outcome[], opts: ScoreOptions): NeighbourhoodScore {
     for (const i of instances) R = Math.max(R, i.n + i.excluded);
     const counted = instances.filter((i) => i.n > 0);
     const M = counted.length;
+    const Mtotal = Math.max(instances.length, opts.planned?.get(plannedKey(first.runId, first.template)) ?? 0);
     const responses = counted.reduce((s, i) => s + i.n, 0);
     const correct = counted.reduce((s, i) => s + i.c, 0);
-    const p = counted.map((i) => i.c / i.n);
-    const AS = responses > 0 ? correct / responses : NaN;
-    const CPS = M > 0 ? counted.filter((i) => i.c > 0).length / M : NaN;
     const perfect = counted.filter((i) => i.c === i.n).length;
-    const CCS = M > 0 ? perfect / M : NaN;
-    const RLPR = M > 0 ? mean(p) : NaN;
+    const solved = counted.filter((i) => i.c > 0).length;
+    const r = scoresOverInstances(counted);
+    const p = counted.map((i) => i.c / i.n);
     const AV = M > 0 ? averageVariance(p) : NaN;
-    const passK: Record<string, number> = {};
-    for (let k = 1; k <= R; k++) {
-        const eligible = counted.filter((i) => i.n >= k);
-        if (eligible.length > 0) passK[String(k)] = mean(eligible.map((i) => passAtK(i.n, i.c, k)));
-    }
+    const { passAtK: passK, note } = neighbourhoodPassAtK(counted, R);
     return {
         runId: first.runId,
         config: first.config,
@@ -152,34 +175,63 @@ function scoreOne(list: Outcome[], opts: ScoreOptions): NeighbourhoodScore {
         group: first.group,
         subgroups: first.subgroups,
         M,
+        Mtotal,
         R,
         responses,
         correct,
-        AS,
-        CPS,
-        CCS,
-        category: categorise(AS, CPS, M),
-        RLPR,
-        PSR: CCS,
-        gap: RLPR - CCS,
+        AS: r.AS,
+        CPS: r.CPS,
+        CCS: r.CCS,
+        category: categorise({ M, Mtotal, perfect, solved }),
+        RLPR: r.RLPR,
+        PSR: r.PSR,
+        gap: r.RLPR - r.PSR,
         AV,
-        RLPR_CI: wilsonInterval(correct, responses),
-        PSR_CI: wilsonInterval(perfect, M),
+        // Successes RLPR·responses: equal to `correct` when every instance has the same number of judged rounds.
+        RLPR_CI: M > 0 ? wilsonInterval(r.RLPR * responses, responses) : { lo: NaN, hi: NaN },
+        PSR_CI: M > 0 ? wilsonInterval(perfect, M) : { lo: NaN, hi: NaN },
         // AV is the mean of v_i = p_i(1 − p_i): resampling instances is resampling the v_i.
         AV_CI: M > 0 ? bootstrapMeanInterval(p.map((v) => v * (1 - v)), { seed: opts.seed ?? 1, resamples: opts.resamples ?? 1000 }) : { lo: NaN, hi: NaN },
         passAtK: passK,
+        passAtKNote: note,
         verdicts,
         harness,
         instances
     };
 }
 
-/** The SPEC §3 category from AS and CPS. */
-export function categorise(AS: number, CPS: number, M = 1): NeighbourhoodCategory {
-    if (M === 0 || Number.isNaN(AS)) return "no_data";
-    if (AS === 1) return "perfect_success";
-    if (AS === 0) return "perfect_failure";
-    return CPS === 1 ? "stochastic_failure" : "inconsistent_generalisation";
+/**
+ * pass@k of a neighbourhood: the mean of the unbiased per-instance estimates over every judged
+ * instance, for k = 1 … min_i n_i. Beyond the fewest judged rounds of any instance it is not
+ * computable (averaging over only the instances with n_i ≥ k would change the instances averaged as
+ * k grows, and pass@k could then fall as k rises). Over a fixed set of instances each estimate, hence
+ * the mean, never falls as k rises.
+ */
+export function neighbourhoodPassAtK(judged: readonly { instance: number; n: number; c: number }[], R: number): { passAtK: Record<string, number>; kMax: number; note: string | null } {
+    const out: Record<string, number> = {};
+    if (judged.length === 0) return { passAtK: out, kMax: 0, note: R > 0 ? "no judged instance" : null };
+    let fewest = judged[0]!;
+    for (const i of judged) if (i.n < fewest.n) fewest = i;
+    const kMax = fewest.n;
+    for (let k = 1; k <= kMax; k++) out[String(k)] = judged.reduce((s, i) => s + passAtK(i.n, i.c, k), 0) / judged.length;
+    const note = kMax < R ? `pass@k for k > ${kMax} not computable: instance ${fewest.instance} has ${kMax} judged round(s) of ${R}` : null;
+    return { passAtK: out, kMax, note };
+}
+
+/**
+ * The SPEC §3 category from integer counts (no float equality): M judged of M_total instances,
+ * `perfect` solved in every judged round, `solved` solved at least once.
+ * Perfect Success ⟺ AS = 1 ⟺ every judged instance perfect; Perfect Failure ⟺ AS = 0 ⟺ none solved;
+ * otherwise Stochastic Failure when every judged instance is solved at least once (CPS = 1), else
+ * Inconsistent Generalisation. `incomplete` below the coverage rule, `no_data` when M = 0.
+ */
+export function categorise(c: { M: number; Mtotal?: number; perfect: number; solved: number }): NeighbourhoodCategory {
+    const total = Math.max(c.M, c.Mtotal ?? c.M);
+    if (c.M === 0) return "no_data";
+    if (CATEGORY_COVERAGE.denominator * c.M < CATEGORY_COVERAGE.numerator * total) return "incomplete";
+    if (c.perfect === c.M) return "perfect_success";
+    if (c.solved === 0) return "perfect_failure";
+    return c.solved === c.M ? "stochastic_failure" : "inconsistent_generalisation";
 }
 
 /** mean of p(1 − p). */

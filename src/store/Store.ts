@@ -140,8 +140,11 @@ export class Store {
         });
     }
 
-    /** One run by id (a unique prefix of at least 4 characters also works). */
+    /** One run by id (a unique prefix of at least 4 characters also works; `latest`, `latest~1`… count back from the newest). */
     getRun(id: string): RunRow | undefined {
+        // `latest` (and `latest~N`, N runs before it) names recent runs without copying their ids.
+        const recent = /^latest(?:~(\d+))?$/.exec(id);
+        if (recent) return this.db.prepare("SELECT * FROM runs ORDER BY created DESC, rowid DESC LIMIT 1 OFFSET ?").get(Number(recent[1] ?? 0)) as RunRow | undefined;
         const exact = this.db.prepare("SELECT * FROM runs WHERE id = ?").get(id) as RunRow | undefined;
         if (exact || id.length < 4) return exact;
         const rows = this.db.prepare("SELECT * FROM runs WHERE id LIKE ? || '%' LIMIT 2").all(id) as RunRow[];
@@ -347,6 +350,28 @@ export class Store {
             cached: one("SELECT COUNT(*) AS n FROM generations g JOIN configurations c ON c.id = g.config_id WHERE c.run_id = ? AND g.cached = 1"),
             categories: Object.fromEntries(cats.map((c) => [c.category, c.n]))
         };
+    }
+
+    /** Record a determinism audit on a model (eddy audit determinism). */
+    recordDeterminismAudit(a: { modelSha256: string; model: string; mode: string; eddyVersion: string; responses: number; differingResponses: number; differingVerdicts: number; identical: boolean; result: unknown }): number {
+        const r = this.db
+            .prepare(
+                `INSERT INTO determinism_audits (model_sha256, model, mode, eddy_version, created, responses, differing_responses, differing_verdicts, identical, result_json)
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+            )
+            .run(a.modelSha256, a.model, a.mode, a.eddyVersion, new Date().toISOString(), a.responses, a.differingResponses, a.differingVerdicts, a.identical ? 1 : 0, JSON.stringify(a.result));
+        return Number(r.lastInsertRowid);
+    }
+
+    /** The latest determinism audit of each given model file (by sha256), newest first; all models when none given. */
+    determinismAudits(modelSha256s?: string[]): { model_sha256: string; model: string; mode: string; created: string; identical: number; result_json: string }[] {
+        const rows = this.db
+            .prepare(
+                `SELECT model_sha256, model, mode, created, identical, result_json FROM determinism_audits a
+                 WHERE id = (SELECT MAX(id) FROM determinism_audits b WHERE b.model_sha256 = a.model_sha256 AND b.mode = a.mode) ORDER BY id DESC`
+            )
+            .all() as { model_sha256: string; model: string; mode: string; created: string; identical: number; result_json: string }[];
+        return modelSha256s ? rows.filter((r) => modelSha256s.includes(r.model_sha256)) : rows;
     }
 }
 

@@ -1,7 +1,7 @@
 import path from "node:path";
 import { EddyError } from "../util/errors.js";
-import type { Category } from "../judge/types.js";
-import type { Outcome } from "../scores/types.js";
+import type { Category } from "../vocabulary.js";
+import type { Outcome } from "../vocabulary.js";
 import type { Store } from "./Store.js";
 import type { ConfigurationRow, RunRow } from "./types.js";
 

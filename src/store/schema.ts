@@ -108,4 +108,136 @@ export const MIGRATIONS: readonly string[] = [
         created TEXT NOT NULL
     );
     `
+    ,
+    // EvaLOOP self-consistency loops and prompt-mutation studies (#13): loop runs, their tasks and
+    // steps (one row per loop: code from a question, its verdict, then the summary that becomes the
+    // next question); a mutation study's variants beside the ordinary run that evaluated them.
+    `
+    CREATE TABLE loop_runs (
+        id TEXT PRIMARY KEY,
+        created TEXT NOT NULL,
+        updated TEXT NOT NULL,
+        status TEXT NOT NULL,              -- running | interrupted | failed | complete
+        config_hash TEXT NOT NULL,
+        config_json TEXT NOT NULL,
+        eddy_version TEXT NOT NULL,
+        backend TEXT NOT NULL,
+        model TEXT NOT NULL,               -- model label (file stem, or the backend name)
+        model_path TEXT,
+        model_sha256 TEXT,
+        quantization TEXT,
+        summariser TEXT,                   -- label of the summarising model (the same model unless named)
+        metadata_json TEXT,
+        isolation_level TEXT,
+        error TEXT
+    );
+    CREATE INDEX loop_runs_config_hash ON loop_runs(config_hash);
+
+    CREATE TABLE loop_tasks (
+        run_id TEXT NOT NULL REFERENCES loop_runs(id),
+        template_id TEXT NOT NULL,
+        instance_idx INTEGER NOT NULL,
+        params_json TEXT NOT NULL,
+        bindings_json TEXT NOT NULL,
+        question TEXT NOT NULL,
+        oracle_hash TEXT NOT NULL,
+        PRIMARY KEY (run_id, template_id, instance_idx)
+    );
+
+    CREATE TABLE loop_steps (
+        run_id TEXT NOT NULL,
+        template_id TEXT NOT NULL,
+        instance_idx INTEGER NOT NULL,
+        loop INTEGER NOT NULL,             -- 1-based
+        question TEXT NOT NULL,            -- the prompt p^loop the code was generated from
+        prompt_json TEXT NOT NULL,
+        response TEXT NOT NULL,
+        code TEXT,
+        category TEXT NOT NULL,
+        detail TEXT NOT NULL,
+        stop_reason TEXT NOT NULL,
+        prompt_tokens INTEGER NOT NULL,
+        generated_tokens INTEGER NOT NULL,
+        gen_ms REAL NOT NULL,
+        summary_prompt_json TEXT,
+        summary_response TEXT,
+        summary TEXT,                      -- p^(loop+1); null until summarised (never after a failure or the last loop)
+        similarity REAL,                   -- cosine(p^loop, p^(loop+1)) when an embedding model was given
+        drift REAL,                        -- cosine(p^1, p^(loop+1))
+        created TEXT NOT NULL,
+        PRIMARY KEY (run_id, template_id, instance_idx, loop),
+        FOREIGN KEY (run_id, template_id, instance_idx) REFERENCES loop_tasks(run_id, template_id, instance_idx)
+    );
+
+    CREATE TABLE mutate_studies (
+        run_id TEXT PRIMARY KEY REFERENCES runs(id),
+        created TEXT NOT NULL,
+        original TEXT NOT NULL,            -- wrapper id of the original
+        embed_model TEXT,
+        min_similarity REAL NOT NULL,
+        variants_json TEXT NOT NULL        -- [{id, file, operations, similarity, kept}]
+    );
+    `
+    ,
+    // Turbulence importer (#11): the verdict another harness published for each imported response,
+    // kept beside eddy's own verdict so reports can show where the two agree.
+    `
+    CREATE TABLE published_verdicts (
+        run_id TEXT NOT NULL REFERENCES runs(id),
+        template_id TEXT NOT NULL,
+        instance_idx INTEGER NOT NULL,
+        round INTEGER NOT NULL,
+        source TEXT NOT NULL,              -- the harness, e.g. 'turbulence'
+        correct INTEGER NOT NULL,          -- 1 when it counted the response correct
+        stage TEXT NOT NULL,               -- passed | rejected | fixed_tests | fuzzing | unknown
+        fault TEXT,                        -- its own failure: timeout | crash (null when none)
+        detail TEXT NOT NULL,
+        extracted TEXT,                    -- the code as that harness extracted it, when known
+        location TEXT NOT NULL,            -- where it was read from (folder in the results)
+        PRIMARY KEY (run_id, template_id, instance_idx, round)
+    );
+    `
+    ,
+    // Determinism audit (#10, eddy audit determinism): how far a model's responses depend on the
+    // session and the batching, recorded on the model (by its file's sha256) for reports.
+    `
+    CREATE TABLE determinism_audits (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        model_sha256 TEXT NOT NULL,
+        model TEXT NOT NULL,
+        mode TEXT NOT NULL,                -- reproducible | fast
+        eddy_version TEXT NOT NULL,
+        created TEXT NOT NULL,
+        responses INTEGER NOT NULL,        -- per session
+        differing_responses INTEGER NOT NULL, -- the most any session differed from the baseline
+        differing_verdicts INTEGER NOT NULL,
+        identical INTEGER NOT NULL,
+        result_json TEXT NOT NULL          -- the whole audit (sessions, first divergences, rounds)
+    );
+    CREATE INDEX determinism_audits_model ON determinism_audits(model_sha256);
+    `
+    ,
+    // eddy merge (#14): this database's node id (a ULID written on first use), and which node produced
+    // each generation, keyed by the generation's natural key so it survives id remapping across merges.
+    `
+    CREATE TABLE meta (
+        key TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+    );
+
+    CREATE TABLE provenance (
+        run_id TEXT NOT NULL REFERENCES runs(id),
+        model TEXT NOT NULL,
+        temperature REAL NOT NULL,
+        wrapper TEXT NOT NULL,
+        template_id TEXT NOT NULL,
+        instance_idx INTEGER NOT NULL,
+        round INTEGER NOT NULL,
+        node_id TEXT NOT NULL,             -- the node whose store first held the generation
+        source_path TEXT NOT NULL,         -- the database file it was merged from
+        source_sha256 TEXT NOT NULL,
+        merged_at TEXT NOT NULL,
+        PRIMARY KEY (run_id, model, temperature, wrapper, template_id, instance_idx, round)
+    );
+    `
 ];

@@ -1,6 +1,5 @@
 import type { Decoding, StopReason } from "../inference/types.js";
-import type { Category } from "../judge/types.js";
-import type { ParamValue } from "../templates/types.js";
+import type { Category, ParamValue } from "../vocabulary.js";
 
 /** Lifecycle of a run. `running` after a crash means "stopped without saying so": resume it. */
 export type RunStatus = "running" | "interrupted" | "failed" | "complete";

@@ -9,6 +9,7 @@ import { isPlainObject } from "./domains/util.js";
 import { isParamValue } from "./domains/choice.js";
 import { parseDomain, rejectFromDomain } from "./domains/registry.js";
 import { placeholderNames } from "./render.js";
+import { RETURN_TYPES, TAXONOMY, subgroupNames, type ReturnType } from "./taxonomy.js";
 import { PROBLEM_GROUPS, type Budget, type ParamSpec, type ParamValue, type ProblemGroup, type Template } from "./types.js";
 
 /** Limits used when a template names no `budget`. */
@@ -16,7 +17,7 @@ export const DEFAULT_BUDGET: Budget = { timeMs: 2000, memoryMb: 256 };
 /** K used when a template names no `random_inputs` (SPEC §2). */
 export const DEFAULT_RANDOM_INPUTS = 50;
 
-const TOP_LEVEL_KEYS = ["id", "function", "arity", "group", "subgroups", "question", "params", "constraint", "edge", "comparator", "budget", "random_inputs"];
+const TOP_LEVEL_KEYS = ["id", "function", "arity", "group", "subgroups", "returns", "question", "ambiguity", "params", "constraint", "edge", "edges", "comparator", "budget", "random_inputs"];
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const TEMPLATE_ID = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
 // Parameters reach the oracle as Python keyword arguments, so they cannot be Python keywords.
@@ -81,11 +82,33 @@ function parseTemplate(file: string, yamlBytes: Buffer): Template {
     if (typeof raw.group !== "string" || !(PROBLEM_GROUPS as readonly string[]).includes(raw.group))
         throw new Error(`unknown group ${JSON.stringify(raw.group)} (one of: ${PROBLEM_GROUPS.join(", ")})`);
     const group = raw.group as ProblemGroup;
-    if (!Array.isArray(raw.subgroups) || !raw.subgroups.every((s) => typeof s === "string" && s.length > 0))
-        throw new Error("subgroups must be a list of names, e.g. [indexing, summation]");
-    const subgroups = raw.subgroups as string[];
+    if (!Array.isArray(raw.subgroups) || raw.subgroups.length === 0 || !raw.subgroups.every((s) => typeof s === "string" && s.length > 0))
+        throw new Error(`subgroups must be a non-empty list of names (${group}: ${subgroupNames(group).join(", ")})`);
+    const subgroups = (raw.subgroups as string[]).map((s) => canonicalSubgroup(group, s));
+    if (new Set(subgroups).size !== subgroups.length) throw new Error(`subgroups lists a subgroup twice: ${JSON.stringify(raw.subgroups)}`);
     if (typeof raw.question !== "string" || raw.question.trim() === "") throw new Error("question must be non-empty text");
     const question = raw.question;
+    const warnings: string[] = [];
+
+    let returns: ReturnType | undefined;
+    if (raw.returns === undefined || raw.returns === null) warnings.push("no 'returns:' field (the answer's type: " + RETURN_TYPES.join(", ") + ")");
+    else if (typeof raw.returns !== "string" || !(RETURN_TYPES as readonly string[]).includes(raw.returns))
+        throw new Error(`unknown returns ${JSON.stringify(raw.returns)} (one of: ${RETURN_TYPES.join(", ")})`);
+    else returns = raw.returns as ReturnType;
+
+    let ambiguity: string | undefined;
+    if (raw.ambiguity === undefined || raw.ambiguity === null)
+        warnings.push("no 'ambiguity:' note (the reading a careful programmer might take, and how the wording or the oracle rules it out)");
+    else if (typeof raw.ambiguity !== "string" || raw.ambiguity.trim() === "") throw new Error("ambiguity must be non-empty text");
+    else ambiguity = raw.ambiguity.trim();
+
+    let edgeNames: string[] = [];
+    if (raw.edges !== undefined && raw.edges !== null) {
+        if (!Array.isArray(raw.edges) || raw.edges.length === 0 || !raw.edges.every((e) => typeof e === "string" && IDENTIFIER.test(e)))
+            throw new Error("edges must be a non-empty list of edge-case names, e.g. [empty, lower_bound, equal_bounds]");
+        edgeNames = raw.edges as string[];
+        if (new Set(edgeNames).size !== edgeNames.length) throw new Error(`edges lists a name twice: ${JSON.stringify(raw.edges)}`);
+    }
 
     if (!isPlainObject(raw.params)) throw new Error("params must be a mapping from parameter name to domain, e.g. lo: {int: {digits: [1, 2]}}");
     const params: ParamSpec[] = Object.entries(raw.params).map(([name, spec]) => {
@@ -148,7 +171,12 @@ function parseTemplate(file: string, yamlBytes: Buffer): Template {
     const oracleFile = path.resolve(oraclesDir(), `${id}.py`);
     if (!existsSync(oracleFile)) throw new EddyError(`${shown(file)}: missing oracle file ${shown(oracleFile)}`);
     const oracleBytes = readFileSync(oracleFile);
-    checkOracleText(oracleFile, oracleBytes.toString("utf8"), arity);
+    const oracleText = oracleBytes.toString("utf8");
+    checkOracleText(oracleFile, oracleText, arity);
+    const hasEdgeCases = /^def edge_cases\s*\(/m.test(oracleText);
+    if (edgeNames.length > 0 && !hasEdgeCases)
+        throw new EddyError(`${shown(file)}: 'edges:' names edge cases but ${shown(oracleFile)} defines no 'def edge_cases(args, **params)'`);
+    if (edgeNames.length === 0 && hasEdgeCases) throw new EddyError(`${shown(file)}: the oracle defines edge_cases() but the template lists no 'edges:'`);
 
     const oracleHash = createHash("sha256").update(yamlBytes).update(oracleBytes).digest("hex");
     return {
@@ -157,17 +185,29 @@ function parseTemplate(file: string, yamlBytes: Buffer): Template {
         arity,
         group,
         subgroups,
+        ...(returns === undefined ? {} : { returns }),
         question,
+        ...(ambiguity === undefined ? {} : { ambiguity }),
         params,
         ...(constraint === undefined ? {} : { constraint }),
         edge,
+        edges: edgeNames,
         comparator,
         budget,
         randomInputs,
+        warnings,
         file: path.resolve(file),
         oracleFile,
         oracleHash
     };
+}
+
+/** A subgroup name of `group` as written in YAML: the snake_case name, or the paper's label in any case ("Copy Sublist"). */
+function canonicalSubgroup(group: ProblemGroup, written: string): string {
+    const key = written.trim().toLowerCase().replace(/[^a-z0-9]+/g, "_").replace(/^_|_$/g, "");
+    const hit = TAXONOMY[group].subgroups.find((s) => s.name === key || s.label.toLowerCase().replace(/[^a-z0-9]+/g, "_") === key);
+    if (!hit) throw new Error(`unknown subgroup '${written}' for group ${group} (allowed: ${subgroupNames(group).join(", ")})`);
+    return hit.name;
 }
 
 /** A text scan of the oracle (no Python runs here): the required functions exist, and `solution` takes `arity` positional arguments. */

@@ -1,5 +1,8 @@
-/** A parameter value substituted into a question: numbers, strings (incl. single characters), booleans, lists. */
-export type ParamValue = number | string | boolean | ParamValue[];
+import type { ReturnType } from "./taxonomy.js";
+
+// ParamValue lives in the shared vocabulary (src/vocabulary.ts); re-exported for existing imports.
+import type { ParamValue } from "../vocabulary.js";
+export type { ParamValue } from "../vocabulary.js";
 
 /** The six problem groups of the Turbulence taxonomy (papers' Table I). */
 export const PROBLEM_GROUPS = ["list", "string", "set", "searching", "copying", "math"] as const;
@@ -26,7 +29,12 @@ export interface Template {
     /** Number of arguments it must take. */
     arity: number;
     group: ProblemGroup;
+    /** Canonical subgroup names of `group` (src/templates/taxonomy.ts). */
     subgroups: string[];
+    /** The answer's declared type (`returns:`); required of shipped templates. */
+    returns?: ReturnType;
+    /** The reading a careful programmer might take, and how the wording or the oracle rules it out; required of shipped templates. */
+    ambiguity?: string;
     /** Question text with `{{name}}` placeholders. */
     question: string;
     params: ParamSpec[];
@@ -34,11 +42,15 @@ export interface Template {
     constraint?: string;
     /** Hand-chosen edge tuples, in `params` order; they come first in every neighbourhood. */
     edge: ParamValue[][];
+    /** Named edge cases (`edges:`) that the oracle's `edge_cases(args, **params)` recognises in an input. */
+    edges?: string[];
     /** Comparator name for differential testing (ordered, unordered, float:1e-9, …) unless the oracle defines `compare`. */
     comparator: string;
     budget: Budget;
     /** K: random differential-testing inputs per instance. */
     randomInputs: number;
+    /** Problems that do not stop the template from loading (a missing `ambiguity:` or `returns:`). */
+    warnings?: string[];
     /** Absolute paths of the YAML and the oracle. */
     file: string;
     oracleFile: string;

@@ -112,3 +112,35 @@ describe("extractCode", () => {
         expect(extractCode("```python\r\ndef sum_range(values):\r\n    return 1\r\n```", FN)).toBe("def sum_range(values):\n    return 1\n");
     });
 });
+
+// Issue #9: model output is untrusted. Each input below is 1 MB shaped against one pass of the
+// old extractor (a backtracking regex: time grows with the square of the length, i.e. minutes to
+// hours at 1 MB). The tests assert the result; a quadratic pass would not finish within the
+// test timeout.
+describe("adversarial 1 MB responses", () => {
+    const MB = 1 << 20;
+    it("trailing blanks not at the end (the old trimBlank)", () => {
+        const code = "def sum_range(values):\n    return 1" + "\n ".repeat(MB / 2) + "x\n";
+        expect(extractCode("```python\n" + code + "```", FN)).toBe(code);
+    });
+    it("thousands of unclosed <think> tags", () => {
+        const r = "<think>".repeat(MB / 7) + "\n```python\n" + body + "```\n";
+        expect(extractCode(r, FN)).toBe(body);
+    });
+    it("a fence line ending in a backtick after a long info string", () => {
+        const r = "```" + "a".repeat(MB) + "`\n```python\n" + body + "```\n";
+        expect(extractCode(r, FN)).toBe(body);
+    });
+    it("a line of blanks after a name (assignment and for-loop targets)", () => {
+        const code = "def sum_range(values):\n    a" + " ".repeat(MB / 2) + "\n    for x" + " ".repeat(MB / 2) + "\n    return 0\n";
+        expect(extractCode("```python\n" + code + "```\n```python\nhelper = 1\n```", FN)).toBe(code);
+    });
+    it("many unclosed parameter lists and triple quotes", () => {
+        const code = "def sum_range(values):\n    return 0\n" + "def f(\n".repeat(MB / 14) + '"""\n'.repeat(MB / 8);
+        expect(extractCode("```python\n" + code + "```\n```python\nhelper = 1\n```", FN)).toBe(code);
+    });
+    it("escaped quotes that never close", () => {
+        const code = "def sum_range(values):\n    return 0\n" + '"' + '\\"'.repeat(MB / 2) + "\n";
+        expect(extractCode("```python\n" + code + "```\n```python\nhelper = 1\n```", FN)).toBe(code);
+    });
+});

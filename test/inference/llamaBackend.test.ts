@@ -47,16 +47,19 @@ function workload(decoding: GenerationRequest["decoding"]): GenerationRequest[] 
 describe("llama backend on eddy's tiny model", () => {
     let one: Backend;
     let four: Backend;
+    /** The opt-in batched mode: one shared context, evaluated prompts reused across rounds. */
+    let fast: Backend;
     const warnings: string[] = [];
     beforeAll(async () => {
         // "raw": the prompt ends with the question's own last character, so answers differ by prompt
-        [one, four] = await Promise.all([
+        [one, four, fast] = await Promise.all([
             createLlamaBackend({ modelPath: tiny.f32, threads: 1, sequences: 1, promptFormat: "raw", onWarning: (l) => warnings.push(l) }),
-            createLlamaBackend({ modelPath: tiny.f32, threads: 1, sequences: 4, promptFormat: "raw", onWarning: (l) => warnings.push(l) })
+            createLlamaBackend({ modelPath: tiny.f32, threads: 1, sequences: 4, promptFormat: "raw", onWarning: (l) => warnings.push(l) }),
+            createLlamaBackend({ modelPath: tiny.f32, threads: 1, sequences: 4, promptFormat: "raw", mode: "fast", onWarning: (l) => warnings.push(l) })
         ]);
     });
     afterAll(async () => {
-        await Promise.all([one?.close(), four?.close()]);
+        await Promise.all([one?.close(), four?.close(), fast?.close()]);
     });
 
     it("uses the prompt format it was told to, silently only when told", async () => {
@@ -80,9 +83,27 @@ describe("llama backend on eddy's tiny model", () => {
         expect(new Set(work.map((r) => a.get(r.id)!.text)).size).toBeGreaterThan(1);
     });
 
-    it("rounds of one prompt reuse the evaluated prompt on the same sequence", async () => {
+    it("reproducible mode: a round reusing its prompt's evaluated state answers exactly as a fresh evaluation", async () => {
+        for (const decoding of [{ temperature: 0 }, { temperature: 1, topK: 40 }]) {
+            const work = workload(decoding);
+            // Rounds back to back on one sequence: rounds 1 and 2 find the prompt evaluated.
+            const reused = await collect(one, work);
+            // The same requests interleaved by round and ungrouped: every one starts from a clean state.
+            const interleaved = [0, 1, 2].flatMap((r) => work.filter((q) => q.id.endsWith(`/${r}`))).map(({ prefixKey: _p, ...q }) => q);
+            const fresh = await collect(one, interleaved);
+            let reuses = 0;
+            for (const q of work) {
+                expect(fresh.get(q.id)!.cachedPromptTokens).toBe(0);
+                if (reused.get(q.id)!.cachedPromptTokens! > 0) reuses++;
+                expect(reused.get(q.id)!.text).toBe(fresh.get(q.id)!.text);
+            }
+            expect(reuses).toBe(12); // rounds 1 and 2 of the 6 prompts
+        }
+    });
+
+    it("fast mode: rounds of one prompt reuse the evaluated prompt on the same sequence", async () => {
         const work = workload({ temperature: 0 });
-        const res = await collect(four, work);
+        const res = await collect(fast, work);
         let sameSequence = 0;
         for (let p = 0; p < 6; p++) {
             const rounds = [0, 1, 2].map((r) => res.get(`${p}/${r}`)!);
@@ -110,8 +131,9 @@ describe("llama backend on eddy's tiny model", () => {
         expect(m.threadsSource).toBe("user");
         expect(m.sequences).toBe(4);
         expect(m.contextSize).toBe(2048);
-        expect(m.batchSize).toBeGreaterThan(0);
-        expect(m.mode).toBe("fast");
+        expect(m.batchSize).toBe(512); // pinned, so a prompt is always evaluated in the same chunks
+        expect(m.mode).toBe("reproducible");
+        expect((await fast.metadata()).mode).toBe("fast");
         expect(m.llamaCppRelease).toMatch(/^b?\d+|v/);
         expect(m.nodeLlamaCppVersion).toMatch(/^\d+\.\d+\.\d+/);
     });
@@ -148,13 +170,13 @@ describe("chat template, end of generation and reproducible sampling", () => {
         const sampled = { temperature: 1, topK: 40, topP: 0.95 };
         const work = workload(sampled);
         const warnings: string[] = [];
-        const a = await createLlamaBackend({ modelPath: tiny.q8_0, threads: 1, reproducible: true, onWarning: (l) => warnings.push(l) });
+        const a = await createLlamaBackend({ modelPath: tiny.q8_0, threads: 1, sequences: 2, onWarning: (l) => warnings.push(l) });
         try {
             // the tiny models have no chat template: eddy says so and records the plain completion prompt
             expect(warnings.some((w) => /no chat template.*plain completion/.test(w))).toBe(true);
             expect((await a.metadata()).promptFormat).toBe("plain-completion");
             expect((await a.metadata()).mode).toBe("reproducible");
-            expect((await a.metadata()).sequences).toBe(1);
+            expect((await a.metadata()).sequences).toBe(2);
             const first = await collect(a, work);
             const second = await collect(a, [...work].reverse());
             for (const r of work) expect(second.get(r.id)!.text).toBe(first.get(r.id)!.text);

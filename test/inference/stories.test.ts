@@ -4,11 +4,12 @@ import { describe, expect, it } from "vitest";
 import { createLlamaBackend } from "../../src/inference/llama/LlamaBackend.js";
 import { inspectGguf } from "../../src/inference/gguf/inspectGguf.js";
 import type { GenerationResult } from "../../src/inference/types.js";
+import { sharedModelsDir } from "../run/sharedModels.js";
 
-// Real trained tiny models (TinyStories 260K) live outside the repository; CI points EDDY_TEST_MODELS at them.
-const dir = process.env.EDDY_TEST_MODELS;
+// Real trained tiny models (TinyStories 260K) live outside the repository (EDDY_TEST_MODELS, or ../shared/models).
+const dir = sharedModelsDir();
 const have = dir !== undefined && existsSync(path.join(dir, "stories260K.gguf"));
-if (!have) console.warn("[eddy] skipping stories260K tests: set EDDY_TEST_MODELS to the folder holding stories260K*.gguf");
+if (!have) console.warn("[eddy] skipping stories260K tests: no ../shared/models beside the checkout and EDDY_TEST_MODELS not set");
 const maybe = have ? describe : describe.skip;
 
 maybe("stories260K (EDDY_TEST_MODELS)", () => {

@@ -1,7 +1,8 @@
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { JudgePool } from "../../src/judge/JudgePool.js";
@@ -64,6 +65,83 @@ const corpus: [string, string, Category[]][] = [
     ]
 ];
 
+// Issue #9: a candidate must never see the oracle, forge a verdict or hide its failure.
+const SECRET_NAME = `EDDY_TEST_SECRET_${nonce}`;
+const SECRET_VALUE = `stack-secret-${nonce}`;
+const IPC_KEY = 0x5e000000 + (parseInt(nonce.slice(0, 5), 16) & 0xffff);
+const victimFile = path.join(secretDir, "victim.txt");
+const keepTemplate = fixtureTemplate("sum_range_keep", { budget: { timeMs: 1000, memoryMb: 64 }, randomInputs: 5 });
+const fixtureOracle = t.oracleFile;
+// [name, code, wanted categories, template, only with namespaces]
+const integrity: [string, string, Category[], typeof t, boolean][] = [
+    [
+        "gc.get_objects() looking for the oracle's solution",
+        "import gc\ndef sum_range(values):\n    for o in gc.get_objects():\n        if callable(o) and getattr(o, '__name__', '') == 'solution':\n            return o(values, lo=1, hi=3)\n    return -12345\n",
+        ["assertion_error"], t, false
+    ],
+    [
+        "sys._getframe() walking up to the harness (request, oracle path, helpers)",
+        "import sys, importlib.util\ndef sum_range(values):\n    f = sys._getframe()\n    while f is not None:\n        for scope in (f.f_locals, f.f_globals):\n            for k, v in list(scope.items()):\n                if isinstance(v, dict) and 'oracle' in v:\n                    spec = importlib.util.spec_from_file_location('o', v['oracle'])\n                    m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\n                    return m.solution(values, **v['bindings'])\n                if k in ('prepare', 'load_oracle', 'encode', '_oracles', '_prepared'):\n                    return sum(values[1:4])\n        f = f.f_back\n    return -12345\n",
+        ["assertion_error"], t, false
+    ],
+    [
+        "reading the oracle file by its path",
+        `import importlib.util\ndef sum_range(values):\n    try:\n        spec = importlib.util.spec_from_file_location('o', ${JSON.stringify(fixtureOracle)})\n        m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\n        return m.solution(values, lo=1, hi=3)\n    except Exception:\n        return -12345\n`,
+        ["assertion_error"], t, true
+    ],
+    [
+        "environment strings left on the stack or in /proc",
+        `import os, ctypes\n# Non-dumpable after the uid change: make /proc/self/mem readable again, as an attacker would.\nctypes.CDLL(None).prctl(4, 1, 0, 0, 0)\ndef sum_range(values):\n    needle = ${JSON.stringify(SECRET_VALUE)}.encode()\n    found = needle in os.environ.get(${JSON.stringify(SECRET_NAME)}, '').encode()\n    for line in open('/proc/self/maps'):\n        if '[stack]' in line:\n            lo, hi = (int(x, 16) for x in line.split()[0].split('-'))\n            with open('/proc/self/mem', 'rb') as mem:\n                mem.seek(lo)\n                found = found or needle in mem.read(hi - lo)\n    for p in os.listdir('/proc'):\n        try:\n            found = found or needle in open('/proc/%s/environ' % p, 'rb').read()\n        except OSError:\n            pass\n    return -12345 if found else sum(values[1:4])\n`,
+        ["passed"], t, false
+    ],
+    [
+        "host command lines in /proc",
+        "import os\ndef sum_range(values):\n    for p in os.listdir('/proc'):\n        try:\n            line = open('/proc/%s/cmdline' % p, 'rb').read()\n        except OSError:\n            continue\n        if b'node' in line or b'vitest' in line or b'eddy_judge.worker' in line:\n            return -12345\n    return sum(values[1:4])\n",
+        ["passed"], t, true
+    ],
+    [
+        "patching the harness's encoder to hide an argument it changed",
+        "import sys, marshal, json\nCALLS = []\ndef _liar(real):\n    memo = {}\n    def fake(v, *a, **k):\n        if isinstance(v, tuple) and id(v) in memo:\n            return memo[id(v)]\n        out = real(v, *a, **k)\n        if isinstance(v, tuple):\n            memo[id(v)] = out\n        return out\n    fake.patched = True\n    return fake\ndef sum_range(values):\n    CALLS.append(1)\n    f = sys._getframe(1)\n    while f is not None:\n        g = f.f_globals\n        for name in ('encode', 'dumps', '_send'):\n            if callable(g.get(name)) and not getattr(g[name], 'patched', False):\n                g[name] = _liar(g[name])\n        f = f.f_back\n    for mod, name in ((marshal, 'dumps'), (json, 'dumps')):\n        if not getattr(getattr(mod, name), 'patched', False):\n            setattr(mod, name, _liar(getattr(mod, name)))\n    total = sum(values[1:4])\n    if len(CALLS) > 1:\n        values.reverse()\n    return total\n",
+        ["assertion_error", "fuzzing_failure"], keepTemplate, false
+    ],
+    [
+        "deeply nested data and lines without a kind on the result channel",
+        "import os, struct\ndef sum_range(values):\n    junk = b'[' * 100000 + b'\\n{\"load\": \"x\"}\\n{\"i\": 0}\\n'\n    deep = b'[\\x01\\x00\\x00\\x00' * 5000 + b'N'\n    for fd in range(3, 64):\n        try:\n            os.write(fd, junk)\n            os.write(fd, struct.pack('>I', len(deep)) + deep)\n        except OSError:\n            pass\n    return sum(values[1:4])\n",
+        ["runtime_error"], t, false
+    ],
+    [
+        "a raw socket through ctypes",
+        "import ctypes, struct\ndef sum_range(values):\n    libc = ctypes.CDLL(None, use_errno=True)\n    fd = libc.socket(2, 1, 0)\n    if fd < 0:\n        return sum(values[1:4])\n    addr = struct.pack('<HH4s8x', 2, 0x5000, bytes([1, 1, 1, 1]))\n    ok = libc.connect(fd, addr, len(addr)) == 0\n    return -12345 if ok else sum(values[1:4])\n",
+        ["passed"], t, false
+    ],
+    [
+        "kill(-1) and killing the judge's processes",
+        "import os, signal\ndef sum_range(values):\n    for target in (-1, -os.getpgid(os.getppid()) if os.getppid() > 1 else -1, os.getppid()):\n        try:\n            os.kill(target, signal.SIGKILL)\n        except OSError:\n            pass\n    return sum(values[1:4])\n",
+        ["passed"], t, false
+    ],
+    [
+        "a process that keeps re-forking to outlive its verdict",
+        "import os, time\ndef sum_range(values):\n    if os.fork() == 0:\n        os.setsid()\n        while True:\n            if os.fork() != 0:\n                os._exit(0)\n            time.sleep(0.01)\n    return sum(values[1:4])\n",
+        ["passed"], t, false
+    ],
+    [
+        "writing to the user's files and to its working directory",
+        `import os\ndef sum_range(values):\n    for p in (${JSON.stringify(victimFile)}, os.path.join(${JSON.stringify(process.cwd())}, 'eddy-escape-${nonce}')):\n        try:\n            open(p, 'a').write('escaped')\n        except OSError:\n            pass\n    open('scratch-${nonce}', 'w').write('mine')\n    return sum(values[1:4])\n`,
+        ["passed"], t, false
+    ],
+    [
+        "the static check on 250 KB of unbound names (linear, bounded)",
+        "def sum_range(values):\n    return 0\n" + "x = (" + Array.from({ length: 24_000 }, (_, i) => `n${i}`).join(", ") + ")\n",
+        ["static_error"], t, false
+    ],
+    [
+        "an answer over the size cap",
+        "def sum_range(values):\n    return sum(values[1:4])\n" + "x = 1\n".repeat(50_000),
+        ["static_error"], t, false
+    ],
+    ["deeply nested brackets", "def sum_range(values):\n    return " + "(".repeat(5000) + "1" + ")".repeat(5000) + "\n", ["syntax_error", "static_error"], t, false]
+];
+
 function survivors(): string[] {
     const out = execFileSync("ps", ["-eo", "pid=,comm=,args="], { encoding: "utf8" });
     return out.split("\n").filter((l) => l.includes(MARK) || l.includes(`sleep ${SLEEP}`));
@@ -76,7 +154,8 @@ describe("the result channel", () => {
         try {
             const forge = `import os\ndef sum_range(values):\n    for fd in os.listdir('/proc/self/fd'):\n        try:\n            os.write(int(fd), b'{"pid": ${victim.pid}}\\n')\n        except OSError:\n            pass\n` + RETURN_RIGHT;
             const v = await pool.judge({ template: t, bindings, code: forge });
-            expect(v.category, v.detail).toBe("passed");
+            // Anything written to the result channel that is not a well-formed frame is the candidate's failure.
+            expect(v.category, v.detail).toBe("runtime_error");
             // A SIGKILL would have been sent before judge() returned; give its exit event time to arrive.
             await new Promise((r) => setTimeout(r, 300));
             expect(victim.signalCode).toBeNull();
@@ -96,8 +175,12 @@ for (const mode of ["full isolation", "without namespaces"] as const) {
         beforeAll(async () => {
             mkdirSync(secretDir, { recursive: true, mode: 0o700 });
             writeFileSync(secretFile, "TOP SECRET\n", { mode: 0o600 });
+            chmodSync(secretDir, 0o755);
+            writeFileSync(victimFile, "untouched\n", { mode: 0o644 });
             if (mode === "without namespaces") process.env.EDDY_JUDGE_NO_NAMESPACES = "1";
-            pool = await JudgePool.start({ workers: 1 });
+            process.env[SECRET_NAME] = SECRET_VALUE;
+            pool = await JudgePool.start({ workers: 1, allowUnsandboxed: mode === "without namespaces" });
+            delete process.env[SECRET_NAME];
             if (saved === undefined) delete process.env.EDDY_JUDGE_NO_NAMESPACES;
             else process.env.EDDY_JUDGE_NO_NAMESPACES = saved;
         });
@@ -118,6 +201,41 @@ for (const mode of ["full isolation", "without namespaces"] as const) {
                 expect(after.category, after.detail).toBe("passed");
             });
 
+        for (const [name, code, want, template, nsOnly] of integrity) {
+            if (nsOnly && mode !== "full isolation") continue;
+            it(`${name} → ${want.join(" | ")}`, async () => {
+                const v = await pool.judge({ template: { ...template, oracleHash: template.oracleHash + mode }, bindings, code: TAG + code });
+                expect(want, `${name}: ${v.category} (${v.detail})`).toContain(v.category);
+            });
+        }
+
+        it("SysV IPC objects do not carry over from one candidate to the next", async () => {
+            const make = `import ctypes\nlibc = ctypes.CDLL(None)\ndef sum_range(values):\n    libc.shmget(${IPC_KEY}, 4096, 0o1666)\n    libc.msgget(${IPC_KEY}, 0o1666)\n    return sum(values[1:4])\n`;
+            const look = `import ctypes\nlibc = ctypes.CDLL(None)\ndef sum_range(values):\n    if libc.shmget(${IPC_KEY}, 0, 0) >= 0 or libc.msgget(${IPC_KEY}, 0) >= 0:\n        return -12345\n    return sum(values[1:4])\n`;
+            expect((await pool.judge({ template: t, bindings, code: make })).category).toBe("passed");
+            const v = await pool.judge({ template: t, bindings, code: look });
+            expect(v.category, v.detail).toBe("passed");
+            // The look-up can fail: on the host the same key does show up.
+            expect(execFileSync("ipcs", ["-m"], { encoding: "utf8" })).not.toContain(IPC_KEY.toString(16));
+        });
+
+        it("the user's files were really there to be written (the write test can fail)", () => {
+            expect(readFileSync(victimFile, "utf8")).toBe("untouched\n");
+            expect(existsSync(path.join(process.cwd(), `eddy-escape-${nonce}`))).toBe(false);
+            expect(existsSync(path.join(process.cwd(), `scratch-${nonce}`))).toBe(false);
+        });
+
+        it("says plainly what is and is not protected", () => {
+            if (mode === "full isolation") {
+                expect(pool.isolation.sandboxed).toBe(true);
+                expect(pool.isolation.level).toMatch(/pidns.*mountns.*ipcns/);
+            } else {
+                expect(pool.isolation.sandboxed).toBe(false);
+                expect(pool.isolation.level).toContain("NO-SANDBOX");
+                expect(pool.isolation.notes.join(" ")).toMatch(/WITHOUT a sandbox/);
+            }
+        });
+
         it("leaves no stray processes and no files outside the sandbox", async () => {
             // The kernel tears a PID namespace down asynchronously; give it a moment.
             let left = survivors();
@@ -134,3 +252,32 @@ for (const mode of ["full isolation", "without namespaces"] as const) {
         });
     });
 }
+
+// Not root: the same isolation from an unprivileged user namespace (where the kernel allows one).
+const nobodyPython = path.join(path.dirname(fileURLToPath(import.meta.url)), "fixtures/nobody-python.sh");
+const canRunAsNobody = existsSync("/usr/bin/python3") && existsSync("/usr/bin/setpriv") && process.getuid?.() === 0;
+describe.skipIf(!canRunAsNobody)("as an ordinary user (user namespaces)", () => {
+    let pool: JudgePool;
+    beforeAll(async () => {
+        pool = await JudgePool.start({ workers: 1, python: nobodyPython, allowUnsandboxed: true });
+    });
+    afterAll(async () => {
+        await pool?.close();
+    });
+    it("gets namespaces without root, or says plainly that it has none", () => {
+        if (pool.isolation.sandboxed) expect(pool.isolation.level).toMatch(/^userns\+netns\+pidns\+mountns\+ipcns/);
+        else expect(pool.isolation.level).toMatch(/^NO-SANDBOX/);
+    });
+    const names = ["gc.get_objects() looking for the oracle's solution", "reading the oracle file by its path", "host command lines in /proc", "a raw socket through ctypes", "a process that keeps re-forking to outlive its verdict"];
+    for (const [name, code, want, template] of integrity.filter(([n]) => names.includes(n)))
+        it(`${name} → ${want.join(" | ")}`, async (ctx) => {
+            if (!pool.isolation.sandboxed) ctx.skip();
+            const v = await pool.judge({ template: { ...template, oracleHash: template.oracleHash + "nobody" }, bindings, code: TAG + code });
+            expect(want, `${name}: ${v.category} (${v.detail})`).toContain(v.category);
+        });
+    it("a fork bomb is stopped by the process limit, and a correct answer passes", async () => {
+        const bomb = await pool.judge({ template: t, bindings, code: TAG + "import os\ndef sum_range(values):\n    while True:\n        os.fork()\n" });
+        expect(bomb.category).toBe("resource_exhaustion");
+        expect((await pool.judge({ template: t, bindings, code: CORRECT })).category).toBe("passed");
+    });
+});

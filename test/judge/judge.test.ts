@@ -112,6 +112,25 @@ describe("comparators", () => {
         expect(await category("def sum_range(values):\n    return frozenset(v for v in values if v % 2 == 0)\n", setTemplate)).toBe("passed");
         expect(await category(asList, setTemplate)).toBe("assertion_error");
     });
+    it("ordered is type-strict (issue #9): 6.0 is not 6, True is not 1, a tuple is not a list, a frozenset is not a set", async () => {
+        const asFloat = "def sum_range(values):\n    return float(sum(values[1:4]))\n";
+        const v = await pool.judge({ template: t, bindings, code: asFloat });
+        expect(v.category).toBe("assertion_error");
+        expect(v.detail).toContain("expected 6, got 6.0");
+        // lo = hi = 1: the answers are 1 and 0, so a bool carries the same value.
+        const asBool = "def sum_range(values):\n    s = sum(values[1:2])\n    return s == 1 if s in (0, 1) else s\n";
+        expect((await pool.judge({ template: t, bindings: { lo: 1, hi: 1 }, code: asBool })).category).toBe("assertion_error");
+        expect((await pool.judge({ template: t, bindings: { lo: 1, hi: 1 }, code: "def sum_range(values):\n    return sum(values[1:2])\n" })).category).toBe("passed");
+        const asTuple = "def sum_range(values):\n    return tuple(v for v in values if v % 2 == 0)\n";
+        expect(await category(asTuple, fixtureTemplate("evens", { comparator: "ordered" }))).toBe("assertion_error");
+        const asFrozen = "def sum_range(values):\n    return frozenset(v for v in values if v % 2 == 0)\n";
+        expect(await category(asFrozen, fixtureTemplate("evens_set", { comparator: "ordered" }))).toBe("assertion_error");
+        expect(await category("def sum_range(values):\n    return {v for v in values if v % 2 == 0}\n", fixtureTemplate("evens_set", { comparator: "ordered" }))).toBe("passed");
+    });
+    it("unordered compares a multiset of type-strict elements", async () => {
+        const floats = "def sum_range(values):\n    return [float(v) for v in values if v % 2 == 0][::-1]\n";
+        expect(await category(floats, fixtureTemplate("evens", { comparator: "unordered" }))).toBe("assertion_error");
+    });
     it("float:<tol> accepts values within the tolerance only", async () => {
         const near = "def sum_range(values):\n    return sum(values[1:4]) + 1e-12\n";
         const far = "def sum_range(values):\n    return sum(values[1:4]) + 1e-3\n";
@@ -210,7 +229,8 @@ describe("reference answers", () => {
 describe("starting", () => {
     it("reports the isolation in force", () => {
         expect(pool.isolation.level).toContain("rlimits");
-        expect(["namespace", "socket-blocked"]).toContain(pool.isolation.network);
+        expect(pool.isolation.network).toBe("namespace");
+        expect(pool.isolation.sandboxed).toBe(true);
     });
     it("fails with one clear line when python is missing", async () => {
         await expect(JudgePool.start({ workers: 1, python: "/nonexistent/python3" })).rejects.toThrow(/\/nonexistent\/python3 not found/);

@@ -77,6 +77,35 @@ describe("eddy judge", () => {
         expect(r.stderr.trim()).toBe("eddy: the judge itself failed (not the answer's fault): oracle raised while generating random inputs: ValueError: oracle bug");
     });
 
+    it("bad input is one line, never a stack trace (issue #9)", async () => {
+        const answer = file("d.py", "def sum_range(values):\n    return 0\n");
+        const deep = "[".repeat(5000) + "]".repeat(5000);
+        const [nested, zero] = await Promise.all([
+            eddy(["judge", "-t", "sum_range", "-p", deep, "-c", answer]),
+            eddy(["judge", "-t", "sum_range", "-p", "[1, 3]", "-c", "/dev/zero"])
+        ]);
+        expect(nested.code).toBe(2);
+        expect(nested.stderr).toMatch(/^eddy: --params is nested more than \d+ deep\n$/);
+        expect(zero.code).not.toBe(0);
+        expect(zero.stderr).toMatch(/^eddy: cannot read --code \/dev\/zero: more than 16 MB\n$/);
+        for (const r of [nested, zero]) expect(r.stderr).not.toMatch(/\bat .*\.js:\d+/);
+    });
+
+    it("-c - works on a slow pipe (async reads, no EAGAIN)", async () => {
+        const script = `(printf 'def sum_range(values):\\n'; sleep 1; printf '    return sum(values[1:4])\\n') | ${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(root, "dist/cli/bin.js"))} judge -t sum_range -p '[1, 3]' -c -`;
+        const { stdout } = await promisify(execFile)("bash", ["-c", script], { env, cwd: root });
+        expect(stdout).toMatch(/^passed /);
+    });
+
+    it("escape codes in the answer's exception text are printed inert", async () => {
+        const answer = file("e.py", "def sum_range(values):\n    raise ValueError('\\x1b[2K\\rpassed  all good')\n");
+        const r = await eddy(["judge", "-t", "sum_range", "-p", "[1, 3]", "-c", answer, "--raw"]);
+        expect(r.stdout).toMatch(/^runtime_error /);
+        expect(r.stdout).not.toContain("\x1b");
+        expect(r.stdout).not.toContain("\r");
+        expect(r.stdout).toContain("\\x1b[2K\\x0dpassed");
+    });
+
     it("says clearly when python3 is not on PATH", async () => {
         const answer = file("b.py", "def sum_range(values):\n    return 0\n");
         const r = await eddy(["judge", "-t", "sum_range", "-p", "[1, 3]", "-c", answer], { PATH: "", EDDY_PYTHON: "" });

@@ -53,7 +53,7 @@ describe("starting", () => {
         const once = path.join(scratch, "start-once.sh");
         writeFileSync(once, `#!/bin/bash\nif mkdir "${path.join(scratch, "started")}" 2>/dev/null; then exec python3 "$@"; fi\nexit 7\n`, { mode: 0o755 });
         await expect(JudgePool.start({ workers: 2, python: once })).rejects.toThrow(/failed to start: judge worker exited with status 7/);
-        expect(psChildren().filter((l) => l.includes("worker.py"))).toEqual([]);
+        expect(psChildren().filter((l) => l.includes("eddy_judge"))).toEqual([]);
     });
 });
 
@@ -67,7 +67,7 @@ describe("closing", () => {
             expect(v.category).toBe("judge_error");
             expect(v.detail).toContain("closed");
         }
-        expect(psChildren().filter((l) => l.includes("worker.py"))).toEqual([]);
+        expect(psChildren().filter((l) => l.includes("eddy_judge"))).toEqual([]);
     });
 });
 
@@ -87,15 +87,29 @@ describe("isolation", () => {
         expect(r.rlimits).toEqual(expect.arrayContaining(["cpu", "as", "nproc", "fsize", "nofile"]));
     });
 
+    it("without namespaces: start() refuses unless unsandboxed judging is allowed, and says so plainly", async () => {
+        process.env.EDDY_JUDGE_NO_NAMESPACES = "1";
+        delete process.env.EDDY_ALLOW_UNSANDBOXED;
+        await expect(JudgePool.start({ workers: 1 })).rejects.toThrow(/WITHOUT a sandbox.*--allow-unsandboxed/);
+        expect(psChildren().filter((l) => l.includes("eddy_judge"))).toEqual([]);
+        process.env.EDDY_ALLOW_UNSANDBOXED = "1";
+        const viaEnv = await JudgePool.start({ workers: 1 });
+        expect(viaEnv.isolation.sandboxed).toBe(false);
+        await viaEnv.close();
+        const r = await probeIsolation();
+        expect(r.sandboxed).toBe(false);
+        expect(r.level).toMatch(/^NO-SANDBOX/);
+    });
+
     it("without namespaces: sockets are refused, escaped processes are still killed, verdicts unchanged", async () => {
         process.env.EDDY_JUDGE_NO_NAMESPACES = "1";
-        const pool = await JudgePool.start({ workers: 1 });
+        const pool = await JudgePool.start({ workers: 1, allowUnsandboxed: true });
         try {
-            expect(pool.isolation.network).toBe("socket-blocked");
+            expect(pool.isolation.network).toBe("seccomp");
             expect(pool.isolation.pidNamespace).toBe(false);
             const sock = await pool.judge({ template: t, bindings, code: "import socket\ndef sum_range(values):\n    socket.socket()\n    return 0\n" });
             expect(sock.category).toBe("runtime_error");
-            expect(sock.detail).toContain("network access is disabled");
+            expect(sock.detail).toContain("PermissionError");
             const spawn = "import subprocess\ndef sum_range(values):\n    subprocess.Popen(['sleep', '876543'], start_new_session=True)\n    return sum(values[1:4])\n";
             expect((await pool.judge({ template: t, bindings, code: spawn })).category).toBe("passed");
             expect((await pool.judge({ template: t, bindings, code: "def sum_range(values):\n    while True:\n        pass\n" })).category).toBe("resource_exhaustion");

@@ -6,6 +6,7 @@ import { buildTinyLlama, ensureTinyModels, type TinyModelPaths } from "../../src
 import { measureDrift } from "../../src/quant/drift/measureDrift.js";
 import type { DriftReport, DriftText } from "../../src/quant/drift/types.js";
 import { EddyError } from "../../src/util/errors.js";
+import { sharedModelsDir } from "../run/sharedModels.js";
 
 // Fixed texts: a code answer after a prompt, and text with no prompt at all.
 const TEXTS: DriftText[] = [
@@ -63,7 +64,7 @@ describe("token drift on eddy's tiny models", () => {
     });
 });
 
-const shared = process.env.EDDY_TEST_MODELS;
+const shared = sharedModelsDir();
 if (!shared) console.warn("[skip] token drift on stories260K: set EDDY_TEST_MODELS to the folder holding stories260K*.gguf");
 
 describe.skipIf(!shared)("token drift on stories260K (EDDY_TEST_MODELS)", () => {

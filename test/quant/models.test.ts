@@ -6,6 +6,7 @@ import { buildTinyLlama, ensureTinyModels } from "../../src/inference/gguf/tinyM
 import { checkSameModel } from "../../src/quant/models/checkSameModel.js";
 import { byPrecision, precisionRank } from "../../src/quant/models/precision.js";
 import { EddyError } from "../../src/util/errors.js";
+import { sharedModelsDir } from "../run/sharedModels.js";
 
 describe("quantisations of one model", () => {
     it("describes the tiny model's three quantisations and orders them by precision", async () => {
@@ -43,7 +44,7 @@ describe("quantisations of one model", () => {
     });
 });
 
-const shared = process.env.EDDY_TEST_MODELS;
+const shared = sharedModelsDir();
 if (!shared) console.warn("[skip] quantisation checks on stories260K: set EDDY_TEST_MODELS to the folder holding stories260K*.gguf");
 
 describe.skipIf(!shared)("stories260K quantisations (EDDY_TEST_MODELS)", () => {

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { scoreNeighbourhoods } from "../../src/scores/neighbourhood.js";
+import { openStore } from "../../src/store/Store.js";
 import { sampleStudy } from "./sample.js";
 import { writeOutcomes } from "./storeFixture.js";
 
@@ -65,5 +66,59 @@ describe("eddy report / eddy compare on a stored study", () => {
         expect(r.stderr).toMatch(/^eddy: no run 'nope'/);
         const f = spawnSync(process.execPath, [BIN, "report", "run-a", "--db", db, "--format", "pdf"], { encoding: "utf8" });
         expect(f.stderr, f.stderr).toMatch(/^eddy: unknown --format 'pdf'/);
+    });
+
+    it("fits terminal tables into 100 columns when stdout is not a terminal; --wide and JSON keep every value", () => {
+        const widest = (t: string) => Math.max(...t.split("\n").map((l) => [...l].length));
+        const text = eddy("report", "run-a", "run-b", "--format", "text");
+        expect(widest(text)).toBeLessThanOrEqual(100);
+        expect(text).not.toMatch(/^[├┼┤]/m); // no rule between rows
+        expect(text).toMatch(/^tiny-a t=0 default +reproducible +120 of 120 +0\.780/m);
+        expect(widest(eddy("compare", "run-a", "run-b"))).toBeLessThanOrEqual(100);
+        const wide = eddy("compare", "run-a", "run-b", "--wide");
+        expect(wide).toContain("lost in B (first)");
+        // A run with a long id and a long study description.
+        const long = path.join(dir, "long.db");
+        const id = "20261123-a-run-with-a-rather-long-identifier";
+        writeOutcomes(long, sampleStudy().filter((o) => o.runId === "run-b").map((o) => ({ ...o, runId: id })), {
+            config: { templates: "list_every_kth,math_count_coprime,string_count_vowels,set_union_size,copy_reverse,\x1b[2Jgcd_range", instances: 20, rounds: 5, temperatures: [0, 0.8] }
+        });
+        const list = execFileSync(process.execPath, [BIN, "runs", "list", "--db", long], { encoding: "utf8" });
+        expect(widest(list)).toBeLessThanOrEqual(100);
+        expect(list.split("\n")).toHaveLength(2 + 1 + 1); // header, rule, one line for the run, final newline
+        expect(list).toContain("…");
+        expect(list).toContain("M=20 R=5 t=0,0.8");
+        const json = JSON.parse(execFileSync(process.execPath, [BIN, "runs", "list", "--db", long, "--json"], { encoding: "utf8" }));
+        expect(json[0].id).toBe(id);
+        expect(json[0].config.templates).toContain("gcd_range");
+        const all = execFileSync(process.execPath, [BIN, "runs", "list", "--db", long, "--wide"], { encoding: "utf8" });
+        expect(all).toContain(id);
+        expect(all).toContain("\\x1b[2Jgcd_range"); // control characters escaped, in the table and in `runs show`
+        const show = execFileSync(process.execPath, [BIN, "runs", "show", id, "--db", long], { encoding: "utf8" });
+        expect(show).toContain("\\x1b[2Jgcd_range");
+        for (const out of [list, all, show]) expect(out).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/);
+    });
+
+    it("shows each configuration's decoding mode and the model's latest determinism audit, from the database", () => {
+        const audited = path.join(dir, "audited.db");
+        const outcomes = sampleStudy().filter((o) => o.runId === "run-b");
+        writeOutcomes(audited, outcomes, { modelSha256: "ab".repeat(32), metadata: { mode: "fast" } });
+        const store = openStore(audited);
+        try {
+            const audit = { modelSha256: "ab".repeat(32), model: "tiny-b", eddyVersion: "0.1.0", responses: 8, differingVerdicts: 0 };
+            store.recordDeterminismAudit({ ...audit, mode: "fast", differingResponses: 1, identical: false, result: { comparisons: [{ responseShare: 0.125 }] } });
+            store.recordDeterminismAudit({ ...audit, mode: "reproducible", differingResponses: 0, identical: true, result: { comparisons: [{ responseShare: 0 }] } });
+        } finally {
+            store.close();
+        }
+        const run = (...a: string[]) => execFileSync(process.execPath, [BIN, "report", "run-b", "--db", audited, ...a], { encoding: "utf8" });
+        const json = JSON.parse(run("--format", "json"));
+        expect([json.configs[0].mode, json.configs[0].determinism]).toEqual(["fast", expect.stringMatching(/^differs in 12\.5% of responses \(\d{4}-\d\d-\d\d\)$/)]);
+        expect(json.runs[0].templates.every((t: { mode: string }) => t.mode === "fast")).toBe(true);
+        expect(run()).toMatch(/^tiny-b t=0 default +fast +differs in 12\.5% of responses/m);
+        expect(run("--format", "md")).toMatch(/\| tiny-b t=0 default \| fast \| differs in 12\.5%/);
+        expect(run("--format", "csv").split("\n")[1]).toContain(",fast,");
+        // A run stored without any mode reads as reproducible; its model was never audited.
+        expect(JSON.parse(eddy("report", "run-a", "--format", "json")).configs.map((c: { mode: string; determinism: string }) => [c.mode, c.determinism])[0]).toEqual(["reproducible", "–"]);
     });
 });

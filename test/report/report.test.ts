@@ -28,6 +28,13 @@ describe("report data and formats", () => {
         ]);
         expect(d.patterns.map((p) => p.id)).toContain("eq:p1,p2");
     });
+    it("says plainly when a run's answers ran without a sandbox, and only then", async () => {
+        const bare = [{ id: "run-a", status: "complete", isolationLevel: "NO-SANDBOX rlimits+seccomp" }, { id: "run-b", isolationLevel: "netns+pidns+uid" }];
+        for (const format of ["text", "md", "html"] as const) {
+            expect(await renderReport(outcomes, bare, format)).toContain("ran WITHOUT a sandbox");
+            expect(await renderReport(outcomes, meta, format)).not.toContain("WITHOUT a sandbox");
+        }
+    });
     it("JSON carries the rows without per-instance data, and the comparison", async () => {
         const json = JSON.parse(await renderReport(outcomes, meta, "json"));
         expect(json.runs[1].templates[0]).toHaveProperty("AS");
@@ -37,7 +44,7 @@ describe("report data and formats", () => {
     it("CSV has one row per run × configuration × template", async () => {
         const csv = (await renderReport(outcomes, meta, "csv")).trim().split("\n");
         expect(csv).toHaveLength(1 + 18);
-        expect(csv[0]!.split(",").slice(13, 17)).toEqual(["AS", "CPS", "CCS", "category"]);
+        expect(csv[0]!.split(",").slice(15, 19)).toEqual(["AS", "CPS", "CCS", "category"]);
     });
     it("text and Markdown show the tables", async () => {
         const text = await renderReport(outcomes, meta, "text");
@@ -45,7 +52,7 @@ describe("report data and formats", () => {
         expect(text).toContain("Temperature effect");
         const md = await renderReport(outcomes, meta, "md");
         expect(md).toMatch(/^# eddy report/);
-        expect(md).toContain("| config | templates | AS |");
+        expect(md).toContain("| config | mode | judged | AS |");
     });
     it("HTML is self-contained, with every chart, escaped code and capped drill-down", async () => {
         const evil = neighbourhood([[0, 1]], { template: "evil" }).map((o) => ({ ...o, code: "print('<script>alert(1)</script>')" }));

@@ -123,7 +123,7 @@ describe("runStudy", () => {
         expect(resumed).toMatchObject({ runId: first.runId, status: "complete" });
         expect(countRows(db, "generations")).toBe(40);
         expect(countRows(db, "verdicts")).toBe(40);
-    });
+    }, 300_000); // several tiny-model studies: room for a busy shared machine
 
     it("tiny model end to end; an identical query in a later run comes from the response cache unless noCache", async () => {
         const db = path.join(tmpDir(), "tiny.db");
@@ -149,7 +149,7 @@ describe("runStudy", () => {
         expect(info.configurations[0]).toMatchObject({ model: "eddy-tiny-f32", quantization: expect.any(String), modelSha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
         expect(info.configurations[0]!.metadata).toMatchObject({ backend: "llama", threads: 1 });
         expect(info.isolationLevel).toEqual(expect.any(String));
-    });
+    }, 300_000); // several tiny-model studies: room for a busy shared machine
 
     it("resume judges generations that were stored without a verdict", async () => {
         const db = path.join(tmpDir(), "unjudged.db");

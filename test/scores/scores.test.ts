@@ -53,16 +53,16 @@ describe("neighbourhood scores (SPEC §3–§4)", () => {
         expect(s!.AV_CI.lo).toBeLessThanOrEqual(0.06);
         expect(s!.AV_CI.hi).toBeGreaterThanOrEqual(0.06);
     });
-    it("averages unbiased pass@k over instances", () => {
+    it("averages unbiased pass@k over instances, up to k = R", () => {
         // pass@2 per instance: 1, 1 − C(2,2)/C(5,2) = .9, 0, 1 → mean 2.9/4
         expect(s!.passAtK["1"]).toBeCloseTo(0.65, 12);
         expect(s!.passAtK["2"]).toBeCloseTo(2.9 / 4, 12);
     });
     it("classifies the four categories", () => {
-        expect(categorise(1, 1)).toBe("perfect_success");
-        expect(categorise(0, 0)).toBe("perfect_failure");
-        expect(categorise(0.5, 1)).toBe("stochastic_failure");
-        expect(categorise(0.5, 0.9)).toBe("inconsistent_generalisation");
+        expect(categorise({ M: 2, perfect: 2, solved: 2 })).toBe("perfect_success");
+        expect(categorise({ M: 2, perfect: 0, solved: 0 })).toBe("perfect_failure");
+        expect(categorise({ M: 2, perfect: 0, solved: 2 })).toBe("stochastic_failure");
+        expect(categorise({ M: 2, perfect: 0, solved: 1 })).toBe("inconsistent_generalisation");
         const [sf] = scoreNeighbourhoods(neighbourhood([[1, 0], [0, 1]]));
         expect(sf!.category).toBe("stochastic_failure");
     });
@@ -74,12 +74,12 @@ describe("neighbourhood scores (SPEC §3–§4)", () => {
                 [1, 0, 1]
             ])
         );
-        // instance 1 has no counted response → M = 2; AS = 4/5 (not 4/9); CCS: instance 0 passed all counted rounds
-        expect(h!.M).toBe(2);
-        expect(h!.AS).toBeCloseTo(4 / 5, 12);
+        // instance 1 has no counted response → M = 2 of 3; AS = (2/2 + 2/3)/2 = 5/6; CCS: instance 0 passed all counted rounds
+        expect([h!.M, h!.Mtotal]).toEqual([2, 3]);
+        expect(h!.AS).toBeCloseTo(5 / 6, 12);
         expect(h!.CPS).toBe(1);
         expect(h!.CCS).toBeCloseTo(1 / 2, 12);
-        expect(h!.category).toBe("stochastic_failure");
+        expect(h!.category).toBe("incomplete"); // 2 of 3 judged: under 90%
         expect(h!.harness).toEqual({ truncated: 1, judge_error: 3 });
         const [summary] = summariseConfigs([h!]);
         expect(summary!.verdictShares.assertion_error).toBeCloseTo(1 / 5, 12);

@@ -9,7 +9,7 @@ const MIX = `id: mix
 function: f
 arity: 1
 group: string
-subgroups: [x]
+subgroups: [substring_extraction]
 question: "{{n}} {{c}} {{w}}"
 params:
   n: {int: {digits: [1, 2, 3]}}
@@ -20,7 +20,7 @@ edge: [[0, "x", "ab"], [0, "x", "ab"], [5, "y", [1, 2]]]
 
 const RANGE_ORACLE = "def solution(v, *, lo, hi):\n    pass\ndef tests(*, lo, hi):\n    pass\ndef inputs(rng, *, lo, hi):\n    pass\n";
 function rangeYaml(id: string, loDomain: string, hiDomain: string, constraint: string, edge = "[]"): string {
-    return `id: ${id}\nfunction: f\narity: 1\ngroup: list\nsubgroups: [x]\nquestion: "{{lo}}..{{hi}}"\nparams:\n  lo: ${loDomain}\n  hi: ${hiDomain}\nconstraint: ${constraint}\nedge: ${edge}\n`;
+    return `id: ${id}\nfunction: f\narity: 1\ngroup: list\nsubgroups: [slicing]\nquestion: "{{lo}}..{{hi}}"\nparams:\n  lo: ${loDomain}\n  hi: ${hiDomain}\nconstraint: ${constraint}\nedge: ${edge}\n`;
 }
 
 let dirs: TempTemplates;

@@ -48,7 +48,38 @@ describe("loadTemplate", () => {
         expect(t.randomInputs).toBe(7);
     });
 
+    it("reads returns, ambiguity and edges; canonicalises subgroup labels", () => {
+        const yaml = GOOD_YAML.replace("subgroups: [summation]", 'subgroups: ["Sorting/Order-based Operations", slicing]') + "returns: int\nambiguity: \"'between' could exclude the ends; the question says both included.\"\nedges: [empty, equal_bounds]\n";
+        dirs.write("demo", yaml, GOOD_ORACLE + "\ndef edge_cases(args, *, lo, hi):\n    return ['empty'] if not args[0] else []\n");
+        const t = loadTemplate("demo");
+        expect(t.subgroups).toEqual(["sorting", "slicing"]);
+        expect(t.returns).toBe("int");
+        expect(t.ambiguity).toBe("'between' could exclude the ends; the question says both included.");
+        expect(t.edges).toEqual(["empty", "equal_bounds"]);
+        expect(t.warnings).toEqual([]);
+    });
+
+    it("loads a template without returns or ambiguity, with one warning for each", () => {
+        dirs.write("demo", GOOD_YAML);
+        const t = loadTemplate("demo");
+        expect(t.returns).toBeUndefined();
+        expect(t.ambiguity).toBeUndefined();
+        expect(t.edges).toEqual([]);
+        expect(t.warnings).toHaveLength(2);
+        expect(t.warnings![0]).toMatch(/no 'returns:' field/);
+        expect(t.warnings![1]).toMatch(/no 'ambiguity:' note/);
+    });
+
     const cases: [string, () => string, RegExp][] = [
+        ["unknown subgroup", () => errorOf(GOOD_YAML.replace("subgroups: [summation]", "subgroups: [summing]")), /demo\.yaml: unknown subgroup 'summing' for group list \(allowed: slicing, indexing, filtering, element_based, summation, sorting, element_insertion, count_elements, circular_lists\)/],
+        ["subgroup of another group", () => errorOf(GOOD_YAML.replace("subgroups: [summation]", "subgroups: [union]")), /unknown subgroup 'union' for group list/],
+        ["no subgroup", () => errorOf(GOOD_YAML.replace("subgroups: [summation]", "subgroups: []")), /subgroups must be a non-empty list of names \(list: slicing, /],
+        ["repeated subgroup", () => errorOf(GOOD_YAML.replace("subgroups: [summation]", "subgroups: [summation, Summation]")), /lists a subgroup twice/],
+        ["unknown answer type", () => errorOf(GOOD_YAML + "returns: integer\n"), /unknown returns "integer" \(one of: int, float, bool, str, list, tuple, set, frozenset, dict, matrix, none\)/],
+        ["empty ambiguity", () => errorOf(GOOD_YAML + "ambiguity: ' '\n"), /ambiguity must be non-empty text/],
+        ["edges that are not names", () => errorOf(GOOD_YAML + "edges: [empty, 'equal bounds']\n"), /edges must be a non-empty list of edge-case names/],
+        ["edges without edge_cases()", () => errorOf(GOOD_YAML + "edges: [empty]\n"), /demo\.yaml: 'edges:' names edge cases but .*demo\.py defines no 'def edge_cases/],
+        ["edge_cases() without edges", () => errorOf(GOOD_YAML, GOOD_ORACLE + "\ndef edge_cases(args, *, lo, hi):\n    return []\n"), /defines edge_cases\(\) but the template lists no 'edges:'/],
         ["bad YAML", () => errorOf(GOOD_YAML + "edge: [[0, 0]\n"), /demo\.yaml: invalid YAML/],
         ["missing field", () => errorOf(GOOD_YAML.replace("function: demo_sum\n", "")), /demo\.yaml: missing field 'function'/],
         ["unknown field", () => errorOf(GOOD_YAML + "colour: red\n"), /unknown field 'colour'/],
@@ -80,7 +111,7 @@ describe("loadTemplate", () => {
 describe("loadAllTemplates / selectTemplates", () => {
     it("sorts by id and ignores README.md and other files", () => {
         dirs.write("demo", GOOD_YAML);
-        dirs.write("alpha", GOOD_YAML.replace("id: demo", "id: alpha").replace("group: list", "group: set"));
+        dirs.write("alpha", GOOD_YAML.replace("id: demo", "id: alpha").replace("group: list", "group: set").replace("subgroups: [summation]", "subgroups: [union]"));
         writeFileSync(path.join(dirs.templates, "README.md"), "# notes\n");
         writeFileSync(path.join(dirs.templates, "draft.yml.bak"), "not: a template\n");
         expect(loadAllTemplates().map((t) => t.id)).toEqual(["alpha", "demo"]);

@@ -1,7 +1,6 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
-import Table from "cli-table3";
 import { defaultDbPath } from "../../util/paths.js";
 import { ensureTinyModels } from "../../inference/gguf/tinyModel.js";
 import { loadAllTemplates, selectTemplates } from "../../templates/loadTemplates.js";
@@ -10,11 +9,13 @@ import { writeSimulatedAnswers } from "../../inference/replay/simulatedAnswers.j
 import { normalizeStudyConfig } from "../../run/config.js";
 import { runStudy } from "../../run/runStudy.js";
 import { createProgressDisplay } from "../../run/progress.js";
-import { openStore } from "../../store/Store.js";
-import { loadOutcomes, runInfo } from "../../store/outcomes.js";
+import { loadStudy } from "../../report/loadStudy.js";
 import { renderReport } from "../../report/index.js";
 import { scoreNeighbourhoods, summariseConfigs } from "../../scores/index.js";
-import { fix, pct } from "../../report/format.js";
+import { fix } from "../../report/format.js";
+import { decodingMode } from "../../report/buildReport.js";
+import { renderTable, terminalWidth, wrap } from "../../report/terminalTable.js";
+import { safeTerminalText } from "../../util/safeText.js";
 import { summarize } from "./RunCommand.js";
 
 /** A few templates, one per problem group where possible, so the demo touches the whole taxonomy. */
@@ -38,8 +39,9 @@ export function registerDemoCommand(program: Command): void {
         .option("-M, --instances <M>", "instances per template", "6")
         .option("-R, --rounds <R>", "rounds per instance", "2")
         .option("--threads <n>", "inference threads", "1")
+        .option("--wide", "every value in full (the table is otherwise fitted to the terminal, or 100 columns)")
         .addHelpText("after", "\nExamples:\n  $ eddy demo\n  $ npm start\n  $ eddy demo --templates list --instances 10 --db /tmp/demo.db")
-        .action(async (o: { db?: string; templates?: string; instances: string; rounds: string; threads: string }) => {
+        .action(async (o: { db?: string; templates?: string; instances: string; rounds: string; threads: string; wide?: boolean }) => {
             const db = path.resolve(o.db ?? defaultDbPath());
             const tiny = ensureTinyModels();
             const templates = o.templates ?? demoTemplates(4);
@@ -72,47 +74,65 @@ export function registerDemoCommand(program: Command): void {
                 process.stderr.write(summarize(result) + "\n");
                 runIds.push(result.runId);
             }
-            const store = openStore(db, { readonly: true });
-            let outcomes;
-            let meta;
-            try {
-                outcomes = loadOutcomes(store, runIds);
-                meta = runIds.map((id) => runInfo(store, id));
-            } finally {
-                store.close();
-            }
-            const summaries = summariseConfigs(scoreNeighbourhoods(outcomes));
-            const table = new Table({ head: ["configuration", "run", "templates", "AS", "CPS", "CCS", "pass@1", "perfect success", "stochastic failure", "inconsistent gen.", "perfect failure", "truncated"], ...(process.stdout.isTTY ? {} : { style: { head: [], border: [] } }) });
-            for (const s of summaries)
-                table.push([
+            const { outcomes, runs: meta, planned, determinism } = loadStudy(db, runIds);
+            const summaries = summariseConfigs(scoreNeighbourhoods(outcomes, { planned }));
+            const width = terminalWidth();
+            // Compact: scores and category shares (PS/SF/IG/PF) per configuration; runs are listed below.
+            const table = renderTable(
+                [{ head: "configuration", min: 18, ellipsis: "middle" }, { head: "mode", fixed: true }, "AS", "CPS", "CCS", "PS", "SF", "IG", "PF", "NC", "trunc"],
+                summaries.map((s) => [
                     s.config,
-                    s.runId,
-                    s.templates,
-                    fix(s.AS),
-                    fix(s.CPS),
-                    fix(s.CCS),
-                    fix(s.passAtK["1"]),
-                    pct(s.categories.shares.perfect_success),
-                    pct(s.categories.shares.stochastic_failure),
-                    pct(s.categories.shares.inconsistent_generalisation),
-                    pct(s.categories.shares.perfect_failure),
+                    decodingMode(meta.find((m) => m.id === s.runId), s.config),
+                    fix(s.AS, 2),
+                    fix(s.CPS, 2),
+                    fix(s.CCS, 2),
+                    share(s.categories.shares.perfect_success),
+                    share(s.categories.shares.stochastic_failure),
+                    share(s.categories.shares.inconsistent_generalisation),
+                    share(s.categories.shares.perfect_failure),
+                    share(s.categories.shares.incomplete + s.categories.shares.no_data),
                     s.harness.truncated
-                ]);
-            process.stdout.write(table.toString() + "\n");
+                ]),
+                { width, ...(o.wide ? { wide: true } : {}) }
+            );
+            process.stdout.write(table + "\n");
             const reportFile = path.join(path.dirname(db), "reports", "demo.html");
             mkdirSync(path.dirname(reportFile), { recursive: true });
-            writeFileSync(reportFile, await renderReport(outcomes, meta.map((m) => ({ id: m.id, created: m.created, status: m.status, backend: m.backend, seed: m.seed, eddyVersion: m.eddyVersion, isolationLevel: m.isolationLevel })), "html"));
-            process.stdout.write(
-                [
-                    "The tiny model has random weights: it never writes code and never stops by itself, so its answers",
-                    "are cut off at max tokens and recorded as `truncated` (a harness outcome, left out of the scores: –).",
-                    `The replay row judges a simulated flawed model (${path.basename(simulated)}): each template's answers are`,
-                    "its model solution or, at a per-template rate (0, 25, 50, 100%), one of its oracle's mutants.",
-                    "The reference backend answers with each oracle's model solution: its row is what a perfect model scores.",
-                    `database: ${db}`,
-                    `runs:     ${runIds.join(" ")}   (eddy runs show <id> --db ${db})`,
-                    `report:   ${reportFile}   (eddy report ${runIds.join(" ")} --db ${db} --format html)`
-                ].join("\n") + "\n"
-            );
+            writeFileSync(reportFile, await renderReport(outcomes, meta, "html", { planned, determinism }));
+            const prose = [
+                "PS / SF / IG / PF: share of templates that are Perfect Success, Stochastic Failure, Inconsistent Generalisation, Perfect Failure; NC: not categorised (under 90% of a template's instances have a judged response). trunc: truncated responses.",
+                "The tiny model has random weights: it never writes code and never stops by itself, so its answers are cut off at max tokens and recorded as `truncated` (a harness outcome, left out of the scores: –).",
+                `The replay row judges a simulated flawed model (${path.basename(simulated)}): each template's answers are its model solution or, at a per-template rate (0, 25, 50, 100%), one of its oracle's mutants.`,
+                "The reference backend answers with each oracle's model solution: its row is what a perfect model scores."
+            ];
+            const out = [
+                ...prose.map((p) => (o.wide ? safeTerminalText(p) : wrap(p, width))),
+                safeTerminalText(`database: ${db}`),
+                safeTerminalText(`runs:     ${runIds.join(" ")}`),
+                safeTerminalText(`report:   ${reportFile}`),
+                "again:",
+                shellLines(["eddy report", ...runIds, `--db ${db}`, "--format html"], o.wide ? Infinity : width),
+                shellLines(["eddy runs show", runIds[0]!, `--db ${db}`], o.wide ? Infinity : width)
+            ];
+            process.stdout.write(out.join("\n") + "\n");
         });
+}
+
+/** A command line (words: unbreakable pieces, e.g. an option with its value) indented by 2, broken with shell continuations (` \\`) where it would pass `width`: still copyable. */
+function shellLines(words: readonly string[], width: number): string {
+    const lines: string[] = [];
+    let line = "  " + safeTerminalText(words[0]!);
+    for (const w of words.slice(1).map(safeTerminalText)) {
+        if (line.length + 1 + w.length + 2 > width && line.trim().length > 0) {
+            lines.push(line + " \\");
+            line = "      " + w;
+        } else line += " " + w;
+    }
+    lines.push(line);
+    return lines.join("\n");
+}
+
+/** A share as a whole percentage (the demo's table stays narrow; the report has one decimal). */
+function share(v: number): string {
+    return `${Math.round(100 * v)}%`;
 }

@@ -2,7 +2,9 @@ import { execFileSync } from "node:child_process";
 import os from "node:os";
 import type { Command } from "commander";
 import type { IsolationReport } from "../../judge/types.js";
+import { minPython } from "../../judge/worker/PythonWorker.js";
 import { oneLine } from "../../util/errors.js";
+import { safeTerminalLine } from "../../util/safeText.js";
 
 /** What `eddy doctor` finds. */
 export interface DoctorReport {
@@ -47,10 +49,11 @@ export function registerDoctorCommand(program: Command): void {
                 ["would use", report.gpuWouldUse + (report.devices.length ? ` (${report.devices.join(", ")})` : "")],
                 ["llama.cpp", `${report.llamaCppRelease ?? "?"} via node-llama-cpp ${report.nodeLlamaCppVersion ?? "?"}`],
                 ["threads", report.threads ? `${report.threads.chosen} (measured: ${report.threads.trials.map((t) => `${t.threads}→${Math.round(t.tokensPerSecond)} tok/s`).join(", ")})` : "?"],
-                ["judge isolation", iso?.level ?? "unknown (judge probe not available)"]
+                ["judge isolation", iso ? (iso.sandboxed ? `sandboxed (${iso.level})` : `NO SANDBOX: answers run WITHOUT a sandbox (${iso.level})`) : "unknown (judge probe not available)"]
             ];
             for (const [k, v] of lines) process.stdout.write(`${k.padEnd(16)} ${v}\n`);
-            for (const p of report.problems) process.stdout.write(`problem: ${p}\n`);
+            for (const note of iso?.notes ?? []) process.stdout.write(`${"".padEnd(16)} ${safeTerminalLine(note)}\n`);
+            for (const p of report.problems) process.stdout.write(`problem: ${safeTerminalLine(p)}\n`);
         });
 }
 
@@ -60,7 +63,7 @@ async function diagnose(python: string): Promise<DoctorReport> {
     try {
         py = execFileSync(python, ["--version"], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
     } catch {
-        problems.push(`${python} not found: the judge needs Python 3.11+`);
+        problems.push(`${python} not found: the judge needs Python ${minPython()}+`);
     }
     const report: DoctorReport = {
         node: process.version,
@@ -99,6 +102,8 @@ async function diagnose(python: string): Promise<DoctorReport> {
     try {
         const { probeIsolation } = await import("../../judge/isolation.js");
         report.isolation = await probeIsolation(python);
+        if (!report.isolation.sandboxed)
+            problems.push("no namespaces here: the judge runs answers WITHOUT a sandbox and refuses to unless --allow-unsandboxed (or EDDY_ALLOW_UNSANDBOXED=1) is given");
     } catch (err) {
         problems.push(`judge isolation probe failed: ${oneLine(err)}`);
     }

@@ -5,6 +5,7 @@ import { defaultDbPath } from "../../util/paths.js";
 import { openStore } from "../../store/Store.js";
 import { exportRows } from "../../store/outcomes.js";
 import { csvField } from "../../report/csv.js";
+import { safeJsonStringify } from "../../util/safeText.js";
 
 /** Rows as CSV with a header line (columns from the first row). */
 export function toCsv(rows: Record<string, unknown>[]): string {
@@ -21,14 +22,15 @@ export function registerExportCommand(program: Command): void {
         .option("--format <fmt>", "jsonl | csv", "jsonl")
         .option("--out <file>", "write to this file instead of stdout")
         .option("--db <file>", `database file (default ${defaultDbPath()})`)
-        .addHelpText("after", "\nExamples:\n  $ eddy export 20261122-3fa9c1 --format csv --out run.csv\n  $ eddy export 20261122-3fa9c1 | jq .category")
+        .addHelpText("after", "\nExamples:\n  $ eddy export latest --format csv --out run.csv   # latest: the newest run; or a run id\n  $ eddy export latest | head -3")
         .action((runId: string, o: { format: string; out?: string; db?: string }) => {
             if (o.format !== "jsonl" && o.format !== "csv") throw new EddyError(`unknown export format '${o.format}' (use jsonl or csv)`);
             const store = openStore(o.db ?? defaultDbPath(), { readonly: true });
             let text: string;
             try {
                 const rows = exportRows(store, runId);
-                text = o.format === "csv" ? toCsv(rows) : rows.map((r) => JSON.stringify(r)).join("\n") + (rows.length ? "\n" : "");
+                // JSONL keeps every character (control characters as JSON escapes); CSV fields escape them (see csvField).
+                text = o.format === "csv" ? toCsv(rows) : rows.map((r) => safeJsonStringify(r)).join("\n") + (rows.length ? "\n" : "");
             } finally {
                 store.close();
             }

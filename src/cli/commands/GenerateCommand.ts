@@ -4,8 +4,9 @@ import type { ChatMessage, GenerationRequest } from "../../inference/types.js";
 import { DEFAULT_WRAPPER_ID, loadWrapper, renderMessages } from "../../prompts/PromptWrapper.js";
 import { EddyError } from "../../util/errors.js";
 import { deriveSeed } from "../../util/seeds.js";
-import { intSetting, numberSetting } from "../../util/settings.js";
+import { intSetting } from "../../util/settings.js";
 import { GPU_CHOICES } from "../../inference/llama/types.js";
+import { parseStudySettings } from "../../run/config.js";
 
 interface GenerateOptions {
     model: string;
@@ -56,12 +57,17 @@ export function registerGenerateCommand(program: Command): void {
         .option("--json", "print JSON to stdout")
         .addHelpText(
             "after",
-            "\nExamples:\n  $ eddy generate --model models/eddy-tiny-f32.gguf --prompt 'Write a function add(a, b).'\n  $ eddy generate --model model.gguf --template sum_index_range --instance 3 --temperature 0.8 --seed 7 --json"
+            "\nExamples:\n  $ eddy generate --model models/eddy-tiny-f32.gguf --prompt 'Write a function add(a, b).'\n  $ eddy generate --model models/eddy-tiny-f32.gguf --template list_every_kth --instance 3 --temperature 0.8 --seed 7 --threads 1 --json   # the tiny model stands in for yours"
         )
         .action(async (opts: GenerateOptions) => {
-            if (!(GPU_CHOICES as readonly string[]).includes(opts.gpu)) throw new EddyError(`--gpu must be one of ${GPU_CHOICES.join(", ")}, got '${opts.gpu}'`);
+            // The study settings' schema: the same names and bounds as eddy run.
+            const s = parseStudySettings({
+                temperatures: opts.temperature, topK: opts.topK, topP: opts.topP, minP: opts.minP, repeatPenalty: opts.repeatPenalty, seed: opts.seed,
+                maxTokens: opts.maxTokens, threads: opts.threads, gpu: opts.gpu, contextSize: opts.contextSize, promptFormat: opts.promptFormat
+            });
+            if (s.temperatures?.length !== 1) throw new EddyError("give one --temperature");
             if ((opts.prompt === undefined) === (opts.template === undefined)) throw new EddyError("give either --prompt <text> or --template <id> --instance <i>");
-            const runSeed = intSetting("--seed", opts.seed, 0);
+            const runSeed = s.seed!;
             const wrapper = loadWrapper(opts.wrapper);
             let messages: ChatMessage[];
             let functionName: string | undefined;
@@ -87,12 +93,12 @@ export function registerGenerateCommand(program: Command): void {
             const { createLlamaBackend } = await import("../../inference/llama/LlamaBackend.js");
             const backend = await createLlamaBackend({
                 modelPath: opts.model,
-                gpu: opts.gpu as GpuChoice,
+                gpu: s.gpu as GpuChoice,
                 sequences: 1,
-                promptFormat: opts.promptFormat,
-                ...(opts.threads !== undefined ? { threads: intSetting("--threads", opts.threads, 1) } : {}),
+                promptFormat: s.promptFormat!,
+                ...(s.threads !== undefined ? { threads: s.threads } : {}),
                 ...(opts.gpuLayers !== undefined ? { gpuLayers: opts.gpuLayers === "max" ? "max" : intSetting("--gpu-layers", opts.gpuLayers, 0) } : {}),
-                ...(opts.contextSize !== undefined ? { contextSize: intSetting("--context-size", opts.contextSize, 16) } : {}),
+                ...(s.contextSize !== undefined ? { contextSize: s.contextSize } : {}),
                 ...(opts.allowDownload ? { allowDownload: true } : {})
             });
             try {
@@ -100,14 +106,14 @@ export function registerGenerateCommand(program: Command): void {
                     id: "generate",
                     messages,
                     decoding: {
-                        temperature: numberSetting("--temperature", opts.temperature, 0),
-                        ...(opts.topK !== undefined ? { topK: intSetting("--top-k", opts.topK, 1) } : {}),
-                        ...(opts.topP !== undefined ? { topP: numberSetting("--top-p", opts.topP, 0) } : {}),
-                        ...(opts.minP !== undefined ? { minP: numberSetting("--min-p", opts.minP, 0) } : {}),
-                        ...(opts.repeatPenalty !== undefined ? { repeatPenalty: numberSetting("--repeat-penalty", opts.repeatPenalty, 0) } : {})
+                        temperature: s.temperatures[0]!,
+                        ...(s.topK !== undefined ? { topK: s.topK } : {}),
+                        ...(s.topP !== undefined ? { topP: s.topP } : {}),
+                        ...(s.minP !== undefined ? { minP: s.minP } : {}),
+                        ...(s.repeatPenalty !== undefined ? { repeatPenalty: s.repeatPenalty } : {})
                     },
                     seed,
-                    maxTokens: intSetting("--max-tokens", opts.maxTokens, 1),
+                    maxTokens: s.maxTokens!,
                     ...(task ? { task } : {})
                 };
                 let result;

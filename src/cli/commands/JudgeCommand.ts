@@ -1,10 +1,11 @@
-import { readFileSync } from "node:fs";
+import { open } from "node:fs/promises";
 import type { Command } from "commander";
 import { extractCode } from "../../extract/extractCode.js";
 import { JudgePool } from "../../judge/JudgePool.js";
 import { parseParamTuple } from "../../judge/parseParams.js";
 import { loadTemplate } from "../../templates/loadTemplates.js";
 import { EddyError, oneLine } from "../../util/errors.js";
+import { safeTerminalLine } from "../../util/safeText.js";
 
 interface JudgeOptions {
     template: string;
@@ -13,13 +14,65 @@ interface JudgeOptions {
     raw?: boolean;
     json?: boolean;
     python?: string;
+    allowUnsandboxed?: boolean;
 }
 
-function readCode(where: string): string {
+/** Most bytes `--code` reads: a response far larger than any the judge accepts (256 KB of code). */
+export const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+/** Deepest nesting `--params` may have (template parameters are at most lists of lists). */
+const MAX_PARAMS_DEPTH = 32;
+
+/**
+ * Reads a file or stdin with ordinary async reads (a slow or non-blocking pipe just waits),
+ * refusing more than MAX_RESPONSE_BYTES (so `/dev/zero` is a clear error, not an abort).
+ */
+async function readCode(where: string): Promise<string> {
+    const label = where === "-" ? "from stdin" : where;
     try {
-        return readFileSync(where === "-" ? 0 : where, "utf8");
+        const chunks: Buffer[] = [];
+        let total = 0;
+        const tooBig = () => new EddyError(`cannot read --code ${label}: more than ${MAX_RESPONSE_BYTES / (1024 * 1024)} MB`);
+        if (where === "-") {
+            for await (const chunk of process.stdin as AsyncIterable<Buffer>) {
+                total += chunk.length;
+                if (total > MAX_RESPONSE_BYTES) throw tooBig();
+                chunks.push(chunk);
+            }
+        } else {
+            const fh = await open(where, "r");
+            try {
+                for (;;) {
+                    const buf = Buffer.alloc(1 << 16);
+                    const { bytesRead } = await fh.read(buf, 0, buf.length, null);
+                    if (bytesRead === 0) break;
+                    total += bytesRead;
+                    if (total > MAX_RESPONSE_BYTES) throw tooBig();
+                    chunks.push(buf.subarray(0, bytesRead));
+                }
+            } finally {
+                await fh.close();
+            }
+        }
+        return Buffer.concat(chunks).toString("utf8");
     } catch (err) {
-        throw new EddyError(`cannot read --code ${where === "-" ? "from stdin" : where}: ${oneLine(err)}`);
+        if (err instanceof EddyError) throw err;
+        throw new EddyError(`cannot read --code ${label}: ${oneLine(err)}`);
+    }
+}
+
+/** Refuses `--params` nested deeper than any template takes, before JSON.parse recurses into it. */
+function checkParamsDepth(text: string): void {
+    let depth = 0;
+    let inString = false;
+    for (let i = 0; i < text.length; i++) {
+        const c = text[i];
+        if (inString) {
+            if (c === "\\") i++;
+            else if (c === '"') inString = false;
+        } else if (c === '"') inString = true;
+        else if (c === "[" || c === "{") {
+            if (++depth > MAX_PARAMS_DEPTH) throw new EddyError(`--params is nested more than ${MAX_PARAMS_DEPTH} deep`, 2);
+        } else if (c === "]" || c === "}") depth--;
     }
 }
 
@@ -33,35 +86,50 @@ export function registerJudgeCommand(program: Command): void {
         .requiredOption("-c, --code <file>", "file with the answer, or '-' for stdin; code is extracted from fences/prose first")
         .option("--raw", "judge the file as code exactly, without extracting it from a response")
         .option("--python <path>", "Python interpreter for the judge (default: $EDDY_PYTHON or python3)")
+        .option("--allow-unsandboxed", "judge even where no sandbox is possible (the answer could read your files); also EDDY_ALLOW_UNSANDBOXED=1")
         .option("--json", "print the verdict as JSON (category, detail, ms, plus template, params, isolation)")
         .addHelpText(
             "after",
             "\nExamples:\n" +
                 "  $ eddy judge --template list_every_kth --params '[2, 3]' --code answer.py\n" +
                 "  $ cat response.md | eddy judge -t list_every_kth -p '[0, 1]' -c - --json\n" +
-                "\nExit status is 0 whatever the verdict about the answer; 1 for bad input (unknown template, params,\n" +
+                "\nExit status is 0 whatever the verdict about the answer; 1 or 2 for bad input (unknown template, params,\n" +
                 "unreadable file); 3 when the verdict is judge_error (the oracle or the harness failed, not the answer)."
         )
         .action(async (opts: JudgeOptions) => {
-            const template = loadTemplate(opts.template);
-            const bindings = parseParamTuple(template, opts.params);
-            const text = readCode(opts.code);
-            const code = opts.raw ? text : extractCode(text, template.function);
-            const pool = await JudgePool.start(opts.python === undefined ? { workers: 1 } : { workers: 1, python: opts.python });
             try {
-                const verdict = await pool.judge({ template, bindings, code });
-                if (opts.json) {
-                    const out = { category: verdict.category, detail: verdict.detail, ms: Math.round(verdict.ms * 10) / 10, template: template.id, params: template.params.map((p) => bindings[p.name]), isolation: pool.isolation.level };
-                    process.stdout.write(JSON.stringify(out) + "\n");
-                } else {
-                    process.stdout.write(`${verdict.category}  ${verdict.detail}  (${verdict.ms.toFixed(0)} ms)\n`);
-                }
-                if (verdict.category === "judge_error") {
-                    if (!opts.json) process.stderr.write(`eddy: the judge itself failed (not the answer's fault): ${verdict.detail}\n`);
-                    process.exitCode = 3;
-                }
-            } finally {
-                await pool.close();
+                await judgeOne(opts);
+            } catch (err) {
+                // Whatever the input, one line: a bug shows as a message, never as a stack trace.
+                if (err instanceof EddyError) throw err;
+                throw new EddyError(`judge failed: ${safeTerminalLine(oneLine(err))}`, 70);
             }
         });
+}
+
+async function judgeOne(opts: JudgeOptions): Promise<void> {
+    const template = loadTemplate(opts.template);
+    checkParamsDepth(opts.params);
+    const bindings = parseParamTuple(template, opts.params);
+    const text = await readCode(opts.code);
+    const code = opts.raw ? text : extractCode(text, template.function);
+    const pool = await JudgePool.start({ workers: 1, allowUnsandboxed: opts.allowUnsandboxed === true, ...(opts.python === undefined ? {} : { python: opts.python }) });
+    try {
+        const verdict = await pool.judge({ template, bindings, code });
+        if (opts.json) {
+            // JSON escapes control characters itself.
+            const out = { category: verdict.category, detail: verdict.detail, ms: Math.round(verdict.ms * 10) / 10, template: template.id, params: template.params.map((p) => bindings[p.name]), isolation: pool.isolation.level, sandboxed: pool.isolation.sandboxed };
+            process.stdout.write(JSON.stringify(out) + "\n");
+        } else {
+            // The detail quotes the answer's own output and exceptions: never raw escape codes on a terminal.
+            process.stdout.write(`${verdict.category}  ${safeTerminalLine(verdict.detail)}  (${verdict.ms.toFixed(0)} ms)\n`);
+            if (!pool.isolation.sandboxed) process.stderr.write("eddy: warning: this answer ran WITHOUT a sandbox (see 'eddy doctor')\n");
+        }
+        if (verdict.category === "judge_error") {
+            if (!opts.json) process.stderr.write(`eddy: the judge itself failed (not the answer's fault): ${safeTerminalLine(verdict.detail)}\n`);
+            process.exitCode = 3;
+        }
+    } finally {
+        await pool.close();
+    }
 }

@@ -44,9 +44,11 @@ export function registerQuantCommand(program: Command): void {
             "after",
             `
 Examples:
-  $ eddy quant models/coder-f16.gguf models/coder-q8_0.gguf models/coder-q4_k_m.gguf --templates list -M 50 -R 5
-  $ eddy quant models/coder-*.gguf --reference models/coder-q8_0.gguf --json > quant.json
-  $ eddy quant models/eddy-tiny-f32.gguf models/eddy-tiny-q8_0.gguf models/eddy-tiny-q4_0.gguf -M 3 -R 1 --out quant.html
+  $ eddy quant models/eddy-tiny-f32.gguf models/eddy-tiny-q8_0.gguf models/eddy-tiny-q4_0.gguf -t list_every_kth -M 3 -R 1 --threads 1   # eddy's tiny models stand in for yours
+  $ eddy quant models/eddy-tiny-*.gguf --reference models/eddy-tiny-q8_0.gguf -t list_every_kth -M 2 -R 1 --threads 1 --json > quant.json
+  $ eddy quant models/eddy-tiny-f32.gguf models/eddy-tiny-q8_0.gguf models/eddy-tiny-q4_0.gguf -t list_every_kth -M 3 -R 1 --threads 1 --out quant.html
+
+A real study: your GGUF files of one model (F16, Q8_0, Q4_K_M…), e.g. -t list -M 50 -R 5.
 
 The same options again continue (or reuse) the same run: nothing is generated twice.`
         )

@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
 import { loadStudy } from "../../report/loadStudy.js";
+import { terminalWidth } from "../../report/terminalTable.js";
 import { REPORT_FORMATS, type ReportFormat } from "../../report/types.js";
 import { EddyError } from "../../util/errors.js";
 import { defaultDbPath, defaultReportsDir } from "../../util/paths.js";
@@ -27,31 +28,74 @@ export function registerReportCommand(program: Command): void {
         .option("--format <format>", `output format: ${REPORT_FORMATS.join(" | ")} (default: from --out's extension, else text)`)
         .option("--out [file]", `write to a file instead of stdout (no file: ${path.join(defaultReportsDir(), "report-<run>.<ext>")})`)
         .option("--drilldown <n>", "failing responses kept per template in the HTML drill-down", "12")
+        .option("--wide", "text: every value in full (tables are otherwise fitted to the terminal, or 100 columns)")
         .addHelpText(
             "after",
-            "\nExamples:\n  $ eddy report 20261122-3fa9c1\n  $ eddy report 20261122-3fa9c1 --format html --out report.html\n  $ eddy report runA runB --format json > scores.json\n  $ eddy report runA --out   # HTML into .eddy/reports/"
+            "\nExamples:\n  $ eddy report latest                 # the newest run (latest~1: the one before; or a run id)\n  $ eddy report latest --wide\n  $ eddy report latest --format html --out report.html\n  $ eddy report latest latest~1 --format json > scores.json\n  $ eddy report latest --out           # HTML into .eddy/reports/"
         )
-        .action(async (runs: string[], o: { db?: string; format?: string; out?: string | boolean; drilldown: string }) => {
+        .action(async (runs: string[], o: { db?: string; format?: string; out?: string | boolean; drilldown: string; wide?: boolean }) => {
             const outFile = typeof o.out === "string" ? o.out : undefined;
             const format = (o.format ?? (outFile ? formatFromFile(outFile) : undefined) ?? (o.out === true ? "html" : "text")) as ReportFormat;
             if (!(REPORT_FORMATS as readonly string[]).includes(format)) throw new EddyError(`unknown --format '${format}' (one of ${REPORT_FORMATS.join(", ")})`);
             const drill = Number(o.drilldown);
             if (!Number.isInteger(drill) || drill < 0) throw new EddyError(`--drilldown must be a non-negative integer, got '${o.drilldown}'`);
-            const { outcomes, runs: infos } = loadStudy(o.db ?? defaultDbPath(), runs);
+            const loopText = await loopReport(o.db ?? defaultDbPath(), runs, format);
+            if (loopText !== undefined) return emit(loopText, format, o.out, runs);
+            const { outcomes, runs: infos, planned, determinism } = loadStudy(o.db ?? defaultDbPath(), runs);
             // Loaded on use: the charting libraries are heavy, and every other command starts faster without them.
             const { renderReport } = await import("../../report/renderReport.js");
-            const text = await renderReport(outcomes, infos, format, { drilldownPerTemplate: drill });
-            if (o.out === undefined) {
-                process.stdout.write(text);
-                return;
-            }
-            const file = outFile ?? path.join(defaultReportsDir(), `report-${infos.map((r) => r.id).join("+")}.${EXTENSIONS[format]}`);
-            try {
-                mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-                writeFileSync(file, text);
-            } catch (err) {
-                throw new EddyError(`cannot write ${file}: ${(err as Error).message}`, 73, { cause: err });
-            }
-            process.stderr.write(`report written to ${file} (${format}, ${Buffer.byteLength(text)} bytes)\n`);
+            // Fitted to the terminal only when the text goes to it; a file gets the 100-column layout.
+            const width = o.out === undefined ? terminalWidth() : 100;
+            let text = await renderReport(outcomes, infos, format, { drilldownPerTemplate: drill, planned, determinism, width, ...(o.wide ? { wide: true } : {}) });
+            // Turbulence importer (#11): runs with published verdicts also show eddy's agreement with them.
+            text = (await import("../../report/agreementRender.js")).withAgreement(o.db ?? defaultDbPath(), infos.map((r) => r.id), format, text);
+            emit(text, format, o.out, infos.map((r) => r.id));
         });
+}
+
+/** The report to stdout, to `out`, or (`--out` without a file) into .eddy/reports/. */
+function emit(text: string, format: ReportFormat, out: string | boolean | undefined, ids: string[]): void {
+    if (out === undefined) {
+        process.stdout.write(text);
+        return;
+    }
+    const file = typeof out === "string" ? out : path.join(defaultReportsDir(), `report-${ids.join("+")}.${EXTENSIONS[format]}`);
+    try {
+        mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+        writeFileSync(file, text);
+    } catch (err) {
+        throw new EddyError(`cannot write ${file}: ${(err as Error).message}`, 73, { cause: err });
+    }
+    process.stderr.write(`report written to ${file} (${format}, ${Buffer.byteLength(text)} bytes)\n`);
+}
+
+/**
+ * EvaLOOP runs live in their own tables; `eddy report <loop run>` renders them as `eddy loop report`
+ * does, so every study a user ran is reported by the same command. Undefined when the ids are study runs.
+ */
+async function loopReport(db: string, ids: string[], format: ReportFormat): Promise<string | undefined> {
+    const { existsSync } = await import("node:fs");
+    if (!existsSync(db)) return undefined; // loadStudy says what is missing
+    const { openStore } = await import("../../store/Store.js");
+    const store = openStore(db, { readonly: true });
+    try {
+        if (ids.some((id) => store.getRun(id) !== undefined)) return undefined;
+        const hasLoopTables = store.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'loop_runs'").get() !== undefined;
+        if (!hasLoopTables) return undefined;
+        const { LoopStore } = await import("../../loop/store.js");
+        const loops = new LoopStore(store);
+        try {
+            for (const id of ids) loops.requireRun(id);
+        } catch {
+            return undefined; // not loop runs either: loadStudy names the unknown id
+        }
+        const { buildLoopReport, renderLoopHtml, renderLoopJson, renderLoopText } = await import("../../loop/report.js");
+        const r = buildLoopReport(store, ids);
+        if (format === "json") return renderLoopJson(r);
+        if (format === "html") return renderLoopHtml(r);
+        if (format === "text") return renderLoopText(r);
+        throw new EddyError(`a loop run is reported as text, json or html, not ${format}`);
+    } finally {
+        store.close();
+    }
 }

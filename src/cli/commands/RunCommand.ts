@@ -11,6 +11,8 @@ interface RunFlags extends StudyConfigFlags {
     dryRun?: boolean;
     json?: boolean;
     progress?: boolean;
+    queue?: string;
+    insecureQueue?: boolean;
 }
 
 /** Help texts of the shared study options as `eddy run` words them (several values allowed). */
@@ -48,15 +50,20 @@ export function registerRunCommand(program: Command): void {
         .option("--dry-run", "print the plan (queries, expected tokens) and exit")
         .option("--json", "print the result (or the plan) as JSON on stdout")
         .option("--no-progress", "no progress display")
+        .option("--queue <url>", "plan the study as shards on this Redis (redis://[:password@]host:6379[/db], rediss:// for TLS) for `eddy worker` nodes to run; rows are collected into --db")
+        .option("--insecure-queue", "allow a Redis that is neither on loopback nor password-protected")
         .addHelpText(
             "after",
             `
 Examples:
-  $ eddy run --model models/qwen2.5-coder-1.5b-q4_k_m.gguf --templates list --instances 100 --rounds 5
-  $ eddy run --model a.gguf,b.gguf --temperature 0,0.8 --templates sum_index_range --dry-run
-  $ eddy run --backend reference --templates all --instances 10 --rounds 1
-  $ eddy run --backend replay --replay answers.jsonl --templates list
-  $ eddy run --resume 20261122-3fa9c1`
+  $ eddy run --model models/eddy-tiny-q8_0.gguf --templates list_every_kth --instances 3 --rounds 2 --threads 1   # eddy's tiny model stands in for your GGUF
+  $ eddy run --model models/eddy-tiny-f32.gguf,models/eddy-tiny-q8_0.gguf --temperature 0,0.8 --templates list --dry-run
+  $ eddy run --backend reference --templates math --instances 5 --rounds 1
+  $ eddy run --backend replay --replay answers.jsonl --templates list_every_kth --instances 3 --rounds 1
+  $ eddy run --resume latest            # the newest run, or a run id
+  $ eddy run --backend reference --templates list --queue redis://:s3cret@lab-redis:6379   # shards for 'eddy worker' nodes
+
+A real study uses the defaults, --instances 100 --rounds 5, over the templates you choose.`
         )
         .action(async (flags: RunFlags) => {
             const config = studyConfigFromFlags(flags);
@@ -86,6 +93,13 @@ Examples:
                             `tokens:       ~${out.prompt_tokens_estimate} prompt (chars/4), at most ${out.max_generated_tokens} generated (${config.maxTokens} per query)`
                         ].join("\n") + "\n"
                     );
+                return;
+            }
+            if (flags.queue) {
+                // Imported here: the queue pulls in BullMQ and ioredis, which a local run never needs.
+                const { runOnQueue } = await import("../../queue/runOnQueue.js");
+                const r = await runOnQueue(config, flags.queue, { insecureQueue: flags.insecureQueue, progress: flags.progress });
+                process.stdout.write((flags.json ? JSON.stringify(r, null, 2) : r.runId) + "\n");
                 return;
             }
             const stop = stopOnSigint();

@@ -1,7 +1,7 @@
 import path from "node:path";
 import type { Command } from "commander";
 import { isRemoteModel } from "../../inference/modelUri.js";
-import { normalizeStudyConfig, OPERATIONAL_KEYS, readConfigFile, STUDY_DEFAULTS, type StudyConfig } from "../../run/config.js";
+import { normalizeStudyConfig, OPERATIONAL_KEYS, parseStudySettings, readConfigFile, STUDY_DEFAULTS, type StudyConfig } from "../../run/config.js";
 import { defaultDbPath } from "../../util/paths.js";
 
 /** Collect a repeatable option, splitting commas. */
@@ -37,8 +37,12 @@ export interface StudyFlags {
     allowDownload?: boolean;
     /** --gpu */
     gpu?: string;
-    /** --reproducible */
+    /** --fast */
+    fast?: boolean;
+    /** --reproducible (the default; kept so older scripts still run) */
     reproducible?: boolean;
+    /** --allow-unsandboxed */
+    allowUnsandboxed?: boolean;
     /** --top-k */
     topK?: string;
     /** --top-p */
@@ -99,13 +103,15 @@ export function addStudyShapeOptions(cmd: Command, texts: StudyOptionTexts): Com
 export function addStudyExecutionOptions(cmd: Command, texts: StudyOptionTexts): Command {
     return cmd
         .option("--threads <n>", texts.threads)
-        .option("--sequences <n>", "parallel sequences (default: chosen from memory and model size)")
-        .option("--batch-size <n>", "batch size for prompt processing")
+        .option("--sequences <n>", "parallel sequences (default: chosen from memory, model size and cores); results do not depend on it")
+        .option("--batch-size <n>", "prompt chunk size in tokens (default 512); keep it when comparing runs")
         .option("--context-size <n>", "context size in tokens")
         .option("--prompt-format <fmt>", "auto (the GGUF's chat template; a plain completion prompt when it has none) | gguf-chat-template | plain-completion | a node-llama-cpp chat wrapper name")
         .option("--allow-download", "let an hf: model URI be downloaded (eddy never touches the network otherwise)")
         .option("--gpu <kind>", "auto | cuda | metal | vulkan | cpu")
-        .option("--reproducible", "exact reproduction of seeded sampling at some speed cost")
+        .option("--fast", "batch sequences in one shared context and reuse evaluated prompts: faster, but responses can differ between runs, rounds and sequence counts (recorded on the run)")
+        .option("--reproducible", "the default: byte-identical responses across runs, resumes, rounds and sequence counts")
+        .option("--allow-unsandboxed", "let the judge run candidate code without a sandbox where none can be had")
         .option("--top-k <k>", "top-k when sampling")
         .option("--top-p <p>", "top-p when sampling")
         .option("--min-p <p>", "min-p when sampling")
@@ -150,7 +156,9 @@ export function studyConfigFromFlags(f: StudyConfigFlags): StudyConfig {
         topP: f.topP,
         minP: f.minP,
         repeatPenalty: f.repeatPenalty,
-        reproducible: f.reproducible,
+        fast: f.fast,
+        mode: f.reproducible ? "reproducible" : undefined,
+        allowUnsandboxed: f.allowUnsandboxed,
         noCache: f.cache === false ? true : undefined,
         fresh: f.fresh,
         db: f.db && path.resolve(f.db),
@@ -163,7 +171,8 @@ export function studyConfigFromFlags(f: StudyConfigFlags): StudyConfig {
         const ignored = Object.keys(flags).filter((k) => !(OPERATIONAL_KEYS as readonly string[]).includes(k));
         if (ignored.length)
             process.stderr.write(`eddy: --resume continues run ${f.resume} as it was configured; ignoring ${ignored.join(", ")} (start a new run with --fresh to change them)\n`);
-        return { ...STUDY_DEFAULTS, models: [], ...merged, backend: "reference" } as StudyConfig;
+        parseStudySettings(merged); // bad values are still one clear line
+        return { ...STUDY_DEFAULTS, mode: "reproducible", models: [], ...merged, backend: "reference" } as StudyConfig;
     }
     return normalizeStudyConfig(merged);
 }

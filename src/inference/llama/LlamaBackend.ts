@@ -31,7 +31,7 @@ export async function createLlamaBackend(opts: LlamaBackendOptions): Promise<Bac
     const init: WorkerInit = {
         modelPath,
         gpu,
-        reproducible: opts.reproducible ?? false,
+        mode: opts.mode ?? (opts.reproducible === false ? "fast" : "reproducible"),
         promptFormat: opts.promptFormat ?? "auto",
         ...(opts.gpuLayers !== undefined ? { gpuLayers: opts.gpuLayers } : {}),
         ...(cachedThreads !== undefined ? { threads: cachedThreads } : {}),

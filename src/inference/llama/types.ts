@@ -1,3 +1,4 @@
+import type { DecodingMode } from "../../vocabulary.js";
 import type { BackendMetadata, GenerationRequest, GenerationResult } from "../types.js";
 
 /** GPU choice passed through to node-llama-cpp's getLlama ("cpu" = no GPU). */
@@ -17,11 +18,21 @@ export interface LlamaBackendOptions {
     threads?: number;
     /** Tokens each sequence can hold (prompt + answer); default min(trained context, 4096). */
     contextSize?: number;
-    /** Parallel sequences; default chosen from free memory and the model's size (1 in reproducible mode). */
+    /**
+     * Parallel sequences; default chosen from free memory and the model's size (in reproducible mode
+     * also at most one per `threads` CPU cores, since each sequence is a context of its own).
+     */
     sequences?: number;
-    /** Tokens evaluated per batch; default node-llama-cpp's. */
+    /** Tokens evaluated per batch (prompt chunk size); default 512 (capped by the context size). */
     batchSize?: number;
-    /** Exact reproduction of seeded sampling: one sequence, fresh state per request. Slower. */
+    /**
+     * "reproducible" (default): one context per sequence, every prompt evaluated from a clean state in
+     * the same chunks, so a response depends only on the model, the request and the settings — never on
+     * what else is generating or what ran before. "fast": one shared context whose sequences are batched
+     * together and reuse an evaluated prompt across rounds; results can depend on batch composition.
+     */
+    mode?: DecodingMode;
+    /** @deprecated use mode: true means "reproducible", false means "fast". */
     reproducible?: boolean;
     /** Allow an `hf:` URI to be downloaded into models/. Off by default: eddy never touches the network. */
     allowDownload?: boolean;
@@ -47,7 +58,7 @@ export interface WorkerInit {
     contextSize?: number;
     sequences?: number;
     batchSize?: number;
-    reproducible: boolean;
+    mode: DecodingMode;
     promptFormat: string;
 }
 

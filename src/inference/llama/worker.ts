@@ -57,13 +57,27 @@ async function start(init: WorkerInit): Promise<void> {
         threadTrials = await measureThreads(model, cores);
         threads = threadTrials.reduce((a, b) => (b.tokensPerSecond > a.tokensPerSecond ? b : a)).threads;
     }
-    const sequences = init.reproducible ? 1 : (init.sequences ?? (await chooseSequences(llama, model, contextSize)));
-    const context = await model.createContext({
-        contextSize,
-        sequences,
-        threads: { ideal: threads, min: threads },
-        ...(init.batchSize !== undefined ? { batchSize: init.batchSize } : {})
-    });
+    const reproducible = init.mode === "reproducible";
+    const onGpu = llama.gpu !== false && model.gpuLayers > 0;
+    // Reproducible: each sequence is a context of its own and they run side by side on their own threads,
+    // so a sequence on the CPU wants `threads` cores of its own.
+    const sequences =
+        init.sequences ??
+        Math.min(await chooseSequences(llama, model, contextSize), reproducible && !onGpu ? Math.max(1, Math.floor(cores / threads)) : Infinity);
+    // The prompt chunk size is pinned (not left to the library, whose default depends on the sequence
+    // count): the same prompt is then always evaluated in the same chunks.
+    const batchSize = Math.min(init.batchSize ?? 512, contextSize);
+    const contexts: LlamaContext[] = [];
+    try {
+        for (let i = 0; i < (reproducible ? sequences : 1); i++)
+            contexts.push(
+                await model.createContext({ contextSize, sequences: reproducible ? 1 : sequences, threads: { ideal: threads, min: threads }, batchSize })
+            );
+    } catch (err) {
+        if (contexts.length === 0) throw err;
+        throw new Error(`only ${contexts.length} of ${sequences} contexts fit in memory (${String((err as Error)?.message ?? err)}); pass a smaller --sequences`);
+    }
+    const context = contexts[0]!;
     const vram = await llama.getVramState().catch(() => undefined);
     const metadata: BackendMetadata = {
         backend: "llama",
@@ -79,13 +93,13 @@ async function start(init: WorkerInit): Promise<void> {
         sequences,
         batchSize: context.batchSize,
         contextSize: context.contextSize,
-        mode: init.reproducible ? "reproducible" : "fast",
+        mode: init.mode,
         gpuLayers: model.gpuLayers,
         cpuCores: cores
     };
     send({ type: "ready", metadata, ...(threadTrials ? { threadTrials } : {}) });
-    await Promise.all(Array.from({ length: sequences }, (_, slot) => serve(slot, context, renderer, init.reproducible)));
-    await context.dispose();
+    await Promise.all(Array.from({ length: sequences }, (_, slot) => serve(slot, reproducible ? contexts[slot]! : context, renderer, reproducible)));
+    for (const c of contexts) await c.dispose();
     await model.dispose();
     process.exit(0);
 }
@@ -163,9 +177,7 @@ async function serve(slot: number, context: LlamaContext, renderer: PromptRender
         const { call, ...request } = req;
         let result: GenerationResult;
         try {
-            // Reproducible mode evaluates every prompt from a clean state, so each answer is computed the same way.
-            if (reproducible) await sequence.clearHistory();
-            result = await generateOne(completion, context, renderer, request);
+            result = await generateOne(completion, context, renderer, request, reproducible);
         } catch (err) {
             result = failed(request.id, `generation failed: ${String((err as Error)?.message ?? err).replace(/\s*\n\s*/g, " ")}`);
         }
@@ -175,7 +187,7 @@ async function serve(slot: number, context: LlamaContext, renderer: PromptRender
     completion.dispose();
 }
 
-async function generateOne(completion: LlamaCompletion, context: LlamaContext, renderer: PromptRenderer, req: GenerationRequest): Promise<GenerationResult> {
+async function generateOne(completion: LlamaCompletion, context: LlamaContext, renderer: PromptRenderer, req: GenerationRequest, reproducible: boolean): Promise<GenerationResult> {
     const prompt = renderer.render(req.messages);
     // LlamaCompletion evaluates [its beginning token (if the model wants one), ...prompt tokens].
     const bos = beginningToken(context.model);
@@ -188,8 +200,19 @@ async function generateOne(completion: LlamaCompletion, context: LlamaContext, r
             promptTokens
         };
     const d = req.decoding;
+    const sequence = completionSequence(completion);
     // LlamaCompletion keeps the longest common prefix of the sequence's state (all but the last prompt token).
-    const cachedPromptTokens = Math.min(completionSequence(completion).compareContextTokens(full).firstDifferentIndex, promptTokens - 1);
+    let cachedPromptTokens = Math.min(sequence.compareContextTokens(full).firstDifferentIndex, promptTokens - 1);
+    if (reproducible && cachedPromptTokens < promptTokens - 1) {
+        // Reproducible: every prompt is evaluated the same way — from a clean state (this context holds
+        // no other sequence), all but its last token in fixed chunks from position 0, then the last token
+        // alone as generation begins. A later round of the same prompt finds exactly that state kept and
+        // evaluates only the last token, as the first round did, so reuse changes nothing; a partial
+        // match (another prompt sharing a prefix) would shift the chunks, so it starts over instead.
+        await sequence.clearHistory();
+        if (promptTokens > 1) await sequence.evaluateWithoutGeneratingNewTokens(full.slice(0, -1));
+        cachedPromptTokens = 0;
+    }
     const t0 = performance.now();
     let firstAt = 0;
     let generated = 0;

@@ -1,8 +1,22 @@
 import { createInterface } from "node:readline";
 import { execa, type ResultPromise } from "execa";
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { EddyError } from "../../util/errors.js";
+import { judgePackageParent } from "../workerScript.js";
 
-/** A reply line from worker.py: the request's fields answered, or `error` when the harness failed. */
+/** The oldest Python the judge runs on, as eddy_judge/__init__.py states it (stated once, there). */
+export function minPython(): string {
+    try {
+        const m = /MIN_PYTHON = \((\d+), (\d+)\)/.exec(readFileSync(path.join(judgePackageParent(), "eddy_judge", "__init__.py"), "utf8"));
+        if (m) return `${m[1]}.${m[2]}`;
+    } catch {
+        // fall through: the message still makes sense without the number
+    }
+    return "3";
+}
+
+/** A reply line from the worker (eddy_judge.worker): the request's fields answered, or `error` when the harness failed. */
 export type WorkerReply = Record<string, unknown> & { id: number; error?: string };
 
 interface Pending {
@@ -17,7 +31,7 @@ export class WorkerFailure extends Error {
 }
 
 /**
- * One long-lived `python3 worker.py` speaking line-delimited JSON. It handles one request at a
+ * One long-lived `python3 -I -m eddy_judge`-style worker speaking line-delimited JSON. It handles one request at a
  * time (the pool never sends a second before the first is answered); replies are matched by id.
  */
 export class PythonWorker {
@@ -42,8 +56,8 @@ export class PythonWorker {
     }
 
     /** Starts a worker process; fails fast (EddyError) when python cannot be started at all. */
-    static async spawn(python: string, script: string): Promise<PythonWorker> {
-        const proc = execa(python, ["-I", script], { stdin: "pipe", stdout: "pipe", stderr: "pipe", buffer: false, reject: false });
+    static async spawn(python: string, args: string[]): Promise<PythonWorker> {
+        const proc = execa(python, args, { stdin: "pipe", stdout: "pipe", stderr: "pipe", buffer: false, reject: false });
         return new PythonWorker(proc, python);
     }
 
@@ -123,6 +137,6 @@ export class PythonWorker {
 /** Converts a worker that could not even start into the one-line error a person sees. */
 export function startFailure(python: string, why: string): EddyError {
     if (/not found|ENOENT/.test(why))
-        return new EddyError(`${python} not found on PATH: eddy's judge needs Python 3.9+ (standard library only); install it or set EDDY_PYTHON`);
+        return new EddyError(`${python} not found on PATH: eddy's judge needs Python ${minPython()}+ (standard library only); install it or set EDDY_PYTHON`);
     return new EddyError(`the Python judge worker (${python}) failed to start: ${why}`);
 }

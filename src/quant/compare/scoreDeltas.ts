@@ -1,9 +1,10 @@
 import { bootstrapMeanInterval, type Interval } from "../../stats/index.js";
 import type { InstancePair } from "../flips/pairing.js";
 import { tallyInstance } from "../flips/pairing.js";
+import { instanceContribution, RATE_SCORES } from "../../scores/rates.js";
 
-/** The scores compared between quantisations (SPEC §3–§4). RLPR equals AS and PSR equals CCS over the same data. */
-export const DELTA_SCORES = ["AS", "CPS", "CCS", "RLPR", "PSR"] as const;
+/** The scores compared between quantisations (SPEC §3–§4), defined once in scores/rates.ts: RLPR equals AS and PSR equals CCS over the same data. */
+export const DELTA_SCORES = RATE_SCORES;
 /** One of {@link DELTA_SCORES}. */
 export type DeltaScore = (typeof DELTA_SCORES)[number];
 
@@ -27,11 +28,6 @@ export interface DeltaOptions {
     resamples?: number;
 }
 
-/** Per-instance values of each score: p_i (AS/RLPR), p_i > 0 (CPS), p_i = 1 (CCS/PSR). */
-function instanceValues(p: number): Record<DeltaScore, number> {
-    return { AS: p, RLPR: p, CPS: p > 0 ? 1 : 0, CCS: p === 1 ? 1 : 0, PSR: p === 1 ? 1 : 0 };
-}
-
 const mean = (xs: readonly number[]): number => (xs.length === 0 ? NaN : xs.reduce((a, b) => a + b, 0) / xs.length);
 
 /**
@@ -46,8 +42,9 @@ export function scoreDeltas(instances: readonly InstancePair[], opts: DeltaOptio
     for (const inst of instances) {
         const t = tallyInstance(inst);
         if (t.rounds === 0) continue;
-        ref.push(instanceValues(t.referencePassed / t.rounds));
-        cand.push(instanceValues(t.candidatePassed / t.rounds));
+        // The report's per-instance contributions (one definition of AS), over the rounds both sides judged.
+        ref.push(instanceContribution(t.rounds, t.referencePassed));
+        cand.push(instanceContribution(t.rounds, t.candidatePassed));
     }
     const scores = {} as Record<DeltaScore, ScoreDelta>;
     for (const s of DELTA_SCORES) {

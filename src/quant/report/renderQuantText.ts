@@ -3,6 +3,7 @@ import Table from "cli-table3";
 import { fix, interval, pct, pval, tuple } from "../../report/format.js";
 import type { QuantFileReport, QuantReport } from "../study/types.js";
 import { textScatter } from "./pareto.js";
+import { safeTerminalText } from "../../util/safeText.js";
 
 /** Bytes as MiB with one decimal, or "–". */
 export function mib(bytes: number | null): string {
@@ -103,5 +104,6 @@ export function renderQuantText(r: QuantReport, opts: { flipsPerFile?: number } 
             out.push(`  ${x.direction === "lost" ? "−" : "+"} ${x.template}#${x.instance} ${tuple(x.params)} round ${x.round}: ${x.reference.category} → ${x.candidate.category}${x.candidate.detail ? ` (${x.candidate.detail.slice(0, 100)})` : ""}`);
         if (f.response_flips.length > limit) out.push(`  … ${f.response_flips.length - limit} more (--json or --out report.html for all)`);
     }
-    return out.join("\n");
+    // Verdict details and labels come from candidates and files: escaped before they reach a terminal.
+    return safeTerminalText(out.join("\n"));
 }

@@ -1,7 +1,8 @@
 import path from "node:path";
 import type { Outcome } from "../../scores/types.js";
 import { openStore } from "../../store/Store.js";
-import { loadOutcomes, modelStem, runInfo } from "../../store/outcomes.js";
+import { modelStem } from "../../store/outcomes.js";
+import { loadStudy } from "../../report/loadStudy.js";
 import { runStudy, type StudyHooks } from "../../run/runStudy.js";
 import type { StudyConfig } from "../../run/config.js";
 import { EddyError } from "../../util/errors.js";
@@ -70,16 +71,16 @@ export async function runQuantStudy(opts: QuantStudyOptions): Promise<QuantRepor
     if (result.status !== "complete") throw new EddyError(`run ${result.runId} was interrupted; run the same command again to continue it`, 130);
 
     const dbPath = study.db ?? defaultDbPath();
+    // The one loader every report uses (eddy report, demo, compare): judged outcomes and run metadata.
+    const loaded = loadStudy(dbPath, [result.runId]);
+    const outcomes: Outcome[] = loaded.outcomes;
+    const info = loaded.runs[0]!;
     const store = openStore(dbPath);
-    let outcomes: Outcome[];
-    let info: ReturnType<typeof runInfo>;
     let speeds: ReturnType<typeof generationSpeeds>;
     let texts: DriftText[] = [];
     let source: QuantReport["drift"]["source"] = "skipped";
-    let refConfig: ReturnType<typeof runInfo>["configurations"][number] | undefined;
+    let refConfig: (typeof info)["configurations"][number] | undefined;
     try {
-        info = runInfo(store, result.runId);
-        outcomes = loadOutcomes(store, [result.runId]);
         speeds = generationSpeeds(store, result.runId);
         refConfig = info.configurations.find((c) => c.modelPath && path.resolve(c.modelPath) === reference.path);
         const limit = opts.driftTexts ?? 40;

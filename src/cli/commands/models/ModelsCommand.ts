@@ -11,7 +11,7 @@ export function registerModelsCommand(program: Command): void {
     const models = program
         .command("models")
         .description("List and inspect GGUF model files (header only, no weights loaded)")
-        .addHelpText("after", "\nExamples:\n  $ eddy models list\n  $ eddy models list /data/gguf --json\n  $ eddy models inspect models/coder-q4_k_m.gguf --json");
+        .addHelpText("after", "\nExamples:\n  $ eddy models list\n  $ eddy models list models --json\n  $ eddy models inspect models/eddy-tiny-q8_0.gguf --json");
 
     models
         .command("list")
@@ -19,7 +19,7 @@ export function registerModelsCommand(program: Command): void {
         .argument("[dir]", "folder to scan (default: models/, or EDDY_MODELS)")
         .option("--json", "print JSON to stdout")
         .option("--sha256", "also hash every file (reads each whole file: slow for large models)")
-        .addHelpText("after", "\nExamples:\n  $ eddy models list\n  $ eddy models list ~/gguf --json --sha256")
+        .addHelpText("after", "\nExamples:\n  $ eddy models list\n  $ eddy models list models --json --sha256   # a folder of GGUF files")
         .action(async (dir: string | undefined, opts: { json?: boolean; sha256?: boolean }) => {
             // node-llama-cpp is loaded only by the commands that need it, so the CLI starts fast
             const { inspectGguf, inspectGgufHeader } = await import("../../../inference/gguf/inspectGguf.js");
@@ -59,7 +59,7 @@ export function registerModelsCommand(program: Command): void {
         .description("Show a GGUF file's metadata: architecture, quantisation, sha256, size, context, chat template")
         .argument("<file>", "GGUF file")
         .option("--json", "print JSON to stdout")
-        .addHelpText("after", "\nExamples:\n  $ eddy models inspect models/eddy-tiny-q8_0.gguf\n  $ eddy models inspect model.gguf --json")
+        .addHelpText("after", "\nExamples:\n  $ eddy models inspect models/eddy-tiny-q8_0.gguf\n  $ eddy models inspect models/eddy-tiny-f32.gguf --json")
         .action(async (file: string, opts: { json?: boolean }) => {
             const { inspectGguf } = await import("../../../inference/gguf/inspectGguf.js");
             const info = await inspectGguf(file);

@@ -10,6 +10,7 @@ export function templateSummary(t: Template) {
         arity: t.arity,
         group: t.group,
         subgroups: t.subgroups,
+        returns: t.returns ?? null,
         params: t.params.map((p) => ({ name: p.name, domain: p.domain })),
         constraint: t.constraint ?? null,
         edgeTuples: t.edge.length,
@@ -17,6 +18,8 @@ export function templateSummary(t: Template) {
         randomInputs: t.randomInputs,
         budget: t.budget,
         question: t.question,
+        ambiguity: t.ambiguity ?? null,
+        edges: t.edges ?? [],
         oracleHash: t.oracleHash
     };
 }

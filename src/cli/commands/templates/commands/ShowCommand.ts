@@ -15,6 +15,7 @@ export function registerShowCommand(parent: Command): void {
         .addHelpText("after", "\nExamples:\n  $ eddy templates show list_rotate_right\n  $ eddy templates show set_add_range --instances 20 --seed 7\n  $ eddy templates show string_remove_first_k --json")
         .action((id: string, opts: { instances: number; seed: number; json?: boolean }) => {
             const t = loadTemplate(id);
+            for (const w of t.warnings ?? []) process.stderr.write(`eddy: warning: ${t.id}: ${w}\n`);
             const instances = sampleInstances(t, opts.instances, opts.seed);
             if (opts.json) {
                 const out = { template: templateSummary(t), seed: opts.seed, instances: instances.map((i) => ({ index: i.index, params: i.params, bindings: i.bindings, question: i.question })) };
@@ -23,11 +24,12 @@ export function registerShowCommand(parent: Command): void {
             }
             const lines = [
                 `${t.id}  (${t.group}: ${t.subgroups.join(", ")})`,
-                `function   ${t.function}, ${t.arity} argument(s)`,
+                `function   ${t.function}, ${t.arity} argument(s), returns ${t.returns ?? "(not stated)"}`,
                 ...t.params.map((p) => `param      ${p.name}: ${domainText(p.domain)}`),
                 `constraint ${t.constraint ?? "(none)"}`,
                 `comparator ${t.comparator}; ${t.randomInputs} random inputs; budget ${t.budget.timeMs} ms, ${t.budget.memoryMb} MB`,
-                `edge       ${t.edge.length} tuple(s); seed ${opts.seed}`,
+                `edge       ${t.edge.length} tuple(s); seed ${opts.seed}${t.edges?.length ? `; named edges: ${t.edges.join(", ")}` : ""}`,
+                `ambiguity  ${t.ambiguity ?? "(no note)"}`,
                 ""
             ];
             for (const i of instances) {

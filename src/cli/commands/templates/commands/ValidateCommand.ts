@@ -3,7 +3,9 @@ import { JudgePool } from "../../../../judge/JudgePool.js";
 import { validateTemplate } from "../../../../judge/validateTemplate.js";
 import { loadAllTemplates, selectTemplates } from "../../../../templates/loadTemplates.js";
 import { sampleInstances } from "../../../../templates/instances.js";
-import type { Template } from "../../../../templates/types.js";
+import { missedGoals, STRENGTH_GOALS } from "../../../../templates/strength/goals.js";
+import { measureStrength, type StrengthMeasure } from "../../../../templates/strength/measure.js";
+import type { Instance, Template } from "../../../../templates/types.js";
 import { EddyError, oneLine } from "../../../../util/errors.js";
 import { parseCount, parseSeed } from "../describe.js";
 
@@ -20,30 +22,89 @@ interface TemplateReport {
     killRate: number;
     /** A problem that stopped validation of this template (sampling failed, too few mutants…). */
     error?: string;
+    /** With --strength: branch coverage, edge hits and the goals missed (ok includes them). */
+    strength?: StrengthMeasure & { goalsMissed: string[] };
+    /** Loader warnings (a missing `ambiguity:` or `returns:`). */
+    warnings: string[];
     ok: boolean;
 }
 
-async function validateOne(pool: JudgePool, t: Template, m: number, seed: number): Promise<TemplateReport> {
-    const failed = (err: unknown): TemplateReport => ({ id: t.id, instances: 0, solutionPassed: 0, solutionFailures: [], mutants: [], killRate: 0, error: oneLine(err), ok: false });
-    let instances;
+async function validateOne(pool: JudgePool, t: Template, m: number, seed: number, strength: boolean): Promise<TemplateReport> {
+    const warnings = t.warnings ?? [];
+    const failed = (err: unknown): TemplateReport => ({ id: t.id, instances: 0, solutionPassed: 0, solutionFailures: [], mutants: [], killRate: 0, error: oneLine(err), warnings, ok: false });
+    let instances: Instance[];
     try {
         instances = sampleInstances(t, m, seed);
     } catch (err) {
         return failed(err);
     }
-    let r;
-    try {
-        r = await validateTemplate(pool, t, instances);
-    } catch (err) {
+    // The traced run is a separate Python process: it overlaps with the judge pool's work. Both
+    // are awaited before anything is reported, so no judging outlives this template.
+    const [judged, traced] = await Promise.allSettled([validateTemplate(pool, t, instances), strength ? measureStrength(t, instances) : Promise.resolve(undefined)]);
+    for (const settled of [judged, traced]) {
+        if (settled.status === "fulfilled") continue;
         // An oracle that does not load is this template's failure; the others are still checked.
-        if (err instanceof EddyError) return failed(err);
-        throw err;
+        if (settled.reason instanceof EddyError) return failed(settled.reason);
+        throw settled.reason;
     }
+    const r = (judged as PromiseFulfilledResult<Awaited<ReturnType<typeof validateTemplate>>>).value;
+    const measure = (traced as PromiseFulfilledResult<StrengthMeasure | undefined>).value;
     const solutionFailures = r.solutionFailures.map((f) => ({ index: f.index, params: f.params, category: f.verdict.category, detail: f.verdict.detail }));
     const mutants = r.mutants.map((x) => ({ name: x.name, killed: x.killed, ...(x.killedOn === undefined ? {} : { killedOn: x.killedOn }), ...(x.category === undefined ? {} : { category: x.category }) }));
     const error = mutants.length < MIN_MUTANTS ? `only ${mutants.length} mutant(s) in the oracle; write at least ${MIN_MUTANTS} (def mutant_<what>(…))` : undefined;
-    const ok = solutionFailures.length === 0 && mutants.every((x) => x.killed) && !error;
-    return { id: t.id, instances: instances.length, solutionPassed: instances.length - solutionFailures.length, solutionFailures, mutants, killRate: r.killRate, ...(error ? { error } : {}), ok };
+    let ok = solutionFailures.length === 0 && mutants.every((x) => x.killed) && !error;
+    let strengthReport: TemplateReport["strength"];
+    if (measure) {
+        const goalsMissed = missedGoals({ template: t, solutionFailures: solutionFailures.length, mutants: mutants.length, killRate: r.killRate, measure });
+        strengthReport = { ...measure, goalsMissed };
+        ok &&= goalsMissed.length === 0;
+    }
+    return {
+        id: t.id,
+        instances: instances.length,
+        solutionPassed: instances.length - solutionFailures.length,
+        solutionFailures,
+        mutants,
+        killRate: r.killRate,
+        ...(error ? { error } : {}),
+        ...(strengthReport ? { strength: strengthReport } : {}),
+        warnings,
+        ok
+    };
+}
+
+const pct = (x: number) => `${Math.round(x * 1000) / 10}%`;
+
+/** The strength lines of one template: coverage by kind of input, edge hits, goals missed. */
+function strengthText(s: NonNullable<TemplateReport["strength"]>): string[] {
+    const cov = (c: StrengthMeasure["fixed"]) => (c.branches === 0 ? "no branches" : `${pct(c.coverage)} (${c.covered}/${c.branches})`);
+    const lines = [`     branch coverage: fixed tests ${cov(s.fixed)}, random inputs ${cov(s.random)}`];
+    if (s.edges.names.length)
+        lines.push(`     edges hit by random inputs: ${s.edges.names.map((n) => `${n} ${pct(s.edges.randomShare[n] ?? 0)}`).join(", ")}; any ${pct(s.edges.randomWithAnyEdge)}`);
+    for (const note of s.notes) lines.push(`     note: ${note}`);
+    for (const miss of s.goalsMissed) lines.push(`     goal missed: ${miss}`);
+    return lines;
+}
+
+/** Totals over the templates for `--strength --json`. */
+function strengthSummary(reports: TemplateReport[]) {
+    const measured = reports.filter((r) => r.strength);
+    const mutants = reports.reduce((n, r) => n + r.mutants.length, 0);
+    const killed = reports.reduce((n, r) => n + r.mutants.filter((x) => x.killed).length, 0);
+    const min = (xs: number[]) => (xs.length ? Math.min(...xs) : null);
+    const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
+    return {
+        templates: reports.length,
+        meetingGoals: reports.filter((r) => r.ok).length,
+        missingGoals: reports.filter((r) => !r.ok).map((r) => r.id),
+        mutants,
+        killRate: mutants ? killed / mutants : 0,
+        minMutantsPerTemplate: min(reports.map((r) => r.mutants.length)),
+        fixedCoverage: { min: min(measured.map((r) => r.strength!.fixed.coverage)), mean: mean(measured.map((r) => r.strength!.fixed.coverage)) },
+        randomCoverage: { min: min(measured.map((r) => r.strength!.random.coverage)), mean: mean(measured.map((r) => r.strength!.random.coverage)) },
+        withEdges: measured.filter((r) => r.strength!.edges.names.length > 0).length,
+        randomWithAnyEdge: mean(measured.filter((r) => r.strength!.edges.names.length > 0).map((r) => r.strength!.edges.randomWithAnyEdge))
+    };
 }
 
 function reportText(r: TemplateReport): string {
@@ -55,6 +116,8 @@ function reportText(r: TemplateReport): string {
     for (const f of r.solutionFailures.slice(0, 3)) lines.push(`     solution failed on #${f.index} ${JSON.stringify(f.params)}: ${f.category}: ${oneLine(f.detail)}`);
     if (r.solutionFailures.length > 3) lines.push(`     … and ${r.solutionFailures.length - 3} more failing instance(s)`);
     if (r.error) lines.push(`     ${r.error}`);
+    if (r.strength) lines.push(...strengthText(r.strength));
+    if (!r.strength) for (const w of r.warnings) lines.push(`     warning: ${w}`);
     return lines.join("\n") + "\n";
 }
 
@@ -67,9 +130,13 @@ export function registerValidateCommand(parent: Command): void {
         .option("-m, --instances <m>", "instances per template (M)", parseCount, 100)
         .option("--seed <seed>", "neighbourhood seed", parseSeed, 0)
         .option("--workers <n>", "judge worker processes (default: one per core)", parseCount)
-        .option("--json", "print a JSON array (one entry per template) on stdout and nothing else")
-        .addHelpText("after", "\nExit status is 1 when any model solution fails or any mutant survives.\n\nExamples:\n  $ eddy templates validate\n  $ eddy templates validate list_rotate_right set_add_range --instances 20\n  $ eddy templates validate string --json")
-        .action(async (ids: string[], opts: { instances: number; seed: number; workers?: number; json?: boolean }) => {
+        .option("--strength", `also measure oracle strength: branch coverage of the model solution by the fixed tests and by the random inputs, edge-case hits; goals: >= ${STRENGTH_GOALS.minMutants} mutants, kill rate 1, coverage >= ${STRENGTH_GOALS.fixedCoverage} (fixed) and >= ${STRENGTH_GOALS.randomCoverage} (random), 'returns:' and 'ambiguity:' present`)
+        .option("--json", "print JSON on stdout and nothing else: an array (one entry per template), or with --strength {goals, summary, templates}")
+        .addHelpText(
+            "after",
+            "\nExit status is 1 when any model solution fails or any mutant survives, and with --strength when any template misses a goal.\n\nExamples:\n  $ eddy templates validate\n  $ eddy templates validate list_rotate_right set_add_range --instances 20\n  $ eddy templates validate string --instances 20 --json\n  $ eddy templates validate --strength\n  $ eddy templates validate math_factorial_mod --strength --json"
+        )
+        .action(async (ids: string[], opts: { instances: number; seed: number; workers?: number; json?: boolean; strength?: boolean }) => {
             if (opts.instances < 1) throw new EddyError("--instances must be at least 1");
             if (opts.workers !== undefined && opts.workers < 1) throw new EddyError("--workers must be at least 1");
             const templates = ids.length ? selectTemplates(ids.join(",")) : loadAllTemplates();
@@ -78,7 +145,7 @@ export function registerValidateCommand(parent: Command): void {
             const reports: TemplateReport[] = [];
             try {
                 for (const t of templates) {
-                    const r = await validateOne(pool, t, opts.instances, opts.seed);
+                    const r = await validateOne(pool, t, opts.instances, opts.seed, opts.strength === true);
                     reports.push(r);
                     if (!opts.json) process.stdout.write(reportText(r));
                 }
@@ -86,8 +153,9 @@ export function registerValidateCommand(parent: Command): void {
                 await pool.close();
             }
             const failed = reports.filter((r) => !r.ok).length;
-            if (opts.json) process.stdout.write(JSON.stringify(reports, null, 2) + "\n");
-            else process.stdout.write(`${reports.length - failed}/${reports.length} template(s) valid\n`);
+            if (opts.json && opts.strength) process.stdout.write(JSON.stringify({ goals: STRENGTH_GOALS, summary: strengthSummary(reports), templates: reports }, null, 2) + "\n");
+            else if (opts.json) process.stdout.write(JSON.stringify(reports, null, 2) + "\n");
+            else process.stdout.write(`${reports.length - failed}/${reports.length} template(s) ${opts.strength ? "valid and meeting the strength goals" : "valid"}\n`);
             if (failed > 0) process.exitCode = 1;
         });
 }

@@ -1,0 +1,222 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { eddyVersion } from "../util/paths.js";
+import { EddyError } from "../util/errors.js";
+import { openStore, type Store } from "../store/Store.js";
+import { requireRun } from "../store/outcomes.js";
+import type { StudyConfig } from "../run/config.js";
+import { runStudy, type StudyHooks } from "../run/runStudy.js";
+import type { DecodingMode } from "../vocabulary.js";
+
+/** One response of an audit session, by its place in the study. */
+export interface AuditRow {
+    key: string;
+    template: string;
+    instance: number;
+    round: number;
+    response: string;
+    category: string | null;
+}
+
+/** Where two sessions first disagree. */
+export interface Divergence {
+    /** The query (`template|instance|round`), first in study order. */
+    query: string;
+    /** Characters both responses share before they differ. */
+    charOffset: number;
+    /** The two responses' text from a little before that point. */
+    a: string;
+    b: string;
+}
+
+/** One session compared with the baseline session. */
+export interface AuditComparison {
+    /** What differs from the baseline: "repeat" (same settings again) or "sequences=N". */
+    variant: string;
+    sequences: number;
+    responses: number;
+    differingResponses: number;
+    differingVerdicts: number;
+    responseShare: number;
+    verdictShare: number;
+    firstDivergence: Divergence | null;
+}
+
+/** The result of `eddy audit determinism`, as stored on the model. */
+export interface DeterminismAudit {
+    model: string;
+    modelSha256: string;
+    mode: DecodingMode;
+    eddyVersion: string;
+    settings: { templates: string; instances: number; rounds: number; temperature: number; seed: number; maxTokens: number; threads: number; sequences: number[] };
+    comparisons: AuditComparison[];
+    /** Greedy only: queries whose rounds are not all identical within the baseline session, of those with several rounds. */
+    rounds: { prompts: number; differing: number } | null;
+    /** True when every comparison (and the rounds) agreed byte for byte. */
+    identical: boolean;
+}
+
+/** What to audit. */
+export interface DeterminismOptions {
+    model: string;
+    templates: string;
+    instances: number;
+    rounds: number;
+    temperature: number;
+    seed: number;
+    maxTokens: number;
+    threads: number;
+    /** Sequence counts to try besides 1 (default [4]). */
+    sequences: number[];
+    mode: DecodingMode;
+    contextSize?: number;
+    promptFormat?: string;
+    gpu?: string;
+    judgeWorkers?: number;
+    allowUnsandboxed?: boolean;
+    hooks?: Pick<StudyHooks, "onLog" | "signal">;
+    /** Called before each session. */
+    onSession?: (label: string) => void;
+}
+
+const keyOf = (r: { template_id: string; instance_idx: number; round: number }): string => `${r.template_id}|${r.instance_idx}|${r.round}`;
+
+/** Every response of a run with its final verdict, in study order. */
+export function auditRows(store: Store, runId: string): AuditRow[] {
+    requireRun(store, runId);
+    const rows = store.db
+        .prepare(
+            `SELECT g.template_id, g.instance_idx, g.round, g.response, v.category
+             FROM generations g JOIN configurations c ON c.id = g.config_id LEFT JOIN verdicts v ON v.generation_id = g.id
+             WHERE c.run_id = ? ORDER BY g.template_id, g.instance_idx, g.round`
+        )
+        .all(runId) as { template_id: string; instance_idx: number; round: number; response: string; category: string | null }[];
+    return rows.map((r) => ({ key: keyOf(r), template: r.template_id, instance: r.instance_idx, round: r.round, response: r.response, category: r.category }));
+}
+
+/** Length of the common prefix of two strings. */
+export function commonPrefix(a: string, b: string): number {
+    const n = Math.min(a.length, b.length);
+    let i = 0;
+    while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+    return i;
+}
+
+/** Compare a session with the baseline: shares of differing responses and verdicts, and the first divergence. */
+export function compareSessions(variant: string, sequences: number, base: AuditRow[], other: AuditRow[]): AuditComparison {
+    const byKey = new Map(other.map((r) => [r.key, r]));
+    let differingResponses = 0;
+    let differingVerdicts = 0;
+    let first: Divergence | null = null;
+    for (const a of base) {
+        const b = byKey.get(a.key);
+        if (!b) throw new EddyError(`audit session '${variant}' has no response for ${a.key}`);
+        if (a.response !== b.response) {
+            differingResponses++;
+            if (!first) {
+                const at = commonPrefix(a.response, b.response);
+                first = { query: a.key, charOffset: at, a: a.response.slice(Math.max(0, at - 20), at + 40), b: b.response.slice(Math.max(0, at - 20), at + 40) };
+            }
+        }
+        if (a.category !== b.category) differingVerdicts++;
+    }
+    const n = base.length;
+    return { variant, sequences, responses: n, differingResponses, differingVerdicts, responseShare: n ? differingResponses / n : 0, verdictShare: n ? differingVerdicts / n : 0, firstDivergence: first };
+}
+
+/** Greedy rounds of one prompt must agree: how many prompts (with more than one round) have differing rounds. */
+export function roundAgreement(rows: AuditRow[]): { prompts: number; differing: number } {
+    const groups = new Map<string, Set<string>>();
+    const sizes = new Map<string, number>();
+    for (const r of rows) {
+        const k = `${r.template}|${r.instance}`;
+        if (!groups.has(k)) groups.set(k, new Set());
+        groups.get(k)!.add(r.response);
+        sizes.set(k, (sizes.get(k) ?? 0) + 1);
+    }
+    const multi = [...groups.keys()].filter((k) => sizes.get(k)! > 1);
+    return { prompts: multi.length, differing: multi.filter((k) => groups.get(k)!.size > 1).length };
+}
+
+/**
+ * `eddy audit determinism`: the same queries answered by the same model in several sessions — a
+ * baseline with one sequence, the same again, and with more sequences (other batching) — each a
+ * fresh run with the response cache off, in a scratch database. Compares every session with the
+ * baseline (and, when greedy, the rounds of each prompt with each other).
+ */
+export async function auditDeterminism(o: DeterminismOptions): Promise<DeterminismAudit> {
+    const scratch = mkdtempSync(path.join(os.tmpdir(), "eddy-audit-"));
+    const db = path.join(scratch, "audit.db");
+    try {
+        const base: StudyConfig = {
+            models: [path.resolve(o.model)], templates: o.templates, instances: o.instances, rounds: o.rounds, temperatures: [o.temperature], wrappers: ["default"],
+            seed: o.seed, maxTokens: o.maxTokens, backend: "llama", mode: o.mode, threads: o.threads, noCache: true, fresh: true, db,
+            ...(o.contextSize !== undefined ? { contextSize: o.contextSize } : {}),
+            ...(o.promptFormat !== undefined ? { promptFormat: o.promptFormat } : {}),
+            ...(o.gpu !== undefined ? { gpu: o.gpu } : {}),
+            ...(o.judgeWorkers !== undefined ? { judgeWorkers: o.judgeWorkers } : {}),
+            ...(o.allowUnsandboxed !== undefined ? { allowUnsandboxed: o.allowUnsandboxed } : {})
+        };
+        const sessions: { variant: string; sequences: number }[] = [
+            { variant: "baseline", sequences: 1 },
+            { variant: "repeat", sequences: 1 },
+            ...o.sequences.filter((s) => s !== 1).map((s) => ({ variant: `sequences=${s}`, sequences: s }))
+        ];
+        const rows: AuditRow[][] = [];
+        let sha = "";
+        for (const s of sessions) {
+            o.onSession?.(s.variant);
+            const r = await runStudy({ ...base, sequences: s.sequences }, o.hooks ?? {});
+            if (r.status !== "complete") throw new EddyError(`audit session '${s.variant}' did not complete (${r.status})`, o.hooks?.signal?.aborted ? 130 : 1);
+            const store = openStore(db, { readonly: true });
+            try {
+                rows.push(auditRows(store, r.runId));
+                sha ||= store.configurations(r.runId)[0]?.model_sha256 ?? "";
+            } finally {
+                store.close();
+            }
+        }
+        const comparisons = sessions.slice(1).map((s, i) => compareSessions(s.variant, s.sequences, rows[0]!, rows[i + 1]!));
+        const rounds = o.temperature === 0 && o.rounds > 1 ? roundAgreement(rows[0]!) : null;
+        return {
+            model: path.basename(o.model),
+            modelSha256: sha,
+            mode: o.mode,
+            eddyVersion: eddyVersion(),
+            settings: { templates: o.templates, instances: o.instances, rounds: o.rounds, temperature: o.temperature, seed: o.seed, maxTokens: o.maxTokens, threads: o.threads, sequences: sessions.map((s) => s.sequences) },
+            comparisons,
+            rounds,
+            identical: comparisons.every((c) => c.differingResponses === 0) && (rounds === null || rounds.differing === 0)
+        };
+    } finally {
+        rmSync(scratch, { recursive: true, force: true });
+    }
+}
+
+const pct = (x: number): string => `${(100 * x).toFixed(1)}%`;
+
+/** The audit as text lines (what the command prints). */
+export function determinismLines(a: DeterminismAudit & { created?: string }): string[] {
+    const lines = [
+        `determinism audit of ${a.model} (${a.mode} mode, eddy ${a.eddyVersion}${a.created ? `, ${a.created.slice(0, 10)}` : ""}): ${a.identical ? "identical" : "NOT identical"}`
+    ];
+    for (const c of a.comparisons) {
+        const where = c.firstDivergence ? `; first divergence ${c.firstDivergence.query} at character ${c.firstDivergence.charOffset}` : "";
+        lines.push(`  ${c.variant.padEnd(12)} responses differ ${c.differingResponses}/${c.responses} (${pct(c.responseShare)}), verdicts differ ${c.differingVerdicts}/${c.responses} (${pct(c.verdictShare)})${where}`);
+    }
+    if (a.rounds) lines.push(`  greedy rounds: ${a.rounds.differing} of ${a.rounds.prompts} prompts have rounds that differ`);
+    return lines;
+}
+
+/** Store an audit on its model. */
+export function recordAudit(store: Store, a: DeterminismAudit): void {
+    store.recordDeterminismAudit({
+        modelSha256: a.modelSha256, model: a.model, mode: a.mode, eddyVersion: a.eddyVersion,
+        responses: a.comparisons[0]?.responses ?? 0,
+        differingResponses: Math.max(0, ...a.comparisons.map((c) => c.differingResponses)),
+        differingVerdicts: Math.max(0, ...a.comparisons.map((c) => c.differingVerdicts)),
+        identical: a.identical,
+        result: a
+    });
+}

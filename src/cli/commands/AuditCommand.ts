@@ -1,0 +1,109 @@
+import path from "node:path";
+import type { Command } from "commander";
+import { auditDeterminism, determinismLines, recordAudit } from "../../audit/determinism.js";
+import { parseStudySettings } from "../../run/config.js";
+import { loadAllTemplates } from "../../templates/loadTemplates.js";
+import { openStore } from "../../store/Store.js";
+import { EddyError } from "../../util/errors.js";
+import { defaultDbPath } from "../../util/paths.js";
+import { collect, stopOnSigint } from "./studyOptions.js";
+
+interface DeterminismFlags {
+    model: string;
+    templates?: string;
+    instances: string;
+    rounds: string;
+    temperature: string;
+    seed: string;
+    maxTokens: string;
+    threads: string;
+    sequences: string[];
+    contextSize?: string;
+    promptFormat?: string;
+    gpu?: string;
+    fast?: boolean;
+    judgeWorkers?: string;
+    allowUnsandboxed?: boolean;
+    db?: string;
+    json?: boolean;
+}
+
+/** A few templates, one per problem group, so the audit's prompts differ in shape. */
+function defaultTemplates(n: number): string {
+    const picked = new Map<string, string>();
+    for (const t of loadAllTemplates()) if (!picked.has(t.group) && picked.size < n) picked.set(t.group, t.id);
+    return [...picked.values()].join(",");
+}
+
+/** `eddy audit determinism`: do a model's responses depend on the session or the batching? */
+export function registerAuditCommand(program: Command): void {
+    const audit = program.command("audit").description("Audits of how far results can be trusted");
+    audit
+        .command("determinism")
+        .description(
+            "Answer the same queries in several fresh sessions (one sequence, the same again, more sequences) and report the share of responses and verdicts that differ and where they first diverge; recorded on the model for reports"
+        )
+        .requiredOption("-m, --model <file>", "GGUF model file")
+        .option("-t, --templates <spec>", "templates (default: one per problem group, up to 3)")
+        .option("-M, --instances <M>", "instances per template", "4")
+        .option("-R, --rounds <R>", "rounds per instance", "2")
+        .option("--temperature <t>", "sampling temperature; 0 is greedy (seeded sampling is audited too)", "0")
+        .option("--seed <S>", "run seed", "1")
+        .option("--max-tokens <N>", "maximum generated tokens per response", "128")
+        .option("--threads <n>", "inference threads", "1")
+        .option("--sequences <n>", "sequence counts to compare with one sequence (repeatable, or a comma list)", collect, [] as string[])
+        .option("--context-size <n>", "context size in tokens")
+        .option("--prompt-format <fmt>", "prompt format (as for eddy run)")
+        .option("--gpu <kind>", "auto | cuda | metal | vulkan | cpu")
+        .option("--fast", "audit the opt-in fast mode instead of the default reproducible one")
+        .option("--judge-workers <n>", "parallel judge processes")
+        .option("--allow-unsandboxed", "let the judge run candidate code without a sandbox where none can be had")
+        .option("--db <file>", `database the result is recorded in (default ${defaultDbPath()})`)
+        .option("--json", "print the audit as JSON on stdout")
+        .addHelpText(
+            "after",
+            `
+Examples:
+  $ eddy audit determinism --model models/eddy-tiny-f32.gguf -t list_every_kth -M 2 -R 2 --max-tokens 16 --context-size 1024
+  $ eddy audit determinism --model models/eddy-tiny-f32.gguf -t list_every_kth -M 2 -R 1 --max-tokens 16 --context-size 1024 --sequences 2,3 --json
+
+Exit code 3 when any response differs between sessions.`
+        )
+        .action(async (f: DeterminismFlags) => {
+            // The same schema as eddy run: one name, one bound for every setting.
+            const s = parseStudySettings({
+                models: f.model, instances: f.instances, rounds: f.rounds, temperatures: f.temperature, seed: f.seed, maxTokens: f.maxTokens,
+                threads: f.threads, contextSize: f.contextSize, promptFormat: f.promptFormat, gpu: f.gpu, judgeWorkers: f.judgeWorkers,
+                ...(f.templates !== undefined ? { templates: f.templates } : {})
+            });
+            const sequences = (f.sequences.length ? f.sequences : ["4"]).map((v) => parseStudySettings({ sequences: v }).sequences!);
+            if ((s.temperatures ?? []).length !== 1) throw new EddyError("give one --temperature");
+            const db = path.resolve(f.db ?? defaultDbPath());
+            const stop = stopOnSigint();
+            try {
+                const result = await auditDeterminism({
+                    model: path.resolve(f.model),
+                    templates: s.templates?.join(",") ?? defaultTemplates(3),
+                    instances: s.instances!, rounds: s.rounds!, temperature: s.temperatures![0]!, seed: s.seed!, maxTokens: s.maxTokens!, threads: s.threads!,
+                    sequences, mode: f.fast ? "fast" : "reproducible",
+                    ...(s.contextSize !== undefined ? { contextSize: s.contextSize } : {}),
+                    ...(s.promptFormat !== undefined ? { promptFormat: s.promptFormat } : {}),
+                    ...(s.gpu !== undefined ? { gpu: s.gpu } : {}),
+                    ...(s.judgeWorkers !== undefined ? { judgeWorkers: s.judgeWorkers } : {}),
+                    ...(f.allowUnsandboxed ? { allowUnsandboxed: true } : {}),
+                    hooks: { signal: stop.signal, onLog: (l) => process.stderr.write(`eddy: ${l}\n`) },
+                    onSession: (label) => process.stderr.write(`eddy: audit session ${label}\n`)
+                });
+                const store = openStore(db);
+                try {
+                    recordAudit(store, result);
+                } finally {
+                    store.close();
+                }
+                process.stdout.write(f.json ? JSON.stringify(result, null, 2) + "\n" : determinismLines(result).join("\n") + "\n");
+                if (!result.identical) process.exitCode = 3;
+            } finally {
+                stop.dispose();
+            }
+        });
+}

@@ -1,0 +1,98 @@
+import type { Command } from "commander";
+import { importTurbulence } from "../../import/turbulence/importQuestions.js";
+import { importTurbulenceResults } from "../../import/turbulence/importResults.js";
+import { readRulesFile } from "../../import/turbulence/rules.js";
+import { EddyError } from "../../util/errors.js";
+import { safeTerminalLine } from "../../util/safeText.js";
+import { defaultDbPath } from "../../util/paths.js";
+
+const DEFAULT_OUT = "eddy-turbulence";
+/** A small benchmark and results in Turbulence's layout, written for eddy (original questions). */
+const SAMPLE = "test/import/turbulence-sample";
+
+function positiveInt(v: string): number {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < 1) throw new EddyError(`expected a positive integer, got '${v}'`);
+    return n;
+}
+
+function questionList(v: string): number[] {
+    return v.split(",").map((s) => {
+        const n = Number(s.trim().replace(/^Q/i, ""));
+        if (!Number.isInteger(n) || n < 0) throw new EddyError(`--questions takes numbers such as 1,2,55, got '${s}'`);
+        return n;
+    });
+}
+
+/** `eddy import turbulence <dir>` and `eddy import turbulence-results <dir>`. */
+export function registerImportCommand(program: Command): void {
+    const cmd = program.command("import").description("Bring benchmarks and published results from other harnesses into eddy");
+
+    cmd.command("turbulence")
+        .description("Turn a Turbulence benchmark's Q<n>/ folders into eddy templates and oracles (each validated before anything is written)")
+        .argument("<dir>", "the benchmark folder holding Q1/, Q2/, … (question.txt.template, solution.py.template, tests.py.template, gen_function_params.py)")
+        .option("--out <folder>", "where templates/ and oracles/ go", DEFAULT_OUT)
+        .option("--questions <list>", "only these questions, e.g. 1,2,55", questionList)
+        .option("--rules <file>", "YAML of harness rules by question number (arguments, comparator, group, subgroup), on top of the built-in ones")
+        .option("--workers <n>", "judge worker processes for validation", positiveInt)
+        .option("--json", "print the import summary as JSON")
+        .addHelpText(
+            "after",
+            `\nEach Q<n> becomes templates/turbulence_q<n>.yaml and oracles/turbulence_q<n>.py. A summary is written to <out>/turbulence-import.json.\n\nExamples (the sample holds original questions in Turbulence's layout):\n  $ eddy import turbulence ${SAMPLE}/benchmark --out ${DEFAULT_OUT}\n  $ eddy import turbulence ${SAMPLE}/benchmark --out ${DEFAULT_OUT} --questions 1,55 --json\n  $ EDDY_TEMPLATES=${DEFAULT_OUT}/templates EDDY_ORACLES=${DEFAULT_OUT}/oracles eddy templates validate --instances 4`
+        )
+        .action(async (dir: string, o: { out: string; questions?: number[]; rules?: string; workers?: number; json?: boolean }) => {
+            const summary = await importTurbulence(dir, {
+                out: o.out,
+                ...(o.questions ? { only: o.questions } : {}),
+                ...(o.rules ? { rules: readRulesFile(o.rules) } : {}),
+                ...(o.workers ? { workers: o.workers } : {}),
+                onLog: (line) => process.stderr.write(safeTerminalLine(line) + "\n")
+            });
+            if (o.json) {
+                process.stdout.write(JSON.stringify(summary, null, 2) + "\n");
+                return;
+            }
+            for (const t of summary.templates) {
+                const m = t.mutants;
+                process.stdout.write(
+                    `${t.id}: ${t.function}, ${t.instances} instance(s), comparator ${t.comparator}, arguments ${t.arguments}, mutants ${m.derived.length} derived + ${m.generic.length} generic${t.warnings.length ? `, ${t.warnings.length} warning(s)` : ""}\n`
+                );
+            }
+            process.stdout.write(`${summary.templates.length} template(s) imported into ${summary.out} (summary: turbulence-import.json)\n`);
+        });
+
+    cmd.command("turbulence-results")
+        .description("Re-judge one model's published Turbulence results in a replay run, keeping Turbulence's own verdict beside eddy's")
+        .argument("<dir>", "a results folder such as Claude_3_5_Haiku_T_0/ holding Q<n>/<model>_results_<run>/Folder_<c>/")
+        .option("--templates <folder>", "the folder 'eddy import turbulence' wrote", DEFAULT_OUT)
+        .option("--db <file>", `database file (default ${defaultDbPath()})`)
+        .option("--model <name>", "the model whose <model>_results_<run> folders to read, when there are several")
+        .option("--temperature <t>", "the temperature, when the folder name does not end in _T_<t>", (v) => {
+            const t = Number(v);
+            if (!Number.isFinite(t) || t < 0) throw new EddyError(`--temperature must be a non-negative number, got '${v}'`);
+            return t;
+        })
+        .option("--judge-workers <n>", "judge worker processes", positiveInt)
+        .option("--json", "print the runs made as JSON")
+        .addHelpText(
+            "after",
+            `\nThen 'eddy report <run id>' shows eddy's agreement with Turbulence.\n\nExamples (after 'eddy import turbulence ${SAMPLE}/benchmark --out ${DEFAULT_OUT}'):\n  $ eddy import turbulence-results ${SAMPLE}/results/Tinycoder_T_0 --templates ${DEFAULT_OUT}\n  $ eddy import turbulence-results ${SAMPLE}/results/Tinycoder_T_0 --templates ${DEFAULT_OUT} --model tinycoder --temperature 0 --json`
+        )
+        .action(async (dir: string, o: { templates: string; db?: string; model?: string; temperature?: number; judgeWorkers?: number; json?: boolean }) => {
+            const summary = await importTurbulenceResults(dir, {
+                templates: o.templates,
+                ...(o.db ? { db: o.db } : {}),
+                ...(o.model ? { model: o.model } : {}),
+                ...(o.temperature !== undefined ? { temperature: o.temperature } : {}),
+                ...(o.judgeWorkers ? { judgeWorkers: o.judgeWorkers } : {}),
+                onLog: (line) => process.stderr.write(safeTerminalLine(line) + "\n")
+            });
+            if (o.json) {
+                process.stdout.write(JSON.stringify(summary, null, 2) + "\n");
+                return;
+            }
+            for (const r of summary.runs)
+                process.stdout.write(`run ${r.runId}: ${summary.model} t=${summary.temperature}, ${r.templates.length} template(s) × ${r.instances} instance(s) × ${r.rounds} round(s), ${r.responses} response(s)${r.missing ? `, ${r.missing} missing` : ""}\n`);
+            process.stdout.write(`next: eddy report ${summary.runs.map((r) => r.runId).join(" ")}\n`);
+        });
+}

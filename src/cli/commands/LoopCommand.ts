@@ -1,0 +1,120 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import type { Command } from "commander";
+import { buildLoopReport, renderLoopHtml, renderLoopJson, renderLoopText } from "../../loop/report.js";
+import { LOOP_DEFAULTS, normalizeLoopConfig, runLoop } from "../../loop/runLoop.js";
+import { LoopStore } from "../../loop/store.js";
+import { openStore } from "../../store/Store.js";
+import { EddyError } from "../../util/errors.js";
+import { defaultDbPath } from "../../util/paths.js";
+import { safeTerminalLine } from "../../util/safeText.js";
+import { collect, stopOnSigint } from "./studyOptions.js";
+
+const FORMATS = ["text", "json", "html"] as const;
+
+/** Write a rendered report to --out or stdout (shared by `loop report` and `mutate report`). */
+export function emitReport(text: string, format: string, out: string | undefined): void {
+    if (!out) {
+        process.stdout.write(text);
+        return;
+    }
+    const file = path.resolve(out);
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, text);
+    process.stderr.write(`report written to ${file} (${format}, ${Buffer.byteLength(text)} bytes)\n`);
+}
+
+/** The output format from --format, else --out's extension, else text. */
+export function reportFormat(format: string | undefined, out: string | undefined): (typeof FORMATS)[number] {
+    const f = format ?? (out && /\.html?$/i.test(out) ? "html" : out && /\.json$/i.test(out) ? "json" : "text");
+    if (!(FORMATS as readonly string[]).includes(f)) throw new EddyError(`unknown --format '${f}' (one of ${FORMATS.join(", ")})`);
+    return f as (typeof FORMATS)[number];
+}
+
+/** `eddy loop run|report|list`: EvaLOOP self-consistency studies (SPEC §7). */
+export function registerLoopCommand(program: Command): void {
+    const loop = program.command("loop").description("EvaLOOP self-consistency: code → summary → code until the oracle fails; ASL per template and model");
+
+    loop.command("run")
+        .description("Run (or continue) a loop study for each model; prints one loop run id per model")
+        .option("-m, --model <file>", "GGUF model file (repeatable: one loop run per model, e.g. several quantisations)", collect)
+        .option("--backend <name>", "llama | reference (model solutions: every loop sustains) | replay (answers from a JSONL file)", "llama")
+        .option("--replay <file>", "JSONL answers for --backend replay; 'round' is the turn: 2(k−1) = loop k's code, 2k−1 = its summary")
+        .option("--summariser <file>", "GGUF model that writes the summaries (default: the model itself)")
+        .option("-t, --templates <spec>", `templates: all, a group, or comma-separated ids (default ${LOOP_DEFAULTS.templates})`)
+        .option("-M, --instances <M>", `instances per template (default ${LOOP_DEFAULTS.instances})`)
+        .option("-N, --loops <N>", `loops at most (default ${LOOP_DEFAULTS.maxLoops})`)
+        .option("--temperature <t>", "sampling temperature; 0 is greedy (default 0)")
+        .option("--wrapper <id>", "prompt wrapper for the code requests (default 'default')")
+        .option("--seed <S>", "seed for instances and per-request seeds (default 1)")
+        .option("--max-tokens <N>", "maximum generated tokens per response (default 512)")
+        .option("--embed-model <dir>", "sentence-embedding model folder (Hugging Face layout): similarity at the failure boundary and summary drift")
+        .option("--threads <n>", "inference threads")
+        .option("--context-size <n>", "context size in tokens")
+        .option("--prompt-format <fmt>", "auto | gguf-chat-template | plain-completion | a chat wrapper name")
+        .option("--judge-workers <n>", "parallel judge processes")
+        .option("--allow-unsandboxed", "let the judge run candidate code without a sandbox where none can be had")
+        .option("--fresh", "start a new loop run even if one with these settings exists")
+        .option("--resume <id>", "continue this loop run")
+        .option("--db <file>", `database file (default ${defaultDbPath()})`)
+        .addHelpText("after", "\nExamples:\n  $ eddy loop run -m models/eddy-tiny-f32.gguf -t list_every_kth -M 3 -N 5 --threads 1\n  $ eddy loop run --backend reference -t list -M 2\n  $ eddy loop report latest --format html --out loop.html   # latest: the newest loop run; or its id")
+        .action(async (o: Record<string, unknown> & { model?: string[] }) => {
+            const models = o.backend === "llama" && !o.resume ? (o.model ?? []) : [undefined];
+            if (models.length === 0) throw new EddyError("no model given: pass --model <file.gguf> (or use --backend reference|replay)");
+            const stop = stopOnSigint();
+            try {
+                for (const model of models) {
+                    const config = normalizeLoopConfig({
+                        backend: o.backend, model, replay: o.replay, summariser: o.summariser, templates: o.templates, instances: o.instances,
+                        maxLoops: o.loops, temperature: o.temperature, wrapper: o.wrapper, seed: o.seed, maxTokens: o.maxTokens, embedModel: o.embedModel,
+                        threads: o.threads, contextSize: o.contextSize, promptFormat: o.promptFormat, judgeWorkers: o.judgeWorkers, allowUnsandboxed: o.allowUnsandboxed, db: o.db, fresh: o.fresh, resume: o.resume
+                    });
+                    const r = await runLoop(config, {
+                        signal: stop.signal,
+                        onLog: (l) => process.stderr.write(`eddy: ${safeTerminalLine(l)}\n`),
+                        onRunId: (id) => process.stderr.write(`eddy: loop run ${id} (database ${config.db ?? defaultDbPath()})\n`),
+                        onProgress: (p) => process.stderr.write(`eddy: ${p.phase} loop ${p.loop}: ${p.active} of ${p.tasks} tasks active\n`)
+                    });
+                    process.stdout.write(r.runId + "\n");
+                    if (r.status !== "complete") {
+                        process.exitCode = stop.signal.aborted ? 130 : 1;
+                        process.stderr.write(`eddy: loop run ${r.runId} is ${r.status}; continue with 'eddy loop run --resume ${r.runId}'\n`);
+                        if (stop.signal.aborted) break;
+                    }
+                }
+            } finally {
+                stop.dispose();
+            }
+        });
+
+    loop.command("report")
+        .description("ASL per template and model, the loop at which each task first fails, summary drift and code diffs")
+        .argument("<runs...>", "loop run ids (several: side by side, e.g. models or quantisations)")
+        .option("--format <format>", "text | json | html (default: from --out's extension, else text)")
+        .option("--out <file>", "write to a file instead of stdout")
+        .option("--diffs", "text: show the diff between successive codes")
+        .option("--db <file>", `database file (default ${defaultDbPath()})`)
+        .action((runs: string[], o: { format?: string; out?: string; diffs?: boolean; db?: string }) => {
+            const format = reportFormat(o.format, o.out);
+            const store = openStore(o.db ?? defaultDbPath(), { readonly: true });
+            try {
+                const r = buildLoopReport(store, runs);
+                emitReport(format === "json" ? renderLoopJson(r) : format === "html" ? renderLoopHtml(r) : renderLoopText(r, { diffs: o.diffs ?? false }), format, o.out);
+            } finally {
+                store.close();
+            }
+        });
+
+    loop.command("list")
+        .description("Loop runs in the database")
+        .option("--db <file>", `database file (default ${defaultDbPath()})`)
+        .action((o: { db?: string }) => {
+            const store = openStore(o.db ?? defaultDbPath(), { readonly: true });
+            try {
+                for (const r of new LoopStore(store).listRuns())
+                    process.stdout.write([r.id, r.status, r.backend, safeTerminalLine(r.model), r.quantization ?? "", r.created].join("\t") + "\n");
+            } finally {
+                store.close();
+            }
+        });
+}

@@ -1,0 +1,42 @@
+import { writeFileSync } from "node:fs";
+import type { Command } from "commander";
+import { describeConflict, MergeConflictError, mergeStores } from "../../merge/mergeStores.js";
+import { EddyError, oneLine } from "../../util/errors.js";
+import { safeJsonStringify, safeTerminalLine } from "../../util/safeText.js";
+
+/** How many conflicts the terminal shows; `--report` writes them all. */
+const SHOWN = 20;
+
+/** `eddy merge`: fold the stores of nodes that cannot see each other into one. */
+export function registerMergeCommand(program: Command): void {
+    program
+        .command("merge <db...>")
+        .description("Merge the databases of several nodes into one (idempotent; refuses conflicting rows; keeps which node produced what)")
+        .requiredOption("--into <db>", "the database to merge into (created when missing)")
+        .option("--report <file>", "write every conflict as JSON to this file when the merge is refused")
+        .addHelpText("after", "\nExamples:\n  $ eddy merge node1/eddy.db node2/eddy.db --into lab.db\n  $ eddy merge usb/*.db --into lab.db --report conflicts.json")
+        .action((dbs: string[], o: { into: string; report?: string }) => {
+            try {
+                const r = mergeStores(dbs, o.into);
+                for (const s of r.sources) {
+                    const fmt = (m: Record<string, number>): string => Object.entries(m).map(([t, n]) => `${t} ${n}`).join(", ") || "nothing";
+                    const renamed = Object.entries(s.runs).filter(([a, b]) => a !== b).map(([a, b]) => `${a} → ${b} (same config hash)`);
+                    process.stdout.write(safeTerminalLine(`${s.path} (node ${s.nodeId}): new ${fmt(s.inserted)}; already there ${fmt(s.same)}`) + "\n");
+                    for (const line of renamed) process.stdout.write(`  run ${safeTerminalLine(line)}\n`);
+                }
+                process.stdout.write(`merged into ${safeTerminalLine(r.into)} (node ${r.nodeId})\n`);
+            } catch (err) {
+                if (!(err instanceof MergeConflictError)) throw err;
+                for (const c of err.conflicts.slice(0, SHOWN)) process.stderr.write(`conflict: ${safeTerminalLine(describeConflict(c))}\n`);
+                if (err.conflicts.length > SHOWN) process.stderr.write(`… and ${err.conflicts.length - SHOWN} more${o.report ? "" : " (--report <file> lists them all)"}\n`);
+                if (o.report) {
+                    try {
+                        writeFileSync(o.report, safeJsonStringify(err.conflicts, 2) + "\n");
+                    } catch (e) {
+                        throw new EddyError(`${err.message}; and the report could not be written to ${o.report}: ${oneLine(e)}`, err.exitCode);
+                    }
+                }
+                throw err;
+            }
+        });
+}

@@ -1,0 +1,43 @@
+import type { Command } from "commander";
+import { parseQueueUrl } from "../../queue/queueUrl.js";
+import { startWorker } from "../../queue/worker.js";
+import { intSetting } from "../../util/settings.js";
+import { safeTerminalLine } from "../../util/safeText.js";
+
+/** `eddy worker`: run shards from a BullMQ queue on this node until stopped. */
+export function registerWorkerCommand(program: Command): void {
+    program
+        .command("worker")
+        .description("Run study shards from a Redis queue (BullMQ) on this node, until interrupted")
+        .requiredOption("--queue <url>", "redis://[:password@]host:6379[/db], or rediss:// for TLS")
+        .option("--insecure-queue", "allow a Redis beyond this machine without a password")
+        .option("--judge-workers <n>", "judge processes")
+        .option("--threads <n>", "llama.cpp threads")
+        .option("--gpu <choice>", "llama.cpp GPU backend (auto, cuda, vulkan, metal, false)")
+        .option("--allow-unsandboxed", "let the judge run candidate code without a sandbox where none can be had")
+        .option("--node <name>", "this node's name in the coordinator's progress (default host:pid)")
+        .option("--lock-ms <ms>", "how long a dead worker holds a shard before another takes it", "30000")
+        .addHelpText("after", "\nExamples:\n  $ eddy worker --queue redis://:s3cret@lab-redis:6379 --judge-workers 8\n  $ eddy worker --queue rediss://:s3cret@lab-redis:6380 --gpu cuda")
+        .action(async (o: { queue: string; insecureQueue?: boolean; judgeWorkers?: string; threads?: string; gpu?: string; allowUnsandboxed?: boolean; node?: string; lockMs: string }) => {
+            const target = parseQueueUrl(o.queue, { insecure: o.insecureQueue });
+            const log = (line: string): void => void process.stderr.write(`${safeTerminalLine(line)}\n`);
+            const w = await startWorker(target, {
+                node: o.node,
+                judgeWorkers: o.judgeWorkers === undefined ? undefined : intSetting("judge workers", o.judgeWorkers, 1),
+                threads: o.threads === undefined ? undefined : intSetting("threads", o.threads, 1),
+                gpu: o.gpu,
+                allowUnsandboxed: o.allowUnsandboxed,
+                lockMs: intSetting("lock ms", o.lockMs, 100),
+                log
+            });
+            log(`worker waiting for shards on ${target.where}`);
+            await new Promise<void>((resolve) => {
+                const stop = (): void => {
+                    log("worker stopping (a running shard finishes first)");
+                    void w.close().then(resolve);
+                };
+                process.once("SIGINT", stop);
+                process.once("SIGTERM", stop);
+            });
+        });
+}

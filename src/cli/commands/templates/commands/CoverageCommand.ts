@@ -1,0 +1,44 @@
+import type { Command } from "commander";
+import Table from "cli-table3";
+import { templateCoverage, type Coverage } from "../../../../templates/coverage.js";
+import { loadAllTemplates } from "../../../../templates/loadTemplates.js";
+
+const counts = (c: Record<string, number>) =>
+    Object.entries(c)
+        .map(([k, n]) => `${k}: ${n}`)
+        .join(", ");
+const arities = (c: Record<string, number>) =>
+    Object.entries(c)
+        .map(([k, n]) => `${k} arg${k === "1" ? "" : "s"}: ${n}`)
+        .join(", ");
+
+function coverageText(c: Coverage): string {
+    const table = new Table({ head: ["group", "subgroup", "templates", "answer types", "arity"], style: { head: [], border: [], compact: true } });
+    for (const g of c.groups) {
+        table.push([`${g.group} (${g.templates})`, "", "", counts(g.returns), arities(g.arity)]);
+        for (const s of g.subgroups) table.push(["", s.name, s.templates === 0 ? "0  (empty)" : String(s.templates), counts(s.returns), arities(s.arity)]);
+    }
+    const gaps = c.gaps;
+    const lines = [
+        table.toString(),
+        `${c.templates} template(s); answer types: ${counts(c.returns)}; arity: ${arities(c.arity)}`,
+        `empty subgroups (${gaps.emptySubgroups.length}): ${gaps.emptySubgroups.join(", ") || "none"}`,
+        `subgroups with fewer than ${c.minPerSubgroup} templates (${gaps.thinSubgroups.length}): ${gaps.thinSubgroups.join(", ") || "none"}`,
+        `answer types no template returns: ${gaps.unusedReturnTypes.join(", ") || "none"}`
+    ];
+    if (gaps.noReturns.length) lines.push(`templates without 'returns:' (${gaps.noReturns.length}): ${gaps.noReturns.join(", ")}`);
+    return lines.join("\n") + "\n";
+}
+
+/** `eddy templates coverage`: how the templates cover the taxonomy, answer types and arities, and the gaps. */
+export function registerCoverageCommand(parent: Command): void {
+    parent
+        .command("coverage")
+        .description("How the templates cover the problem groups and subgroups, answer types (returns:) and arities; lists the gaps")
+        .option("--json", "print {templates, groups, returns, arity, gaps, minPerSubgroup} on stdout and nothing else")
+        .addHelpText("after", "\nA template counts once in each of its subgroups, as in the paper's Table I.\n\nExamples:\n  $ eddy templates coverage\n  $ eddy templates coverage --json")
+        .action((opts: { json?: boolean }) => {
+            const c = templateCoverage(loadAllTemplates());
+            process.stdout.write(opts.json ? JSON.stringify(c, null, 2) + "\n" : coverageText(c));
+        });
+}

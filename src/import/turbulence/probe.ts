@@ -1,0 +1,42 @@
+import { spawnSync } from "node:child_process";
+import path from "node:path";
+import { pythonCommand } from "../../judge/workerScript.js";
+import type { ParamValue } from "../../templates/types.js";
+import { EddyError } from "../../util/errors.js";
+import { packageRoot } from "../../util/paths.js";
+import type { ArgumentRule } from "./rules.js";
+
+/** What running a question's own Python files tells the importer. */
+export interface ProbeFacts {
+    tuples: ParamValue[][];
+    /** Where the tuples came from (all_params.txt, genparams.py, manually_chosen_params.txt). */
+    paramsSource: string;
+    argNames: string[];
+    vararg: boolean;
+    /** Some answer of the model solution holds a float. */
+    floats: boolean;
+    /** Lengths of tuples input_generator() returned (empty: it never returned a tuple). */
+    tupleLengths: number[];
+    returnTypes: string[];
+}
+
+/** Runs src/import/turbulence/probe.py on question `n` of the benchmark at `root`. */
+export function probeQuestion(root: string, n: number, fn: string, args: ArgumentRule, python?: string): ProbeFacts {
+    const script = path.join(packageRoot(), "src", "import", "turbulence", "probe.py");
+    const res = spawnSync(pythonCommand(python), ["-I", "-B", script], {
+        input: JSON.stringify({ root: path.resolve(root), question: n, function: fn, arguments: args, samples: 3 }),
+        encoding: "utf8",
+        timeout: 300_000,
+        maxBuffer: 64 * 1024 * 1024
+    });
+    if (res.error) throw new EddyError(`cannot run ${pythonCommand(python)} to read Q${n}: ${res.error.message}`);
+    const last = res.stdout.trim().split("\n").pop() ?? "";
+    let out: { ok: boolean; error?: string } & Partial<ProbeFacts>;
+    try {
+        out = JSON.parse(last);
+    } catch {
+        throw new EddyError(`Q${n}: reading the question's Python files failed: ${(res.stderr || res.stdout).trim().split("\n").pop() ?? "no output"}`);
+    }
+    if (!out.ok) throw new EddyError(out.error ?? `Q${n}: reading the question failed`);
+    return out as ProbeFacts;
+}

@@ -1,0 +1,252 @@
+"""Values between the trusted worker and a candidate's process.
+
+The candidate side writes frames (4-byte big-endian length, then `marshal` bytes: a C function it
+captured before any candidate code ran, so patching a Python encoder changes nothing). The worker
+never calls `marshal.loads` on them: `read_plain` below rebuilds only plain values (None, bool,
+int, float, complex, str, bytes, tuple, list, dict, set, frozenset), with bounded depth, size and
+integer length, and no cycles. Anything else is `Malformed`: the candidate's failure.
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import Callable
+
+MAX_DEPTH = 1000
+MAX_INT_DIGITS = 200_000  # 15-bit digits: about 900,000 decimal digits
+DETAIL_CHARS = 300
+
+
+class Malformed(Exception):
+    """Bytes from a candidate's process that are not a well-formed plain value."""
+
+
+class _Incomplete:
+    """A container still being read: a reference to it would make a cycle."""
+
+
+_INCOMPLETE = _Incomplete()
+
+
+def _digits_to_int(ds: list[int]) -> int:
+    # Divide and conquer: a long int from 15-bit digits without quadratic shifting.
+    if len(ds) <= 64:
+        x = 0
+        for d in reversed(ds):
+            x = (x << 15) | d
+        return x
+    mid = len(ds) // 2
+    return _digits_to_int(ds[:mid]) | (_digits_to_int(ds[mid:]) << (15 * mid))
+
+
+class _Reader:
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.pos = 0
+        self.refs: list[object] = []
+
+    def take(self, n: int) -> bytes:
+        if n < 0 or self.pos + n > len(self.data):
+            raise Malformed("truncated value")
+        b = self.data[self.pos : self.pos + n]
+        self.pos += n
+        return b
+
+    def i32(self) -> int:
+        return int(struct.unpack("<i", self.take(4))[0])
+
+    def u8(self) -> int:
+        return self.take(1)[0]
+
+    def count(self, n: int) -> int:
+        # Each element needs at least one byte: a length beyond what is left is a lie.
+        if n < 0 or n > len(self.data) - self.pos:
+            raise Malformed("bad length")
+        return n
+
+    def value(self, depth: int) -> object:
+        if depth > MAX_DEPTH:
+            raise Malformed("value nested deeper than %d" % MAX_DEPTH)
+        code = self.u8()
+        flag = code & 0x80
+        t = chr(code & 0x7F)
+        slot = -1
+        if flag:
+            slot = len(self.refs)
+            self.refs.append(_INCOMPLETE)
+
+        def done(v: object) -> object:
+            if flag:
+                self.refs[slot] = v
+            return v
+
+        if t == "N":
+            return done(None)
+        if t == "T":
+            return done(True)
+        if t == "F":
+            return done(False)
+        if t == "i":
+            return done(self.i32())
+        if t == "l":
+            n = self.i32()
+            size = abs(n)
+            if size > MAX_INT_DIGITS:
+                raise Malformed("integer too large")
+            raw = self.take(2 * size)
+            ds = list(struct.unpack("<%dH" % size, raw))
+            if any(d >= 1 << 15 for d in ds):
+                raise Malformed("bad integer digit")
+            x = _digits_to_int(ds)
+            return done(-x if n < 0 else x)
+        if t == "g":
+            return done(float(struct.unpack("<d", self.take(8))[0]))
+        if t == "y":
+            re_, im = struct.unpack("<dd", self.take(16))
+            return done(complex(re_, im))
+        if t in "uta":
+            return done(self._text(self.i32()))
+        if t == "A":
+            return done(self._text(self.i32()))
+        if t in "zZ":
+            return done(self._text(self.u8()))
+        if t == "s":
+            return done(bytes(self.take(self.count(self.i32()))))
+        if t in "()[<>":
+            n = self.count(self.u8() if t == ")" else self.i32())
+            items: list[object] = []
+            if t == "[" and flag:
+                # marshal registers a list before its items: fill the same object.
+                self.refs[slot] = _INCOMPLETE
+            for _ in range(n):
+                items.append(self.value(depth + 1))
+            try:
+                if t in "()":
+                    return done(tuple(items))
+                if t == "[":
+                    return done(items)
+                if t == "<":
+                    return done(set(items))
+                return done(frozenset(items))
+            except TypeError:
+                raise Malformed("unhashable set element")
+        if t == "{":
+            d: dict[object, object] = {}
+            while True:
+                if self.pos >= len(self.data):
+                    raise Malformed("truncated dict")
+                if self.data[self.pos] == ord("0"):
+                    self.pos += 1
+                    break
+                k = self.value(depth + 1)
+                v = self.value(depth + 1)
+                try:
+                    d[k] = v
+                except TypeError:
+                    raise Malformed("unhashable dict key")
+            return done(d)
+        if t == "r":
+            i = self.i32()
+            if i < 0 or i >= len(self.refs) or self.refs[i] is _INCOMPLETE:
+                raise Malformed("bad or cyclic reference")
+            return self.refs[i]
+        raise Malformed("unexpected type code %r" % t)
+
+    def _text(self, n: int) -> str:
+        raw = self.take(self.count(n))
+        try:
+            return raw.decode("utf-8", "surrogatepass")
+        except UnicodeDecodeError:
+            raise Malformed("bad text")
+
+
+def read_plain(data: bytes) -> object:
+    """A plain value from marshal bytes written by a candidate's process; Malformed otherwise."""
+    r = _Reader(data)
+    try:
+        v = r.value(0)
+    except (RecursionError, MemoryError, OverflowError, ValueError) as e:
+        raise Malformed("unreadable value (%s)" % type(e).__name__)
+    if r.pos != len(data):
+        raise Malformed("trailing bytes after a value")
+    return v
+
+
+class Partial:
+    """A tuple read only as far as its first items; the rest is read on demand (`finish`), so
+    that reading a candidate's results never delays the watch on its deadline."""
+
+    def __init__(self, data: bytes, first: int) -> None:
+        self._r = _Reader(data)
+        try:
+            code = self._r.u8()
+            t = chr(code & 0x7F)
+            if t not in "()":
+                raise Malformed("a message that is not a tuple")
+            if code & 0x80:
+                self._r.refs.append(_INCOMPLETE)
+            self.size = self._r.count(self._r.u8() if t == ")" else self._r.i32())
+            self.head = [self._r.value(1) for _ in range(min(first, self.size))]
+        except (RecursionError, MemoryError, OverflowError, ValueError) as e:
+            raise Malformed("unreadable value (%s)" % type(e).__name__)
+
+    def finish(self) -> list[object]:
+        """The remaining items; Malformed when they are not plain values or bytes are left over."""
+        try:
+            rest = [self._r.value(1) for _ in range(self.size - len(self.head))]
+        except (RecursionError, MemoryError, OverflowError, ValueError) as e:
+            raise Malformed("unreadable value (%s)" % type(e).__name__)
+        if self._r.pos != len(self._r.data):
+            raise Malformed("trailing bytes after a value")
+        return rest
+
+
+def frame(payload: bytes) -> bytes:
+    return struct.pack(">I", len(payload)) + payload
+
+
+class FrameBuffer:
+    """Splits a byte stream into frames; `limit` caps the total bytes accepted."""
+
+    def __init__(self, limit: int) -> None:
+        self.buf = bytearray()
+        self.total = 0
+        self.limit = limit
+
+    def feed(self, chunk: bytes) -> list[bytes]:
+        self.total += len(chunk)
+        if self.total > self.limit:
+            raise OverflowError("too much output")
+        self.buf += chunk
+        out: list[bytes] = []
+        while len(self.buf) >= 4:
+            n = struct.unpack(">I", bytes(self.buf[:4]))[0]
+            if len(self.buf) < 4 + n:
+                break
+            out.append(bytes(self.buf[4 : 4 + n]))
+            del self.buf[: 4 + n]
+        return out
+
+    @property
+    def pending(self) -> int:
+        return len(self.buf)
+
+
+def short(v: object, limit: int = DETAIL_CHARS) -> str:
+    try:
+        text = repr(v)
+    except BaseException:
+        text = "<unprintable %s>" % type(v).__name__
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def exc_line(e: BaseException) -> str:
+    name = type(e).__name__
+    try:
+        msg = str(e)
+    except BaseException:
+        msg = ""
+    return (name + ": " + msg if msg else name)[:DETAIL_CHARS]
+
+
+Writer = Callable[[bytes], None]

@@ -1,0 +1,863 @@
+"""The trusted judge worker: oracles, expected outputs, comparison. Candidate code never runs here.
+
+Protocol with Node: one JSON object per line on stdin (a request with an "id" and an "op"), one
+JSON object per line on stdout (the reply with the same "id"). Candidates run in sandboxes forked
+by a clean zygote process (zygote.py); this process sends each one only its code, the function
+name and the argument values, and reads back framed plain values (protocol.py).
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib.util
+import inspect
+import json
+import marshal
+import os
+import random
+import select
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import textwrap
+import time
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any
+
+from . import isolation as iso
+from .compare import Comparator, Opaque, UnknownComparator, make_comparator, strict_equal
+from .protocol import FrameBuffer, Malformed, Partial, exc_line, frame, short
+
+MAX_CODE_BYTES = 256 * 1024
+MAX_RESULT_BYTES = 32 * 1024 * 1024
+MAX_CAPTURE_BYTES = 64 * 1024
+ORACLE_TIMEOUT_S = 20.0
+# Wall-clock allowance for the static check, before the candidate's own deadline starts.
+PRECHECK_WALL_S = 10.0
+DETAIL_CHARS = 300
+PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+class OracleError(Exception):
+    """The oracle or the harness failed: a judge_error, never the model's fault."""
+
+
+class _OracleTimeout(BaseException):
+    pass
+
+
+# ---------------------------------------------------------------- oracles
+
+_oracles: dict[tuple[str, str], ModuleType] = {}
+
+
+def load_oracle(path: str, digest: str) -> ModuleType:
+    key = (path, digest)
+    mod = _oracles.get(key)
+    if mod is not None:
+        return mod
+    if not os.path.isfile(path):
+        raise OracleError("oracle file not found: %s" % path)
+    name = "eddy_oracle_%d" % len(_oracles)
+    try:
+        spec = importlib.util.spec_from_file_location(name, path)
+        if spec is None or spec.loader is None:
+            raise OracleError("oracle %s cannot be loaded" % os.path.basename(path))
+        mod = importlib.util.module_from_spec(spec)
+        with _Guard("loading %s" % os.path.basename(path)):
+            spec.loader.exec_module(mod)
+    except OracleError:
+        raise
+    except BaseException as e:
+        raise OracleError("oracle %s failed to load: %s" % (os.path.basename(path), exc_line(e)))
+    for need in ("solution", "tests", "inputs"):
+        if not callable(getattr(mod, need, None)):
+            raise OracleError("oracle %s defines no %s()" % (os.path.basename(path), need))
+    _oracles[key] = mod
+    return mod
+
+
+class _Guard:
+    """Run trusted oracle code with a wall-clock limit; any failure becomes an OracleError."""
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+        self.old: Any = None
+
+    def __enter__(self) -> None:
+        def on_alarm(signum: int, frame: object) -> None:
+            raise _OracleTimeout()
+
+        self.old = signal.signal(signal.SIGALRM, on_alarm)
+        signal.setitimer(signal.ITIMER_REAL, ORACLE_TIMEOUT_S)
+
+    def __exit__(self, typ: type[BaseException] | None, value: BaseException | None, tb: object) -> bool:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, self.old)
+        if typ is None or value is None:
+            return False
+        if typ is _OracleTimeout:
+            raise OracleError("oracle timed out (%ss) while %s" % (ORACLE_TIMEOUT_S, self.what))
+        if issubclass(typ, OracleError):
+            return False
+        raise OracleError("oracle raised while %s: %s" % (self.what, exc_line(value)))
+
+
+@dataclass
+class Prepared:
+    """One instance's tests: what the candidate is called with and what it must answer."""
+
+    calls: list[tuple[Any, ...]]
+    expected: list[Any]
+    n_fixed: int
+    compare: Comparator
+    keep_args: bool
+    calls_blob: bytes
+    oracle_dir: str
+    reference_ok: dict[str, bool] = field(default_factory=dict)
+
+
+_prepared: dict[tuple[Any, ...], Prepared] = {}
+
+
+def prepare(req: dict[str, Any]) -> Prepared:
+    """Fixed tests and random inputs with expected outputs for one instance (cached)."""
+    key = (req["oracle"], req["oracleHash"], json.dumps(req["bindings"], sort_keys=True), req["seed"], req["randomInputs"], req.get("comparator"))
+    hit = _prepared.get(key)
+    if hit is not None:
+        return hit
+    mod = load_oracle(req["oracle"], req["oracleHash"])
+    kw = req["bindings"]
+    calls: list[tuple[Any, ...]] = []
+    expected: list[Any] = []
+    with _Guard("listing fixed tests"):
+        for item in mod.tests(**copy.deepcopy(kw)):
+            args, want = item
+            calls.append(tuple(args))
+            expected.append(want)
+    n_fixed = len(calls)
+    rng = random.Random(int(req["seed"]))
+    rnd: list[tuple[Any, ...]] = []
+    with _Guard("generating random inputs"):
+        for _ in range(int(req["randomInputs"])):
+            rnd.append(tuple(mod.inputs(rng, **copy.deepcopy(kw))))
+    with _Guard("running the model solution on random inputs"):
+        for args in rnd:
+            expected.append(mod.solution(*copy.deepcopy(args), **copy.deepcopy(kw)))
+    calls += rnd
+    try:
+        calls_blob = marshal.dumps(calls)
+    except ValueError:
+        raise OracleError("the oracle's test arguments are not plain data (None, bool, int, float, str, bytes, list, tuple, dict, set)")
+    try:
+        cmp = make_comparator(mod, req.get("comparator") or "ordered", kw)
+    except UnknownComparator as e:
+        raise OracleError(str(e))
+    out = Prepared(
+        calls=copy.deepcopy(calls),
+        expected=expected,
+        n_fixed=n_fixed,
+        compare=cmp,
+        keep_args=bool(getattr(mod, "KEEP_ARGUMENTS", False)),
+        calls_blob=calls_blob,
+        oracle_dir=os.path.dirname(os.path.abspath(req["oracle"])),
+    )
+    if len(_prepared) > 512:
+        _prepared.clear()
+    _prepared[key] = out
+    return out
+
+
+# ---------------------------------------------------------------- the zygote
+
+
+@dataclass
+class Zygote:
+    proc: subprocess.Popen[bytes]
+    sock: socket.socket
+    mode: str
+    fresh_uid: bool
+    seccomp: bool
+    hidden: list[str]
+    notes: list[str]
+
+
+def _zy_send(sock: socket.socket, obj: Any, fds: list[int] | None = None) -> None:
+    payload = marshal.dumps(obj)
+    msg = struct.pack(">I", len(payload)) + payload
+    if fds:
+        socket.send_fds(sock, [msg], fds)
+    else:
+        sock.sendall(msg)
+
+
+def _zy_recv(sock: socket.socket) -> tuple[Any, list[int]]:
+    data, fds, _flags, _addr = socket.recv_fds(sock, 1 << 16, 2)
+    if not data:
+        raise OracleError("the sandbox zygote has gone")
+    n = struct.unpack(">I", data[:4])[0]
+    while len(data) < 4 + n:
+        more = sock.recv(4 + n - len(data))
+        if not more:
+            raise OracleError("the sandbox zygote has gone")
+        data += more
+    return marshal.loads(data[4 : 4 + n]), fds
+
+
+def start_zygote(want: str, hide: list[str]) -> Zygote:
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    boot = "import sys; sys.path.insert(0, sys.argv[2]); from eddy_judge.zygote import main; main()"
+    proc = subprocess.Popen(
+        [sys.executable, "-I", "-S", "-c", boot, str(theirs.fileno()), PACKAGE_PARENT],
+        env={},
+        pass_fds=[theirs.fileno()],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        cwd="/",
+    )
+    theirs.close()
+    _zy_send(ours, (want, hide, [os.getppid(), os.getpid()]))
+    try:
+        (tag, mode, fresh_uid, seccomp, hidden, notes), _ = _zy_recv(ours)
+    except OracleError:
+        code = proc.wait()
+        ours.close()
+        if code == 17 and want != "none":
+            return start_zygote("none", hide)
+        raise OracleError("the sandbox zygote failed to start (status %s)" % code)
+    if tag != "ok":
+        raise OracleError("the sandbox zygote failed to start")
+    return Zygote(proc, ours, mode, fresh_uid, seccomp, list(hidden), list(notes))
+
+
+_zygote: Zygote | None = None
+
+
+def zygote() -> Zygote:
+    global _zygote
+    if _zygote is None or _zygote.proc.poll() is not None:
+        _zygote = start_zygote(_wanted_mode(), _hide_list())
+    return _zygote
+
+
+def _wanted_mode() -> str:
+    return "none" if os.environ.get("EDDY_JUDGE_NO_NAMESPACES") == "1" else "auto"
+
+
+def _hide_list() -> list[str]:
+    """Folders no candidate may see: eddy's own (sources, templates, oracles) and EDDY_* overrides."""
+    root = os.environ.get("EDDY_PACKAGE_ROOT") or os.path.dirname(os.path.dirname(os.path.dirname(PACKAGE_PARENT)))
+    places = [root] + [os.environ[k] for k in ("EDDY_ORACLES", "EDDY_TEMPLATES") if os.environ.get(k)]
+    exe = os.path.realpath(sys.executable)
+    out: list[str] = []
+    for p in places:
+        p = os.path.realpath(p)
+        # Never hide the interpreter the candidates run on.
+        if p != "/" and not exe.startswith(p.rstrip("/") + "/") and os.path.isdir(p) and p not in out:
+            out.append(p)
+    return out
+
+
+def isolation_report() -> dict[str, Any]:
+    """The IsolationReport shape (src/judge/types.ts)."""
+    z = zygote()
+    sandboxed = z.mode != "none"
+    parts = []
+    if sandboxed:
+        parts.append("userns" if z.mode == "userns" else "namespaces")
+        parts += ["netns", "pidns", "mountns", "ipcns", "utsns"]
+    else:
+        parts.append("NO-SANDBOX")
+    if z.fresh_uid:
+        parts.append("uid")
+    parts.append("rlimits")
+    if z.seccomp:
+        parts.append("seccomp")
+    notes = list(z.notes)
+    if sandboxed:
+        notes.append("candidates run forked from a clean zygote (empty environment, no oracle loaded), in their own PID, mount, IPC, UTS and network namespaces with a fresh /proc; hidden folders: %s" % (", ".join(z.hidden) or "none"))
+    else:
+        notes.append("WITHOUT a sandbox: no namespaces, so candidates can read every file this user can read (oracles included), list processes in /proc and write to files the user can write%s" % (" (candidates run under a uid of their own, so only world-writable ones)" if z.fresh_uid else ""))
+        if z.seccomp:
+            notes.append("seccomp refuses sockets, tracing, kill(-1) and signals to eddy's processes")
+        else:
+            notes.append("no seccomp on this architecture: network access is NOT blocked")
+    return {
+        "level": "+".join(parts),
+        "sandboxed": sandboxed,
+        "mode": z.mode,
+        "network": "namespace" if sandboxed else ("seccomp" if z.seccomp else "none"),
+        "pidNamespace": sandboxed,
+        "unprivilegedUser": z.fresh_uid,
+        "rlimits": ["cpu", "as", "nproc", "fsize", "nofile", "core"],
+        "notes": notes,
+    }
+
+
+# ---------------------------------------------------------------- running one candidate
+
+
+@dataclass
+class Run:
+    pre: tuple[str, str] | None = None
+    prechecked: bool = False
+    ready: bool = False
+    loaded: bool = False
+    load: tuple[str, str] | None = None  # (kind, text)
+    results: dict[int, Any] = field(default_factory=dict)  # i -> Partial, then ("r"|"o"|"e", value/text, after/kind)
+    done: bool = False
+    broken: str | None = None  # the candidate broke the result channel
+    setup: str | None = None  # a harness failure before any candidate code ran
+    timed_out: bool = False
+    too_large: bool = False
+    status: int | None = None
+    captured: bytes = b""
+
+
+def _close(*fds: int | None) -> None:
+    for fd in fds:
+        if fd is not None:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
+@dataclass
+class Sandbox:
+    """A keeper and candidate forked ahead of need, waiting for a job on `job_w`."""
+
+    job_w: int
+    res_r: int
+    out_r: int
+    st_r: int
+    ctl_w: int
+    pidfd: int | None = None
+    answered: bool = False
+
+    def close(self) -> None:
+        _close(self.job_w, self.res_r, self.out_r, self.st_r, self.ctl_w if self.ctl_w >= 0 else None, self.pidfd)
+
+
+_warm: Sandbox | None = None
+
+
+def _request_sandbox(z: Zygote) -> Sandbox:
+    """Ask the zygote to fork a sandbox; its reply is read when the sandbox is taken."""
+    job_r, job_w = os.pipe()
+    res_r, res_w = os.pipe()
+    out_r, out_w = os.pipe()
+    st_r, st_w = os.pipe()
+    ctl_r, ctl_w = os.pipe()
+    box = Sandbox(job_w, res_r, out_r, st_r, ctl_w)
+    try:
+        _zy_send(z.sock, (), [job_r, res_w, out_w, st_w, ctl_r])
+    except OSError:
+        box.close()
+        raise
+    finally:
+        _close(job_r, res_w, out_w, st_w, ctl_r)
+    return box
+
+
+def _take_sandbox() -> Sandbox:
+    global _warm
+    box, _warm = _warm, None
+    for attempt in range(2):
+        try:
+            z = zygote()
+            if box is None:
+                box = _request_sandbox(z)
+            reply, fds = _zy_recv(z.sock)
+            if reply[0] != "forked":
+                raise OracleError("sandbox zygote: %s" % (reply[1:],))
+            box.pidfd = fds[0] if fds else None
+            return box
+        except (OSError, OracleError):
+            if box is not None:
+                box.close()
+                box = None
+            _stop_zygote()
+            if attempt == 1:
+                raise
+    raise OracleError("unreachable")
+
+
+def _prefork() -> None:
+    """Start the next sandbox now, so that its set-up overlaps with everything else."""
+    global _warm
+    if _warm is None:
+        try:
+            _warm = _request_sandbox(zygote())
+        except (OSError, OracleError):
+            _warm = None
+
+
+def _stop_zygote() -> None:
+    global _zygote
+    if _zygote is not None:
+        _zygote.sock.close()
+        _zygote.proc.kill()
+        _zygote.proc.wait()
+        _zygote = None
+
+
+_stopping: list[Sandbox] = []
+
+
+def finish_stopped() -> None:
+    """Wait until every stopped sandbox's keeper has killed all it ran (SIGKILL after 5 s)."""
+    while _stopping:
+        box = _stopping.pop()
+        _wait_status(Run(), box.st_r, box.pidfd)
+        box.close()
+
+
+def run_candidate(code: str, fn: str, arity: int, p: Prepared, time_ms: int, memory_mb: int) -> Run:
+    finish_stopped()
+    box = _take_sandbox()
+    run = Run()
+    try:
+        head = marshal.dumps((code, fn, arity, p.keep_args, time_ms, memory_mb, [p.oracle_dir]))
+        job = frame(head) + frame(p.calls_blob)
+        os.set_blocking(box.job_w, False)
+        _collect(run, job, box.job_w, box.res_r, box.out_r, box.st_r, time_ms)
+    finally:
+        _close(box.ctl_w)  # the keeper kills whatever is left of the candidate
+        box.ctl_w = -1
+        decided = run.done or run.timed_out or run.too_large or run.pre is not None or (run.broken is not None and run.ready)
+        if run.status is None and run.setup is None and not decided:
+            _wait_status(run, box.st_r, box.pidfd)
+            box.close()
+        else:
+            # The verdict does not need the exit status: the keeper's clean-up finishes while
+            # the answer goes back, and is waited for before the next candidate starts.
+            _stopping.append(box)
+    return run
+
+
+def _collect(run: Run, job: bytes, job_w: int, res_r: int, out_r: int, st_r: int, time_ms: int) -> None:
+    frames = FrameBuffer(MAX_RESULT_BYTES)
+    status = FrameBuffer(1 << 16)
+    captured = bytearray()
+    deadline = time.monotonic() + PRECHECK_WALL_S
+    readers = [res_r, out_r, st_r]
+    job_open = True
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            run.timed_out = True
+            return
+        ready_r, ready_w, _ = select.select(readers, [job_w] if job_open else [], [], left)
+        if ready_w:
+            try:
+                n = os.write(job_w, job[:65536])
+                job = job[n:]
+            except BlockingIOError:
+                pass
+            except BrokenPipeError:
+                job = b""
+            if not job:
+                job_open = False
+        for fd in ready_r:
+            chunk = os.read(fd, 1 << 16)
+            if fd == out_r:
+                if not chunk:
+                    readers.remove(fd)
+                elif len(captured) < MAX_CAPTURE_BYTES:
+                    captured += chunk[: MAX_CAPTURE_BYTES - len(captured)]
+                continue
+            if fd == st_r:
+                if not chunk:
+                    readers.remove(fd)
+                    # The keeper has gone: the candidate has too. Keep what it wrote.
+                    _drain(run, frames, res_r)
+                    run.captured = bytes(captured)
+                    if run.status is None and run.setup is None:
+                        run.setup = run.setup or "the sandbox keeper ended without a status"
+                    return
+                for m in status.feed(chunk):
+                    _keeper_message(run, m)
+                continue
+            if not chunk:
+                readers.remove(fd)
+                continue
+            try:
+                msgs = frames.feed(chunk)
+            except OverflowError:
+                run.too_large = True
+                return
+            for m in msgs:
+                before = run.prechecked
+                _candidate_message(run, m)
+                if run.broken is not None or run.done or (run.pre is not None):
+                    run.captured = bytes(captured)
+                    return
+                if run.prechecked and not before:
+                    deadline = time.monotonic() + time_ms / 1000.0
+        run.captured = bytes(captured)
+
+
+def _drain(run: Run, frames: FrameBuffer, res_r: int) -> None:
+    while True:
+        r, _, _ = select.select([res_r], [], [], 0)
+        if not r:
+            break
+        try:
+            chunk = os.read(res_r, 1 << 16)
+        except OSError:
+            break
+        if not chunk:
+            break
+        try:
+            msgs = frames.feed(chunk)
+        except OverflowError:
+            run.too_large = True
+            return
+        for m in msgs:
+            _candidate_message(run, m)
+            if run.broken is not None or run.done:
+                return
+    if frames.pending and run.ready and run.broken is None:
+        run.broken = "an incomplete message"
+
+
+def _keeper_message(run: Run, data: bytes) -> None:
+    try:
+        m = marshal.loads(data)  # the keeper is harness code the candidate cannot reach
+    except (ValueError, EOFError, TypeError):
+        run.setup = "unreadable status from the sandbox keeper"
+        return
+    if isinstance(m, tuple) and len(m) == 2 and m[0] == "status" and isinstance(m[1], int):
+        run.status = m[1]
+    elif isinstance(m, tuple) and len(m) == 2 and m[0] == "setup":
+        run.setup = str(m[1])[:DETAIL_CHARS]
+    else:
+        run.setup = "unexpected status from the sandbox keeper"
+
+
+def _candidate_message(run: Run, data: bytes) -> None:
+    """One frame from the candidate's process. Before "ready" only harness code has run there;
+    after it, any frame may be forged, and anything that is not well-formed is the candidate's.
+    Results are read only as far as (tag, index) here; their values are read after the run."""
+    try:
+        part = Partial(data, 2)
+    except Malformed as e:
+        run.broken = str(e)
+        return
+    if not part.head or not isinstance(part.head[0], str):
+        run.broken = "a message that is not a tagged tuple"
+        return
+    tag = part.head[0]
+    if tag in ("r", "o", "e") and part.size == 4 and run.ready and run.loaded:
+        i = part.head[1] if len(part.head) > 1 else None
+        if type(i) is int and i == len(run.results):
+            run.results[i] = part
+        else:
+            run.broken = "a result out of order"
+        return
+    try:
+        m = tuple(part.head) + tuple(part.finish())
+    except Malformed as e:
+        run.broken = str(e)
+        return
+    if not run.prechecked:
+        if tag == "pre" and len(m) == 3:
+            run.prechecked = True
+            if m[1] is not None:
+                run.pre = (str(m[1]), str(m[2])[:DETAIL_CHARS])
+        elif tag == "setup" and len(m) == 2:
+            run.setup = "sandbox: " + str(m[1])[:DETAIL_CHARS]
+            run.broken = run.setup
+        else:
+            run.broken = "a message before the static check"
+        return
+    if not run.ready:
+        if tag == "ready" and len(m) == 1:
+            run.ready = True
+        else:
+            run.broken = "a message out of order"
+        return
+    if tag == "loaded" and len(m) == 1 and not run.loaded and run.load is None:
+        run.loaded = True
+    elif tag == "load" and len(m) == 3 and m[1] in ("resource", "runtime") and isinstance(m[2], str) and not run.loaded and run.load is None:
+        run.load = (m[1], m[2][:DETAIL_CHARS])
+    elif tag == "done" and len(m) == 1 and run.loaded:
+        run.done = True
+    else:
+        run.broken = "an unexpected message (%s)" % short(tag, 40)
+
+
+def _read_results(run: Run) -> None:
+    """Read the values of every result frame (after the run, outside its deadline)."""
+    for i in sorted(run.results):
+        part = run.results[i]
+        if not isinstance(part, Partial):
+            continue
+        try:
+            a, b = part.finish()
+        except Malformed as e:
+            run.broken = "result %d: %s" % (i + 1, e)
+            run.results = {k: v for k, v in run.results.items() if k < i}
+            return
+        tag = part.head[0]
+        if tag == "e" and (a not in ("resource", "runtime") or not isinstance(b, str)):
+            run.broken = "a malformed error report"
+        elif tag == "o" and not isinstance(a, str):
+            run.broken = "a malformed result"
+        if run.broken is not None:
+            run.results = {k: v for k, v in run.results.items() if k < i}
+            return
+        run.results[i] = (str(tag), a, b)
+
+
+def _wait_status(run: Run, st_r: int, pidfd: int | None) -> None:
+    """After the stop signal: the keeper's report, once it has killed everything (bounded)."""
+    buf = FrameBuffer(1 << 16)
+    end = time.monotonic() + 5.0
+    while True:
+        left = end - time.monotonic()
+        if left <= 0:
+            if pidfd is not None:
+                try:
+                    signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+                except OSError:
+                    pass
+            return
+        r, _, _ = select.select([st_r], [], [], left)
+        if not r:
+            continue
+        chunk = os.read(st_r, 1 << 16)
+        if not chunk:
+            return
+        for m in buf.feed(chunk):
+            _keeper_message(run, m)
+
+
+# ---------------------------------------------------------------- verdicts
+
+
+def _describe_status(status: int | None) -> tuple[str, str]:
+    if status is None:
+        return "ended", "runtime"
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else str(sig)
+        kind = "resource" if sig in (signal.SIGXCPU, signal.SIGXFSZ) else "runtime"
+        return "killed by %s" % name, kind
+    return "exited with status %d" % os.WEXITSTATUS(status), "runtime"
+
+
+def call_text(fn: str, args: tuple[Any, ...]) -> str:
+    text = fn + "(" + ", ".join(short(a) for a in args) + ")"
+    return text if len(text) <= DETAIL_CHARS else text[: DETAIL_CHARS - 3] + "..."
+
+
+def where(i: int | None, n_fixed: int) -> str:
+    if i is None:
+        return "while loading the module"
+    if i < n_fixed:
+        return "on fixed test %d" % (i + 1)
+    return "on random input %d" % (i - n_fixed + 1)
+
+
+def judge(req: dict[str, Any], reference: bool = False) -> tuple[str, str]:
+    """One verdict: (category, detail)."""
+    code = req.get("code")
+    fn = str(req["function"])
+    if not isinstance(code, str) or not code.strip():
+        return "no_function", "no code could be extracted from the response"
+    size = len(code.encode("utf-8", "surrogatepass"))
+    if size > MAX_CODE_BYTES:
+        return "static_error", "the code is %d KB, more than the judge accepts (%d KB)" % (size // 1024, MAX_CODE_BYTES // 1024)
+    p = prepare(req)
+    budget = req.get("budget") or {}
+    time_ms = int(budget.get("timeMs", 2000))
+    run = run_candidate(code, fn, int(req["arity"]), p, time_ms, int(budget.get("memoryMb", 256)))
+    verdict = _verdict(run, p, fn, time_ms)
+    if verdict is None:
+        # Something went wrong around the candidate before its code ran: a judge_error only if
+        # the model solution fails the same way on this instance, else the candidate's failure.
+        why = run.setup or "the sandbox failed"
+        if reference or _reference_fails(req, p):
+            raise OracleError(why)
+        return "runtime_error", "the candidate's sandbox failed: %s" % why
+    return verdict
+
+
+def _reference_fails(req: dict[str, Any], p: Prepared) -> bool:
+    key = "solution"
+    if key not in p.reference_ok:
+        try:
+            ref = dict(req, code=answer_source(dict(req, which="solution")))
+            p.reference_ok[key] = judge(ref, reference=True)[0] == "passed"
+        except OracleError:
+            p.reference_ok[key] = False
+    return not p.reference_ok[key]
+
+
+def _verdict(run: Run, p: Prepared, fn: str, time_ms: int) -> tuple[str, str] | None:
+    n_fixed = p.n_fixed
+    if run.pre is None and not run.timed_out and not run.too_large:
+        _read_results(run)
+    if run.pre is not None:
+        return run.pre
+    if run.timed_out:
+        if not run.prechecked:
+            return "static_error", "the static check did not finish within %d s" % PRECHECK_WALL_S
+        if run.done:
+            at = "after the last call"
+        elif run.loaded:
+            at = where(len(run.results) if len(run.results) < len(p.calls) else None, n_fixed)
+        else:
+            at = where(None, n_fixed)
+        return "resource_exhaustion", "time limit of %d ms exceeded %s" % (time_ms, at)
+    if run.too_large:
+        return "resource_exhaustion", "output larger than %d MB" % (MAX_RESULT_BYTES // (1024 * 1024))
+    if run.broken is not None and run.ready:
+        return "runtime_error", "the candidate broke the judge's result channel: %s" % run.broken
+    if not run.prechecked:
+        if run.status is not None and run.setup is None:
+            desc, kind = _describe_status(run.status)
+            # Only harness code and the static check ran: hostile code too big to analyse.
+            return "static_error", "the code could not be analysed within the judge's limits (%s)" % desc
+        return None
+    if not run.ready:
+        return None
+    errs: list[tuple[int | None, str, str]] = []
+    if run.load is not None:
+        errs.append((None, run.load[1], run.load[0]))
+    for i in sorted(run.results):
+        tag, a, b = run.results[i]
+        if tag == "e":
+            errs.append((i, b, a))
+    if run.load is None and not run.done:
+        desc, kind = _describe_status(run.status)
+        tail = run.captured.decode("utf-8", "replace").strip().splitlines()[-1:] if run.captured else []
+        errs.append((len(run.results) if run.loaded else None, desc + ("; " + tail[0][:120] if tail else ""), kind))
+    for kind in ("resource", "runtime"):
+        for i, text, k in errs:
+            if k == kind:
+                return ("resource_exhaustion" if kind == "resource" else "runtime_error"), "%s %s" % (text, where(i, n_fixed))
+    for i in range(len(p.calls)):
+        if i not in run.results:
+            return "runtime_error", "no result came back %s" % where(i, n_fixed)
+    changed = "modified its argument, which the question forbids"
+    for i, args in enumerate(p.calls):
+        tag, value, after = run.results[i]
+        actual = Opaque(value) if tag == "o" else value
+        expected = p.expected[i]
+        fixed = i < n_fixed
+        label = ("fixed test %d" % (i + 1)) if fixed else ("random input %d" % (i - n_fixed + 1))
+        try:
+            same = bool(p.compare(expected, actual))
+        except Exception:
+            same = False
+        if not same:
+            if fixed:
+                return "assertion_error", "%s: %s expected %s, got %s" % (label, call_text(fn, args), short(expected), short(actual))
+            return "fuzzing_failure", "%s: %s: model solution gives %s, candidate gives %s" % (label, call_text(fn, args), short(expected), short(actual))
+        # Compared by value in this process: set iteration order or a patched encoder in the
+        # candidate's process cannot hide a change.
+        if p.keep_args and not strict_equal(args, after):
+            return ("assertion_error" if fixed else "fuzzing_failure"), "%s: %s %s" % (label, call_text(fn, args), changed)
+    return "passed", "%d fixed tests and %d random inputs agree" % (n_fixed, len(p.calls) - n_fixed)
+
+
+# ---------------------------------------------------------------- rendering reference answers
+
+
+def answer_source(req: dict[str, Any]) -> str:
+    """solution() or a mutant_*() rendered as an answer defining the required function."""
+    mod = load_oracle(req["oracle"], req["oracleHash"])
+    which = req.get("which") or "solution"
+    ref = getattr(mod, which, None)
+    if not callable(ref) or not (which == "solution" or which.startswith("mutant_")):
+        raise OracleError("oracle %s has no %s()" % (os.path.basename(req["oracle"]), which))
+    src = textwrap.dedent(inspect.getsource(ref))
+    params = [p.name for p in inspect.signature(ref).parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    arity = int(req["arity"])
+    args = params[:arity] + ["arg%d" % k for k in range(len(params), arity)]
+    kw = ", ".join("%s=%r" % (k, v) for k, v in req["bindings"].items())
+    call = ", ".join(args + ([kw] if kw else []))
+    return "%s\n\n_ref = %s\n\n\ndef %s(%s):\n    return _ref(%s)\n" % (src.rstrip(), which, req["function"], ", ".join(args), call)
+
+
+def mutants(req: dict[str, Any]) -> list[str]:
+    mod = load_oracle(req["oracle"], req["oracleHash"])
+    found: list[tuple[int, str]] = []
+    for name, value in vars(mod).items():
+        if name.startswith("mutant_") and callable(value):
+            try:
+                line = inspect.getsourcelines(value)[1]
+            except (OSError, TypeError):
+                line = 0
+            found.append((line, name))
+    return [n for _, n in sorted(found)]
+
+
+# ---------------------------------------------------------------- main loop
+
+
+def handle(req: dict[str, Any]) -> dict[str, Any]:
+    op = req.get("op")
+    if op == "hello":
+        report = isolation_report()
+        _prefork()
+        return {"isolation": report, "python": sys.version.split()[0]}
+    if op == "judge":
+        t0 = time.monotonic()
+        category, detail = judge(req)
+        ms = (time.monotonic() - t0) * 1000.0
+        _prefork()
+        return {"category": category, "detail": detail, "ms": ms}
+    if op == "source":
+        return {"source": answer_source(req)}
+    if op == "mutants":
+        return {"mutants": mutants(req)}
+    raise OracleError("unknown op %r" % op)
+
+
+def main() -> None:
+    # The protocol gets a private copy of stdout; fd 1 becomes stderr so that a print() in an
+    # oracle cannot corrupt the reply stream.
+    proto = os.dup(1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    out = os.fdopen(proto, "w", encoding="utf-8")
+    # Same-uid processes (the no-namespace fallback) cannot read this process's memory.
+    try:
+        iso.prctl(iso.PR_SET_DUMPABLE, 0)
+    except OSError:
+        pass
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 5000))
+    inp = sys.stdin.buffer
+    try:
+        while True:
+            line = inp.readline()
+            if not line:
+                break
+            if not line.strip():
+                continue
+            rid = None
+            try:
+                req = json.loads(line)
+                rid = req.get("id")
+                reply = handle(req)
+                reply["id"] = rid
+            except OracleError as e:
+                reply = {"id": rid, "error": str(e)[:1000]}
+            except Exception as e:  # a harness bug: report it as a judge_error, keep serving
+                reply = {"id": rid, "error": "judge worker: " + exc_line(e)}
+            out.write(json.dumps(reply) + "\n")
+            out.flush()
+    finally:
+        if _zygote is not None:
+            _zygote.sock.close()
+            try:
+                _zygote.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                _zygote.proc.kill()

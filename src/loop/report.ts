@@ -1,0 +1,274 @@
+import type { Store } from "../store/Store.js";
+import { html, raw, type SafeHtml } from "../report/safeHtml.js";
+import { isHarness } from "../scores/neighbourhood.js";
+import { safeTerminalLine, safeTerminalText } from "../util/safeText.js";
+import { averageSustainableLoops, type AslResult } from "./asl.js";
+import { diffStat, lineDiff } from "./diff.js";
+import { LoopStore, type LoopRunRow, type LoopStepRow } from "./store.js";
+
+/** One task's loops as the report shows them. */
+export interface LoopTaskReport {
+    template: string;
+    instance: number;
+    params: unknown[];
+    /** l: consecutive passing loops from the first. */
+    sustained: number;
+    /** The loop whose code first failed; null when all M loops passed (or the task is unfinished). */
+    firstFailure: number | null;
+    /** Verdict of the failing loop. */
+    failureCategory: string | null;
+    /** Similarity of the last passing prompt and the one that failed (ASL's s at the boundary); null when not measured. */
+    boundarySimilarity: number | null;
+    /** False while the task still has loops to run (an interrupted run): left out of ASL. */
+    finished: boolean;
+    loops: {
+        loop: number;
+        question: string;
+        category: string;
+        detail: string;
+        code: string | null;
+        similarity: number | null;
+        drift: number | null;
+        /** Diff against the previous loop's code (absent for loop 1). */
+        diff?: string[];
+        added?: number;
+        removed?: number;
+    }[];
+}
+
+export interface LoopRunReport {
+    runId: string;
+    status: string;
+    model: string;
+    quantization: string | null;
+    backend: string;
+    summariser: string | null;
+    maxLoops: number;
+    temperature: number;
+    embedModel: string | null;
+    asl: AslResult;
+    /** Per template: ASL over its tasks. */
+    perTemplate: { template: string; asl: AslResult }[];
+    /** Pass rate of the first loop (an ordinary one-shot pass@1 over the same tasks). */
+    firstLoopPassRate: number;
+    /** Per loop j: tasks that reached it, passed it; mean similarity p^j→p^(j+1) and drift p^1→p^(j+1) where measured. */
+    perLoop: { loop: number; reached: number; passed: number; meanSimilarity: number | null; meanDrift: number | null }[];
+    unfinished: number;
+    /** Tasks ended by a harness outcome (truncated, judge_error): not the model's fault, left out of ASL. */
+    harness: number;
+    tasks: LoopTaskReport[];
+}
+
+export interface LoopReport {
+    generated: string;
+    runs: LoopRunReport[];
+}
+
+const mean = (xs: number[]): number | null => (xs.length === 0 ? null : xs.reduce((a, b) => a + b, 0) / xs.length);
+
+/** Everything `eddy loop report` shows, for one or more loop runs (several: side by side, e.g. models or quantisations). */
+export function buildLoopReport(store: Store, runIds: string[]): LoopReport {
+    const ls = new LoopStore(store);
+    return { generated: new Date().toISOString(), runs: runIds.map((id) => buildRun(ls, ls.requireRun(id))) };
+}
+
+function buildRun(ls: LoopStore, run: LoopRunRow): LoopRunReport {
+    const config = JSON.parse(run.config_json) as { maxLoops: number; temperature: number; embedModel?: string };
+    const M = config.maxLoops;
+    const steps = ls.steps(run.id);
+    const byTask = new Map<string, LoopStepRow[]>();
+    for (const s of steps) {
+        const k = `${s.template_id}#${s.instance_idx}`;
+        if (!byTask.has(k)) byTask.set(k, []);
+        byTask.get(k)!.push(s);
+    }
+    const tasks: LoopTaskReport[] = ls.tasks(run.id).map((t) => {
+        const ss = byTask.get(`${t.template_id}#${t.instance_idx}`) ?? [];
+        let sustained = 0;
+        while (sustained < ss.length && ss[sustained]!.category === "passed") sustained++;
+        const failed = ss[sustained];
+        const finished = failed !== undefined || sustained >= M;
+        const boundary = failed && sustained > 0 ? ss[sustained - 1]!.similarity : null;
+        return {
+            template: t.template_id,
+            instance: t.instance_idx,
+            params: JSON.parse(t.params_json),
+            sustained,
+            firstFailure: failed ? failed.loop : null,
+            failureCategory: failed ? failed.category : null,
+            boundarySimilarity: boundary,
+            finished,
+            loops: ss.map((s, i) => {
+                const prev = i > 0 ? ss[i - 1]!.code : null;
+                const d = i > 0 ? lineDiff(prev ?? "", s.code ?? "") : undefined;
+                return {
+                    loop: s.loop,
+                    question: s.question,
+                    category: s.category,
+                    detail: s.detail,
+                    code: s.code,
+                    similarity: s.similarity,
+                    drift: s.drift,
+                    ...(d ? { diff: d, ...diffStat(d) } : {})
+                };
+            })
+        };
+    });
+    // Harness outcomes (truncated, judge_error) are not the model's fault: reported apart, as in runs.
+    const scored = tasks.filter((t) => t.finished && !(t.failureCategory !== null && isHarness(t.failureCategory)));
+    const asl = averageSustainableLoops(scored.map((t) => ({ sustained: t.sustained, boundarySimilarity: t.boundarySimilarity })), M);
+    const templates = [...new Set(tasks.map((t) => t.template))];
+    const perLoop = Array.from({ length: M }, (_, j) => {
+        const at = steps.filter((s) => s.loop === j + 1);
+        return {
+            loop: j + 1,
+            reached: at.length,
+            passed: at.filter((s) => s.category === "passed").length,
+            meanSimilarity: mean(at.flatMap((s) => (s.similarity === null ? [] : [s.similarity]))),
+            meanDrift: mean(at.flatMap((s) => (s.drift === null ? [] : [s.drift])))
+        };
+    });
+    return {
+        runId: run.id,
+        status: run.status,
+        model: run.model,
+        quantization: run.quantization,
+        backend: run.backend,
+        summariser: run.summariser,
+        maxLoops: M,
+        temperature: config.temperature,
+        embedModel: config.embedModel ?? null,
+        asl,
+        perTemplate: templates.map((template) => ({
+            template,
+            asl: averageSustainableLoops(scored.filter((t) => t.template === template).map((t) => ({ sustained: t.sustained, boundarySimilarity: t.boundarySimilarity })), M)
+        })),
+        firstLoopPassRate: tasks.length === 0 ? 0 : tasks.filter((t) => t.loops[0]?.category === "passed").length / tasks.length,
+        perLoop,
+        unfinished: tasks.filter((t) => !t.finished).length,
+        harness: tasks.filter((t) => t.failureCategory !== null && isHarness(t.failureCategory)).length,
+        tasks
+    };
+}
+
+const f3 = (x: number | null | undefined): string => (x === null || x === undefined ? "—" : x.toFixed(3));
+
+/** Plain-text report: a comparison table, then per run ASL per template, the loop histogram and failures. */
+export function renderLoopText(r: LoopReport, opts: { diffs?: boolean } = {}): string {
+    const out: string[] = [];
+    out.push("EvaLOOP self-consistency (SPEC §7): code → summary → code until the oracle fails or M loops");
+    out.push("");
+    out.push(["run", "model", "quant", "M", "tasks", "pass@loop1", "mean l", "ASL"].join("\t"));
+    for (const run of r.runs)
+        out.push([run.runId, safeTerminalLine(run.model), run.quantization ?? "—", run.maxLoops, run.asl.tasks, f3(run.firstLoopPassRate), f3(run.asl.meanSustained), f3(run.asl.asl)].join("\t"));
+    for (const run of r.runs) {
+        out.push("");
+        out.push(`== ${run.runId}  ${safeTerminalLine(run.model)}  (${run.backend}, ${run.status}${run.summariser ? `, summariser ${safeTerminalLine(run.summariser)}` : ""}, t=${run.temperature})`);
+        out.push(`ASL ${f3(run.asl.asl)} over ${run.asl.tasks} tasks, M = ${run.maxLoops}${run.embedModel ? "; s from embeddings" : "; s = 1 (no embedding model)"}`);
+        if (run.unfinished) out.push(`${run.unfinished} task(s) unfinished (resume the run): left out of ASL`);
+        if (run.harness) out.push(`${run.harness} task(s) ended by a harness outcome (truncated, judge_error): left out of ASL`);
+        out.push("sustained loops l: " + run.asl.sustainedCounts.map((n, i) => `${i}:${n}`).join(" "));
+        out.push("per template:");
+        for (const t of run.perTemplate) out.push(`  ${t.template.padEnd(32)} ASL ${f3(t.asl.asl)}  tasks ${t.asl.tasks}  mean l ${f3(t.asl.meanSustained)}`);
+        out.push("per loop: reached / passed / mean similarity to next prompt / mean drift from the question");
+        for (const l of run.perLoop) if (l.reached > 0) out.push(`  loop ${String(l.loop).padStart(2)}  ${l.reached} / ${l.passed} / ${f3(l.meanSimilarity)} / ${f3(l.meanDrift)}`);
+        out.push("tasks (first failing loop, verdict):");
+        for (const t of run.tasks) {
+            out.push(`  ${t.template} #${t.instance}  l=${t.sustained}  ${t.firstFailure === null ? (t.finished ? "sustained all loops" : "unfinished") : `failed at loop ${t.firstFailure}: ${t.failureCategory}`}`);
+            if (opts.diffs)
+                for (const l of t.loops)
+                    if (l.diff && (l.added || l.removed)) {
+                        out.push(`    loop ${l.loop - 1} → ${l.loop}: +${l.added} −${l.removed}`);
+                        for (const d of l.diff) if (d[0] !== " ") out.push("      " + safeTerminalText(d));
+                    }
+        }
+    }
+    return out.join("\n") + "\n";
+}
+
+/** JSON report (the full structure, diffs included). */
+export function renderLoopJson(r: LoopReport): string {
+    return JSON.stringify(r, null, 2) + "\n";
+}
+
+// Nothing may load or run: the page is inert whatever a model wrote (defence in depth behind the escaping).
+const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
+
+const LOOP_CSS = `
+body{font-family:system-ui,sans-serif;margin:2em;max-width:70em}
+table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:.2em .5em;text-align:left}
+.bar{background:#4a7;height:.8em}.cat.ok{color:#070}.cat.bad{color:#b00}
+.q{color:#555;font-size:.9em;margin:.2em 0}pre.diff{background:#f6f6f6;padding:.4em;font-size:.85em}
+.add{color:#070}.del{color:#b00}.ctx{color:#666}small{color:#777;font-weight:normal}
+`;
+
+/** Markup joined with newlines, as the page lays out rows, loops and diff lines. */
+const lines = (xs: SafeHtml[]): SafeHtml[] => xs.flatMap((x, i) => (i === 0 ? [x] : [raw("\n"), x]));
+
+/**
+ * A self-contained HTML page: comparison table, ASL per template, per-loop figures and each task's loops with diffs.
+ * Built with `html` (issue #9): the model's summaries, its code in the diffs, verdicts, template ids,
+ * model names and run ids are escaped by default.
+ */
+export function renderLoopHtml(r: LoopReport): string {
+    const rows = lines(
+        r.runs.map(
+            (run) =>
+                html`<tr><td>${run.runId}</td><td>${run.model}</td><td>${run.quantization ?? "—"}</td><td>${run.maxLoops}</td><td>${run.asl.tasks}</td><td>${f3(run.firstLoopPassRate)}</td><td>${f3(run.asl.meanSustained)}</td><td class="asl">${f3(run.asl.asl)}</td></tr>`
+        )
+    );
+    const maxAsl = Math.max(...r.runs.map((x) => x.maxLoops), 1);
+    const sections = lines(
+        r.runs.map((run) => {
+            const bars = lines(
+                run.perTemplate.map(
+                    (t) =>
+                        html`<tr><td>${t.template}</td><td>${t.asl.tasks}</td><td>${f3(t.asl.meanSustained)}</td><td>${f3(t.asl.asl)}</td><td><div class="bar" style="width:${((t.asl.asl / maxAsl) * 200).toFixed(1)}px"></div></td></tr>`
+                )
+            );
+            const loops = lines(
+                run.perLoop
+                    .filter((l) => l.reached > 0)
+                    .map((l) => html`<tr><td>${l.loop}</td><td>${l.reached}</td><td>${l.passed}</td><td>${f3(l.meanSimilarity)}</td><td>${f3(l.meanDrift)}</td></tr>`)
+            );
+            const tasks = lines(
+                run.tasks.map((t) => {
+                    const body = lines(
+                        t.loops.map((l) => {
+                            const diff = l.diff ? html`<pre class="diff">${lines(l.diff.map((d) => html`<span class="${d[0] === "+" ? "add" : d[0] === "-" ? "del" : "ctx"}">${d}</span>`))}</pre>` : "";
+                            return html`<li><b>loop ${l.loop}</b> <span class="cat ${l.category === "passed" ? "ok" : "bad"}">${l.category}</span> sim ${f3(l.similarity)}<div class="q">${l.question}</div>${diff}</li>`;
+                        })
+                    );
+                    const end = t.firstFailure === null ? (t.finished ? "sustained all loops" : "unfinished") : `failed at loop ${t.firstFailure} (${t.failureCategory ?? ""})`;
+                    return html`<details class="task"><summary>${t.template} #${t.instance} — l = ${t.sustained}, ${end}</summary><ol>${body}</ol></details>`;
+                })
+            );
+            return html`<section class="run" id="${run.runId}">
+<h2>${run.model} <small>${run.runId} · ${run.backend} · ${run.status}</small></h2>
+<p>ASL <b class="asl">${f3(run.asl.asl)}</b> over ${run.asl.tasks} tasks, M = ${run.maxLoops}; ${run.embedModel ? "s from embeddings" : "s = 1 (no embedding model)"}.
+Sustained loops: ${run.asl.sustainedCounts.map((n, i) => `${i}:${n}`).join(" ")}${run.unfinished ? `; ${run.unfinished} unfinished` : ""}${run.harness ? `; ${run.harness} ended by a harness outcome (left out)` : ""}</p>
+<h3>ASL per template</h3>
+<table class="per-template"><thead><tr><th>template</th><th>tasks</th><th>mean l</th><th>ASL</th><th></th></tr></thead><tbody>
+${bars}
+</tbody></table>
+<h3>Per loop (summary drift)</h3>
+<table class="per-loop"><thead><tr><th>loop</th><th>reached</th><th>passed</th><th>similarity to next prompt</th><th>drift from the question</th></tr></thead><tbody>
+${loops}
+</tbody></table>
+<h3>Tasks</h3>
+${tasks}
+</section>`;
+        })
+    );
+    return html`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${CSP}"><title>eddy — EvaLOOP report</title>
+<style>${raw(LOOP_CSS)}</style></head><body>
+<h1>EvaLOOP self-consistency</h1>
+<p>Code → natural-language summary → code, until the oracle fails or M loops (SPEC §7). ASL = Σ n<sub>i</sub>·i²·s<sub>i</sub> / (M·T).</p>
+<table id="loop-runs"><thead><tr><th>run</th><th>model</th><th>quant</th><th>M</th><th>tasks</th><th>pass@loop1</th><th>mean l</th><th>ASL</th></tr></thead><tbody>
+${rows}
+</tbody></table>
+${sections}
+</body></html>
+`.value;
+}

@@ -1,0 +1,328 @@
+import { createHash } from "node:crypto";
+import { readFileSync, realpathSync, statSync } from "node:fs";
+import path from "node:path";
+import Database from "better-sqlite3";
+import { openStore, storeError, type Store } from "../store/Store.js";
+import { MIGRATIONS } from "../store/schema.js";
+import { EddyError } from "../util/errors.js";
+import { ensureNodeId, readNodeId } from "./nodeId.js";
+import { LOCAL_TABLES, MERGED_TABLES, type MergedTable } from "./tables.js";
+
+/** Two copies of one row (same natural key) that differ in a column that carries a result. */
+export interface MergeConflict {
+    source: string;
+    table: string;
+    key: string;
+    column: string;
+    target: unknown;
+    incoming: unknown;
+}
+
+/** What one source database brought. */
+export interface SourceSummary {
+    path: string;
+    sha256: string;
+    nodeId: string;
+    /** Source run id → the target run it was merged into (differs when matched by config hash). */
+    runs: Record<string, string>;
+    inserted: Record<string, number>;
+    same: Record<string, number>;
+}
+
+export interface MergeResult {
+    into: string;
+    nodeId: string;
+    sources: SourceSummary[];
+}
+
+/** A merge refused because rows conflict; the target is unchanged. */
+export class MergeConflictError extends EddyError {
+    constructor(readonly conflicts: MergeConflict[]) {
+        super(`refused: ${conflicts.length} conflicting row${conflicts.length === 1 ? "" : "s"} (same key, different content); nothing was merged`, 65);
+    }
+}
+
+type Row = Record<string, unknown>;
+
+interface Source {
+    path: string;
+    sha256: string;
+    nodeId: string;
+    db: Database.Database;
+}
+
+const sameValue = (a: unknown, b: unknown): boolean => a === b || (a == null && b == null);
+
+function sha256File(file: string): string {
+    return createHash("sha256").update(readFileSync(file)).digest("hex");
+}
+
+function tables(db: Database.Database): string[] {
+    return (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[]).map((r) => r.name);
+}
+
+/**
+ * Open a source read-only. A source without a node id gets one first (its first use as a merge
+ * source); one on read-only media is named by its file's hash instead.
+ */
+function openSource(file: string): Source {
+    const abs = path.resolve(file);
+    try {
+        if (!statSync(abs).isFile()) throw new Error("not a file");
+    } catch {
+        throw new EddyError(`no database at ${abs}`, 66);
+    }
+    let nodeId: string | undefined;
+    {
+        const ro = openReadonly(abs);
+        nodeId = readNodeId(ro);
+        ro.close();
+    }
+    if (!nodeId) {
+        try {
+            const s = openStore(abs);
+            try {
+                nodeId = ensureNodeId(s.db);
+            } finally {
+                s.close();
+            }
+        } catch {
+            nodeId = undefined; // read-only media: fall back to the file's hash below
+        }
+    }
+    const sha256 = sha256File(abs);
+    return { path: abs, sha256, nodeId: nodeId ?? `sha256:${sha256.slice(0, 26)}`, db: openReadonly(abs) };
+}
+
+function openReadonly(abs: string): Database.Database {
+    let db: Database.Database | undefined;
+    try {
+        db = new Database(abs, { readonly: true, fileMustExist: true });
+        const v = db.pragma("user_version", { simple: true }) as number;
+        if (v > MIGRATIONS.length) throw new EddyError(`database ${abs} was written by a newer eddy (schema ${v} > ${MIGRATIONS.length}); merge it with that version`, 65);
+        tables(db); // a file that is not SQLite fails here
+        return db;
+    } catch (err) {
+        db?.close();
+        throw storeError(err, abs);
+    }
+}
+
+/**
+ * Merge node databases into one: runs (matched by id, or by config hash when each side holds exactly one
+ * run of that study), their configurations, templates, instances, generations and verdicts, and every other
+ * table eddy writes, all by natural keys, integer ids remapped. One transaction over all sources: a conflict
+ * anywhere leaves the target as it was. Merging the same files again inserts nothing.
+ */
+export function mergeStores(sourceFiles: string[], into: string): MergeResult {
+    if (!sourceFiles.length) throw new EddyError("nothing to merge: name at least one database");
+    const intoAbs = path.resolve(into);
+    const seen = new Set<string>();
+    const real = (p: string): string => {
+        try {
+            return realpathSync(p);
+        } catch {
+            return path.resolve(p);
+        }
+    };
+    for (const f of sourceFiles) {
+        const r = real(f);
+        if (r === real(intoAbs)) throw new EddyError(`${f} is the target itself (--into ${into})`);
+        if (seen.has(r)) throw new EddyError(`${f} is named twice`);
+        seen.add(r);
+    }
+    const sources = sourceFiles.map(openSource);
+    try {
+        for (const s of sources) refuseUnknownTables(s);
+        const target = openStore(intoAbs);
+        try {
+            return target.write(() => {
+                const nodeId = ensureNodeId(target.db);
+                const merger = new Merger(target, new Date().toISOString());
+                const summaries = sources.map((s) => merger.source(s));
+                if (merger.conflicts.length) throw new MergeConflictError(merger.conflicts);
+                return { into: intoAbs, nodeId, sources: summaries };
+            });
+        } finally {
+            target.close();
+        }
+    } finally {
+        for (const s of sources) s.db.close();
+    }
+}
+
+/** A table this eddy does not know may hold results it would drop: refuse rather than lose them. */
+function refuseUnknownTables(s: Source): void {
+    const known = new Set<string>([...Object.keys(MERGED_TABLES), ...LOCAL_TABLES]);
+    for (const t of tables(s.db)) {
+        if (known.has(t)) continue;
+        const n = (s.db.prepare(`SELECT COUNT(*) AS n FROM "${t.replace(/"/g, '""')}"`).get() as { n: number }).n;
+        if (n > 0) throw new EddyError(`${s.path} has a table merge does not know ('${t}', ${n} rows); refusing rather than dropping it (merge with the eddy that wrote it)`, 65);
+    }
+}
+
+class Merger {
+    readonly conflicts: MergeConflict[] = [];
+    private readonly t: Database.Database;
+    private readonly stmts = new Map<string, Database.Statement>();
+    private readonly columns = new Map<string, Set<string>>();
+
+    constructor(target: Store, private readonly mergedAt: string) {
+        this.t = target.db;
+    }
+
+    private prep(sql: string): Database.Statement {
+        let s = this.stmts.get(sql);
+        if (!s) this.stmts.set(sql, (s = this.t.prepare(sql)));
+        return s;
+    }
+
+    private targetColumns(table: string): Set<string> {
+        let c = this.columns.get(table);
+        if (!c) this.columns.set(table, (c = new Set((this.t.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((r) => r.name))));
+        return c;
+    }
+
+    private find(table: MergedTable, row: Row): Row | undefined {
+        const key = MERGED_TABLES[table].key;
+        return this.prep(`SELECT rowid AS _rowid, * FROM ${table} WHERE ${key.map((k) => `${k} = ?`).join(" AND ")}`).get(...key.map((k) => row[k])) as Row | undefined;
+    }
+
+    private insert(table: MergedTable, row: Row): number {
+        const cols = Object.keys(row).filter((c) => this.targetColumns(table).has(c));
+        const r = this.prep(`INSERT INTO ${table} (${cols.join(", ")}) VALUES (${cols.map(() => "?").join(", ")})`).run(...cols.map((c) => row[c] as never));
+        return Number(r.lastInsertRowid);
+    }
+
+    /** Insert the row unless its key is there; when it is, every compared column must agree. */
+    private merge(src: Source, sum: SourceSummary, table: MergedTable, row: Row, label: () => string): { rowid: number; inserted: boolean } {
+        const have = this.find(table, row);
+        if (!have) {
+            sum.inserted[table] = (sum.inserted[table] ?? 0) + 1;
+            return { rowid: this.insert(table, row), inserted: true };
+        }
+        for (const c of MERGED_TABLES[table].compare)
+            if (!sameValue(have[c], row[c])) this.conflicts.push({ source: src.path, table, key: label(), column: c, target: have[c], incoming: row[c] });
+        sum.same[table] = (sum.same[table] ?? 0) + 1;
+        return { rowid: have._rowid as number, inserted: false };
+    }
+
+    private rows(src: Source, table: string, order = "rowid"): Iterable<Row> {
+        if (!tables(src.db).includes(table)) return [];
+        return src.db.prepare(`SELECT * FROM ${table} ORDER BY ${order}`).iterate() as Iterable<Row>;
+    }
+
+    /** Map each source run (or loop run) to the target's: same id, else the one run with the same config hash. */
+    private mapRuns(src: Source, table: "runs" | "loop_runs", sum: SourceSummary): Map<string, string> {
+        const map = new Map<string, string>();
+        if (!tables(src.db).includes(table)) return map;
+        const srcRuns = src.db.prepare(`SELECT * FROM ${table} ORDER BY created, id`).all() as Row[];
+        for (const run of srcRuns) {
+            const id = run.id as string;
+            let to = id;
+            if (!this.prep(`SELECT 1 FROM ${table} WHERE id = ?`).get(id)) {
+                const inTarget = this.prep(`SELECT id FROM ${table} WHERE config_hash = ?`).all(run.config_hash) as { id: string }[];
+                const inSource = srcRuns.filter((r) => r.config_hash === run.config_hash).length;
+                // Runs started with --fresh share a hash on purpose: only a one-to-one match is the same study.
+                if (inTarget.length === 1 && inSource === 1) to = inTarget[0]!.id;
+            }
+            map.set(id, to);
+            if (table === "runs") sum.runs[id] = to;
+            this.merge(src, sum, table, { ...run, id: to }, () => `run ${id}`);
+        }
+        return map;
+    }
+
+    source(src: Source): SourceSummary {
+        const sum: SourceSummary = { path: src.path, sha256: src.sha256, nodeId: src.nodeId, runs: {}, inserted: {}, same: {} };
+        const runMap = this.mapRuns(src, "runs", sum);
+        const run = (id: unknown): string => runMap.get(id as string) ?? (id as string);
+
+        // Configurations: integer ids remapped through their natural key.
+        const confMap = new Map<number, { id: number; key: Row }>();
+        for (const c of this.rows(src, "configurations", "id")) {
+            const { id, ...rest } = c;
+            const row: Row = { ...rest, run_id: run(c.run_id) };
+            const r = this.merge(src, sum, "configurations", row, () => `configuration ${row.run_id}/${row.model}/T=${row.temperature}/${row.wrapper}`);
+            confMap.set(id as number, { id: r.rowid, key: { run_id: row.run_id, model: row.model, temperature: row.temperature, wrapper: row.wrapper } });
+        }
+        for (const r of this.rows(src, "run_templates"))
+            this.merge(src, sum, "run_templates", { ...r, run_id: run(r.run_id) }, () => `template ${run(r.run_id)}/${r.template_id}`);
+        for (const r of this.rows(src, "instances"))
+            this.merge(src, sum, "instances", { ...r, run_id: run(r.run_id) }, () => `instance ${run(r.run_id)}/${r.template_id}#${r.idx}`);
+
+        // Generations, with provenance for those new here: carried over when the source had merged them itself.
+        const provKey = (r: Row): string => JSON.stringify(MERGED_TABLES.provenance.key.map((k) => r[k]));
+        const carried = new Map<string, Row>();
+        for (const p of this.rows(src, "provenance")) carried.set(provKey({ ...p, run_id: run(p.run_id) }), p);
+        const genMap = new Map<number, number>();
+        for (const g of this.rows(src, "generations", "id")) {
+            const conf = confMap.get(g.config_id as number);
+            if (!conf) throw new EddyError(`${src.path}: generation ${String(g.id)} names configuration ${String(g.config_id)}, which is not there (damaged database)`, 65);
+            const { id, ...rest } = g;
+            const row = { ...rest, config_id: conf.id };
+            const k = conf.key;
+            const label = (): string => `generation ${k.run_id}/${k.model}/T=${k.temperature}/${k.wrapper}/${g.template_id}#${g.instance_idx} round ${g.round}`;
+            const r = this.merge(src, sum, "generations", row, label);
+            genMap.set(id as number, r.rowid);
+            if (r.inserted) {
+                const prov = { ...k, template_id: g.template_id, instance_idx: g.instance_idx, round: g.round };
+                const from = carried.get(provKey(prov));
+                this.merge(src, sum, "provenance", {
+                    ...prov,
+                    node_id: from?.node_id ?? src.nodeId,
+                    source_path: from?.source_path ?? src.path,
+                    source_sha256: from?.source_sha256 ?? src.sha256,
+                    merged_at: from?.merged_at ?? this.mergedAt
+                }, label);
+            }
+        }
+        for (const v of this.rows(src, "verdicts")) {
+            const gid = genMap.get(v.generation_id as number);
+            if (gid === undefined) throw new EddyError(`${src.path}: a verdict names generation ${String(v.generation_id)}, which is not there (damaged database)`, 65);
+            const row: Row = { ...v, generation_id: gid };
+            const have = this.find("verdicts", row);
+            // As in a run: a harness failure (judge_error) gives way to a real verdict, never the reverse.
+            if (have && have.category === "judge_error" && row.category !== "judge_error") {
+                this.prep("UPDATE verdicts SET category = ?, judge_category = ?, detail = ?, ms = ?, cached = ?, created = ? WHERE generation_id = ?").run(
+                    row.category as string, row.judge_category as string, row.detail as string, row.ms as number, row.cached as number, row.created as string, gid
+                );
+                sum.inserted.verdicts = (sum.inserted.verdicts ?? 0) + 1;
+                continue;
+            }
+            if (have && row.category === "judge_error" && have.category !== "judge_error") {
+                sum.same.verdicts = (sum.same.verdicts ?? 0) + 1;
+                continue;
+            }
+            this.merge(src, sum, "verdicts", row, () => `verdict of generation ${String(v.generation_id)} in ${src.path}`);
+        }
+
+        for (const r of this.rows(src, "published_verdicts"))
+            this.merge(src, sum, "published_verdicts", { ...r, run_id: run(r.run_id) }, () => `published verdict ${run(r.run_id)}/${r.template_id}#${r.instance_idx} round ${r.round}`);
+        for (const r of this.rows(src, "mutate_studies")) this.merge(src, sum, "mutate_studies", { ...r, run_id: run(r.run_id) }, () => `mutation study ${run(r.run_id)}`);
+
+        const loopMap = this.mapRuns(src, "loop_runs", sum);
+        const loop = (id: unknown): string => loopMap.get(id as string) ?? (id as string);
+        for (const r of this.rows(src, "loop_tasks"))
+            this.merge(src, sum, "loop_tasks", { ...r, run_id: loop(r.run_id) }, () => `loop task ${loop(r.run_id)}/${r.template_id}#${r.instance_idx}`);
+        for (const r of this.rows(src, "loop_steps"))
+            this.merge(src, sum, "loop_steps", { ...r, run_id: loop(r.run_id) }, () => `loop step ${loop(r.run_id)}/${r.template_id}#${r.instance_idx} loop ${r.loop}`);
+
+        for (const r of this.rows(src, "response_cache")) this.merge(src, sum, "response_cache", r, () => `response cache ${r.key}`);
+        for (const r of this.rows(src, "verdict_cache")) this.merge(src, sum, "verdict_cache", r, () => `verdict cache ${r.key}`);
+        for (const r of this.rows(src, "determinism_audits")) {
+            const { id: _id, ...rest } = r;
+            this.merge(src, sum, "determinism_audits", rest, () => `determinism audit ${r.model_sha256} ${r.created}`);
+        }
+        return sum;
+    }
+}
+
+/** A conflict as one line for the terminal. */
+export function describeConflict(c: MergeConflict): string {
+    const show = (v: unknown): string => {
+        const s = JSON.stringify(v) ?? "null";
+        return s.length > 60 ? `${s.slice(0, 57)}…` : s;
+    };
+    return `${path.basename(c.source)}: ${c.key}: ${c.column} differs (here ${show(c.target)}, incoming ${show(c.incoming)})`;
+}

@@ -1,0 +1,207 @@
+import { html, raw, type SafeHtml } from "../report/safeHtml.js";
+import { isHarness } from "../scores/neighbourhood.js";
+import type { Store } from "../store/Store.js";
+import { loadOutcomes } from "../store/outcomes.js";
+import { EddyError } from "../util/errors.js";
+import { safeTerminalLine } from "../util/safeText.js";
+import type { Outcome } from "../vocabulary.js";
+import { kendallW, maxPerformanceImprovement, topK, topKIoU, zScore, type KendallW } from "./sensitivity.js";
+import { readMutateStudy, type MutateStudyRow } from "./study.js";
+
+/** One model configuration (model × quantisation × temperature) across the wrapper variants. */
+export interface ConfigSensitivity {
+    config: string;
+    /** AS per wrapper (pooled over every judged response; harness outcomes left out), wrappers in report order; null: no judged response. */
+    values: (number | null)[];
+    z: number | null;
+    mpi: number | null;
+    /** Best variant and its AS. */
+    best: { wrapper: string; value: number } | null;
+    perTemplate: { template: string; values: (number | null)[]; z: number | null; mpi: number | null }[];
+}
+
+export interface MutateReport {
+    generated: string;
+    runs: string[];
+    /** Original first, then the kept variants. */
+    wrappers: { id: string; operations: string[]; similarity: number | null }[];
+    rejected: { id: string; operations: string[]; similarity: number }[];
+    embedModel: string | null;
+    minSimilarity: number | null;
+    configs: ConfigSensitivity[];
+    /** Ranking agreement of the configurations across the variants (judges = variants); null with fewer than two configurations. */
+    kendall: KendallW | null;
+    kendallPerTemplate: { template: string; kendall: KendallW }[];
+    /** Mean IoU of top-k variant sets over configuration pairs, and each pair's value. */
+    iou: { k: number; mean: number | null; pairs: { a: string; b: string; iou: number }[] }[];
+}
+
+const filled = (xs: (number | null)[]): number[] => xs.map((x) => x ?? 0);
+
+/** AS of each wrapper for one slice of outcomes. */
+function asByWrapper(rows: Outcome[], wrappers: string[]): (number | null)[] {
+    return wrappers.map((w) => {
+        const judged = rows.filter((o) => o.wrapper === w && !isHarness(o.category));
+        return judged.length === 0 ? null : judged.filter((o) => o.category === "passed").length / judged.length;
+    });
+}
+
+/** Sensitivity of one or more mutation-study runs (SPEC §8): Z, MPI per configuration and template, Kendall's W, top-k IoU. */
+export function buildMutateReport(store: Store, runIds: string[], opts: { ks?: number[] } = {}): MutateReport {
+    const studies: MutateStudyRow[] = runIds.map((id) => {
+        const s = readMutateStudy(store, store.getRun(id)?.id ?? id);
+        if (!s) throw new EddyError(`run '${id}' is not a mutation study (start one with 'eddy mutate run')`);
+        return s;
+    });
+    const first = studies[0]!;
+    const keptIds = [first.original, ...first.variants.filter((v) => v.kept).map((v) => v.id)];
+    const outcomes = loadOutcomes(store, studies.map((s) => s.runId));
+    // Compared runs must share the variants: only wrappers every run has are compared.
+    const wrappers = keptIds.filter((w) => studies.every((s) => s.original === w || s.variants.some((v) => v.id === w && v.kept)));
+    const configKey = (o: Outcome): string => (studies.length > 1 ? `${o.model}${o.quantization ? ` ${o.quantization}` : ""} t=${o.temperature} @${o.runId}` : `${o.model}${o.quantization ? ` ${o.quantization}` : ""} t=${o.temperature}`);
+    const byConfig = new Map<string, Outcome[]>();
+    for (const o of outcomes) {
+        const k = configKey(o);
+        if (!byConfig.has(k)) byConfig.set(k, []);
+        byConfig.get(k)!.push(o);
+    }
+    const templates = [...new Set(outcomes.map((o) => o.template))].sort();
+    const configs: ConfigSensitivity[] = [...byConfig.entries()].map(([config, rows]) => {
+        const values = asByWrapper(rows, wrappers);
+        const v = filled(values);
+        const bi = topK(v, 1)[0];
+        return {
+            config,
+            values,
+            z: zScore(v),
+            mpi: maxPerformanceImprovement(v),
+            best: bi === undefined ? null : { wrapper: wrappers[bi]!, value: v[bi]! },
+            perTemplate: templates.map((template) => {
+                const tv = asByWrapper(rows.filter((o) => o.template === template), wrappers);
+                return { template, values: tv, z: zScore(filled(tv)), mpi: maxPerformanceImprovement(filled(tv)) };
+            })
+        };
+    });
+    // Kendall's W: each variant (judge) ranks the configurations (objects) by their AS under it.
+    const judges = (pick: (c: ConfigSensitivity) => (number | null)[]) => wrappers.map((_, j) => configs.map((c) => pick(c)[j] ?? 0));
+    const kendall = configs.length >= 2 ? kendallW(judges((c) => c.values)) : null;
+    const kendallPerTemplate =
+        configs.length >= 2 ? templates.map((template, ti) => ({ template, kendall: kendallW(judges((c) => c.perTemplate[ti]!.values)) })) : [];
+    const ks = (opts.ks ?? [1, 3, 5]).filter((k) => k >= 1 && k <= wrappers.length);
+    const iou = ks.map((k) => {
+        const pairs: { a: string; b: string; iou: number }[] = [];
+        for (let i = 0; i < configs.length; i++)
+            for (let j = i + 1; j < configs.length; j++) pairs.push({ a: configs[i]!.config, b: configs[j]!.config, iou: topKIoU(filled(configs[i]!.values), filled(configs[j]!.values), k) });
+        return { k, mean: pairs.length === 0 ? null : pairs.reduce((a, p) => a + p.iou, 0) / pairs.length, pairs };
+    });
+    return {
+        generated: new Date().toISOString(),
+        runs: studies.map((s) => s.runId),
+        wrappers: wrappers.map((id) => {
+            const v = first.variants.find((x) => x.id === id);
+            return { id, operations: v?.operations ?? [], similarity: v ? v.similarity : null };
+        }),
+        rejected: first.variants.filter((v) => !v.kept).map((v) => ({ id: v.id, operations: v.operations, similarity: v.similarity })),
+        embedModel: first.embedModel,
+        minSimilarity: first.minSimilarity,
+        configs,
+        kendall,
+        kendallPerTemplate,
+        iou
+    };
+}
+
+const f3 = (x: number | null | undefined): string => (x === null || x === undefined ? "—" : x.toFixed(3));
+const pctOrDash = (x: number | null): string => (x === null ? "—" : `${(x * 100).toFixed(1)}%`);
+const wLabel = (k: KendallW | null): string => (k === null || k.w === null ? "—" : `${k.w.toFixed(3)} (${k.w >= 0.85 ? "strong" : "weak to moderate"})`);
+
+export function renderMutateText(r: MutateReport): string {
+    const out: string[] = [];
+    out.push(`Prompt sensitivity (SPEC §8): ${r.wrappers.length - 1} variant(s) of '${r.wrappers[0]?.id}' kept at cosine >= ${r.minSimilarity} (${safeTerminalLine(r.embedModel ?? "—")}); ${r.rejected.length} rejected`);
+    out.push("");
+    out.push("wrappers:");
+    for (const w of r.wrappers) out.push(`  ${w.id.padEnd(18)} ${w.similarity === null ? "original" : `cos ${w.similarity.toFixed(3)}  ${w.operations.join(" + ")}`}`);
+    for (const w of r.rejected) out.push(`  ${w.id.padEnd(18)} rejected: cos ${w.similarity.toFixed(3)}  ${w.operations.join(" + ")}`);
+    out.push("");
+    out.push(["configuration", ...r.wrappers.map((w) => w.id), "Z", "MPI"].join("\t"));
+    for (const c of r.configs) out.push([safeTerminalLine(c.config), ...c.values.map(f3), f3(c.z), pctOrDash(c.mpi)].join("\t"));
+    out.push("");
+    out.push(`Kendall's W across variants: ${wLabel(r.kendall)}`);
+    for (const x of r.iou) out.push(`top-${x.k} IoU: mean ${f3(x.mean)}${x.pairs.map((p) => `; ${safeTerminalLine(p.a)} vs ${safeTerminalLine(p.b)} ${p.iou.toFixed(3)}`).join("")}`);
+    out.push("");
+    out.push("per template (Z / MPI per configuration; W across variants):");
+    const templates = r.configs[0]?.perTemplate.map((t) => t.template) ?? [];
+    templates.forEach((t, i) => {
+        const cells = r.configs.map((c) => `${f3(c.perTemplate[i]!.z)} / ${pctOrDash(c.perTemplate[i]!.mpi)}`);
+        const w = r.kendallPerTemplate[i]?.kendall ?? null;
+        out.push(`  ${t.padEnd(32)} ${cells.join("   ")}${w ? `   W ${wLabel(w)}` : ""}`);
+    });
+    return out.join("\n") + "\n";
+}
+
+export function renderMutateJson(r: MutateReport): string {
+    return JSON.stringify(r, null, 2) + "\n";
+}
+
+// Nothing may load or run: the page is inert whatever a file or model name holds (defence in depth behind the escaping).
+const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
+
+const MUTATE_CSS = `
+body{font-family:system-ui,sans-serif;margin:2em;max-width:80em}
+table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:.2em .5em;text-align:left}
+tr.rejected{color:#999}
+`;
+
+/** Lines of markup joined as the page shows them (one row a line). */
+const lines = (xs: SafeHtml[]): SafeHtml[] => xs.flatMap((x, i) => (i === 0 ? [x] : [raw("\n"), x]));
+
+/**
+ * A self-contained HTML page: variants, AS per variant with Z and MPI, W, IoU and the per-template breakdown.
+ * Built with `html` (issue #9): wrapper ids, operations, configuration labels (model names), template ids
+ * and the embedding model's name are escaped by default.
+ */
+export function renderMutateHtml(r: MutateReport): string {
+    const max = Math.max(...r.configs.flatMap((c) => filled(c.values)), 1e-9);
+    const head = html`<tr><th>configuration</th>${r.wrappers.map((w) => html`<th title="${w.operations.join(" + ")}">${w.id}</th>`)}<th>Z</th><th>MPI</th></tr>`;
+    const rows = lines(
+        r.configs.map(
+            (c) =>
+                html`<tr><td>${c.config}</td>${c.values.map((v) => html`<td class="as" style="background:rgba(60,150,90,${((v ?? 0) / max) * 0.6})">${f3(v)}</td>`)}<td class="z">${f3(c.z)}</td><td>${pctOrDash(c.mpi)}</td></tr>`
+        )
+    );
+    const variants = lines([
+        ...r.wrappers.map((w) => html`<tr><td>${w.id}</td><td>${w.similarity === null ? "original" : w.similarity.toFixed(3)}</td><td>${w.operations.join(" + ")}</td><td>kept</td></tr>`),
+        ...r.rejected.map((w) => html`<tr class="rejected"><td>${w.id}</td><td>${w.similarity.toFixed(3)}</td><td>${w.operations.join(" + ")}</td><td>rejected</td></tr>`)
+    ]);
+    const templates = r.configs[0]?.perTemplate.map((t) => t.template) ?? [];
+    const perTemplate = lines(
+        templates.map((t, i) => html`<tr><td>${t}</td>${r.configs.map((c) => html`<td>${f3(c.perTemplate[i]!.z)}</td><td>${pctOrDash(c.perTemplate[i]!.mpi)}</td>`)}<td>${wLabel(r.kendallPerTemplate[i]?.kendall ?? null)}</td></tr>`)
+    );
+    const iou = lines(
+        r.iou.map((x) => html`<tr><td>${x.k}</td><td>${f3(x.mean)}</td><td>${x.pairs.map((p, i) => html`${i > 0 ? html`<br>` : ""}${p.a} vs ${p.b}: ${p.iou.toFixed(3)}`)}</td></tr>`)
+    );
+    return html`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${CSP}"><title>eddy — prompt sensitivity report</title>
+<style>${raw(MUTATE_CSS)}</style></head><body>
+<h1>Prompt sensitivity</h1>
+<p>Semantic-preserving mutations of the wrapper '${r.wrappers[0]?.id ?? ""}' (SPEC §8), kept at cosine similarity ≥ ${r.minSimilarity ?? "—"} with ${r.embedModel ?? "—"}. Runs: ${r.runs.join(", ")}.</p>
+<h2>Variants</h2>
+<table id="variants"><thead><tr><th>wrapper</th><th>cosine</th><th>operations</th><th></th></tr></thead><tbody>
+${variants}
+</tbody></table>
+<h2>AS per variant</h2>
+<table id="sensitivity"><thead>${head}</thead><tbody>
+${rows}
+</tbody></table>
+<p>Kendall's W across variants: <b id="kendall-w">${wLabel(r.kendall)}</b></p>
+<h2>Top-k IoU between configurations</h2>
+<table id="iou"><thead><tr><th>k</th><th>mean IoU</th><th>pairs</th></tr></thead><tbody>
+${iou}
+</tbody></table>
+<h2>Per template</h2>
+<table id="per-template"><thead><tr><th>template</th>${r.configs.map((c) => html`<th>Z ${c.config}</th><th>MPI</th>`)}<th>Kendall's W</th></tr></thead><tbody>
+${perTemplate}
+</tbody></table>
+</body></html>
+`.value;
+}

@@ -1,0 +1,27 @@
+import type { StudyConfig } from "../run/config.js";
+import { safeTerminalLine } from "../util/safeText.js";
+import { runQueued, type QueuedResult } from "./coordinator.js";
+import { parseQueueUrl } from "./queueUrl.js";
+
+/**
+ * `eddy run … --queue <url>`: the coordinator with a line of progress per finished shard, including each
+ * worker node's throughput. For RunCommand (H2) to call when --queue is given.
+ */
+export async function runOnQueue(config: StudyConfig, url: string, o: { insecureQueue?: boolean; progress?: boolean } = {}): Promise<QueuedResult> {
+    const target = parseQueueUrl(url, { insecure: o.insecureQueue });
+    const say = (line: string): void => void process.stderr.write(`eddy: ${safeTerminalLine(line)}\n`);
+    let announced = false;
+    return runQueued(config, target, {
+        log: say,
+        onProgress: (p) => {
+            if (!announced) {
+                announced = true;
+                say(`run ${p.runId}: ${p.shards} shards on ${target.where} (${p.done} already stored)`);
+                return;
+            }
+            if (o.progress === false) return;
+            const nodes = Object.entries(p.nodes).map(([n, x]) => `${n} ${x.shards} shards ${x.perS.toFixed(1)} answers/s`).join(", ");
+            say(`${p.done}/${p.shards} shards stored — ${nodes}`);
+        }
+    });
+}

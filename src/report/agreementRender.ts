@@ -1,0 +1,103 @@
+import { openStore } from "../store/Store.js";
+import { buildAgreement, type AgreementReport, type CauseKind } from "./agreement.js";
+import { safeJsonStringify } from "../util/safeText.js";
+import { fix, pct, tuple } from "./format.js";
+import { html, type SafeHtml } from "./safeHtml.js";
+import { renderSectionsMarkdown, renderSectionsText, type Section } from "./text.js";
+import type { ReportFormat } from "./types.js";
+
+const CAUSE_LABELS: Record<CauseKind, string> = {
+    their_harness: "their harness (timeout, crash)",
+    eddy_harness: "eddy's harness (truncated, judge_error)",
+    extraction: "extraction difference",
+    oracle: "oracle difference"
+};
+
+/** Template ids stay whole: they are what a reader looks up. */
+const TEMPLATE = { head: "template", fixed: true } as const;
+
+/** How many disagreements the text and Markdown reports list (JSON and HTML list all). */
+const LISTED = 50;
+
+/** The agreement tables, shared by the text and Markdown reports. */
+export function agreementSections(a: AgreementReport, listed = LISTED): Section[] {
+    const who = a.source === "turbulence" ? "Turbulence" : a.source;
+    const out: Section[] = [
+        {
+            title: `Agreement with ${who}'s published verdicts`,
+            head: ["responses", "agree", "rate", "both correct", "both wrong", "only eddy correct", `only ${who} correct`, "missing", "eddy harness"],
+            rows: [[String(a.responses), String(a.agree), pct(a.rate), String(a.matrix.bothCorrect), String(a.matrix.bothWrong), String(a.matrix.eddyOnly), String(a.matrix.publishedOnly), String(a.excluded.missing), String(a.excluded.eddyHarness)]],
+            note: "Responses eddy judged as a harness outcome or has no answer for are left out of the comparison."
+        },
+        {
+            title: `Scores both ways (means over templates)`,
+            head: ["verdicts", "AS", "CPS", "CCS"],
+            rows: [
+                ["eddy", fix(a.scores.eddy.AS), fix(a.scores.eddy.CPS), fix(a.scores.eddy.CCS)],
+                [who, fix(a.scores.published.AS), fix(a.scores.published.CPS), fix(a.scores.published.CCS)]
+            ]
+        },
+        {
+            title: "Agreement per template",
+            head: [TEMPLATE, "responses", "agree", "rate", "AS eddy", `AS ${who}`, "CPS eddy", `CPS ${who}`, "CCS eddy", `CCS ${who}`],
+            rows: a.templates.map((t) => [t.template, String(t.responses), String(t.agree), pct(t.rate), fix(t.eddy.AS), fix(t.published.AS), fix(t.eddy.CPS), fix(t.published.CPS), fix(t.eddy.CCS), fix(t.published.CCS)])
+        },
+        {
+            title: "Causes of disagreement",
+            head: ["cause", "responses"],
+            rows: (Object.keys(CAUSE_LABELS) as CauseKind[]).map((k) => [CAUSE_LABELS[k], String(a.causes[k])]),
+            note: "eddy's harness outcomes are counted here but not in the comparison above."
+        }
+    ];
+    if (a.disagreements.length)
+        out.push({
+            title: `Disagreements${a.disagreements.length > listed ? ` (first ${listed} of ${a.disagreements.length}; JSON and HTML list all)` : ""}`,
+            head: [TEMPLATE, "instance", "round", "eddy", who, "cause", "why", "where"],
+            rows: a.disagreements.slice(0, listed).map((d) => [d.template, `#${d.instance} ${tuple(d.params)}`, String(d.round), d.eddy, `${d.published} (${d.publishedStage})`, CAUSE_LABELS[d.cause], d.explanation, d.location])
+        });
+    return out;
+}
+
+const table = (head: string[], rows: string[][]): SafeHtml =>
+    html`<div class="scroll"><table><thead><tr>${head.map((h) => html`<th>${h}</th>`)}</tr></thead><tbody>${rows.map(
+        (r) => html`<tr>${r.map((c) => html`<td>${c}</td>`)}</tr>`
+    )}</tbody></table></div>`;
+
+/** The agreement as one HTML section; every value escaped by `html` (details and locations come from imported files and model output). */
+export function agreementHtml(a: AgreementReport): string {
+    const who = a.source === "turbulence" ? "Turbulence" : a.source;
+    return html`<section id="agreement"><h2>Agreement with ${who}'s published verdicts</h2>${agreementSections(a, Number.POSITIVE_INFINITY).map(
+        (s) => html`<h3>${s.title}</h3>${table(s.head.map((h) => (typeof h === "string" ? h : h.head)), s.rows)}${s.note ? html`<p class="note">${s.note}</p>` : ""}`
+    )}</section>`.value;
+}
+
+/** A rendered report with the agreement added in `format` (CSV stays one table, unchanged). */
+export function appendAgreement(format: ReportFormat, text: string, a: AgreementReport | undefined): string {
+    if (!a) return text;
+    switch (format) {
+        case "json":
+            return safeJsonStringify({ ...JSON.parse(text), agreement: a }, 2) + "\n";
+        case "text":
+            return text.replace(/\n*$/, "\n\n") + renderSectionsText("Published verdicts", agreementSections(a));
+        case "md":
+            return text.replace(/\n*$/, "\n\n") + renderSectionsMarkdown("Published verdicts", agreementSections(a));
+        case "html": {
+            const at = text.lastIndexOf("</main>") >= 0 ? text.lastIndexOf("</main>") : text.lastIndexOf("</body>");
+            const doc = at >= 0 ? text.slice(0, at) + agreementHtml(a) + text.slice(at) : text + agreementHtml(a);
+            const nav = doc.indexOf("</nav>");
+            return nav >= 0 ? doc.slice(0, nav) + '<a href="#agreement">Agreement</a>' + doc.slice(nav) : doc;
+        }
+        default:
+            return text;
+    }
+}
+
+/** `appendAgreement` for runs in the database at `dbPath`: unchanged when none of them has published verdicts. */
+export function withAgreement(dbPath: string, runIds: readonly string[], format: ReportFormat, text: string): string {
+    const store = openStore(dbPath, { readonly: true });
+    try {
+        return appendAgreement(format, text, buildAgreement(store, runIds));
+    } finally {
+        store.close();
+    }
+}

@@ -1,0 +1,142 @@
+import { availableParallelism } from "node:os";
+import { oneLine } from "../../util/errors.js";
+import { JudgePool, type JudgePoolOptions } from "../../judge/JudgePool.js";
+import type { Verdict } from "../../judge/types.js";
+import type { StopReason } from "../../inference/types.js";
+import type { Store, StoreVerdictCache } from "../../store/Store.js";
+import type { Category } from "../../vocabulary.js";
+import { Channel } from "../channel.js";
+import type { BatchWriter } from "../writer.js";
+import type { StudyCounters } from "./counters.js";
+import type { JudgeItem } from "./types.js";
+
+const TRUNCATING: ReadonlySet<StopReason> = new Set(["max_tokens", "context_full"]);
+
+/**
+ * The truncation rule: a response cut off by max tokens or the context that fails the judge is
+ * `truncated` (the harness's limit, not the model's failure) unless it had already closed a
+ * fenced code block, in which case the cut came after the code and the verdict stands.
+ * Passing code still passes, and `judge_error` stays what it is.
+ */
+export function finalCategory(judged: Category, stop: StopReason, fences = 0): Category {
+    if (TRUNCATING.has(stop) && fences < 2 && judged !== "passed" && judged !== "judge_error") return "truncated";
+    return judged;
+}
+
+/** How many ``` fences a response has (the same count the store computes in SQL for re-judging). */
+export function countFences(text: string): number {
+    return text.split("```").length - 1;
+}
+
+/** What the judge stage needs from the study around it. */
+export interface JudgeStageOptions {
+    workers?: number | undefined;
+    /** false: no verdicts (the pool may still start, for the reference backend). */
+    judging: boolean;
+    /** Start the pool even without judging (the reference backend answers through it). */
+    needPool: boolean;
+    allowUnsandboxed?: boolean | undefined;
+    cache: StoreVerdictCache;
+    writer: BatchWriter;
+    counters: StudyCounters;
+    log: (line: string) => void;
+    /** Called once the pool is up (the run records the isolation level). */
+    onPool: (pool: JudgePool) => void;
+    /** A failure that must stop the study. */
+    onFatal: (err: unknown) => void;
+    signal: AbortSignal;
+}
+
+/**
+ * The judging stage: the Python judge pool and a bounded queue that generation feeds; a few
+ * consumers keep every judge worker busy. Verdicts go to the batch writer.
+ */
+export class JudgeStage {
+    readonly pool: Promise<JudgePool | undefined>;
+    private readonly queue: Channel<JudgeItem>;
+    private readonly consumers: Promise<void>[];
+
+    constructor(private readonly o: JudgeStageOptions) {
+        const workers = Math.max(1, o.workers ?? availableParallelism());
+        this.queue = new Channel<JudgeItem>(Math.max(16, workers * 8));
+        // The judge's Python workers start while the model loads: neither waits for the other.
+        const poolOptions: JudgePoolOptions = {
+            workers,
+            cache: o.cache,
+            ...(o.allowUnsandboxed !== undefined ? { allowUnsandboxed: o.allowUnsandboxed } : {})
+        };
+        this.pool = o.needPool
+            ? JudgePool.start(poolOptions).then((p) => {
+                  o.onPool(p);
+                  return p;
+              })
+            : Promise.resolve(undefined);
+        this.pool.catch((err) => o.onFatal(err));
+        this.consumers = o.judging
+            ? Array.from({ length: workers * 2 }, async () => {
+                  if (!(await this.pool.catch(() => undefined))) return;
+                  for (;;) {
+                      const item = await this.queue.shift();
+                      if (item === undefined || o.signal.aborted) return;
+                      await this.judgeOne(item);
+                  }
+              })
+            : [];
+    }
+
+    /** Queue one response for its verdict (waits while the queue is full). */
+    async submit(item: JudgeItem): Promise<void> {
+        if (!this.o.judging) return;
+        this.o.counters.toJudge++;
+        await this.queue.push(item);
+    }
+
+    /** Responses a resumed run generated but never judged (its judge died with it), judged beside generation. */
+    async rejudge(store: Store, runId: string, find: (templateId: string, instance: number, configId: number) => Omit<JudgeItem, "key" | "code" | "stopReason" | "fences"> | undefined): Promise<void> {
+        if (!this.o.judging) return;
+        for (const g of store.unjudged(runId)) {
+            const found = find(g.template_id, g.instance_idx, g.config_id);
+            if (!found) continue;
+            if (this.o.signal.aborted) break;
+            await this.submit({ ...found, key: { configId: g.config_id, templateId: g.template_id, instance: g.instance_idx, round: g.round }, code: g.code, stopReason: g.stop_reason, fences: g.fences });
+        }
+    }
+
+    /** Drop what is queued (the responses are stored: a resume judges them). */
+    abort(): void {
+        this.queue.close();
+        this.queue.clear();
+    }
+
+    /** No more input: let the consumers finish what is queued, then close the pool. */
+    async finish(): Promise<void> {
+        this.queue.close();
+        await Promise.all(this.consumers);
+    }
+
+    async close(): Promise<void> {
+        await this.pool.then((p) => p?.close()).catch(() => {});
+    }
+
+    private async judgeOne(item: JudgeItem): Promise<void> {
+        const s = this.o.counters;
+        if (!s.judgeStart) s.judgeStart = performance.now();
+        let v: Verdict;
+        try {
+            v = await (await this.pool)!.judge({ template: item.template, bindings: item.instance.bindings, code: item.code });
+        } catch (err) {
+            // The judge itself failed: leave the generation without a verdict, so a resume judges it again.
+            s.errors++;
+            this.o.log(`judge failed on ${item.template.id} #${item.key.instance} round ${item.key.round}: ${oneLine(err)}`);
+            return;
+        }
+        if (v.category === "judge_error") this.o.log(`judge_error on ${item.template.id} #${item.key.instance} round ${item.key.round}: ${v.detail}`);
+        const category = finalCategory(v.category, item.stopReason, item.fences);
+        this.o.writer.addVerdict({ ...item.key, category, judgeCategory: v.category, detail: v.detail, ms: v.ms, cached: v.cached ?? false });
+        s.judged++;
+        s.judgeMs += v.ms;
+        if (v.cached) s.judgeCached++;
+        if (category === "passed") s.passed++;
+        s.judgeEnd = performance.now();
+    }
+}

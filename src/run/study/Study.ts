@@ -1,0 +1,146 @@
+import { EddyError, isEddyError, oneLine } from "../../util/errors.js";
+import { StoreVerdictCache, type Store } from "../../store/Store.js";
+import type { RunRow } from "../../store/types.js";
+import type { StudyConfig } from "../config.js";
+import { BatchWriter } from "../writer.js";
+import { StudyCounters } from "./counters.js";
+import { GenerateStage } from "./GenerateStage.js";
+import { JudgeStage } from "./JudgeStage.js";
+import { openRun, resumeConfig, type OpenedRun } from "./openRun.js";
+import type { StudyHooks, StudyResult } from "./types.js";
+
+/**
+ * One session of a study, in the steps of the method: open the run (create or resume), plan it,
+ * generate every missing response, extract its code, judge it, store everything, and report
+ * progress. Generation and judging overlap through a bounded queue; generation only waits when
+ * that queue is full. A failing part stops the whole session at once; Ctrl-C (the hooks' signal)
+ * stops it cleanly.
+ */
+export class Study {
+    private readonly wallStart = performance.now();
+    private readonly log: (line: string) => void;
+    private readonly stopController = new AbortController();
+    private fatal: unknown;
+
+    constructor(
+        private readonly store: Store,
+        private readonly input: StudyConfig,
+        private readonly hooks: StudyHooks = {}
+    ) {
+        this.log = hooks.onLog ?? (() => {});
+    }
+
+    /** Stop the session; with an error, the session fails with it. */
+    private stop(err?: unknown): void {
+        if (err !== undefined && this.fatal === undefined) this.fatal = err;
+        this.stopController.abort();
+    }
+
+    async run(): Promise<StudyResult> {
+        const config = this.input.resume ? resumeConfig(this.store, this.input.resume, this.input) : this.input;
+        const opened = this.open(config);
+        return this.work(config, opened);
+    }
+
+    /** Step 1 and 2: create or resume the run, and plan it. */
+    private open(config: StudyConfig): OpenedRun {
+        return openRun(this.store, config, (run: RunRow, created: boolean) => {
+            this.hooks.onRunId?.(run.id);
+            if (!created) this.log(`continuing run ${run.id} (${run.status})`);
+        });
+    }
+
+    /** Steps 3 to 6: generate, extract, judge and store, with progress; then the session's outcome. */
+    private async work(config: StudyConfig, { run, created, plan, replay }: OpenedRun): Promise<StudyResult> {
+        const { store, hooks } = this;
+        const judging = hooks.judge !== false;
+        const counters = new StudyCounters(this.wallStart, judging);
+        const verdictCache = new StoreVerdictCache(store);
+        const writer = new BatchWriter(store, verdictCache, (err) => this.stop(err));
+        const judge = new JudgeStage({
+            workers: config.judgeWorkers,
+            judging,
+            needPool: judging || config.backend === "reference",
+            allowUnsandboxed: config.allowUnsandboxed,
+            cache: verdictCache,
+            writer,
+            counters,
+            log: this.log,
+            onPool: (p) => store.setRunStatus(run.id, "running", { isolationLevel: p.isolation.level, isolation: p.isolation }),
+            onFatal: (err) => this.stop(err),
+            signal: this.stopController.signal
+        });
+        // Stopping drops the queued verdicts: their responses are stored, a resume judges them.
+        this.stopController.signal.addEventListener("abort", () => judge.abort());
+        const onAbort = (): void => this.stop();
+        hooks.signal?.addEventListener("abort", onAbort);
+        if (hooks.signal?.aborted) this.stop();
+
+        const generate = new GenerateStage({
+            store, config, run, plan, writer, counters,
+            parts: async () => ({ ...(config.backend === "reference" ? { pool: (await judge.pool)!, templates: plan.templates } : {}), ...(replay ? { replay } : {}) }),
+            judge: (item) => judge.submit(item),
+            log: this.log,
+            signal: this.stopController.signal,
+            onModelDone: hooks.onModelDone
+        });
+        const byId = new Map(plan.templates.map((t) => [t.id, t]));
+        const configIds = new Set(store.configurations(run.id).map((c) => c.id));
+        const ticker = hooks.onProgress ? setInterval(() => hooks.onProgress!(counters.snapshot(run.id)), hooks.progressMs ?? 500) : undefined;
+
+        // A failing part stops the whole session at once (and waits for the other part to wind down).
+        const guard = (p: Promise<void>): Promise<void> =>
+            p.catch((err) => {
+                // After Ctrl-C the inference worker may die of the same SIGINT: that is the interruption, not a failure.
+                if (this.stopController.signal.aborted && this.fatal === undefined) this.log(`stopped: ${oneLine(err)}`);
+                else this.stop(err);
+            });
+        try {
+            await Promise.all([
+                // A resumed run first judges what was generated but never judged, beside generation.
+                guard(
+                    judge.rejudge(store, run.id, (templateId, instance, configId) => {
+                        const template = byId.get(templateId);
+                        const inst = plan.instances.get(templateId)?.[instance];
+                        return template && inst && configIds.has(configId) ? { template, instance: inst } : undefined;
+                    })
+                ),
+                guard(generate.run())
+            ]);
+        } finally {
+            await judge.finish();
+            writer.flush();
+            if (ticker) clearInterval(ticker);
+            await judge.close();
+            hooks.signal?.removeEventListener("abort", onAbort);
+        }
+        return this.finish(run.id, created, plan.queries, counters, writer, generate.missing);
+    }
+
+    /** Step 7: the session's stats, the run's status, and the error that stopped it, if any. */
+    private finish(runId: string, created: boolean, expected: number, counters: StudyCounters, writer: BatchWriter, missing: string[]): StudyResult {
+        const stats = counters.stats(writer.stats);
+        this.hooks.onProgress?.(counters.snapshot(runId, true));
+        if (missing.length)
+            this.log(`${missing.length} answer(s) missing from the replay file (recorded as missing, never judged): ${missing.slice(0, 20).join(", ")}${missing.length > 20 ? ", …" : ""}`);
+        if (this.fatal !== undefined) {
+            const err = this.fatal;
+            try {
+                this.store.setRunStatus(runId, "failed", { error: oneLine(err), stats });
+            } catch {
+                // The database may be the very thing that failed (full, locked): the error below says so.
+            }
+            if (isEddyError(err)) throw err;
+            throw new EddyError(`run ${runId} stopped: ${oneLine(err)} (everything stored so far is kept; resume with 'eddy run --resume ${runId}')`);
+        }
+        const c = this.store.counts(runId);
+        const complete = c.generations + c.missing >= expected && c.verdicts >= c.generations;
+        const aborted = this.stopController.signal.aborted;
+        const status = aborted || !complete ? "interrupted" : "complete";
+        this.store.setRunStatus(runId, status, {
+            stats,
+            error: !complete && !aborted ? `${expected - c.generations - c.missing} queries and ${c.generations - c.verdicts} verdicts left (errors: ${counters.errors})` : null
+        });
+        return { runId, status, created, stats, missing };
+    }
+}

@@ -1,0 +1,88 @@
+import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
+import { EddyError } from "../../util/errors.js";
+import { eddyVersion } from "../../util/paths.js";
+import { isRemoteModel } from "../../inference/modelUri.js";
+import { ReplayBackend } from "../../inference/replay/ReplayBackend.js";
+import type { Store } from "../../store/Store.js";
+import { requireRun } from "../../store/outcomes.js";
+import type { RunRow } from "../../store/types.js";
+import { identityOf, normalizeStudyConfig, OPERATIONAL_KEYS, studyHash, type StudyConfig } from "../config.js";
+import { planStudy, type StudyPlan } from "../plan.js";
+
+/** A run ready to work on: created or found, its plan, its templates and instances recorded. */
+export interface OpenedRun {
+    run: RunRow;
+    created: boolean;
+    plan: StudyPlan;
+    /** The replay file, read and validated (replay backend only). */
+    replay: ReplayBackend | undefined;
+}
+
+/** A new run id: date plus random hex, readable and sortable. */
+function newRunId(): string {
+    const d = new Date().toISOString().slice(0, 10).replace(/-/g, "");
+    return `${d}-${randomBytes(3).toString("hex")}`;
+}
+
+/**
+ * A stored run's configuration, with this session's operational settings on top. Runs stored before
+ * decoding modes existed were computed in the batched mode unless `reproducible` was set: they keep it.
+ */
+export function resumeConfig(store: Store, runId: string, overrides: Partial<StudyConfig> = {}): StudyConfig {
+    const run = requireRun(store, runId);
+    const stored = JSON.parse(run.config_json) as Record<string, unknown>;
+    if (stored.mode === undefined) {
+        stored.mode = stored.reproducible === true ? "reproducible" : "fast";
+        delete stored.reproducible;
+    }
+    const ops: Record<string, unknown> = {};
+    for (const k of OPERATIONAL_KEYS) if (overrides[k] !== undefined) ops[k] = overrides[k];
+    return normalizeStudyConfig({ ...stored, ...ops, resume: run.id, db: store.path });
+}
+
+/** Model files must exist (and remote ones be allowed) before a run is created, so a typo leaves no empty run behind. */
+export function checkModels(config: StudyConfig): void {
+    if (config.backend !== "llama") return;
+    for (const m of config.models) {
+        if (isRemoteModel(m) && !config.allowDownload) throw new EddyError(`${m} is a remote model; eddy downloads nothing unless you pass --allow-download (or give a local GGUF file)`);
+        if (!isRemoteModel(m) && !existsSync(m)) throw new EddyError(`model file not found: ${m}`);
+    }
+}
+
+/**
+ * Create the run (or find the one with the same configuration, or take the one being resumed),
+ * plan it, refuse to mix two versions of a template or a replay file in one run, and record the
+ * templates and instances it asks.
+ */
+export function openRun(store: Store, config: StudyConfig, onRun: (run: RunRow, created: boolean) => void = () => {}): OpenedRun {
+    checkModels(config);
+    // A replay file stands in for the model: read and validated before anything is stored.
+    const replay = config.backend === "replay" ? new ReplayBackend(config.replay!) : undefined;
+    const existing = config.resume ? requireRun(store, config.resume) : undefined;
+    const plan = planStudy(config, existing ? (t) => store.instances(existing.id, t) : undefined);
+    const hash = studyHash(config, plan.templates.map((t) => t.id));
+    const { run, created } = existing
+        ? { run: existing, created: false }
+        : store.createOrFindRun(
+              { id: newRunId(), configHash: hash, config: identityOf(config), eddyVersion: eddyVersion(), backend: config.backend, seed: config.seed },
+              !config.fresh
+          );
+    onRun(run, created);
+
+    // A template edited since the run began would mix two oracles in one run.
+    const recorded = new Map(store.runTemplates(run.id).map((t) => [t.template_id, t.oracle_hash]));
+    for (const t of plan.templates) {
+        const h = recorded.get(t.id);
+        if (h && h !== t.oracleHash) throw new EddyError(`template ${t.id} changed since run ${run.id} began (oracle hash differs); start a new run with --fresh`);
+    }
+    // Like a template, an edited replay file would mix two sets of answers in one run.
+    if (replay)
+        for (const c of store.configurations(run.id))
+            if (c.model_sha256 && c.model_sha256 !== replay.sha256)
+                throw new EddyError(`replay file ${config.replay} changed since run ${run.id} began (sha256 differs); start a new run with --fresh`);
+    store.recordTemplates(run.id, plan.templates.map((t) => ({ id: t.id, oracleHash: t.oracleHash, group: t.group, subgroups: t.subgroups, function: t.function })));
+    for (const t of plan.templates) store.insertInstances(run.id, plan.instances.get(t.id)!);
+    store.setRunStatus(run.id, "running");
+    return { run, created, plan, replay };
+}

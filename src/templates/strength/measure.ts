@@ -1,0 +1,85 @@
+import path from "node:path";
+import { execa } from "execa";
+import { inputSeed, paramTuple } from "../../judge/cache.js";
+import { pythonCommand } from "../../judge/workerScript.js";
+import { EddyError } from "../../util/errors.js";
+import { packageRoot } from "../../util/paths.js";
+import type { Instance, Template } from "../types.js";
+
+/** Branch coverage of the model solution reached by one kind of input (fixed tests or random inputs). */
+export interface BranchCoverage {
+    /** Branch outcomes in `solution` (two per if/while/for, one per except handler). */
+    branches: number;
+    covered: number;
+    /** covered ÷ branches; 1 when the solution has no branch. */
+    coverage: number;
+    /** The outcomes never reached, e.g. `line 7 if: false`. */
+    missed: string[];
+    /** Statement lines of `solution`, and how many ran. */
+    lines: number;
+    linesRun: number;
+}
+
+/** What strength.py measured over one neighbourhood. */
+export interface StrengthMeasure {
+    fixed: BranchCoverage;
+    random: BranchCoverage;
+    counts: { fixed: number; random: number; randomWithEdge: number; solutionErrors: number };
+    edges: {
+        names: string[];
+        /** Whether the oracle defines edge_cases(). */
+        measured: boolean;
+        /** Per named edge: share of the random inputs that hit it. */
+        randomShare: Record<string, number>;
+        /** Per named edge: fixed tests that hit it. */
+        fixedHits: Record<string, number>;
+        /** Share of random inputs hitting at least one named edge. */
+        randomWithAnyEdge: number;
+        /** Names edge_cases() returned that `edges:` does not list. */
+        unknown: string[];
+    };
+    notes: string[];
+    /** With `check`: the in-process verdicts (quick form of `validate`). */
+    check?: DirectCheck;
+}
+
+/** The model solution and the mutants judged in the measuring process itself (trusted oracle code, no sandbox). */
+export interface DirectCheck {
+    /** Instances (index into the instances given) where the solution fails a fixed test, raises or is too slow. */
+    solutionFailures: { index: number; detail: string }[];
+    mutants: { name: string; killed: boolean; killedOn?: number; by?: string }[];
+    /** "judge": the judge worker's own comparator was used; "local": the written-out type-strict contract. */
+    comparator: "judge" | "local";
+}
+
+/** The measuring script (shipped in src/, which the package includes; tsc does not copy .py). */
+export function strengthScriptPath(): string {
+    return path.join(packageRoot(), "src", "templates", "strength", "strength.py");
+}
+
+/** Seconds one template's measurement may take before it is reported as timed out. */
+const TIMEOUT_S = 180;
+
+/**
+ * Runs the oracle's model solution under sys.settrace on the fixed tests and on the random inputs of
+ * every instance (drawn with the judge's seeds, so they are the inputs a candidate meets), in a
+ * plain Python process: the oracle is trusted code, as in the judge's own oracle calls.
+ */
+export async function measureStrength(t: Template, instances: Instance[], opts: { check?: boolean; python?: string } = {}): Promise<StrengthMeasure> {
+    const request = {
+        oracle: t.oracleFile,
+        instances: instances.map((i) => ({ bindings: i.bindings, seed: inputSeed(t.id, paramTuple(t, i.bindings)) })),
+        randomInputs: t.randomInputs,
+        edges: t.edges ?? [],
+        comparator: t.comparator,
+        timeMs: t.budget.timeMs,
+        check: opts.check === true
+    };
+    const r = await execa(pythonCommand(opts.python), [strengthScriptPath()], { input: JSON.stringify(request), reject: false, timeout: TIMEOUT_S * 1000 });
+    if (r.timedOut) throw new EddyError(`${t.id}: strength measurement took longer than ${TIMEOUT_S} s`);
+    if (r.exitCode !== 0 || r.stdout.trim() === "")
+        throw new EddyError(`${t.id}: strength measurement failed: ${(r.stderr || r.shortMessage || "no output").split("\n").filter(Boolean).pop()}`);
+    const out = JSON.parse(r.stdout) as StrengthMeasure | { error: string };
+    if ("error" in out) throw new EddyError(`${t.id}: strength measurement failed: ${out.error}`);
+    return out;
+}

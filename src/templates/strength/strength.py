@@ -1,0 +1,440 @@
+"""Oracle strength of one template: branch coverage of its model solution and edge-case hits.
+
+Reads one JSON request on stdin:
+  {"oracle": path, "instances": [{"bindings": {...}, "seed": "123"}], "randomInputs": K,
+   "edges": ["empty", ...], "comparator": "ordered", "timeMs": 2000, "check": false}
+and writes one JSON object on stdout (see measure()). Standard library only.
+
+With "check": true it also judges, in this process, the model solution against the fixed tests
+and every mutant_* against the fixed tests and the solution's outputs on the random inputs (the
+oracle is trusted code: no sandbox, one process per template, hence fast enough for `npm test`).
+Equality is the judge's own comparator (src/judge/python/eddy_judge/compare.py make_comparator) when it can
+be imported, else the type-strict contract written out below. `eddy templates validate` judges
+through the real judge pool; this is the quick form of the same check.
+
+Branches are found in the AST of `solution` (if/elif/else, while, for, except handlers), the way
+coverage.py counts them: each has two outcomes (taken / not taken; a loop entered / left) and an
+outcome counts as reached when sys.settrace sees the matching line-to-line arc. Conditions inside
+one line (a ternary, `and`/`or`, a comprehension's `if`) are not separate branches. The random
+inputs are drawn exactly as the judge draws them (random.Random(seed), K calls of inputs()).
+"""
+
+import ast
+import copy
+import importlib.util
+import json
+import math
+import os
+import random
+import resource
+import signal
+import sys
+import time
+
+
+class Branch:
+    """One two-way decision of the solution: a label per outcome and the arcs that prove it."""
+
+    def __init__(self, kind, node, span, first_taken, first_else):
+        self.kind = kind
+        self.line = node.lineno
+        self.span = span  # lines of the test / loop header
+        self.taken = first_taken  # first line of the body
+        self.other = first_else  # first line of the else part, or None: "anything after"
+
+    def outcomes(self, arcs):
+        taken = any((a, self.taken) in arcs for a in self.span)
+        if self.other is not None:
+            other = any((a, self.other) in arcs for a in self.span)
+        else:
+            other = any(a in self.span and b not in self.span and b != self.taken for (a, b) in arcs)
+        return taken, other
+
+    def labels(self):
+        if self.kind == "for":
+            return ("line %d for: loop entered" % self.line, "line %d for: loop left" % self.line)
+        return ("line %d %s: true" % (self.line, self.kind), "line %d %s: false" % (self.line, self.kind))
+
+
+def find_solution(tree):
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name == "solution":
+            return node
+    raise ValueError("the oracle defines no top-level solution()")
+
+
+def branch_points(fn):
+    """Every measurable branch of `fn` (and functions nested in it), plus notes on unmeasurable ones."""
+    branches, handlers, notes = [], [], []
+    for node in ast.walk(fn):
+        if isinstance(node, (ast.If, ast.While)):
+            span = set(range(node.test.lineno, node.test.end_lineno + 1))
+            kind = "if" if isinstance(node, ast.If) else "while"
+        elif isinstance(node, (ast.For, ast.AsyncFor)):
+            span = set(range(node.lineno, max(node.iter.end_lineno, node.target.end_lineno) + 1))
+            kind = "for"
+        elif isinstance(node, ast.Try):
+            for h in node.handlers:
+                handlers.append(("line %d except: handler run" % h.lineno, h.body[0].lineno))
+            continue
+        else:
+            continue
+        first = node.body[0].lineno
+        other = node.orelse[0].lineno if node.orelse else None
+        if first in span or (other is not None and other in span):
+            notes.append("line %d: a branch body on the same line as its test is not measured; put it on its own line" % node.lineno)
+            continue
+        branches.append(Branch(kind, node, span, first, other))
+    statements = {n.lineno for n in ast.walk(fn) if isinstance(n, ast.stmt) and n is not fn}
+    return branches, handlers, statements, notes
+
+
+class Tracer:
+    """Line arcs of every frame whose code lies inside the solution's lines in the oracle file."""
+
+    def __init__(self, filename, lo, hi):
+        self.filename, self.lo, self.hi = filename, lo, hi
+        self.arcs, self.lines = set(), set()
+        # Once every branch outcome and statement has been seen, tracing further calls adds
+        # nothing: they run untraced (a traced prime sieve is a hundred times slower).
+        self.saturated = False
+        self._seen = 0
+
+    def update(self, branches, handlers, statements):
+        if self.saturated or len(self.arcs) + len(self.lines) == self._seen:
+            return
+        self._seen = len(self.arcs) + len(self.lines)
+        if statements - self.lines:
+            return
+        if any(first not in self.lines for _, first in handlers):
+            return
+        self.saturated = all(all(b.outcomes(self.arcs)) for b in branches)
+
+    def __call__(self, frame, event, arg):
+        code = frame.f_code
+        if code.co_filename != self.filename or not (self.lo <= code.co_firstlineno <= self.hi):
+            return None
+        arcs, lines = self.arcs, self.lines
+        state = [-1, False]  # last line; an exception is propagating
+
+        def local(frame, event, arg):
+            if event == "line":
+                ln = frame.f_lineno
+                arcs.add((state[0], ln))
+                lines.add(ln)
+                state[0], state[1] = ln, False
+            elif event == "return":
+                if not state[1]:
+                    arcs.add((state[0], -1))
+            elif event == "exception":
+                state[1] = True
+            return local
+
+        return local
+
+
+def coverage(branches, handlers, statements, tracer):
+    total = 2 * len(branches) + len(handlers)
+    missed = []
+    for b in branches:
+        for hit, label in zip(b.outcomes(tracer.arcs), b.labels()):
+            if not hit:
+                missed.append(label)
+    for label, first in handlers:
+        if first not in tracer.lines:
+            missed.append(label)
+    covered = total - len(missed)
+    return {
+        "branches": total,
+        "covered": covered,
+        "coverage": 1.0 if total == 0 else covered / total,
+        "missed": missed,
+        "lines": len(statements),
+        "linesRun": len(statements & tracer.lines),
+    }
+
+
+class _Timeout(Exception):
+    pass
+
+
+def _strict_eq(e, a, tol=None):
+    """The comparator contract: type-strict (bool is not int, list is not tuple…), recursive."""
+    if type(e) is not type(a):
+        if tol is not None and type(e) in (int, float) and type(a) in (int, float):
+            return math.isclose(e, a, rel_tol=tol, abs_tol=tol)
+        return False
+    if isinstance(e, float) and tol is not None:
+        return (math.isnan(e) and math.isnan(a)) or math.isclose(e, a, rel_tol=tol, abs_tol=tol)
+    if isinstance(e, (list, tuple)):
+        return len(e) == len(a) and all(_strict_eq(x, y, tol) for x, y in zip(e, a))
+    if isinstance(e, dict):
+        return e.keys() == a.keys() and all(_strict_eq(e[k], a[k], tol) for k in e)
+    if isinstance(e, (set, frozenset)):
+        return e == a and sorted(map(repr, e)) == sorted(map(repr, a))
+    return e == a
+
+
+def _local_comparator(mod, name, kw):
+    custom = getattr(mod, "compare", None)
+    if callable(custom):
+        return lambda e, a: bool(custom(e, a, **copy.deepcopy(kw)))
+    if name == "ordered":
+        return _strict_eq
+    if name == "unordered":
+        def unordered(e, a):
+            if type(e) is not type(a) or not isinstance(e, (list, tuple)):
+                return _strict_eq(e, a)
+            rest = list(a)
+            for x in e:
+                k = next((i for i, y in enumerate(rest) if _strict_eq(x, y)), None)
+                if k is None:
+                    return False
+                rest.pop(k)
+            return not rest
+        return unordered
+    if name == "set":
+        def as_set(e, a):
+            if isinstance(e, (set, frozenset)):
+                return isinstance(a, (set, frozenset)) and _strict_eq(set(e), set(a))
+            if isinstance(e, (list, tuple)) and isinstance(a, (list, tuple)):
+                return _strict_eq(set(e), set(a))
+            return _strict_eq(e, a)
+        return as_set
+    if name.startswith("float:"):
+        tol = float(name.split(":", 1)[1])
+        return lambda e, a: _strict_eq(e, a, tol)
+    raise ValueError("unknown comparator %r" % name)
+
+
+def judge_comparator(mod, name, kw):
+    """The judge's comparator when its module imports, else the written-out contract."""
+    global _judge
+    if _judge is None:
+        try:
+            here = os.path.dirname(os.path.abspath(__file__))
+            path = os.path.join(here, "..", "..", "judge", "python", "eddy_judge", "compare.py")
+            spec = importlib.util.spec_from_file_location("eddy_judge_compare", path)
+            judge = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(judge)
+            _judge = judge if callable(getattr(judge, "make_comparator", None)) else False
+        except Exception:
+            _judge = False
+    if _judge:
+        try:
+            return _judge.make_comparator(mod, name, kw), "judge"
+        except Exception:
+            pass
+    return _local_comparator(mod, name, kw), "local"
+
+
+_judge = None
+
+
+class Failed(Exception):
+    """A call that does not pass: raised, too slow, changed its arguments or a wrong result."""
+
+
+_ATOMS = (int, float, str, bool, bytes, type(None), complex)
+
+
+def fresh(v):
+    """A deep copy of plain data (what oracles pass), much faster than copy.deepcopy on big inputs."""
+    t = type(v)
+    if t in _ATOMS:
+        return v
+    if t is list:
+        return [x if type(x) in _ATOMS else fresh(x) for x in v]
+    if t is tuple:
+        return tuple(x if type(x) in _ATOMS else fresh(x) for x in v)
+    if t is frozenset:
+        return v
+    if t is set:
+        # Elements are hashable, and hashable plain data (numbers, strings, tuples of them) is immutable.
+        return set(v)
+    if t is dict:
+        return {k: fresh(x) for k, x in v.items()}
+    return copy.deepcopy(v)
+
+
+def call(fn, args, kw, time_s, keep):
+    """fn(*args, **kw) on copies, within time_s; Failed when it raises, times out or (keep) mutates."""
+    mine = fresh(args)
+    signal.setitimer(signal.ITIMER_REAL, time_s)
+    try:
+        out = fn(*mine, **fresh(kw))
+    except _Timeout:
+        raise Failed("time limit of %s s exceeded" % time_s)
+    except Exception as e:
+        raise Failed("%s: %s" % (type(e).__name__, str(e).splitlines()[0] if str(e) else ""))
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+    if keep and not _strict_eq(args, mine):
+        raise Failed("modified its arguments")
+    return out
+
+
+def check(mod, req, cases):
+    """Solution failures per instance, and per mutant the first instance that kills it."""
+    time_s = max(int(req.get("timeMs", 2000)), 1) / 1000.0
+    keep = bool(getattr(mod, "KEEP_ARGUMENTS", False))
+    names = [n for n in vars(mod) if n.startswith("mutant_") and callable(getattr(mod, n))]
+    alive = {n: None for n in names}
+    failures, source = [], "local"
+    for index, (kw, fixed, rnd) in enumerate(cases):
+        raw_cmp, source = judge_comparator(mod, req.get("comparator") or "ordered", kw)
+
+        def cmp(expected, actual, raw_cmp=raw_cmp):
+            # A comparison that raises (an odd answer) is a mismatch, as in the judge.
+            try:
+                return bool(raw_cmp(expected, actual))
+            except Exception:
+                return False
+
+        for k, (args, expected) in enumerate(fixed):
+            try:
+                if not cmp(expected, call(mod.solution, args, kw, time_s, keep)):
+                    raise Failed("wrong result on fixed test %d" % (k + 1))
+            except Failed as e:
+                failures.append({"index": index, "detail": "fixed test %d: %s" % (k + 1, e)})
+                break
+        for name in [n for n, v in alive.items() if v is None]:
+            fn = getattr(mod, name)
+            try:
+                for k, (args, expected) in enumerate(fixed):
+                    if not cmp(expected, call(fn, args, kw, time_s, keep)):
+                        raise Failed("fixed test %d" % (k + 1))
+                for args, expected in rnd:
+                    if expected is _RAISED:
+                        continue
+                    if not cmp(expected, call(fn, args, kw, time_s, keep)):
+                        raise Failed("random input")
+            except Failed as e:
+                alive[name] = {"index": index, "by": str(e)}
+    mutants = [{"name": n, "killed": v is not None, **({"killedOn": v["index"], "by": v["by"]} if v else {})} for n, v in alive.items()]
+    return {"solutionFailures": failures, "mutants": mutants, "comparator": source}
+
+
+_RAISED = object()
+
+
+def measure(req):
+    path = req["oracle"]
+    with open(path, encoding="utf-8") as f:
+        tree = ast.parse(f.read(), filename=path)
+    fn = find_solution(tree)
+    branches, handlers, statements, notes = branch_points(fn)
+    spec = importlib.util.spec_from_file_location("eddy_strength_oracle", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    filename = mod.solution.__code__.co_filename
+    edge_fn = getattr(mod, "edge_cases", None)
+    edges = list(req.get("edges") or [])
+    fixed_tracer = Tracer(filename, fn.lineno, fn.end_lineno)
+    random_tracer = Tracer(filename, fn.lineno, fn.end_lineno)
+    random_hits = {name: 0 for name in edges}
+    fixed_hits = {name: 0 for name in edges}
+    unknown = set()
+    counts = {"fixed": 0, "random": 0, "randomWithEdge": 0, "solutionErrors": 0}
+
+    def run(tracer, args, kw):
+        traced = not tracer.saturated
+        if traced:
+            sys.settrace(tracer)
+        try:
+            # No copy: the model solution must not modify its arguments (templates/README.md);
+            # check() calls it again on copies and, under KEEP_ARGUMENTS, catches one that does.
+            return mod.solution(*args, **fresh(kw))
+        except _Timeout:
+            raise
+        except Exception:
+            counts["solutionErrors"] += 1
+            return _RAISED
+        finally:
+            if traced:
+                sys.settrace(None)
+                tracer.update(branches, handlers, statements)
+
+    def edges_of(args, kw):
+        if edge_fn is None:
+            return []
+        names = list(edge_fn(fresh(args), **fresh(kw)) or [])
+        for n in names:
+            if n not in random_hits:
+                unknown.add(str(n))
+        return [n for n in dict.fromkeys(names) if n in random_hits]
+
+    cases = []
+    for inst in req["instances"]:
+        kw = inst["bindings"]
+        fixed, rnd = [], []
+        for args, expected in mod.tests(**copy.deepcopy(kw)):
+            args = tuple(args)
+            fixed.append((args, expected))
+            counts["fixed"] += 1
+            run(fixed_tracer, args, kw)
+            for n in edges_of(args, kw):
+                fixed_hits[n] += 1
+        rng = random.Random(int(inst["seed"]))
+        for _ in range(int(req["randomInputs"])):
+            args = tuple(mod.inputs(rng, **copy.deepcopy(kw)))
+            counts["random"] += 1
+            rnd.append((args, run(random_tracer, args, kw)))
+            hit = edges_of(args, kw)
+            if hit:
+                counts["randomWithEdge"] += 1
+            for n in hit:
+                random_hits[n] += 1
+
+        cases.append((kw, fixed, rnd))
+
+    n_random = max(counts["random"], 1)
+    out = {
+        "fixed": coverage(branches, handlers, statements, fixed_tracer),
+        "random": coverage(branches, handlers, statements, random_tracer),
+        "counts": counts,
+        "edges": {
+            "names": edges,
+            "measured": edge_fn is not None,
+            "randomShare": {n: random_hits[n] / n_random for n in edges},
+            "fixedHits": fixed_hits,
+            "randomWithAnyEdge": counts["randomWithEdge"] / n_random,
+            "unknown": sorted(unknown),
+        },
+        "notes": notes,
+    }
+    if req.get("check"):
+        out["check"] = check(mod, req, cases)
+    return out
+
+
+def main():
+    req = json.load(sys.stdin)
+
+    def on_alarm(signum, frame):
+        raise _Timeout()
+
+    signal.signal(signal.SIGALRM, on_alarm)
+    # A runaway mutant must not take the machine's memory; the whole run's time is bounded by the caller.
+    try:
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        limit = 2 << 30
+        if hard == resource.RLIM_INFINITY or hard > limit:
+            resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    except (ValueError, OSError):
+        pass
+    try:
+        out = measure(req)
+        out["cpuS"] = round(time.process_time(), 3)
+    except _Timeout:
+        out = {"error": "the model solution or the oracle exceeded the time limit"}
+    except BaseException as e:  # the oracle is trusted but may be broken: report, do not crash
+        sys.settrace(None)
+        line = str(e).splitlines()[0] if str(e) else ""
+        out = {"error": "%s: %s" % (type(e).__name__, line) if line else type(e).__name__}
+    sys.stdout.write(json.dumps(out))
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

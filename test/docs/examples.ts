@@ -1,0 +1,187 @@
+import { execFileSync, spawnSync } from "node:child_process";
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+/**
+ * Examples are tests: every `$ eddy …` line in every command's `--help`, and every command line in
+ * README.md's shell blocks, runs as written in a fresh shell from (a mirror of) the repository root.
+ * Files a user would bring are stood in for by eddy's tiny models, the reference backend and the
+ * fixtures written below; the examples say so beside themselves. Two suites, each in a sandbox of its
+ * own so that they run in parallel: README.md's lines in order (a walkthrough), then every help text's.
+ */
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const BIN = path.join(ROOT, "dist/cli/bin.js");
+
+/** README lines that are not run here, each with the reason (and where else it is covered). */
+const NOT_RUN: [pattern: RegExp, why: string][] = [
+    [/^npm (install|ci)\b/, "installs the project: it is what CI itself does before the tests"],
+    [/^npm test\b/, "runs this very suite"],
+    [/^npm start\b/, "is `eddy demo`, which runs below"],
+    [/^npm link\b/, "puts eddy on PATH: stood in for by the `eddy` this test puts first on PATH"],
+    [/^npm run bench:/, "benchmarks are scripts, not tests"],
+    [/install\.sh\b|^tar .*eddy-kit|^~\/eddy\/bin\/eddy\b/, "installing from a kit is tested end to end, offline, in test/kit/install.test.ts"],
+    [/^eddy kit( |$)/, "building a kit (about 100 MB) is tested end to end in test/kit/install.test.ts"],
+    [/^eddy worker\b|--queue\b/, "needs a lab's Redis: test/queue runs `eddy worker` and `eddy run --queue` against a real redis-server"],
+    [/^eddy templates validate( --strength)?( --json)?$/, "validates all shipped templates (minutes): test/templates/shipped.test.ts does this on every `npm test`"]
+];
+
+interface Example {
+    source: string;
+    command: string;
+}
+
+let sandbox = "";
+let shimDir = "";
+
+const env = (): NodeJS.ProcessEnv => ({
+    PATH: `${shimDir}:${process.env.PATH ?? ""}`,
+    HOME: sandbox,
+    // A fresh shell: none of the test runner's EDDY_* settings leak into the examples.
+    ...(process.env.EDDY_PYTHON ? { EDDY_PYTHON: process.env.EDDY_PYTHON } : {}),
+    LANG: "C.UTF-8"
+});
+
+/** The help text of every command and subcommand, found by walking `--help` itself. */
+function helpTexts(): { name: string; text: string }[] {
+    const out: { name: string; text: string }[] = [];
+    const visit = (words: string[]): void => {
+        const text = execFileSync(process.execPath, [BIN, ...words, "--help"], { encoding: "utf8", env: env() });
+        out.push({ name: ["eddy", ...words].join(" "), text });
+        const commands = text.split("\nCommands:\n")[1];
+        if (!commands) return;
+        for (const line of commands.split("\n")) {
+            const m = /^ {2}([a-z][\w-]*)\b/.exec(line);
+            if (m && m[1] !== "help") visit([...words, m[1]!]);
+        }
+    };
+    visit([]);
+    return out;
+}
+
+/** `$ eddy …` lines of a help text (the examples block). */
+function helpExamples(name: string, text: string): Example[] {
+    return text
+        .split("\n")
+        .map((l) => /^\s+\$ (.+)$/.exec(l)?.[1]?.trim())
+        .filter((c): c is string => c !== undefined)
+        .map((command) => ({ source: `${name} --help`, command }));
+}
+
+/** Command lines of README.md's ```bash blocks (comment lines and trailing comments dropped). */
+function readmeExamples(): Example[] {
+    const text = readFileSync(path.join(ROOT, "README.md"), "utf8");
+    const out: Example[] = [];
+    for (const block of text.matchAll(/```(?:bash|sh|shell)\n([\s\S]*?)```/g)) {
+        for (const raw of block[1]!.split("\n")) {
+            const command = raw.replace(/\s+#\s.*$/, "").trim();
+            if (command === "" || command.startsWith("#")) continue;
+            out.push({ source: "README.md", command });
+        }
+    }
+    return out;
+}
+
+function notRunReason(command: string): string | undefined {
+    const bare = command.replace(/^npx /, "");
+    return NOT_RUN.find(([p]) => p.test(command) || p.test(bare))?.[1];
+}
+
+function prepareSandbox(): void {
+    sandbox = mkdtempSync(path.join(os.tmpdir(), "eddy-examples-"));
+    // What `npm link` puts on PATH: an `eddy` that runs this checkout's built CLI.
+    shimDir = path.join(sandbox, ".bin");
+    mkdirSync(shimDir);
+    writeFileSync(path.join(shimDir, "eddy"), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
+    chmodSync(path.join(shimDir, "eddy"), 0o755);
+    // The repository root, mirrored so that files the examples write land in the sandbox.
+    const work = path.join(sandbox, "repo");
+    mkdirSync(work);
+    for (const entry of readdirSync(ROOT)) {
+        if (entry === ".eddy" || entry === ".git") continue;
+        symlinkSync(path.join(ROOT, entry), path.join(work, entry));
+    }
+    writeExampleFixtures(work);
+}
+
+/** Files the examples name that a user would bring. */
+function writeExampleFixtures(work: string): void {
+    // Two nodes' databases for the `eddy merge` examples, and a study for `--db study.db` (the reference backend stands in for models).
+    for (const [db, templates] of [["study.db", "list_every_kth"], ["node1/eddy.db", "list_every_kth"], ["node2/eddy.db", "list_rotate_right"], ["usb/a.db", "list_every_kth"], ["usb/b.db", "list_rotate_right"]] as const) {
+        mkdirSync(path.dirname(path.join(work, db)), { recursive: true });
+        execFileSync(process.execPath, [BIN, "run", "--backend", "reference", "--templates", templates, "--instances", "2", "--rounds", "1", "--db", db, "--no-progress"], { cwd: work, env: env(), stdio: "ignore" });
+    }
+    writeFileSync(path.join(work, "answer.py"), "def every_kth(values):\n    return values[2::3]\n");
+    writeFileSync(path.join(work, "answer.md"), "```python\ndef every_kth(values):\n    return values[2::3]\n```\n");
+    writeFileSync(path.join(work, "response.md"), "Here it is:\n\n```python\ndef every_kth(values):\n    return values[0::1]\n```\n");
+    const answers = [0, 1, 2].flatMap((instance) =>
+        JSON.stringify({ template: "list_every_kth", instance, round: 0, response: "```python\ndef every_kth(values):\n    return values[::2]\n```" })
+    );
+    writeFileSync(path.join(work, "answers.jsonl"), answers.join("\n") + "\n");
+}
+
+function runExample(ex: Example): { status: number | null; output: string; ms: number } {
+    const t0 = performance.now();
+    const r = spawnSync("bash", ["-c", ex.command], { cwd: path.join(sandbox, "repo"), env: env(), encoding: "utf8", timeout: 110_000 });
+    return { status: r.status, output: `${r.stdout ?? ""}${r.stderr ?? ""}`.slice(-2000), ms: performance.now() - t0 };
+}
+
+/** Runs each example once, in order; returns the failures (with output) after printing what was not run and the slowest. */
+function runAll(examples: Example[], alreadyRun: Set<string>): { failures: string[]; ran: number } {
+    const failures: string[] = [];
+    const skipped: string[] = [];
+    const times: [number, string][] = [];
+    let ran = 0;
+    const seen = new Set(alreadyRun);
+    for (const ex of examples) {
+        if (seen.has(ex.command)) continue;
+        seen.add(ex.command);
+        const why = notRunReason(ex.command);
+        if (why) {
+            skipped.push(`${ex.command}  (${why})`);
+            continue;
+        }
+        const r = runExample(ex);
+        ran++;
+        times.push([r.ms, ex.command]);
+        if (r.status !== 0) failures.push(`${ex.source}: \`${ex.command}\` exited ${r.status}\n${r.output}`);
+    }
+    process.stdout.write(`examples: ran ${ran}, not run ${skipped.length}:\n${skipped.map((s) => `  ${s}`).join("\n")}\n`);
+    const slowest = times.sort((a, b) => b[0] - a[0]).slice(0, 5);
+    process.stdout.write(`slowest examples:\n${slowest.map(([ms, c]) => `  ${(ms / 1000).toFixed(1)}s  ${c}`).join("\n")}\n`);
+    return { failures, ran };
+}
+
+/** Registers one suite: README.md's command lines, or every command's --help examples. */
+export function examplesSuite(source: "readme" | "help"): void {
+    beforeAll(prepareSandbox, 180_000);
+    afterAll(() => {
+        if (sandbox) rmSync(sandbox, { recursive: true, force: true });
+    });
+    describe(`examples run as written: ${source === "readme" ? "README.md" : "every command's --help"}`, () => {
+        it("every example exits 0", () => {
+            const fromReadme = readmeExamples();
+            expect(fromReadme.length).toBeGreaterThan(10);
+            if (source === "readme") {
+                const { failures, ran } = runAll(fromReadme, new Set());
+                expect(failures).toEqual([]);
+                expect(ran).toBeGreaterThan(20);
+                return;
+            }
+            const helps = helpTexts();
+            const fromHelp = helps.flatMap((h) => helpExamples(h.name, h.text));
+            // Every command has at least one example (the issue's "covers every command").
+            const topLevel = helps.filter((h) => h.name.split(" ").length === 2);
+            const withoutExamples = topLevel.filter((h) => !fromHelp.some((e) => new RegExp(`(^|[|;&] *)(npx )?${h.name}( |$)`).test(e.command)));
+            expect(withoutExamples.map((h) => h.name)).toEqual([]);
+            expect(fromHelp.length).toBeGreaterThan(40);
+            // Each suite is self-contained (its own sandbox): an example may need the one before it.
+            const { failures, ran } = runAll(fromHelp, new Set());
+            expect(failures).toEqual([]);
+            expect(ran).toBeGreaterThan(40);
+        }, 900_000);
+    });
+}

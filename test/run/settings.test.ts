@@ -1,0 +1,52 @@
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { identityOf, normalizeStudyConfig, parseStudySettings, studyHash } from "../../src/run/config.js";
+import { resumeConfig } from "../../src/run/runStudy.js";
+import { openStore } from "../../src/store/Store.js";
+import { cleanTmp, tmpDir } from "./helpers.js";
+
+afterAll(cleanTmp);
+
+describe("one schema for study settings", () => {
+    it("gives each setting one bound, whichever command or file it comes from", () => {
+        // Strings (flags) and numbers (config files) are read alike.
+        expect(parseStudySettings({ "top-k": "0", "top-p": 1, instances: "3", temperature: "0,0.8" })).toMatchObject({ topK: 0, topP: 1, instances: 3, temperatures: [0, 0.8] });
+        expect(() => parseStudySettings({ topP: "1.5" })).toThrow(/^top-p must be a number in \[0, 1\] \(got "1\.5"\)$/);
+        expect(() => parseStudySettings({ maxTokens: 0 })).toThrow(/^max tokens must be an integer >= 1 \(got 0\)$/);
+        expect(() => parseStudySettings({ temperature: "hot" })).toThrow(/^temperature must be a number in \[0, 5\]/);
+        expect(() => parseStudySettings({ gpu: "tpu" })).toThrow(/--gpu must be one of/);
+        expect(() => parseStudySettings({ modles: "x" })).toThrow(/^unknown setting 'modles'/);
+        expect(() => parseStudySettings({ mode: "turbo" })).toThrow(/^mode must be one of reproducible, fast/);
+    });
+
+    it("reproducible is the default; --fast is opt-in and part of the run's identity", () => {
+        const base = { backend: "reference", templates: "list_every_kth" };
+        const repro = normalizeStudyConfig(base);
+        const fast = normalizeStudyConfig({ ...base, fast: true });
+        expect(repro.mode).toBe("reproducible");
+        expect(fast.mode).toBe("fast");
+        expect(normalizeStudyConfig({ ...base, mode: "fast" }).mode).toBe("fast");
+        expect(identityOf(fast)).toMatchObject({ mode: "fast" });
+        expect(identityOf(fast)).not.toHaveProperty("fast");
+        expect(studyHash(fast, ["list_every_kth"])).not.toBe(studyHash(repro, ["list_every_kth"]));
+        // Sequences and threads change how fast, not what: the same run.
+        expect(studyHash(normalizeStudyConfig({ ...base, sequences: 4, threads: 1 }), ["t"])).toBe(studyHash(repro, ["t"]));
+        expect(() => normalizeStudyConfig({ ...base, fast: true, mode: "reproducible" })).toThrow(/contradict/);
+    });
+
+    it("a run stored before modes existed resumes in the mode it ran in", () => {
+        const db = path.join(tmpDir(), "legacy.db");
+        const store = openStore(db);
+        try {
+            const config = { ...identityOf(normalizeStudyConfig({ backend: "reference", templates: "list_every_kth", instances: 2, rounds: 1 })) };
+            delete config.mode;
+            store.createOrFindRun({ id: "old-batched", configHash: "h1", config, eddyVersion: "0.0.9", backend: "reference", seed: 1 }, false);
+            store.createOrFindRun({ id: "old-repro", configHash: "h2", config: { ...config, reproducible: true }, eddyVersion: "0.0.9", backend: "reference", seed: 1 }, false);
+            expect(resumeConfig(store, "old-batched").mode).toBe("fast");
+            expect(resumeConfig(store, "old-repro").mode).toBe("reproducible");
+            expect(resumeConfig(store, "old-repro", { threads: 2, instances: 99 })).toMatchObject({ threads: 2, instances: 2, resume: "old-repro" });
+        } finally {
+            store.close();
+        }
+    });
+});
