@@ -272,3 +272,8 @@ ${sections}
 </body></html>
 `.value;
 }
+
+/** The loop report in one of its formats (`eddy loop report` and `eddy report` on a loop run). */
+export function renderLoopReport(r: LoopReport, format: "text" | "json" | "html", opts: { diffs?: boolean } = {}): string {
+    return format === "json" ? renderLoopJson(r) : format === "html" ? renderLoopHtml(r) : renderLoopText(r, opts);
+}

@@ -1,35 +1,16 @@
-import { mkdirSync, writeFileSync } from "node:fs";
-import path from "node:path";
 import type { Command } from "commander";
-import { buildLoopReport, renderLoopHtml, renderLoopJson, renderLoopText } from "../../loop/report.js";
+import { buildLoopReport, renderLoopReport } from "../../loop/report.js";
 import { LOOP_DEFAULTS, normalizeLoopConfig, runLoop } from "../../loop/runLoop.js";
 import { LoopStore } from "../../loop/store.js";
 import { openStore } from "../../store/Store.js";
 import { EddyError } from "../../util/errors.js";
 import { defaultDbPath } from "../../util/paths.js";
 import { safeTerminalLine } from "../../util/safeText.js";
+import { reportFormat, writeReport } from "./reportOutput.js";
 import { collect, stopOnSigint } from "./studyOptions.js";
 
-const FORMATS = ["text", "json", "html"] as const;
-
-/** Write a rendered report to --out or stdout (shared by `loop report` and `mutate report`). */
-export function emitReport(text: string, format: string, out: string | undefined): void {
-    if (!out) {
-        process.stdout.write(text);
-        return;
-    }
-    const file = path.resolve(out);
-    mkdirSync(path.dirname(file), { recursive: true });
-    writeFileSync(file, text);
-    process.stderr.write(`report written to ${file} (${format}, ${Buffer.byteLength(text)} bytes)\n`);
-}
-
-/** The output format from --format, else --out's extension, else text. */
-export function reportFormat(format: string | undefined, out: string | undefined): (typeof FORMATS)[number] {
-    const f = format ?? (out && /\.html?$/i.test(out) ? "html" : out && /\.json$/i.test(out) ? "json" : "text");
-    if (!(FORMATS as readonly string[]).includes(f)) throw new EddyError(`unknown --format '${f}' (one of ${FORMATS.join(", ")})`);
-    return f as (typeof FORMATS)[number];
-}
+/** What `loop report` and `mutate report` write. */
+export const LOOP_REPORT_FORMATS = ["text", "json", "html"] as const;
 
 /** `eddy loop run|report|list`: EvaLOOP self-consistency studies (SPEC §7). */
 export function registerLoopCommand(program: Command): void {
@@ -95,11 +76,11 @@ export function registerLoopCommand(program: Command): void {
         .option("--diffs", "text: show the diff between successive codes")
         .option("--db <file>", `database file (default ${defaultDbPath()})`)
         .action((runs: string[], o: { format?: string; out?: string; diffs?: boolean; db?: string }) => {
-            const format = reportFormat(o.format, o.out);
+            const format = reportFormat(LOOP_REPORT_FORMATS, o.format, o.out, "text");
             const store = openStore(o.db ?? defaultDbPath(), { readonly: true });
             try {
                 const r = buildLoopReport(store, runs);
-                emitReport(format === "json" ? renderLoopJson(r) : format === "html" ? renderLoopHtml(r) : renderLoopText(r, { diffs: o.diffs ?? false }), format, o.out);
+                writeReport(renderLoopReport(r, format, { diffs: o.diffs ?? false }), format, o.out);
             } finally {
                 store.close();
             }

@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
 import { loadStudy } from "../../report/loadStudy.js";
@@ -6,17 +6,9 @@ import { terminalWidth } from "../../report/terminalTable.js";
 import { REPORT_FORMATS, type ReportFormat } from "../../report/types.js";
 import { EddyError } from "../../util/errors.js";
 import { defaultDbPath, defaultReportsDir } from "../../util/paths.js";
+import { reportFormat, writeReport } from "./reportOutput.js";
 
 const EXTENSIONS: Record<ReportFormat, string> = { text: "txt", html: "html", json: "json", csv: "csv", md: "md" };
-
-/** Format named by an output file's extension, if any. */
-function formatFromFile(file: string): ReportFormat | undefined {
-    const ext = path.extname(file).slice(1).toLowerCase();
-    if (ext === "htm") return "html";
-    if (ext === "txt") return "text";
-    if (ext === "markdown") return "md";
-    return (REPORT_FORMATS as readonly string[]).includes(ext) ? (ext as ReportFormat) : undefined;
-}
 
 /** `eddy report <run...>`: the scores and comparisons of one or more runs in one of the report formats. */
 export function registerReportCommand(program: Command): void {
@@ -35,8 +27,7 @@ export function registerReportCommand(program: Command): void {
         )
         .action(async (runs: string[], o: { db?: string; format?: string; out?: string | boolean; drilldown: string; wide?: boolean }) => {
             const outFile = typeof o.out === "string" ? o.out : undefined;
-            const format = (o.format ?? (outFile ? formatFromFile(outFile) : undefined) ?? (o.out === true ? "html" : "text")) as ReportFormat;
-            if (!(REPORT_FORMATS as readonly string[]).includes(format)) throw new EddyError(`unknown --format '${format}' (one of ${REPORT_FORMATS.join(", ")})`);
+            const format = reportFormat(REPORT_FORMATS, o.format, outFile, o.out === true ? "html" : "text");
             const drill = Number(o.drilldown);
             if (!Number.isInteger(drill) || drill < 0) throw new EddyError(`--drilldown must be a non-negative integer, got '${o.drilldown}'`);
             const loopText = await loopReport(o.db ?? defaultDbPath(), runs, format);
@@ -55,18 +46,8 @@ export function registerReportCommand(program: Command): void {
 
 /** The report to stdout, to `out`, or (`--out` without a file) into .eddy/reports/. */
 function emit(text: string, format: ReportFormat, out: string | boolean | undefined, ids: string[]): void {
-    if (out === undefined) {
-        process.stdout.write(text);
-        return;
-    }
-    const file = typeof out === "string" ? out : path.join(defaultReportsDir(), `report-${ids.join("+")}.${EXTENSIONS[format]}`);
-    try {
-        mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-        writeFileSync(file, text);
-    } catch (err) {
-        throw new EddyError(`cannot write ${file}: ${(err as Error).message}`, 73, { cause: err });
-    }
-    process.stderr.write(`report written to ${file} (${format}, ${Buffer.byteLength(text)} bytes)\n`);
+    const file = out === undefined ? undefined : typeof out === "string" ? out : path.join(defaultReportsDir(), `report-${ids.join("+")}.${EXTENSIONS[format]}`);
+    writeReport(text, format, file);
 }
 
 /**
@@ -74,7 +55,6 @@ function emit(text: string, format: ReportFormat, out: string | boolean | undefi
  * does, so every study a user ran is reported by the same command. Undefined when the ids are study runs.
  */
 async function loopReport(db: string, ids: string[], format: ReportFormat): Promise<string | undefined> {
-    const { existsSync } = await import("node:fs");
     if (!existsSync(db)) return undefined; // loadStudy says what is missing
     const { openStore } = await import("../../store/Store.js");
     const store = openStore(db, { readonly: true });
@@ -89,12 +69,9 @@ async function loopReport(db: string, ids: string[], format: ReportFormat): Prom
         } catch {
             return undefined; // not loop runs either: loadStudy names the unknown id
         }
-        const { buildLoopReport, renderLoopHtml, renderLoopJson, renderLoopText } = await import("../../loop/report.js");
-        const r = buildLoopReport(store, ids);
-        if (format === "json") return renderLoopJson(r);
-        if (format === "html") return renderLoopHtml(r);
-        if (format === "text") return renderLoopText(r);
-        throw new EddyError(`a loop run is reported as text, json or html, not ${format}`);
+        if (format !== "text" && format !== "json" && format !== "html") throw new EddyError(`a loop run is reported as text, json or html, not ${format}`);
+        const { buildLoopReport, renderLoopReport } = await import("../../loop/report.js");
+        return renderLoopReport(buildLoopReport(store, ids), format);
     } finally {
         store.close();
     }

@@ -48,8 +48,6 @@ export interface DirectCheck {
     /** Instances (index into the instances given) where the solution fails a fixed test, raises or is too slow. */
     solutionFailures: { index: number; detail: string }[];
     mutants: { name: string; killed: boolean; killedOn?: number; by?: string }[];
-    /** "judge": the judge worker's own comparator was used; "local": the written-out type-strict contract. */
-    comparator: "judge" | "local";
 }
 
 /** The measuring script (shipped in src/, which the package includes; tsc does not copy .py). */

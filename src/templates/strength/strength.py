@@ -8,8 +8,8 @@ and writes one JSON object on stdout (see measure()). Standard library only.
 With "check": true it also judges, in this process, the model solution against the fixed tests
 and every mutant_* against the fixed tests and the solution's outputs on the random inputs (the
 oracle is trusted code: no sandbox, one process per template, hence fast enough for `npm test`).
-Equality is the judge's own comparator (src/judge/python/eddy_judge/compare.py make_comparator) when it can
-be imported, else the type-strict contract written out below. `eddy templates validate` judges
+Equality is the judge's own (src/judge/python/eddy_judge/compare.py: make_comparator, strict_equal),
+loaded from its file, so there is one definition of a correct answer. `eddy templates validate` judges
 through the real judge pool; this is the quick form of the same check.
 
 Branches are found in the AST of `solution` (if/elif/else, while, for, except handlers), the way
@@ -23,7 +23,6 @@ import ast
 import copy
 import importlib.util
 import json
-import math
 import os
 import random
 import resource
@@ -158,77 +157,18 @@ class _Timeout(Exception):
     pass
 
 
-def _strict_eq(e, a, tol=None):
-    """The comparator contract: type-strict (bool is not int, list is not tuple…), recursive."""
-    if type(e) is not type(a):
-        if tol is not None and type(e) in (int, float) and type(a) in (int, float):
-            return math.isclose(e, a, rel_tol=tol, abs_tol=tol)
-        return False
-    if isinstance(e, float) and tol is not None:
-        return (math.isnan(e) and math.isnan(a)) or math.isclose(e, a, rel_tol=tol, abs_tol=tol)
-    if isinstance(e, (list, tuple)):
-        return len(e) == len(a) and all(_strict_eq(x, y, tol) for x, y in zip(e, a))
-    if isinstance(e, dict):
-        return e.keys() == a.keys() and all(_strict_eq(e[k], a[k], tol) for k in e)
-    if isinstance(e, (set, frozenset)):
-        return e == a and sorted(map(repr, e)) == sorted(map(repr, a))
-    return e == a
+def _load_judge_compare():
+    """The judge's own comparison module (stdlib only, no package imports): one definition of equality."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    path = os.path.join(here, "..", "..", "judge", "python", "eddy_judge", "compare.py")
+    spec = importlib.util.spec_from_file_location("eddy_judge_compare", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["eddy_judge_compare"] = module  # dataclasses and typing look their module up by name
+    spec.loader.exec_module(module)
+    return module
 
 
-def _local_comparator(mod, name, kw):
-    custom = getattr(mod, "compare", None)
-    if callable(custom):
-        return lambda e, a: bool(custom(e, a, **copy.deepcopy(kw)))
-    if name == "ordered":
-        return _strict_eq
-    if name == "unordered":
-        def unordered(e, a):
-            if type(e) is not type(a) or not isinstance(e, (list, tuple)):
-                return _strict_eq(e, a)
-            rest = list(a)
-            for x in e:
-                k = next((i for i, y in enumerate(rest) if _strict_eq(x, y)), None)
-                if k is None:
-                    return False
-                rest.pop(k)
-            return not rest
-        return unordered
-    if name == "set":
-        def as_set(e, a):
-            if isinstance(e, (set, frozenset)):
-                return isinstance(a, (set, frozenset)) and _strict_eq(set(e), set(a))
-            if isinstance(e, (list, tuple)) and isinstance(a, (list, tuple)):
-                return _strict_eq(set(e), set(a))
-            return _strict_eq(e, a)
-        return as_set
-    if name.startswith("float:"):
-        tol = float(name.split(":", 1)[1])
-        return lambda e, a: _strict_eq(e, a, tol)
-    raise ValueError("unknown comparator %r" % name)
-
-
-def judge_comparator(mod, name, kw):
-    """The judge's comparator when its module imports, else the written-out contract."""
-    global _judge
-    if _judge is None:
-        try:
-            here = os.path.dirname(os.path.abspath(__file__))
-            path = os.path.join(here, "..", "..", "judge", "python", "eddy_judge", "compare.py")
-            spec = importlib.util.spec_from_file_location("eddy_judge_compare", path)
-            judge = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(judge)
-            _judge = judge if callable(getattr(judge, "make_comparator", None)) else False
-        except Exception:
-            _judge = False
-    if _judge:
-        try:
-            return _judge.make_comparator(mod, name, kw), "judge"
-        except Exception:
-            pass
-    return _local_comparator(mod, name, kw), "local"
-
-
-_judge = None
+_compare = _load_judge_compare()
 
 
 class Failed(Exception):
@@ -269,7 +209,7 @@ def call(fn, args, kw, time_s, keep):
         raise Failed("%s: %s" % (type(e).__name__, str(e).splitlines()[0] if str(e) else ""))
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
-    if keep and not _strict_eq(args, mine):
+    if keep and not _compare.strict_equal(args, mine):
         raise Failed("modified its arguments")
     return out
 
@@ -280,9 +220,9 @@ def check(mod, req, cases):
     keep = bool(getattr(mod, "KEEP_ARGUMENTS", False))
     names = [n for n in vars(mod) if n.startswith("mutant_") and callable(getattr(mod, n))]
     alive = {n: None for n in names}
-    failures, source = [], "local"
+    failures = []
     for index, (kw, fixed, rnd) in enumerate(cases):
-        raw_cmp, source = judge_comparator(mod, req.get("comparator") or "ordered", kw)
+        raw_cmp = _compare.make_comparator(mod, req.get("comparator") or "ordered", kw)
 
         def cmp(expected, actual, raw_cmp=raw_cmp):
             # A comparison that raises (an odd answer) is a mismatch, as in the judge.
@@ -312,7 +252,7 @@ def check(mod, req, cases):
             except Failed as e:
                 alive[name] = {"index": index, "by": str(e)}
     mutants = [{"name": n, "killed": v is not None, **({"killedOn": v["index"], "by": v["by"]} if v else {})} for n, v in alive.items()]
-    return {"solutionFailures": failures, "mutants": mutants, "comparator": source}
+    return {"solutionFailures": failures, "mutants": mutants}
 
 
 _RAISED = object()

@@ -18,7 +18,6 @@ import random
 import select
 import signal
 import socket
-import struct
 import subprocess
 import sys
 import textwrap
@@ -29,7 +28,7 @@ from typing import Any
 
 from . import isolation as iso
 from .compare import Comparator, Opaque, UnknownComparator, make_comparator, strict_equal
-from .protocol import FrameBuffer, Malformed, Partial, exc_line, frame, short
+from .protocol import FrameBuffer, Malformed, Partial, exc_line, frame, recv_control, send_control, short
 
 MAX_CODE_BYTES = 256 * 1024
 MAX_RESULT_BYTES = 32 * 1024 * 1024
@@ -185,26 +184,11 @@ class Zygote:
     notes: list[str]
 
 
-def _zy_send(sock: socket.socket, obj: Any, fds: list[int] | None = None) -> None:
-    payload = marshal.dumps(obj)
-    msg = struct.pack(">I", len(payload)) + payload
-    if fds:
-        socket.send_fds(sock, [msg], fds)
-    else:
-        sock.sendall(msg)
-
-
 def _zy_recv(sock: socket.socket) -> tuple[Any, list[int]]:
-    data, fds, _flags, _addr = socket.recv_fds(sock, 1 << 16, 2)
-    if not data:
-        raise OracleError("the sandbox zygote has gone")
-    n = struct.unpack(">I", data[:4])[0]
-    while len(data) < 4 + n:
-        more = sock.recv(4 + n - len(data))
-        if not more:
-            raise OracleError("the sandbox zygote has gone")
-        data += more
-    return marshal.loads(data[4 : 4 + n]), fds
+    try:
+        return recv_control(sock, 2)
+    except EOFError:
+        raise OracleError("the sandbox zygote has gone") from None
 
 
 def start_zygote(want: str, hide: list[str]) -> Zygote:
@@ -219,7 +203,7 @@ def start_zygote(want: str, hide: list[str]) -> Zygote:
         cwd="/",
     )
     theirs.close()
-    _zy_send(ours, (want, hide, [os.getppid(), os.getpid()]))
+    send_control(ours, (want, hide, [os.getppid(), os.getpid()]))
     try:
         (tag, mode, fresh_uid, seccomp, hidden, notes), _ = _zy_recv(ours)
     except OracleError:
@@ -354,7 +338,7 @@ def _request_sandbox(z: Zygote) -> Sandbox:
     ctl_r, ctl_w = os.pipe()
     box = Sandbox(job_w, res_r, out_r, st_r, ctl_w)
     try:
-        _zy_send(z.sock, (), [job_r, res_w, out_w, st_w, ctl_r])
+        send_control(z.sock, (), [job_r, res_w, out_w, st_w, ctl_r])
     except OSError:
         box.close()
         raise

@@ -11,16 +11,15 @@ from __future__ import annotations
 
 import gc
 import importlib
-import marshal
 import os
 import signal
 import socket
-import struct
 import sys
 import tempfile
 from typing import Any
 
 from . import isolation as iso
+from .protocol import recv_control, send_control
 from .sandbox import Config, keeper
 
 # Modules a candidate commonly imports, loaded once here: each candidate then starts with them
@@ -32,29 +31,6 @@ PRELOAD = (
     "string struct subprocess tempfile textwrap threading time typing unicodedata weakref zlib "
     "ctypes encodings.idna shutil importlib importlib.util importlib.abc importlib.machinery"
 ).split()
-
-
-def _recv(sock: socket.socket) -> tuple[bytes, list[int]]:
-    """One message: a 4-byte length, the marshal payload, and any file descriptors with it."""
-    data, fds, _flags, _addr = socket.recv_fds(sock, 1 << 16, 8)
-    if not data:
-        raise EOFError
-    n = struct.unpack(">I", data[:4])[0]
-    while len(data) < 4 + n:
-        more = sock.recv(4 + n - len(data))
-        if not more:
-            raise EOFError
-        data += more
-    return data[4:], fds
-
-
-def _reply(sock: socket.socket, obj: Any, fds: list[int] | None = None) -> None:
-    payload = marshal.dumps(obj)
-    msg = struct.pack(">I", len(payload)) + payload
-    if fds:
-        socket.send_fds(sock, [msg], fds)
-    else:
-        sock.sendall(msg)
 
 
 def setup(want: str, hide: list[str], protect: list[int]) -> tuple[Config, list[str]]:
@@ -108,8 +84,7 @@ def main() -> None:
     sock = socket.socket(fileno=int(sys.argv[1]))
     iso.prctl(iso.PR_SET_PDEATHSIG, signal.SIGKILL)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    payload, _ = _recv(sock)
-    want, hide, protect = marshal.loads(payload)
+    (want, hide, protect), _ = recv_control(sock, 8)
     cfg, notes = setup(want, hide, protect)
     # Only now: a non-dumpable process cannot write its own uid_map (user namespaces).
     iso.prctl(iso.PR_SET_DUMPABLE, 0)
@@ -118,14 +93,14 @@ def main() -> None:
             importlib.import_module(name)
         except ImportError:
             pass
-    _reply(sock, ("ok", cfg.mode, cfg.fresh_uid, cfg.seccomp, cfg.hidden, notes))
+    send_control(sock, ("ok", cfg.mode, cfg.fresh_uid, cfg.seccomp, cfg.hidden, notes))
     # Children share these pages copy-on-write; a frozen heap is never touched by their GC.
     gc.collect()
     gc.freeze()
     try:
         while True:
             try:
-                payload, fds = _recv(sock)
+                _, fds = recv_control(sock, 8)
             except (EOFError, OSError):
                 break
             try:
@@ -137,7 +112,7 @@ def main() -> None:
             if len(fds) != len(names):
                 for fd in fds:
                     os.close(fd)
-                _reply(sock, ("error", "expected %d descriptors" % len(names)))
+                send_control(sock, ("error", "expected %d descriptors" % len(names)))
                 continue
             by_name: dict[str, int] = dict(zip(names, fds))
             pid = os.fork()
@@ -151,9 +126,9 @@ def main() -> None:
                 try:
                     pidfd = os.pidfd_open(pid)
                 except (AttributeError, OSError):
-                    _reply(sock, ("forked", pid))
+                    send_control(sock, ("forked", pid))
                 else:
-                    _reply(sock, ("forked", pid), [pidfd])
+                    send_control(sock, ("forked", pid), [pidfd])
                     os.close(pidfd)
             except OSError:
                 break  # the worker has gone; its sandboxes die with it (PDEATHSIG)

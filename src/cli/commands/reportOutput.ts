@@ -1,0 +1,32 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { EddyError } from "../../util/errors.js";
+
+/** Formats an output file's extension names. */
+const BY_EXTENSION: Record<string, string> = { txt: "text", text: "text", md: "md", markdown: "md", json: "json", csv: "csv", html: "html", htm: "html" };
+
+/**
+ * The output format of a report command: `--format`, else what the `--out` file's extension names
+ * (when the command offers it), else `fallback`. Shared by `report`, `loop report` and `mutate report`.
+ */
+export function reportFormat<F extends string>(allowed: readonly F[], format: string | undefined, out: string | undefined, fallback: F): F {
+    const fromFile = out ? BY_EXTENSION[path.extname(out).slice(1).toLowerCase()] : undefined;
+    const f = format ?? (fromFile && (allowed as readonly string[]).includes(fromFile) ? fromFile : fallback);
+    if (!(allowed as readonly string[]).includes(f)) throw new EddyError(`unknown --format '${f}' (one of ${allowed.join(", ")})`);
+    return f as F;
+}
+
+/** A rendered report to stdout, or into `file` (folders made) with one line on stderr saying where. */
+export function writeReport(text: string, format: string, file: string | undefined): void {
+    if (file === undefined) {
+        process.stdout.write(text);
+        return;
+    }
+    try {
+        mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+        writeFileSync(file, text);
+    } catch (err) {
+        throw new EddyError(`cannot write ${file}: ${(err as Error).message}`, 73, { cause: err });
+    }
+    process.stderr.write(`report written to ${file} (${format}, ${Buffer.byteLength(text)} bytes)\n`);
+}
