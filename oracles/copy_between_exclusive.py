@@ -2,6 +2,8 @@
 
 # The question forbids modifying the arguments: the judge fails a call that changes them.
 KEEP_ARGUMENTS = True
+# The question asks for a new object: an answer that returns (or holds) its argument object fails.
+NEW_OBJECT = True
 
 
 def solution(values, *, lo, hi):

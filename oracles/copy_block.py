@@ -1,6 +1,8 @@
 """Oracle for copy_block: copying a rectangular block of a ragged matrix, ends included."""
 
 KEEP_ARGUMENTS = True
+# The question asks for a new object: an answer that returns (or holds) its argument object fails.
+NEW_OBJECT = True
 
 
 def solution(matrix, *, r0, r1, c0, c1):

@@ -2,6 +2,8 @@
 
 # The question forbids modifying the argument: the judge fails a call that changes it.
 KEEP_ARGUMENTS = True
+# The question asks for a new object: an answer that returns (or holds) its argument object fails.
+NEW_OBJECT = True
 
 
 def solution(counts, *, t, k):

@@ -5,7 +5,25 @@
  * isolation and no checks (the baseline); and the fork floor: the median time for a pre-started
  * Python process to fork a child that runs an empty function and exits (`vs_fork_floor` is eddy's
  * median time per verdict over it). Prints one JSON object.
+ *
+ * The "slow" candidates are correct but burn about 2 ms of their own CPU time per call
+ * (`time.process_time()`, not the wall clock): budgets are CPU time, so their cost, like every
+ * other candidate's, does not depend on how busy the machine is.
+ *
+ * `sandbox_setup_ms` is what the sandbox adds to a verdict over the fork floor: the median
+ * `Verdict.ms` of a candidate that does nothing (every call returns None at once), judged one at
+ * a time with the pool otherwise idle, its instance already prepared (expected outputs computed)
+ * and a fresh code text each time (no verdict-cache hits), minus `fork_floor_ms`. It covers the
+ * worker round trip, the keeper's and the candidate's forks, the namespaces, rlimits, seccomp,
+ * the static check, the authenticated result frames for the fixed tests and the K random inputs
+ * (calls that cost next to nothing) and the comparison of the outputs.
+ *
+ * `verdicts_identical_under_load` judges every candidate of the benchmark a second time with
+ * 4 × cores busy processes spinning (started and killed here), under a different `oracleHash`
+ * so that nothing comes from the verdict cache, and gives the share of verdict categories equal
+ * to the idle pass's (issue #20: 1 is the only right answer).
  */
+import { spawn, type ChildProcess } from "node:child_process";
 import { performance } from "node:perf_hooks";
 import { availableParallelism } from "node:os";
 import { execa } from "execa";
@@ -49,8 +67,9 @@ async function buildJobs(pool: JudgePool): Promise<Job[]> {
             jobs.push({ template: t, instance, kind: "correct", code: correct });
             if (mutant) jobs.push({ template: t, instance, kind: "wrong", code: await pool.answerSource(t, instance.bindings, mutant) });
             jobs.push({ template: t, instance, kind: "crashing", code: `def ${t.function}(${args}):\n    raise RuntimeError("boom")\n` });
-            // Correct but slow: about 2 ms of busy work per call.
-            const slow = correct.replace(/\ndef (\w+)\(([^)]*)\):\n/, (_m, fn: string, a: string) => `\ndef ${fn}(${a}):\n    import time\n    _t = time.perf_counter()\n    while time.perf_counter() - _t < 0.002:\n        pass\n`);
+            // Correct but slow: about 2 ms of its own CPU time per call (CPU time, so that load
+            // does not change what it costs).
+            const slow = correct.replace(/\ndef (\w+)\(([^)]*)\):\n/, (_m, fn: string, a: string) => `\ndef ${fn}(${a}):\n    import time\n    _t = time.process_time()\n    while time.process_time() - _t < 0.002:\n        pass\n`);
             jobs.push({ template: t, instance, kind: "slow", code: slow });
         }
     }
@@ -109,6 +128,50 @@ async function inParallel<T>(items: T[], width: number, each: (item: T) => Promi
     );
 }
 
+/**
+ * Median `Verdict.ms` of a candidate that does nothing, judged one at a time on a warm, otherwise
+ * idle pool (its instance prepared by the warm-up), each time a new code text so that the verdict
+ * cache never answers.
+ */
+async function noopMedianMs(pool: JudgePool, job: Job, samples: number): Promise<number> {
+    const t = job.template;
+    const nothing = (i: number): string => `def ${t.function}(${argNames(t.arity).join(", ")}):\n    return None\n# sample ${i}\n`;
+    // Sequential requests always go to the first idle worker: one warm-up prepares its instance.
+    for (let i = 0; i < 2; i++) await pool.judge({ template: t, bindings: job.instance.bindings, code: nothing(-1 - i) });
+    const ms: number[] = [];
+    for (let i = 0; i < samples; i++) ms.push((await pool.judge({ template: t, bindings: job.instance.bindings, code: nothing(i) })).ms);
+    return quantileSorted(ms.sort((a, b) => a - b), 0.5);
+}
+
+// A busy process: spins until killed, and stops by itself once its parent (this script) is gone
+// or after ten minutes, so that none outlives the benchmark however it ends.
+const SPIN = "const p = process.ppid, end = Date.now() + 600000; for (let i = 0; ; i++) if ((i & 0xfffff) === 0 && (process.ppid !== p || Date.now() > end)) process.exit(0);";
+const busy: ChildProcess[] = [];
+const killBusy = (): void => {
+    for (const c of busy.splice(0)) c.kill("SIGKILL");
+};
+process.on("exit", killBusy);
+
+/** Runs `fn` with `n` busy processes spinning; they are killed (and reaped) before it returns. */
+async function underLoad<T>(n: number, fn: () => Promise<T>): Promise<T> {
+    for (let i = 0; i < n; i++) busy.push(spawn(process.execPath, ["-e", SPIN], { stdio: "ignore" }));
+    try {
+        return await fn();
+    } finally {
+        const all = busy.splice(0);
+        await Promise.all(
+            all.map(
+                (c) =>
+                    new Promise<void>((resolve) => {
+                        if (c.exitCode !== null || c.signalCode !== null) return resolve();
+                        c.once("exit", () => resolve());
+                        c.kill("SIGKILL");
+                    })
+            )
+        );
+    }
+}
+
 const workers = availableParallelism();
 const pool = await JudgePool.start({ workers });
 try {
@@ -128,6 +191,17 @@ try {
     const bareWall = performance.now() - b0;
 
     const forkFloor = await forkFloorMs(python);
+    const noop = await noopMedianMs(pool, jobs[0]!, 30);
+
+    // The same candidates again with 4 × cores busy processes, under another oracleHash: not
+    // one verdict from the cache, every instance prepared afresh under load.
+    const spinners = 4 * workers;
+    const loaded = await underLoad(spinners, () =>
+        Promise.all(jobs.map((j) => pool.judge({ template: { ...j.template, oracleHash: j.template.oracleHash + "|under-load" }, bindings: j.instance.bindings, code: j.code })))
+    );
+    const differing = jobs.flatMap((j, k) =>
+        verdicts[k]!.category === loaded[k]!.category ? [] : [{ template: j.template.id, kind: j.kind, idle: verdicts[k]!.category, loaded: loaded[k]!.category, detail: loaded[k]!.detail.slice(0, 200) }]
+    );
 
     const byKind: Record<string, Record<string, number>> = {};
     jobs.forEach((j, k) => {
@@ -145,20 +219,29 @@ try {
             random_inputs: K,
             workers,
             isolation: pool.isolation.level,
+            cpu_factor: pool.isolation.cpuFactor,
             verdicts_per_s: round(1000 / perVerdict),
             median_ms: round(median),
             fork_floor_ms: round(forkFloor, 3),
             vs_fork_floor: round(median / forkFloor, 2),
+            noop_median_ms: round(noop),
+            sandbox_setup_ms: round(noop - forkFloor),
             eddy_ms_per_verdict: round(perVerdict),
             bare_ms_per_candidate: round(perBare),
             vs_bare_fork: round(perVerdict / perBare, 3),
             turbulence_ms_per_instance: 3600,
             vs_turbulence: round(perVerdict / 3600, 4),
+            load_processes: spinners,
+            verdicts_identical_under_load: round((jobs.length - differing.length) / jobs.length, 4),
+            rejudged: verdicts.filter((v) => v.rejudged).length,
+            rejudged_under_load: loaded.filter((v) => v.rejudged).length,
+            differing_under_load: differing,
             categories: byKind
         })
     );
 } finally {
     await pool.close();
+    killBusy();
 }
 
 function round(x: number, digits = 2): number {

@@ -17,14 +17,38 @@
  *    `class`, `import`, `from` or decorator line.
  * Returns null when nothing code-like is found (→ no_function).
  *
- * Model output is untrusted and can be megabytes long: every pass here is linear in its length
- * (explicit scans, or regexes without overlapping quantifiers that could backtrack).
+ * Model output is untrusted and can be megabytes long, and this runs on the event loop: every
+ * pass here is linear in its length (explicit scans, or regexes without overlapping quantifiers
+ * that could backtrack), and no pass is restarted from every position of the text: a scan that
+ * could cover the same characters again for the next match (an unclosed parameter list shared
+ * by many `def`s, the run after each of many `for`s) remembers where it got to instead. Each pass
+ * charges what it examines to a work counter (`lastExtractionWork`), so tests can check that the
+ * total stays proportional to the response's length without timing anything.
  */
 export function extractCode(response: string, functionName?: string): string | null {
+    work = 0;
+    charge(response.length);
     const text = dropReasoning(response.replace(/\r\n?/g, "\n"));
     const blocks = fencedBlocks(text);
     if (blocks.length > 0) return fromBlocks(blocks, functionName);
     return bareRun(text);
+}
+
+let work = 0;
+
+function charge(chars: number): void {
+    work += chars;
+}
+
+/**
+ * Characters examined by the last `extractCode` call, summed over its passes: a pass over the
+ * whole response counts its length once, a pass over one line or block counts that line or
+ * block. A few dozen passes at most touch each character, so this stays within a small multiple
+ * of the response's length; a pass that rescanned from every position would make it grow with
+ * the square of the length.
+ */
+export function lastExtractionWork(): number {
+    return work;
 }
 
 interface Block {
@@ -39,7 +63,10 @@ const NON_PYTHON = new Set([
 ]);
 
 function dropReasoning(text: string): string {
-    // Closed sections, first opening to the next closing; an opening never closed is kept.
+    // Closed sections, first opening to the next closing; an opening never closed is kept. Each
+    // search starts where the last one ended, and the search for a closing tag runs once to the
+    // end at most (then the loop stops): two passes.
+    charge(2 * text.length);
     const open = /<think(?:ing)?>/gi;
     const close = /<\/think(?:ing)?>/gi;
     let out = "";
@@ -75,15 +102,24 @@ function openingFence(line: string): { indent: number; fence: string; lang: stri
     return { indent: i, fence: line.slice(i, j), lang };
 }
 
+/**
+ * One pass over the lines: each line is looked at once, as a possible opening or as a body line
+ * (its closing test and indentation strip), and each body line belongs to one block.
+ */
 function fencedBlocks(text: string): Block[] {
     const lines = text.split("\n");
+    charge(text.length);
     const blocks: Block[] = [];
     for (let i = 0; i < lines.length; i++) {
         const line = lines[i]!;
+        charge(line.length + 1);
         const bracket = /^\s*\[PYTHON\]\s*$/i.exec(line);
         if (bracket) {
             const body: string[] = [];
-            for (i++; i < lines.length && !/^\s*\[\/PYTHON\]\s*$/i.test(lines[i]!); i++) body.push(lines[i]!);
+            for (i++; i < lines.length && !/^\s*\[\/PYTHON\]\s*$/i.test(lines[i]!); i++) {
+                charge(lines[i]!.length + 1);
+                body.push(lines[i]!);
+            }
             blocks.push({ lang: "python", code: body.join("\n") });
             continue;
         }
@@ -93,6 +129,7 @@ function fencedBlocks(text: string): Block[] {
         const lang = open.lang.toLowerCase().replace(/^\{?\.?/, "").replace(/\}$/, "");
         const body: string[] = [];
         for (i++; i < lines.length; i++) {
+            charge(lines[i]!.length + 1);
             const close = /^ {0,3}(`{3,}|~{3,})\s*$/.exec(lines[i]!);
             if (close && close[1]![0] === fence[0] && close[1]!.length >= fence.length) break;
             // CommonMark: content loses at most the opening fence's indentation.
@@ -106,12 +143,17 @@ function fencedBlocks(text: string): Block[] {
         }
         blocks.push({ lang, code: body.join("\n") });
     }
+    charge(text.length);
     return blocks.filter((b) => b.code.trim() !== "");
 }
 
-function definesFunction(code: string, name?: string): boolean {
+/** A test for `def name(` at the start of a line (any `def` when no name is given). */
+function definitionTest(name?: string): (code: string) => boolean {
     const re = name === undefined ? /^[ \t]*(?:async[ \t]+)?def[ \t]+\w+[ \t]*\(/m : new RegExp(`^(?:async[ \\t]+)?def[ \\t]+${escapeRegex(name)}[ \\t]*\\(`, "m");
-    return re.test(code);
+    return (code) => {
+        charge(code.length);
+        return re.test(code);
+    };
 }
 
 function escapeRegex(s: string): string {
@@ -120,6 +162,8 @@ function escapeRegex(s: string): string {
 
 /** Top-level names a block binds: functions, classes, imports, simple assignments. */
 function boundNames(code: string): Set<string> {
+    // Four line-anchored regexes over the block, then each import list once more.
+    charge(5 * code.length);
     const names = new Set<string>();
     for (const m of code.matchAll(/^(?:async[ \t]+)?(?:def|class)[ \t]+([A-Za-z_]\w*)/gm)) names.add(m[1]!);
     // `import a.b as c, d` binds c and d; `from m import (x as y, z)` binds y and z.
@@ -133,6 +177,39 @@ function boundNames(code: string): Set<string> {
     return names;
 }
 
+// Character classes by UTF-16 code unit, exactly as the regexes this code replaced read them:
+// `\w` is ASCII only, `\s` is Unicode white space and line terminators.
+const isWordStart = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95;
+const isWord = (c: number) => isWordStart(c) || (c >= 48 && c <= 57);
+const isBlank = (c: number) => c === 32 || c === 9;
+const isSpace = (c: number) =>
+    c === 32 || (c >= 9 && c <= 13) || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+/** `[,(\s*]`: what may stand before a name in a parameter or target list. */
+const beforeName = (c: number) => c === 44 || c === 40 || c === 42 || isSpace(c);
+/** `[\w, \t()]`: what a `for` target list may be made of. */
+const inForTarget = (c: number) => isWord(c) || c === 44 || c === 32 || c === 9 || c === 40 || c === 41;
+
+/**
+ * Adds the names in `s[from, to)` read as a list: every identifier (`[A-Za-z_]\w*`) that starts
+ * the range or follows one of `,(*` or a blank, stars skipped (`*args`, `**kw`). One scan of the
+ * range: the same set as matching `(?:^|[,(\s*])\**([A-Za-z_]\w*)` over the slice, without that
+ * regex's retries over a long run of stars.
+ */
+function addNames(s: string, from: number, to: number, names: Set<string>): void {
+    charge(to - from);
+    let i = from;
+    while (i < to) {
+        if (!isWord(s.charCodeAt(i))) {
+            i++;
+            continue;
+        }
+        let j = i + 1;
+        while (j < to && isWord(s.charCodeAt(j))) j++;
+        if (isWordStart(s.charCodeAt(i)) && (i === from || beforeName(s.charCodeAt(i - 1)))) names.add(s.slice(i, j));
+        i = j;
+    }
+}
+
 /**
  * Names a block binds inside its functions: parameters, assignment and loop targets, `as` names.
  * A usage block that assigns `result = sum_range(...)` must not be joined just because the
@@ -140,42 +217,88 @@ function boundNames(code: string): Set<string> {
  */
 function localNames(code: string): Set<string> {
     const names = new Set<string>();
-    const add = (list: string) => {
-        for (const m of list.matchAll(/(?:^|[,(\s*])\**([A-Za-z_]\w*)/g)) names.add(m[1]!);
-    };
-    // Parameter lists: `def f(` up to the next `)`, which may be lines further on.
-    let nextClose = -1;
+    const n = code.length;
+    // Parameter lists: `def f(` up to the next `)`, which may be lines further on, defaults and
+    // annotations (`:` or `=` up to the next `,`) removed. Every `def` whose `(` comes before that
+    // same `)` reads a suffix of the first one's list: rescanning each suffix is what made many
+    // `def f(` lines with one `)` at the end quadratic. The first list is read whole, once. A
+    // later suffix only adds names in its first stretch, up to the first `:`, `=`, `,` or `)`:
+    // from the next `,` on it reads exactly as the first list does (a removal never crosses a
+    // `,`), and within the stretch nothing is removed. Suffixes whose stretch ends at the same
+    // place add nothing beyond the longest of them (each starts right after a `(`, so its first
+    // name is one in the longer stretch too): each stretch is read once.
+    charge(n);
+    let close = -1; // the `)` closing the current list (the first after its `(`)
+    let stretchEnd = -1; // the end of the stretch read last
     for (const m of code.matchAll(/\bdef[ \t]+\w+[ \t]*\(/g)) {
         const from = m.index + m[0].length;
-        if (nextClose < from) nextClose = code.indexOf(")", from);
-        if (nextClose < 0) break;
-        add(code.slice(from, nextClose).replace(/[:=][^,]*/g, ""));
+        if (close < from) {
+            close = code.indexOf(")", from);
+            if (close < 0) break;
+            charge(2 * (close - from));
+            const list = code.slice(from, close).replace(/[:=][^,]*/g, "");
+            addNames(list, 0, list.length, names);
+            stretchEnd = stretchEndFrom(code, from, close);
+        } else if (stretchEnd < from) {
+            stretchEnd = stretchEndFrom(code, from, close);
+            addNames(code, from, stretchEnd, names);
+        }
     }
     // Plain names and bare tuples of them only: `memo[k] = v`, `self.x = v` and a call's
     // `f(a, key=v)` bind nothing new.
     for (const line of code.split("\n")) {
+        charge(line.length + 1);
         const target = assignmentTarget(line);
-        if (target !== null && !/^(?:if|elif|else|while|for|with|try|except|finally|return|lambda|assert|del|not)\b/.test(target)) add(target);
+        if (target !== null && !/^(?:if|elif|else|while|for|with|try|except|finally|return|lambda|assert|del|not)\b/.test(target)) addNames(target, 0, target.length, names);
     }
+    // Loop targets: after `for` and blanks, the run of `[\w, \t()]` characters up to its first
+    // blank + `in` + word boundary, blanks before it dropped. Many `for`s on one long line share
+    // that run and that `in`: the run's end and the next `in` are found once and reused while
+    // they still lie ahead, and targets ending at the same `in` add nothing beyond the first
+    // (longest) one (each later one starts after a blank, so its names are names of the first).
+    // Each character is scanned a bounded number of times.
+    charge(n);
+    const inAt = /[ \t]in\b/g;
+    let runEnd = -1; // end of the `[\w, \t()]` run holding the current target's start
+    let nextIn = -1; // the first blank + `in` at or after the last place searched; n if none
+    let lastEnd = -1; // end of the last target added
     for (const m of code.matchAll(/\bfor[ \t]+/g)) {
-        const span = /[\w, \t()]*/y;
-        span.lastIndex = m.index + m[0].length;
-        const s = span.exec(code)![0];
-        // The shortest target followed by blanks and `in`: find a blank just before `in`,
-        // then walk back over the blank run (a fixed-length pattern: no backtracking).
-        const inAt = /[ \t]in\b/g;
-        inAt.lastIndex = 0;
-        for (let hit = inAt.exec(s); hit; hit = inAt.exec(s)) {
-            let k = hit.index;
-            while (k > 0 && (s[k - 1] === " " || s[k - 1] === "\t")) k--;
-            if (k >= 1) {
-                add(s.slice(0, k));
-                break;
-            }
+        const start = m.index + m[0].length; // never a blank: the match took them all
+        if (start >= runEnd) {
+            runEnd = start;
+            while (runEnd < n && inForTarget(code.charCodeAt(runEnd))) runEnd++;
+            charge(runEnd - start);
         }
+        if (nextIn < start) {
+            inAt.lastIndex = start;
+            const hit = inAt.exec(code);
+            nextIn = hit ? hit.index : n;
+            charge((hit ? inAt.lastIndex : n) - start);
+        }
+        // The `in` must lie inside the run (its three characters belong to the class, so it
+        // does if it starts there). `start` is no blank, so the target is never empty.
+        if (nextIn >= runEnd) continue;
+        let end = nextIn;
+        while (end > start && isBlank(code.charCodeAt(end - 1))) end--;
+        charge(nextIn - end);
+        if (end === lastEnd) continue;
+        lastEnd = end;
+        addNames(code, start, end, names);
     }
+    charge(n);
     for (const m of code.matchAll(/\bas[ \t]+([A-Za-z_]\w*)/g)) names.add(m[1]!);
     return names;
+}
+
+/** The first `:`, `=`, `,` or `)` at or after `from`; `close` (a `)`) bounds the search. */
+function stretchEndFrom(code: string, from: number, close: number): number {
+    let i = from;
+    for (; i < close; i++) {
+        const c = code.charCodeAt(i);
+        if (c === 58 || c === 61 || c === 44) break;
+    }
+    charge(i - from);
+    return i;
 }
 
 /** The target of `name[, name…] [: annotation] [op]= value` on one line, or null. */
@@ -196,32 +319,31 @@ function assignmentTarget(line: string): string | null {
 
 /** Identifiers outside comments and string literals, found in one pass. */
 function usedNames(code: string): Set<string> {
+    charge(code.length);
     const names = new Set<string>();
     const n = code.length;
     let i = 0;
     while (i < n) {
-        const c = code[i]!;
-        if (c === "#") {
+        const c = code.charCodeAt(i);
+        if (c === 35 /* # */) {
             const eol = code.indexOf("\n", i);
             i = eol < 0 ? n : eol;
-        } else if (c === '"' || c === "'") {
-            if (code.startsWith(c + c + c, i)) {
-                const end = code.indexOf(c + c + c, i + 3);
+        } else if (c === 34 /* " */ || c === 39 /* ' */) {
+            const q = code[i]!;
+            if (code.startsWith(q + q + q, i)) {
+                const end = code.indexOf(q + q + q, i + 3);
                 i = end < 0 ? n : end + 3;
             } else {
                 let j = i + 1;
-                while (j < n && code[j] !== c && code[j] !== "\n") j += code[j] === "\\" ? 2 : 1;
+                while (j < n && code[j] !== q && code[j] !== "\n") j += code[j] === "\\" ? 2 : 1;
                 i = j + 1;
             }
-        } else if (/[A-Za-z_]/.test(c)) {
+        } else if (isWord(c)) {
+            // A name, or a number: the whole literal is skipped (e.g. 1e5, 0x1f) so its letters
+            // are no name.
             let j = i + 1;
-            while (j < n && /\w/.test(code[j]!)) j++;
-            names.add(code.slice(i, j));
-            i = j;
-        } else if (/\w/.test(c)) {
-            // digits: skip the whole literal (e.g. 1e5, 0x1f) so its letters are no name
-            let j = i + 1;
-            while (j < n && /\w/.test(code[j]!)) j++;
+            while (j < n && isWord(code.charCodeAt(j))) j++;
+            if (isWordStart(c)) names.add(code.slice(i, j));
             i = j;
         } else i++;
     }
@@ -231,21 +353,28 @@ function usedNames(code: string): Set<string> {
 function fromBlocks(all: Block[], functionName?: string): string {
     const python = all.filter((b) => !NON_PYTHON.has(b.lang));
     const blocks = python.length > 0 ? python : all;
-    const main =
-        (functionName !== undefined ? blocks.find((b) => definesFunction(b.code, functionName)) : undefined) ??
-        blocks.find((b) => definesFunction(b.code)) ??
-        blocks[0]!;
+    const definesRequested = functionName !== undefined ? definitionTest(functionName) : undefined;
+    const definesAny = definitionTest();
+    const main = (definesRequested ? blocks.find((b) => definesRequested(b.code)) : undefined) ?? blocks.find((b) => definesAny(b.code)) ?? blocks[0]!;
     const own = boundNames(main.code);
     const local = localNames(main.code);
-    const needed = [...usedNames(main.code)].filter((n) => !own.has(n) && !local.has(n));
-    const helpers = blocks.filter((b) => {
-        if (b === main) return false;
-        if (functionName !== undefined && definesFunction(b.code, functionName)) return false;
-        const names = boundNames(b.code);
-        return needed.some((n) => names.has(n));
-    });
-    if (helpers.length === 0) return trimBlank(main.code);
-    const ordered = blocks.filter((b) => b === main || helpers.includes(b));
+    const needed = new Set([...usedNames(main.code)].filter((n) => !own.has(n) && !local.has(n)));
+    // A block is a helper when it binds a needed name: look its own names up in `needed` (one
+    // lookup per name it binds), never `needed` against each block (names × blocks).
+    const helpers = new Set<Block>();
+    for (const b of blocks) {
+        if (b === main) continue;
+        if (definesRequested?.(b.code)) continue;
+        for (const name of boundNames(b.code)) {
+            charge(1);
+            if (needed.has(name)) {
+                helpers.add(b);
+                break;
+            }
+        }
+    }
+    if (helpers.size === 0) return trimBlank(main.code);
+    const ordered = blocks.filter((b) => b === main || helpers.has(b));
     return ordered.map((b) => trimBlank(b.code)).join("\n");
 }
 
@@ -253,15 +382,23 @@ const START = /^(?:(?:async[ \t]+)?def[ \t]+\w+[ \t]*\(|class[ \t]+\w+|import[ \
 const CODE_LINE =
     /^(?:(?:async[ \t]+)?def\b|class\b|import\b|from\b|@|#|if\b|elif\b|else\b|for\b|while\b|try\b|except\b|finally\b|with\b|return\b|print\(|assert\b|raise\b|pass\b|global\b|nonlocal\b|[A-Za-z_][\w.]*(?:\[[^\]]*\])?[ \t]*(?:=|\(|\+=|-=|\*=|\/=)|[A-Za-z_]\w*[ \t]*$|[)\]}])/;
 
+/**
+ * Each line is tested once as a start, and once more at most as part of the run after a start:
+ * the next start is looked for after the run (a start line is a code line, so a run never stops
+ * before one).
+ */
 function bareRun(text: string): string | null {
     const lines = text.split("\n");
+    charge(text.length);
     let best: [number, number] | null = null;
     for (let i = 0; i < lines.length; i++) {
+        charge(lines[i]!.length + 1);
         if (!START.test(lines[i]!)) continue;
         let end = i + 1;
         let lastCode = i;
         for (; end < lines.length; end++) {
             const l = lines[end]!;
+            charge(l.length + 1);
             if (l.trim() === "") continue;
             if (/^[ \t]/.test(l) || CODE_LINE.test(l)) {
                 lastCode = end;

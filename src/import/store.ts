@@ -1,4 +1,4 @@
-import type { Store } from "../store/Store.js";
+import { capDetail, type Store } from "../store/Store.js";
 
 /** A verdict another harness published for one response of a run. */
 export interface PublishedVerdict {
@@ -17,14 +17,14 @@ export interface PublishedVerdict {
     location: string;
 }
 
-/** Stores the published verdicts of a run (a re-import replaces them). */
+/** Stores the published verdicts of a run (a re-import replaces them); details are capped by {@link capDetail}. */
 export function writePublishedVerdicts(store: Store, runId: string, rows: PublishedVerdict[]): void {
     store.write(() => {
         const ins = store.db.prepare(
             `INSERT OR REPLACE INTO published_verdicts (run_id, template_id, instance_idx, round, source, correct, stage, fault, detail, extracted, location)
              VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
         );
-        for (const r of rows) ins.run(runId, r.templateId, r.instance, r.round, r.source, r.correct ? 1 : 0, r.stage, r.fault, r.detail, r.extracted, r.location);
+        for (const r of rows) ins.run(runId, r.templateId, r.instance, r.round, r.source, r.correct ? 1 : 0, r.stage, r.fault, capDetail(r.detail), r.extracted, r.location);
     });
 }
 

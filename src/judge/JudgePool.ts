@@ -28,6 +28,8 @@ export const MAX_CODE_BYTES = 256 * 1024;
 // Oracle work (trusted) gets its own allowance on top of the candidate's budget before the
 // pool declares a worker hung and replaces it.
 const ORACLE_ALLOWANCE_MS = 60_000;
+// The worker's own backstops reach about 15× the budget (budget.py): this waits longer still.
+const WORKER_TIMEOUT_FACTOR = 20;
 const CONTROL_TIMEOUT_MS = 30_000;
 
 interface Slot {
@@ -45,6 +47,7 @@ export class JudgePool {
     private readonly waiting: ((slot: Slot) => void)[] = [];
     private closed = false;
     private readonly version: string;
+    private aloneChain: Promise<void> = Promise.resolve();
 
     private constructor(
         private readonly python: string,
@@ -90,7 +93,8 @@ export class JudgePool {
         if (size > MAX_CODE_BYTES)
             return { category: "static_error", detail: `the code is ${Math.floor(size / 1024)} KB, more than the judge accepts (${MAX_CODE_BYTES / 1024} KB)`, ms: 0 };
         const tuple = paramTuple(t, req.bindings);
-        const key = verdictKey(req.code, t, tuple, this.version);
+        // A verdict earned under a weaker isolation is never reused under a stronger one.
+        const key = verdictKey(req.code, t, tuple, `${this.version}|${this.isolation.level}`);
         const hit = this.cache.get(key);
         if (hit) return { ...hit, cached: true };
         const message = {
@@ -106,7 +110,34 @@ export class JudgePool {
             budget: t.budget,
             code: req.code
         };
-        const timeout = t.budget.timeMs * 2 + ORACLE_ALLOWANCE_MS;
+        // The keeper enforces the CPU budget and its backstops; this only catches a hung worker.
+        const timeout = t.budget.timeMs * WORKER_TIMEOUT_FACTOR * Math.max(1, this.isolation.cpuFactor ?? 1) + ORACLE_ALLOWANCE_MS;
+        let { reply, failure, ms } = await this.attempt(message, timeout);
+        let rejudged = false;
+        if (reply && reply.borderline === true) {
+            // Over budget by less than the margin: judged once more with nothing else judging,
+            // and that run decides (issue #20: the same answer, the same verdict, under any load).
+            const again = await this.alone(() => this.attempt({ ...message, rejudge: true }, timeout));
+            ms += again.ms;
+            if (again.reply) {
+                reply = again.reply;
+                rejudged = true;
+            }
+        }
+        if (!reply) return { category: "judge_error", detail: capDetail(failure || "judge failed"), ms };
+        const first = rejudged ? " [re-judged alone: the first run went over its CPU budget by less than the margin]" : "";
+        const verdict: Verdict = { category: reply.category as Verdict["category"], detail: capDetail(String(reply.detail ?? "") + first), ms };
+        if (typeof reply.limit === "string") verdict.limit = reply.limit as Verdict["limit"];
+        if (typeof reply.cpuMs === "number") verdict.cpuMs = reply.cpuMs;
+        if (typeof reply.budgetMs === "number") verdict.budgetMs = reply.budgetMs;
+        if (rejudged) verdict.rejudged = true;
+        // CPU-time verdicts do not depend on load; sleeping and wall-clock backstops might.
+        if (verdict.limit !== "blocked" && verdict.limit !== "wall") this.cache.set(key, verdict);
+        return verdict;
+    }
+
+    /** One request, retried once on a fresh worker when the harness failed. */
+    private async attempt(message: Record<string, unknown>, timeout: number): Promise<{ reply?: WorkerReply; failure: string; ms: number }> {
         let reply: WorkerReply | undefined;
         let failure = "";
         // Time spent judging, not waiting for a free worker.
@@ -123,11 +154,26 @@ export class JudgePool {
             }
             ms += timing.ms;
         }
-        if (!reply) return { category: "judge_error", detail: failure || "judge failed", ms };
-        const verdict: Verdict = { category: reply.category as Verdict["category"], detail: String(reply.detail ?? ""), ms };
-        // A wall-clock timeout can be the machine's load rather than the code: judge it afresh next time.
-        if (!isWallClockTimeout(verdict)) this.cache.set(key, verdict);
-        return verdict;
+        return reply ? { reply, failure, ms } : { failure, ms };
+    }
+
+    /** Runs `fn` while this pool judges nothing else: every slot is held, one `alone` at a time. */
+    private alone<T>(fn: () => Promise<T>): Promise<T> {
+        const run = this.aloneChain.then(async () => {
+            const held = await Promise.all(this.slots.map(() => this.acquire()));
+            // Hand one slot back for fn's own request; the others stay held until it is done.
+            this.release(held.pop()!);
+            try {
+                return await fn();
+            } finally {
+                for (const s of held) this.release(s);
+            }
+        });
+        this.aloneChain = run.then(
+            () => undefined,
+            () => undefined
+        );
+        return run;
     }
 
     /** `solution` (default) or a `mutant_*` of the template's oracle, rendered as an answer for these bindings. */
@@ -216,7 +262,11 @@ async function startWorker(python: string, script: string[]): Promise<{ worker: 
     }
 }
 
-/** The worker's wording for its wall-clock deadline (eddy_judge/worker.py, `time limit of … ms exceeded`). */
-function isWallClockTimeout(v: Verdict): boolean {
-    return v.category === "resource_exhaustion" && v.detail.startsWith("time limit of ");
+/** Verdict details are capped wherever they come from (a hostile answer controls much of them). */
+export const MAX_DETAIL_CHARS = 2048;
+
+function capDetail(text: string): string {
+    if (text.length <= MAX_DETAIL_CHARS) return text;
+    const marker = ` …[${text.length - (MAX_DETAIL_CHARS - 32)} more chars]`;
+    return text.slice(0, MAX_DETAIL_CHARS - marker.length) + marker;
 }

@@ -10,16 +10,33 @@ export interface Verdict {
     ms: number;
     /** True when it came from the verdict cache rather than a fresh run. */
     cached?: boolean;
+    /** Which limit decided a resource_exhaustion: "cpu" (the CPU-time budget), "blocked" (sleeping), "wall" (backstop). */
+    limit?: "cpu" | "blocked" | "wall";
+    /** CPU time the answer's code used (ms), when the keeper measured it. */
+    cpuMs?: number;
+    /** The CPU-time budget it had (ms): the template's floor scaled to this machine, or 10× the model solution. */
+    budgetMs?: number;
+    /** Judged a second time, alone, because the first run was over budget by less than the margin. */
+    rejudged?: boolean;
 }
 
 /** How strongly candidate code is contained on this machine; recorded with every run. */
 export interface IsolationReport {
-    /** e.g. "namespaces+netns+pidns+mountns+ipcns+utsns+uid+rlimits+seccomp", or "NO-SANDBOX+…" in the fallback. */
+    /** e.g. "bwrap+userns+pidns+mountns+ipcns+netns+utsns+nocaps+seccomp-allowlist+rlimits", or "NO-SANDBOX+…" in the fallback. */
     level: string;
-    /** False when no namespace could be made: answers then run WITHOUT a sandbox (see notes). */
+    /** False when no sandbox could be made: answers then run WITHOUT one (see notes). */
     sandboxed: boolean;
-    /** "namespaces" (root), "userns" (unprivileged user namespace) or "none". */
-    mode: "namespaces" | "userns" | "none";
+    /** "bwrap" (bubblewrap's world, per-candidate namespaces) or "none". */
+    mode: "bwrap" | "none";
+    /** The mechanism in words: bubblewrap version, namespaces, capabilities, seccomp, cgroup or not. */
+    mechanism: string;
+    /** bubblewrap's version line, or null without it. */
+    bubblewrap: string | null;
+    seccomp: "allow-list" | "deny-list" | "none";
+    /** Whether memory is accounted by a cgroup (it is not: RLIMIT_AS and tmpfs sizes bound it). */
+    cgroup: boolean;
+    /** This machine's speed relative to the reference machine: CPU budgets are scaled by it. */
+    cpuFactor: number;
     network: "namespace" | "seccomp" | "none";
     pidNamespace: boolean;
     /** Candidates run under a uid of their own (eddy started as root). */

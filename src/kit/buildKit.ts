@@ -58,6 +58,32 @@ function eddyFiles(root: string): string[] {
     return [...files].filter((f) => !f.endsWith(".map") && !f.includes("__pycache__/")).sort();
 }
 
+/**
+ * The judge's sandbox (bubblewrap) for lab machines that lack it: this machine's `bwrap` and the
+ * shared libraries it needs beyond the C library, when the kit targets this machine's OS and CPU.
+ * install.sh uses it only where no `bwrap` is installed. Returns whether one was carried.
+ */
+function carryBubblewrap(kit: string, target: KitTarget, log: (line: string) => void): boolean {
+    if (target.os !== "linux" || target.arch !== process.arch) return false;
+    let bin: string;
+    let libs: string[];
+    try {
+        bin = execFileSync("sh", ["-c", "command -v bwrap"], { encoding: "utf8" }).trim();
+        const ldd = execFileSync("ldd", [bin], { encoding: "utf8" });
+        // "libcap.so.2 => /lib/x86_64-linux-gnu/libcap.so.2 (0x…)": the C library and the loader stay the target's own.
+        libs = [...ldd.matchAll(/=>\s+(\S+)\s+\(/g)].map((m) => m[1]!).filter((l) => !/\/(libc|libm|libdl|libpthread|librt|ld-linux[^/]*)\.so/.test(l));
+    } catch {
+        log("no bubblewrap (bwrap) here to carry: the lab machine must have its own (package 'bubblewrap')");
+        return false;
+    }
+    mkdirSync(path.join(kit, "bubblewrap", "lib"), { recursive: true });
+    copyFileSync(bin, path.join(kit, "bubblewrap", "bwrap"));
+    chmodSync(path.join(kit, "bubblewrap", "bwrap"), 0o755);
+    for (const l of libs) copyFileSync(l, path.join(kit, "bubblewrap", "lib", path.basename(l)));
+    log(`carrying bubblewrap (${bin}) and ${libs.length} librar${libs.length === 1 ? "y" : "ies"} for machines without one`);
+    return true;
+}
+
 /** Node headers for offline addon builds: npm's `nodedir`, else the headers beside this node binary. */
 function findNodeHeaders(): string | undefined {
     const candidates: string[] = [];
@@ -168,6 +194,8 @@ export async function buildKit(opts: KitOptions = {}): Promise<KitResult> {
             // OpenSSL's headers are half the size and no addon eddy uses includes them.
             cpSync(headers, path.join(kit, "node-headers", "include", "node"), { recursive: true, dereference: true, filter: (src) => path.relative(headers, src).split(path.sep)[0] !== "openssl" });
         } else log(`no Node ${process.versions.node} headers found (npm config nodedir): a target with another Node ABI cannot compile better-sqlite3 offline`);
+
+        carryBubblewrap(kit, target, log);
 
         for (const m of models) {
             mkdirSync(path.join(kit, "models"), { recursive: true });

@@ -98,6 +98,16 @@ if [ "$NODE_OK" = 1 ] && ! sqlite_loads "$KIT/eddy"; then
     fi
 fi
 
+# The judge's sandbox: the machine's bubblewrap, else the one the kit carries (with its libraries).
+BWRAP_CARRIED=0
+if ! command -v bwrap >/dev/null 2>&1; then
+    if [ -x "$KIT/bubblewrap/bwrap" ] && LD_LIBRARY_PATH="$KIT/bubblewrap/lib" "$KIT/bubblewrap/bwrap" --version >/dev/null 2>&1; then
+        BWRAP_CARRIED=1
+    else
+        missing "bubblewrap (bwrap) for the judge's sandbox (Debian/Ubuntu/Fedora package 'bubblewrap'); this kit carries none that runs here"
+    fi
+fi
+
 if [ "$MISSING" -gt 0 ]; then
     echo "install.sh: $MISSING missing prerequisite(s); nothing was installed" >&2
     exit 1
@@ -129,10 +139,22 @@ trap - EXIT
 for m in "$KIT"/models/*; do
     [ -f "$m" ] && cp "$m" "$PREFIX/models/"
 done
+BWRAP_ENV=""
+if [ "$BWRAP_CARRIED" = 1 ]; then
+    rm -rf "$PREFIX/lib/eddy-bubblewrap"
+    cp -R "$KIT/bubblewrap" "$PREFIX/lib/eddy-bubblewrap"
+    # The judge runs it with an empty environment: the wrapper names its libraries itself.
+    cat >"$PREFIX/lib/eddy-bubblewrap/run" <<EOF
+#!/bin/sh
+LD_LIBRARY_PATH="$PREFIX/lib/eddy-bubblewrap/lib" exec "$PREFIX/lib/eddy-bubblewrap/bwrap" "\$@"
+EOF
+    chmod 755 "$PREFIX/lib/eddy-bubblewrap/run"
+    BWRAP_ENV="EDDY_BWRAP=\"\${EDDY_BWRAP:-$PREFIX/lib/eddy-bubblewrap/run}\" "
+fi
 cat >"$PREFIX/bin/eddy" <<EOF
 #!/bin/sh
 # eddy $KIT_VERSION, installed from an eddy kit. Models (and eddy's tiny models) live in $PREFIX/models.
-EDDY_MODELS="\${EDDY_MODELS:-$PREFIX/models}" exec node "$DEST/dist/cli/bin.js" "\$@"
+${BWRAP_ENV}EDDY_MODELS="\${EDDY_MODELS:-$PREFIX/models}" exec node "$DEST/dist/cli/bin.js" "\$@"
 EOF
 chmod 755 "$PREFIX/bin/eddy"
 echo "install.sh: eddy $KIT_VERSION installed in $PREFIX (run $PREFIX/bin/eddy, or add $PREFIX/bin to PATH)"

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { Store } from "../store/Store.js";
+import { capDetail, type Store } from "../store/Store.js";
 import { EddyError } from "../util/errors.js";
 
 /** A loop run as stored (loop_runs). */
@@ -130,7 +130,7 @@ export class LoopStore {
         return this.store.db.prepare("SELECT * FROM loop_steps WHERE run_id = ? ORDER BY template_id, instance_idx, loop").all(runId) as LoopStepRow[];
     }
 
-    /** Record loops' code and verdict (one transaction for the batch). */
+    /** Record loops' code and verdict (one transaction for the batch); details are capped as the store caps verdicts' ({@link capDetail}). */
     addSteps(steps: Omit<LoopStepRow, "created" | "summary_prompt_json" | "summary_response" | "summary" | "similarity" | "drift">[]): void {
         this.store.write(() => {
             const st = this.store.db.prepare(
@@ -139,7 +139,7 @@ export class LoopStore {
             );
             const t = now();
             for (const s of steps)
-                st.run(s.run_id, s.template_id, s.instance_idx, s.loop, s.question, s.prompt_json, s.response, s.code, s.category, s.detail, s.stop_reason, s.prompt_tokens, s.generated_tokens, s.gen_ms, t);
+                st.run(s.run_id, s.template_id, s.instance_idx, s.loop, s.question, s.prompt_json, s.response, s.code, s.category, capDetail(s.detail), s.stop_reason, s.prompt_tokens, s.generated_tokens, s.gen_ms, t);
         });
     }
 

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { readFileSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
-import { openStore, storeError, type Store } from "../store/Store.js";
+import { capDetail, openStore, storeError, type Store } from "../store/Store.js";
 import { MIGRATIONS } from "../store/schema.js";
 import { EddyError } from "../util/errors.js";
 import { ensureNodeId, readNodeId } from "./nodeId.js";
@@ -52,6 +52,19 @@ interface Source {
 }
 
 const sameValue = (a: unknown, b: unknown): boolean => a === b || (a == null && b == null);
+
+/**
+ * The `detail` column (verdicts, verdict_cache, loop_steps, published_verdicts: every table that has one
+ * holds a verdict-like detail) as this eddy stores it: capped by {@link capDetail}. Applied to every row
+ * read from a source, and to the target's copy before comparing, so a database written before the cap
+ * (or by a tool that bypassed it) neither brings megabytes in nor conflicts with its own capped copy.
+ */
+function capRow(row: Row): Row {
+    return typeof row.detail === "string" && row.detail.length > 0 ? { ...row, detail: capDetail(row.detail) } : row;
+}
+
+/** A compared column's value as stored by this eddy (see {@link capRow}). */
+const stored = (column: string, v: unknown): unknown => (column === "detail" && typeof v === "string" ? capDetail(v) : v);
 
 function sha256File(file: string): string {
     return createHash("sha256").update(readFileSync(file)).digest("hex");
@@ -201,15 +214,19 @@ class Merger {
             sum.inserted[table] = (sum.inserted[table] ?? 0) + 1;
             return { rowid: this.insert(table, row), inserted: true };
         }
-        for (const c of MERGED_TABLES[table].compare)
-            if (!sameValue(have[c], row[c])) this.conflicts.push({ source: src.path, table, key: label(), column: c, target: have[c], incoming: row[c] });
+        for (const c of MERGED_TABLES[table].compare) {
+            const here = stored(c, have[c]);
+            const incoming = stored(c, row[c]);
+            if (!sameValue(here, incoming)) this.conflicts.push({ source: src.path, table, key: label(), column: c, target: here, incoming });
+        }
         sum.same[table] = (sum.same[table] ?? 0) + 1;
         return { rowid: have._rowid as number, inserted: false };
     }
 
-    private rows(src: Source, table: string, order = "rowid"): Iterable<Row> {
-        if (!tables(src.db).includes(table)) return [];
-        return src.db.prepare(`SELECT * FROM ${table} ORDER BY ${order}`).iterate() as Iterable<Row>;
+    /** A source table's rows, details capped on the way in ({@link capRow}). */
+    private *rows(src: Source, table: string, order = "rowid"): Iterable<Row> {
+        if (!tables(src.db).includes(table)) return;
+        for (const row of src.db.prepare(`SELECT * FROM ${table} ORDER BY ${order}`).iterate() as Iterable<Row>) yield capRow(row);
     }
 
     /** Map each source run (or loop run) to the target's: same id, else the one run with the same config hash. */

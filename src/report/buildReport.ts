@@ -4,6 +4,7 @@ import { summariseConfigs, summariseGroups, summariseTemplates } from "../scores
 import { scoreNeighbourhoods, type NeighbourhoodScore } from "../scores/neighbourhood.js";
 import type { Outcome } from "../scores/types.js";
 import { eddyVersion } from "../util/paths.js";
+import { noTampering, tamperingByConfig } from "./tampering.js";
 import { determinismKey, type DecodingMode, type DeterminismSummary, type NeighbourhoodRow, type ReportData, type ReportOptions, type ReportRunMeta } from "./types.js";
 
 /** Scores, aggregates, discontinuities and comparisons of `outcomes`, ready for any renderer. */
@@ -11,6 +12,7 @@ export function buildReport(outcomes: readonly Outcome[], runMeta: readonly Repo
     const scores = scoreNeighbourhoods(outcomes, { seed: opts.seed ?? 1, ...(opts.planned ? { planned: opts.planned } : {}) });
     const metaById = new Map(runMeta.map((r) => [r.id, r]));
     const mode = (runId: string, config: string) => decodingMode(metaById.get(runId), config);
+    const tampering = tamperingByConfig(outcomes);
     const runIds = [...new Set([...runMeta.map((r) => r.id), ...scores.map((s) => s.runId)])];
     const runs = runIds.map((id) => {
         const m = metaById.get(id);
@@ -32,7 +34,12 @@ export function buildReport(outcomes: readonly Outcome[], runMeta: readonly Repo
         generated: opts.generated ?? new Date().toISOString(),
         eddyVersion: eddyVersion(),
         runs,
-        configs: summariseConfigs(scores).map((c) => ({ ...c, mode: mode(c.runId, c.config), determinism: audit(metaById.get(c.runId), c.config, mode(c.runId, c.config), opts.determinism) })),
+        configs: summariseConfigs(scores).map((c) => ({
+            ...c,
+            mode: mode(c.runId, c.config),
+            determinism: audit(metaById.get(c.runId), c.config, mode(c.runId, c.config), opts.determinism),
+            tampering: tampering.get(c.config) ?? noTampering()
+        })),
         groups: summariseGroups(scores),
         templates: summariseTemplates(scores),
         discontinuities: findDiscontinuities(scores, outcomes),

@@ -4,7 +4,8 @@ import type { Outcome } from "../scores/types.js";
 import { boxPlotSpec, categoryBarsSpec, deltaHeatmapSpec, renderSvg, stripSpec, verdictBarsSpec } from "./charts.js";
 import { fix, interval, pct, pval, tuple } from "./format.js";
 import { html, raw, type HtmlValue, type SafeHtml } from "./safeHtml.js";
-import { judged, magnitude, unsandboxed, UNSANDBOXED_NOTE } from "./text.js";
+import { tamperingMore } from "./tampering.js";
+import { judged, magnitude, TAMPERING_NOTE, unsandboxed, UNSANDBOXED_NOTE } from "./text.js";
 import type { DrilldownRow, ReportData } from "./types.js";
 
 const CSS = `
@@ -43,6 +44,7 @@ pre{background:#272c36;color:#e8eaf0;padding:10px 12px;border-radius:6px;overflo
 pre.detail{background:#fff3f3;color:#5a1a1a}
 .muted{color:var(--muted)}
 .sig{font-weight:700;color:#c62828}
+ul.tampering{margin:0;padding-left:18px}
 `;
 
 // Nothing may load or run: the page is inert whatever a model wrote (defence in depth behind the escaping).
@@ -53,11 +55,12 @@ export async function renderHtml(d: ReportData, scores: readonly NeighbourhoodSc
     const parts: SafeHtml[] = [];
     const cmp = d.comparison;
     const multi = cmp.configs.length > 1;
+    const tampered = d.configs.filter((c) => c.tampering.count > 0);
     const svg = async (spec: Parameters<typeof renderSvg>[0]) => raw(await renderSvg(spec));
     parts.push(html`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${CSP}"><meta name="viewport" content="width=device-width,initial-scale=1">`);
     parts.push(html`<title>${d.title}</title><style>${raw(CSS)}</style></head><body>`);
     parts.push(html`<header><h1>${d.title}</h1><p>eddy ${d.eddyVersion} · generated ${d.generated} · ${d.configs.length} configuration(s) · ${d.templates.length} template(s)</p></header>`);
-    parts.push(html`<nav><a href="#overview">Overview</a><a href="#charts">Scores</a>${multi ? html`<a href="#compare">Comparison</a>` : ""}<a href="#groups">Groups</a><a href="#discontinuities">Discontinuities</a><a href="#templates">Templates</a></nav><main>`);
+    parts.push(html`<nav><a href="#overview">Overview</a>${tampered.length ? html`<a href="#tampering">Suspected tampering</a>` : ""}<a href="#charts">Scores</a>${multi ? html`<a href="#compare">Comparison</a>` : ""}<a href="#groups">Groups</a><a href="#discontinuities">Discontinuities</a><a href="#templates">Templates</a></nav><main>`);
 
     // Overview
     parts.push(html`<section id="overview"><h2>Runs</h2>`);
@@ -78,6 +81,19 @@ export async function renderHtml(d: ReportData, scores: readonly NeighbourhoodSc
         parts.push(
             html`<ul class="note">${notes.map((c) => html`<li>${c.config}: ${c.uncategorised ? `${c.uncategorised} template(s) without a category (under 90% of instances judged). ` : ""}${c.passAtKNote ?? ""}</li>`)}</ul>`
         );
+    if (tampered.length) {
+        parts.push(html`<h3 id="tampering">Suspected tampering with the judge</h3><p class="note"><b>${TAMPERING_NOTE}</b></p>`);
+        parts.push(
+            table(
+                ["config", "suspected", "answers (template #instance · round: detail)"],
+                tampered.map((c) => [
+                    c.config,
+                    n(c.tampering.count),
+                    html`<ul class="tampering">${c.tampering.listed.map((r) => html`<li>${r.template} #${r.instance} · round ${r.round}: <code>${r.detail}</code></li>`)}${tamperingMore(c.tampering) ? html`<li class="muted">${tamperingMore(c.tampering)}</li>` : ""}</ul>`
+                ])
+            )
+        );
+    }
     parts.push(html`</section>`);
 
     // Charts

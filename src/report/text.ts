@@ -3,6 +3,7 @@ import { CATEGORY_LABELS, NEIGHBOURHOOD_CATEGORIES, type NeighbourhoodCategory }
 import type { Comparison } from "../scores/compare.js";
 import { safeTerminalText } from "../util/safeText.js";
 import { fix, interval, pct, pval, tuple } from "./format.js";
+import { tamperingLine, tamperingMore } from "./tampering.js";
 import { renderTable, shorten, terminalWidth, wrap, type ColumnSpec } from "./terminalTable.js";
 import type { ReportData } from "./types.js";
 
@@ -28,6 +29,11 @@ const SHORT: Record<NeighbourhoodCategory, string> = {
 export const unsandboxed = (r: { isolationLevel?: string | null }): boolean => (r.isolationLevel ?? "").startsWith("NO-SANDBOX");
 export const UNSANDBOXED_NOTE = "WARNING: answers of a run marked NO-SANDBOX ran WITHOUT a sandbox (no namespaces on that machine): they could read files, oracles included.";
 
+/** What a report says above the list of answers suspected of tampering with the judge's harness. */
+export const TAMPERING_NOTE =
+    "The judge caught these answers tampering with its harness (verdict detail 'tampering: …'); they count as runtime_error. " +
+    "A configuration with any is a finding in itself: read those answers before trusting its scores.";
+
 /** "M of M_total" judged instances. */
 export function judged(M: number, total: number): string {
     return `${M} of ${total}`;
@@ -50,6 +56,14 @@ function sections(d: ReportData, full: boolean): Section[] {
             "mode: how responses were decoded (reproducible, the default, or the opt-in fast mode, whose responses may differ between runs). " +
             "judged: instances with at least one judged response, of all instances. trunc / j_err: truncated and judge_error responses, harness outcomes counted apart and excluded from every score."
     });
+    const tampered = d.configs.filter((c) => c.tampering.count > 0);
+    if (tampered.length)
+        out.push({
+            title: "Suspected tampering with the judge (per configuration)",
+            head: [CONFIG, "suspected", { head: "answers (template #instance round r: detail)", align: "left" }],
+            rows: tampered.map((c) => [c.config, String(c.tampering.count), [...c.tampering.listed.map(tamperingLine), tamperingMore(c.tampering)].filter(Boolean).join("\n")]),
+            note: TAMPERING_NOTE
+        });
     out.push({
         title: "Decoding (mode, and the latest `eddy audit determinism` of the model file in that mode)",
         head: [CONFIG, { head: "mode", fixed: true }, { head: "determinism audit", align: "left" }],

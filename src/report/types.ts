@@ -4,6 +4,7 @@ import type { Comparison } from "../scores/compare.js";
 import type { Discontinuity } from "../scores/discontinuities.js";
 import type { NeighbourhoodScore } from "../scores/neighbourhood.js";
 import type { ParamValue } from "../templates/types.js";
+import type { TamperingSummary } from "./tampering.js";
 
 /** Output formats of `eddy report`. */
 export const REPORT_FORMATS = ["text", "html", "json", "csv", "md"] as const;
@@ -46,6 +47,8 @@ export type ReportConfig = ConfigSummary & {
     mode: DecodingMode;
     /** The model's latest determinism audit in this mode, in words ("identical", "differs in 12.5% of responses", "not audited"). */
     determinism: string;
+    /** Answers the judge suspects of tampering with its harness (verdict detail `tampering: …`); count 0 when none. */
+    tampering: TamperingSummary;
 };
 
 /** A neighbourhood's scores without its per-instance rows (what JSON/CSV/tables carry). */

@@ -1,7 +1,8 @@
-import { mkdirSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { EddyError, oneLine } from "../util/errors.js";
+import { createPrivateFile, ensurePrivateDir, tightenIfExposed } from "../util/privateFiles.js";
 import type { Verdict, VerdictCache } from "../judge/types.js";
 import { MIGRATIONS } from "./schema.js";
 import type {
@@ -21,6 +22,34 @@ import type {
 const DEFAULT_BUSY_TIMEOUT_MS = 15_000;
 
 const now = (): string => new Date().toISOString();
+
+/**
+ * The longest verdict detail stored (characters, i.e. UTF-16 code units). Details come from code under
+ * test and can be megabytes; reports show a few lines of them. Every verdict and cached verdict written
+ * through the store is cut to this by {@link capDetail}.
+ */
+export const MAX_DETAIL_CHARS = 2048;
+
+/**
+ * `detail` cut to at most {@link MAX_DETAIL_CHARS} characters, with a visible `…[truncated N chars]`
+ * marker (N: how many characters were dropped) inside the cap; shorter details pass unchanged.
+ * Never splits a surrogate pair.
+ */
+export function capDetail(detail: string, max: number = MAX_DETAIL_CHARS): string {
+    if (detail.length <= max) return detail;
+    // The marker's length depends on N, and N on the kept length: settle it in two passes (N's digits only shrink).
+    let keep = max - marker(detail.length).length;
+    keep = max - marker(detail.length - keep).length;
+    if (keep < 0) return detail.slice(0, max); // a cap too small for any marker (not eddy's own)
+    const code = detail.charCodeAt(keep - 1);
+    if (keep > 0 && code >= 0xd800 && code <= 0xdbff) keep--; // do not keep half of a surrogate pair
+    return detail.slice(0, keep) + marker(detail.length - keep);
+}
+
+const marker = (dropped: number): string => `…[truncated ${dropped} chars]`;
+
+/** The database file and its WAL-mode side files. */
+const sideFiles = (db: string): string[] => [db, `${db}-wal`, `${db}-shm`];
 
 /** Turn SQLite's failure codes into one-line errors a user can act on; anything else passes through. */
 export function storeError(err: unknown, dbPath: string): unknown {
@@ -56,8 +85,20 @@ export class Store {
     constructor(dbPath: string, opts: { readonly?: boolean } = {}) {
         this.path = path.resolve(dbPath);
         try {
-            if (!opts.readonly) mkdirSync(path.dirname(this.path), { recursive: true });
-            else if (!existsSyncSafe(this.path)) throw new EddyError(`no database at ${this.path} (run 'eddy run' first, or pass --db)`, 66);
+            // Verdict details quote hidden oracles' expected values: the file is private to its owner (0600 in a
+            // 0700 folder when eddy makes them), created so before SQLite opens it, since SQLite gives the -wal and
+            // -shm files the database's mode. An older database of ours that others can read is tightened, quietly.
+            if (!opts.readonly) {
+                ensurePrivateDir(path.dirname(this.path));
+                try {
+                    createPrivateFile(this.path);
+                } catch {
+                    // Not creatable (a read-only folder, a path that is a folder…): SQLite fails on it too, with its own message.
+                }
+            } else if (!existsSyncSafe(this.path)) throw new EddyError(`no database at ${this.path} (run 'eddy run' first, or pass --db)`, 66);
+            // -wal/-shm files SQLite makes from now on take the database's mode; ones an older eddy left (another
+            // process may still hold them) are tightened with it.
+            for (const f of sideFiles(this.path)) tightenIfExposed(f);
             this.db = new Database(this.path, { readonly: opts.readonly ?? false, timeout: busyTimeout() });
             this.db.pragma(`busy_timeout = ${busyTimeout()}`);
             if (!opts.readonly) {
@@ -302,7 +343,7 @@ export class Store {
                    ms = excluded.ms, cached = excluded.cached, created = excluded.created
                  WHERE verdicts.category = 'judge_error'`
             );
-            for (const v of batch.verdicts) ver.run({ ...v, cached: v.cached ? 1 : 0, created: t });
+            for (const v of batch.verdicts) ver.run({ ...v, detail: capDetail(v.detail), cached: v.cached ? 1 : 0, created: t });
             const resp = this.prep(
                 `INSERT OR REPLACE INTO response_cache (key, model_sha256, response, stop_reason, prompt_tokens, generated_tokens, ttft_ms, gen_ms, created)
                  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
@@ -310,7 +351,7 @@ export class Store {
             for (const r of batch.responses)
                 resp.run(r.key, r.modelSha256, r.g.response, r.g.stopReason, r.g.promptTokens, r.g.generatedTokens, r.g.ttftMs, r.g.genMs, t);
             const vc = this.prep("INSERT OR REPLACE INTO verdict_cache (key, category, detail, ms, created) VALUES (?, ?, ?, ?, ?)");
-            for (const [key, v] of batch.verdictCache) vc.run(key, v.category, v.detail, v.ms, t);
+            for (const [key, v] of batch.verdictCache) vc.run(key, v.category, capDetail(v.detail), v.ms, t);
         });
     }
 
@@ -404,7 +445,7 @@ export class StoreVerdictCache implements VerdictCache {
     /** Remember a verdict (written with the next batch). */
     set(key: string, v: Verdict): void {
         if (v.category === "judge_error") return; // a harness failure must be retried, never remembered
-        this.pending.set(key, { category: v.category, detail: v.detail, ms: v.ms });
+        this.pending.set(key, { category: v.category, detail: capDetail(v.detail), ms: v.ms });
     }
     /** Entries waiting to be written; clears the buffer. */
     drain(): [string, Verdict][] {

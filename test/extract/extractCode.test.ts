@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { extractCode } from "../../src/extract/extractCode.js";
+import { extractCode, lastExtractionWork } from "../../src/extract/extractCode.js";
 
 const FN = "sum_range";
 const body = "def sum_range(values):\n    return sum(values[1:4])\n";
@@ -142,5 +142,111 @@ describe("adversarial 1 MB responses", () => {
     it("escaped quotes that never close", () => {
         const code = "def sum_range(values):\n    return 0\n" + '"' + '\\"'.repeat(MB / 2) + "\n";
         expect(extractCode("```python\n" + code + "```\n```python\nhelper = 1\n```", FN)).toBe(code);
+    });
+});
+
+// Extraction runs on the event loop: one hostile response must not stall a run. Most inputs below
+// are 1 MB shaped against a pass of the old extractor that went quadratic (the rest of the line
+// rescanned after each `for`, the unclosed parameter list after each `def`, a run of stars retried
+// from each star, every needed name tried against every block): seconds at 64 KB, minutes at
+// 1 MB. The tests assert what is extracted, and that the work the extractor reports (characters
+// its passes examined) stays a small multiple of the response's length; none times anything. The
+// timeout is only a backstop.
+describe("adversarial 1 MB responses: no pass rescans the text", { timeout: 10_000 }, () => {
+    const MB = 1 << 20;
+    /** Characters examined per character of input: a few dozen passes at most. */
+    const LINEAR = 40;
+    /** Extracts from `r` and checks the result and the work done. */
+    const expectExtracted = (r: string, expected: string) => {
+        const out = extractCode(r, FN);
+        expect(lastExtractionWork()).toBeLessThan(LINEAR * r.length);
+        if (out === expected) return;
+        // A megabyte-long diff helps nobody: say where the strings part, and show a little.
+        expect(out).not.toBeNull();
+        let at = 0;
+        while (out![at] === expected[at]) at++;
+        const around = (t: string) => JSON.stringify(t.slice(Math.max(0, at - 40), at + 40));
+        expect.fail(`extracted ${out!.length} chars, expected ${expected.length}; they part at ${at}: ${around(out!)} vs ${around(expected)}`);
+    };
+    const fence = (code: string) => "```python\n" + code + "```\n";
+
+    it.each([
+        ["for + blank", "for "],
+        ["for + tab + name + comma", "for\tx,"],
+        ["for + parenthesis", "for ("],
+        ["complete for ... in", "for a in "]
+    ])("one line of %s repeated inside a fence", (_, unit) => {
+        // A loop target is read up to ` in`; every `for` on the line shares the rest of it.
+        const code = "def sum_range(values):\n    " + unit.repeat(Math.floor(MB / unit.length)) + "for x in helper:\n        pass\n    return 0\n";
+        // `x` is a loop target (local): its block is not joined; `helper` is used: its block is.
+        const r = fence("helper = [1]\n") + fence("x = 1\n") + fence(code);
+        expectExtracted(r, "helper = [1]\n\n" + code);
+    });
+
+    it("the same line with no `in` and no second block", () => {
+        const code = "for ".repeat(MB / 4) + "\n";
+        expectExtracted(fence(code), code);
+    });
+
+    it("many `def f(` lines with a single `)` at the very end", () => {
+        // One parameter list shared by every `def`: `values` and `key` are parameters (local),
+        // `default` and `helper` are used.
+        const code = "def sum_range(values):\n    return helper(values)\n" + "def f(\n".repeat(Math.floor(MB / 7)) + "values, key=default):\n    return key\n";
+        const r = fence("helper = sum\n") + fence("key = 1\n") + fence("default = 2\n") + fence(code);
+        expectExtracted(r, "helper = sum\n\ndefault = 2\n\n" + code);
+    });
+
+    it("a parameter list that is one long run of stars", () => {
+        const code = "def sum_range(" + "*".repeat(MB) + "):\n    return helper\n";
+        expectExtracted(fence(code) + fence("helper = 1\n"), code + "\nhelper = 1\n");
+    });
+
+    it("many tiny blocks against many names, none of them defined", () => {
+        // The main block uses tens of thousands of names; tens of thousands of blocks define
+        // something else.
+        const names = Array.from({ length: MB / 32 }, (_, i) => `f${i}()`);
+        const code = "def sum_range(values):\n    return " + names.join("+") + "\n";
+        const r = fence(code) + "```\ndef h(): 0\n```\n".repeat(Math.floor(MB / 40));
+        expectExtracted(r, code);
+    });
+
+    it("many tiny blocks each defining one of many names", () => {
+        const names = Array.from({ length: Math.floor(MB / 48) }, (_, i) => `f${i}`);
+        const code = "def sum_range(values):\n    return " + names.map((f) => f + "()").join("+") + "\n";
+        const helpers = names.map((f) => `def ${f}(): return 0\n`);
+        // Interleaved with blocks that define names nobody uses.
+        const r = fence(code) + helpers.map((h) => "```\n" + h + "```\n```\ndef unused(): 0\n```\n").join("");
+        expectExtracted(r, [code, ...helpers].join("\n"));
+    });
+
+    it("many fences that never close", () => {
+        // An unclosed fence runs to the end: the lines after it, info strings and all, are its body.
+        const r = "```py x\n".repeat(MB / 8) + body;
+        expectExtracted(r, "```py x\n".repeat(MB / 8 - 1) + body);
+        expectExtracted("[PYTHON]\n".repeat(Math.floor(MB / 9)) + body, "[PYTHON]\n".repeat(Math.floor(MB / 9) - 1) + body);
+    });
+
+    it("many empty and non-Python blocks before the answer", () => {
+        const r = "```\n```\n```text\n6\n```\n".repeat(Math.floor(MB / 24)) + fence(body);
+        expectExtracted(r, body);
+    });
+
+    it("a very long line, fenced and bare", () => {
+        const code = "def sum_range(values):\n    return " + "values[0]+".repeat(Math.floor(MB / 10)) + "0\n";
+        expectExtracted(fence(code), code);
+        expectExtracted("Answer:\n" + code + "That is all.\n", code);
+    });
+
+    it("deep indentation, fenced and bare", () => {
+        const code = "def sum_range(values):\n" + " ".repeat(MB) + "return 0\n";
+        expectExtracted(fence(code), code);
+        expectExtracted("Answer:\n" + code + "That is all.\n", code);
+        const lines = "def sum_range(values):\n" + (" ".repeat(1000) + "x = 1\n").repeat(Math.floor(MB / 1006));
+        expectExtracted(fence(lines), lines);
+    });
+
+    it("many bare starts cut short by prose", () => {
+        const r = "def f(x):\nSome prose.\n".repeat(Math.floor(MB / 22)) + body + "The end.\n";
+        expectExtracted(r, body);
     });
 });

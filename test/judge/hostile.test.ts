@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { JudgePool } from "../../src/judge/JudgePool.js";
+import { MemoryVerdictCache } from "../../src/judge/cache.js";
 import type { Category } from "../../src/judge/types.js";
 import { fixtureTemplate } from "./fixtures/templates.js";
 
@@ -14,10 +15,11 @@ const t = fixtureTemplate("sum_range", { budget: { timeMs: 1000, memoryMb: 64 },
 const bindings = { lo: 1, hi: 3 };
 const RETURN_RIGHT = "    return sum(values[1:4])\n";
 const CORRECT = "def sum_range(values):\n" + RETURN_RIGHT;
-// Every hostile candidate renames its process (prctl PR_SET_NAME, inherited by forks) so that
-// survivors can be found afterwards without confusing them with anyone else's processes.
+// Every hostile candidate renames its process (/proc/self/comm, inherited by forks) so that
+// survivors can be found afterwards without confusing them with anyone else's processes. In the
+// sandbox there is no /proc to write (and no survivor can outlive its PID namespace).
 const MARK = "eddyhostile";
-const TAG = `import ctypes\nctypes.CDLL(None).prctl(15, b"${MARK}", 0, 0, 0)\n`;
+const TAG = `try:\n    open('/proc/self/comm', 'w').write(${JSON.stringify(MARK)})\nexcept OSError:\n    pass\n`;
 const nonce = randomBytes(6).toString("hex");
 // A root-only file outside the sandbox (not in the repo: a test run must never leave it there).
 const secretDir = mkdtempSync(path.join(tmpdir(), "eddy-secret-"));
@@ -40,9 +42,11 @@ const corpus: [string, string, Category[]][] = [
     ["reading a private file outside the sandbox", `def sum_range(values):\n    return open(${JSON.stringify(secretFile)}).read()\n`, ["runtime_error"]],
     ["opening a socket", "import socket\ndef sum_range(values):\n    socket.create_connection(('1.1.1.1', 80), timeout=0.5)\n" + RETURN_RIGHT, ["runtime_error"]],
     ["killing its parent", "import os, signal\ndef sum_range(values):\n    try:\n        os.kill(os.getppid(), signal.SIGKILL)\n    except OSError:\n        pass\n" + RETURN_RIGHT, ["passed"]],
-    ["ignoring SIGTERM", "import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\ndef sum_range(values):\n    while True:\n        time.sleep(0.05)\n", ["resource_exhaustion"]],
+    // Signal handlers are refused in the sandbox (a handler is handed the harness's frame).
+    ["ignoring SIGTERM", "import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\ndef sum_range(values):\n    while True:\n        time.sleep(0.05)\n", ["resource_exhaustion", "runtime_error"]],
     ["flooding stdout", "import sys\ndef sum_range(values):\n    for _ in range(2000):\n        print('x' * 200)\n        sys.stderr.write('y' * 200 + '\\n')\n" + RETURN_RIGHT, ["passed"]],
-    ["spawning subprocesses", `import subprocess\ndef sum_range(values):\n    subprocess.Popen(['sleep', '${SLEEP}'], start_new_session=True)\n` + RETURN_RIGHT, ["passed"]],
+    // The sandbox's world has no `sleep` to run; without a sandbox it runs and must not survive.
+    ["spawning subprocesses", `import subprocess\ndef sum_range(values):\n    subprocess.Popen(['sleep', '${SLEEP}'], start_new_session=True)\n` + RETURN_RIGHT, ["passed", "runtime_error"]],
     ["sys.exit mid-test", "import sys\ndef sum_range(values):\n    sys.exit(0)\n", ["runtime_error"]],
     ["os._exit mid-test", "import os\ndef sum_range(values):\n    os._exit(0)\n", ["runtime_error"]],
     ["segfault through ctypes", "import ctypes\ndef sum_range(values):\n    return ctypes.string_at(0)\n", ["runtime_error"]],
@@ -77,7 +81,7 @@ const integrity: [string, string, Category[], typeof t, boolean][] = [
     [
         "gc.get_objects() looking for the oracle's solution",
         "import gc\ndef sum_range(values):\n    for o in gc.get_objects():\n        if callable(o) and getattr(o, '__name__', '') == 'solution':\n            return o(values, lo=1, hi=3)\n    return -12345\n",
-        ["assertion_error"], t, false
+        ["runtime_error"], t, false
     ],
     [
         "sys._getframe() walking up to the harness (request, oracle path, helpers)",
@@ -92,7 +96,7 @@ const integrity: [string, string, Category[], typeof t, boolean][] = [
     [
         "environment strings left on the stack or in /proc",
         `import os, ctypes\n# Non-dumpable after the uid change: make /proc/self/mem readable again, as an attacker would.\nctypes.CDLL(None).prctl(4, 1, 0, 0, 0)\ndef sum_range(values):\n    needle = ${JSON.stringify(SECRET_VALUE)}.encode()\n    found = needle in os.environ.get(${JSON.stringify(SECRET_NAME)}, '').encode()\n    for line in open('/proc/self/maps'):\n        if '[stack]' in line:\n            lo, hi = (int(x, 16) for x in line.split()[0].split('-'))\n            with open('/proc/self/mem', 'rb') as mem:\n                mem.seek(lo)\n                found = found or needle in mem.read(hi - lo)\n    for p in os.listdir('/proc'):\n        try:\n            found = found or needle in open('/proc/%s/environ' % p, 'rb').read()\n        except OSError:\n            pass\n    return -12345 if found else sum(values[1:4])\n`,
-        ["passed"], t, false
+        ["passed", "runtime_error"], t, false
     ],
     [
         "host command lines in /proc",
@@ -112,7 +116,29 @@ const integrity: [string, string, Category[], typeof t, boolean][] = [
     [
         "a raw socket through ctypes",
         "import ctypes, struct\ndef sum_range(values):\n    libc = ctypes.CDLL(None, use_errno=True)\n    fd = libc.socket(2, 1, 0)\n    if fd < 0:\n        return sum(values[1:4])\n    addr = struct.pack('<HH4s8x', 2, 0x5000, bytes([1, 1, 1, 1]))\n    ok = libc.connect(fd, addr, len(addr)) == 0\n    return -12345 if ok else sum(values[1:4])\n",
-        ["passed"], t, false
+        ["passed", "runtime_error"], t, false
+    ],
+    [
+        // 200 bytes of code, 2**32 elements once expanded: repr, hash and compare must stay linear.
+        "a shared-reference answer that expands exponentially",
+        "def sum_range(values):\n    L = [0]\n    for _ in range(32):\n        L = [L, L]\n    return L\n",
+        ["resource_exhaustion"], t, false
+    ],
+    [
+        "a shared-reference tuple inside a set (hashing)",
+        "def sum_range(values):\n    T = (0,)\n    for _ in range(40):\n        T = (T, T)\n    return {T}\n",
+        ["resource_exhaustion"], t, false
+    ],
+    [
+        "memory outside RLIMIT_AS: memfd and /dev/shm",
+        "import os\ndef sum_range(values):\n    pinned = 0\n    try:\n        fd = os.memfd_create('hog')\n        os.posix_fallocate(fd, 0, 800 * 2**20)\n        pinned += 800\n    except OSError:\n        pass\n    try:\n        fd = os.open('/dev/shm/hog', os.O_CREAT | os.O_RDWR)\n        os.posix_fallocate(fd, 0, 800 * 2**20)\n        pinned += 800\n    except OSError:\n        pass\n    return -pinned if pinned else sum(values[1:4])\n",
+        ["passed"], t, true
+    ],
+    [
+        // The review's forged argument check: frames and descriptors of the harness, frames written by hand.
+        "walking to the harness's frame to forge the argument check",
+        "import sys, os, marshal, struct, copy\ndef sum_range(values):\n    total = sum(values[1:4])\n    original = copy.deepcopy(values)\n    values.reverse()\n    f = sys._getframe()\n    fds = list(range(3, 64))\n    while f is not None:\n        if 'fd' in f.f_locals and 'calls' in f.f_locals:\n            fds = [f.f_locals['fd']]\n        f = f.f_back\n    for fd in fds:\n        for i in range(64):\n            data = marshal.dumps(('r', i, total, (original,)))\n            try:\n                os.write(fd, struct.pack('>I', len(data) + 16) + bytes(16) + data)\n            except OSError:\n                break\n    return total\n",
+        ["runtime_error", "assertion_error", "fuzzing_failure"], keepTemplate, false
     ],
     [
         "kill(-1) and killing the judge's processes",
@@ -210,6 +236,14 @@ for (const mode of ["full isolation", "without namespaces"] as const) {
         }
 
         it("SysV IPC objects do not carry over from one candidate to the next", async () => {
+            // ctypes is the way to SysV IPC from Python: the guard refuses it, so this checks the
+            // kernel's layer in a pool without the guard.
+            const saved = process.env.EDDY_JUDGE_GUARD;
+            process.env.EDDY_JUDGE_GUARD = "0";
+            const raw = await JudgePool.start({ workers: 1, allowUnsandboxed: mode === "without namespaces" });
+            if (saved === undefined) delete process.env.EDDY_JUDGE_GUARD;
+            else process.env.EDDY_JUDGE_GUARD = saved;
+            const pool = raw;
             const make = `import ctypes\nlibc = ctypes.CDLL(None)\ndef sum_range(values):\n    libc.shmget(${IPC_KEY}, 4096, 0o1666)\n    libc.msgget(${IPC_KEY}, 0o1666)\n    return sum(values[1:4])\n`;
             const look = `import ctypes\nlibc = ctypes.CDLL(None)\ndef sum_range(values):\n    if libc.shmget(${IPC_KEY}, 0, 0) >= 0 or libc.msgget(${IPC_KEY}, 0) >= 0:\n        return -12345\n    return sum(values[1:4])\n`;
             expect((await pool.judge({ template: t, bindings, code: make })).category).toBe("passed");
@@ -217,6 +251,7 @@ for (const mode of ["full isolation", "without namespaces"] as const) {
             expect(v.category, v.detail).toBe("passed");
             // The look-up can fail: on the host the same key does show up.
             expect(execFileSync("ipcs", ["-m"], { encoding: "utf8" })).not.toContain(IPC_KEY.toString(16));
+            await raw.close();
         });
 
         it("the user's files were really there to be written (the write test can fail)", () => {
@@ -228,7 +263,9 @@ for (const mode of ["full isolation", "without namespaces"] as const) {
         it("says plainly what is and is not protected", () => {
             if (mode === "full isolation") {
                 expect(pool.isolation.sandboxed).toBe(true);
-                expect(pool.isolation.level).toMatch(/pidns.*mountns.*ipcns/);
+                expect(pool.isolation.level).toMatch(/^bwrap\+userns\+pidns\+mountns\+ipcns\+netns/);
+                expect(pool.isolation.mechanism).toMatch(/^bubblewrap \d+\.\d+/);
+                expect(pool.isolation.seccomp).toBe("allow-list");
             } else {
                 expect(pool.isolation.sandboxed).toBe(false);
                 expect(pool.isolation.level).toContain("NO-SANDBOX");
@@ -259,19 +296,23 @@ const canRunAsNobody = existsSync("/usr/bin/python3") && existsSync("/usr/bin/se
 describe.skipIf(!canRunAsNobody)("as an ordinary user (user namespaces)", () => {
     let pool: JudgePool;
     beforeAll(async () => {
-        pool = await JudgePool.start({ workers: 1, python: nobodyPython, allowUnsandboxed: true });
+        pool = await JudgePool.start({ workers: 1, python: nobodyPython });
     });
     afterAll(async () => {
         await pool?.close();
     });
-    it("gets namespaces without root, or says plainly that it has none", () => {
-        if (pool.isolation.sandboxed) expect(pool.isolation.level).toMatch(/^userns\+netns\+pidns\+mountns\+ipcns/);
-        else expect(pool.isolation.level).toMatch(/^NO-SANDBOX/);
+    it("gets bubblewrap's sandbox without root", () => {
+        expect(pool.isolation.sandboxed, pool.isolation.notes.join("; ")).toBe(true);
+        expect(pool.isolation.level).toMatch(/^bwrap\+userns\+pidns\+mountns\+ipcns\+netns/);
     });
-    const names = ["gc.get_objects() looking for the oracle's solution", "reading the oracle file by its path", "host command lines in /proc", "a raw socket through ctypes", "a process that keeps re-forking to outlive its verdict"];
-    for (const [name, code, want, template] of integrity.filter(([n]) => names.includes(n)))
-        it(`${name} → ${want.join(" | ")}`, async (ctx) => {
-            if (!pool.isolation.sandboxed) ctx.skip();
+    // The whole corpus, as root's runs have it: every attack and every integrity case.
+    for (const [name, code, want] of corpus)
+        it(`${name} → ${want.join(" | ")}`, async () => {
+            const v = await pool.judge({ template: { ...t, oracleHash: t.oracleHash + "nobody" + name }, bindings, code: TAG + code });
+            expect(want, `${name}: ${v.category} (${v.detail})`).toContain(v.category);
+        });
+    for (const [name, code, want, template] of integrity)
+        it(`${name} → ${want.join(" | ")}`, async () => {
             const v = await pool.judge({ template: { ...template, oracleHash: template.oracleHash + "nobody" }, bindings, code: TAG + code });
             expect(want, `${name}: ${v.category} (${v.detail})`).toContain(v.category);
         });
@@ -279,5 +320,73 @@ describe.skipIf(!canRunAsNobody)("as an ordinary user (user namespaces)", () => 
         const bomb = await pool.judge({ template: t, bindings, code: TAG + "import os\ndef sum_range(values):\n    while True:\n        os.fork()\n" });
         expect(bomb.category).toBe("resource_exhaustion");
         expect((await pool.judge({ template: t, bindings, code: CORRECT })).category).toBe("passed");
+    });
+});
+
+// The kernel's layers on their own, without the in-process guard (which refuses ctypes first):
+// capabilities, mounts, namespaces, memfd and ptrace are refused by the kernel and seccomp.
+describe("the sandbox's kernel layers alone (guard off)", () => {
+    let pool: JudgePool;
+    beforeAll(async () => {
+        process.env.EDDY_JUDGE_GUARD = "0";
+        try {
+            pool = await JudgePool.start({ workers: 1 });
+        } finally {
+            delete process.env.EDDY_JUDGE_GUARD;
+        }
+    });
+    afterAll(async () => {
+        await pool?.close();
+    });
+    const LIBC = "import ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\n";
+    const kernel: [string, string, Category[]][] = [
+        [
+            "no capability left, none in the bounding set",
+            LIBC + "class H(ctypes.Structure):\n    _fields_ = [('v', ctypes.c_uint32), ('pid', ctypes.c_int)]\nclass D(ctypes.Structure):\n    _fields_ = [('e', ctypes.c_uint32), ('p', ctypes.c_uint32), ('i', ctypes.c_uint32)]\ndef sum_range(values):\n    h = H(0x20080522, 0); d = (D * 2)()\n    libc.capget(ctypes.byref(h), ctypes.byref(d))\n    caps = d[0].e | d[0].p | d[1].e | d[1].p\n    bound = sum(libc.prctl(23, c, 0, 0, 0) == 1 for c in range(41))\n    return sum(values[1:4]) if caps == 0 and bound == 0 else -12345\n",
+            ["passed"]
+        ],
+        [
+            "umount2 and mount: nothing to lift, nothing to mount",
+            LIBC + `def sum_range(values):\n    bad = 0\n    for p in (b'/usr/lib', b'/proc', b'/tmp', b'/dev', b'/'):\n        bad += libc.umount2(p, 2) == 0\n    bad += libc.mount(b'none', b'/mnt', b'tmpfs', 0, None) == 0\n    bad += os.path.exists(${JSON.stringify(fixtureOracle)})\n    return -12345 if bad else sum(values[1:4])\n`,
+            ["passed"]
+        ],
+        [
+            "unshare, setns, memfd_create, ptrace, bpf, io_uring and keyctl refused",
+            LIBC + "def sum_range(values):\n    calls = [(272, 0x10000000), (308, 0, 0), (319, b'x', 0), (101, 0, 1, 0, 0), (321, 0, 0, 0), (425, 1, 0), (250, 0, 0)]\n    ok = sum(libc.syscall(*c) >= 0 for c in calls)\n    return -12345 if ok else sum(values[1:4])\n",
+            ["passed"]
+        ],
+        [
+            "a clone into new namespaces refused",
+            LIBC + "def sum_range(values):\n    r = libc.syscall(56, 0x10000000 | 17, 0, 0, 0, 0)\n    if r == 0:\n        os._exit(0)\n    return -12345 if r > 0 else sum(values[1:4])\n",
+            ["passed"]
+        ]
+    ];
+    for (const [name, code, want] of kernel)
+        it(`${name} → ${want.join(" | ")}`, async () => {
+            const v = await pool.judge({ template: { ...t, oracleHash: t.oracleHash + "kernel" + name }, bindings, code });
+            expect(want, `${name}: ${v.category} (${v.detail})`).toContain(v.category);
+        });
+});
+
+describe("the verdict cache and the isolation mode", () => {
+    it("a verdict earned without a sandbox is not reused by a sandboxed pool", async () => {
+        const cache = new MemoryVerdictCache();
+        process.env.EDDY_JUDGE_NO_NAMESPACES = "1";
+        const weak = await JudgePool.start({ workers: 1, cache, allowUnsandboxed: true });
+        delete process.env.EDDY_JUDGE_NO_NAMESPACES;
+        try {
+            expect((await weak.judge({ template: t, bindings, code: CORRECT })).category).toBe("passed");
+            expect((await weak.judge({ template: t, bindings, code: CORRECT })).cached).toBe(true);
+        } finally {
+            await weak.close();
+        }
+        const strong = await JudgePool.start({ workers: 1, cache });
+        try {
+            const v = await strong.judge({ template: t, bindings, code: CORRECT });
+            expect(v.category).toBe("passed");
+            expect(v.cached).toBeUndefined();
+        } finally {
+            await strong.close();
+        }
     });
 });

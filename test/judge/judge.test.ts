@@ -177,14 +177,21 @@ describe("harness failures are judge_error, never the model's", () => {
         await pool.judge({ template: fixtureTemplate("broken_raises"), bindings, code: CORRECT });
         expect(cache.size).toBe(before);
     });
-    it("wall-clock timeouts are not cached (they can be the machine's load), other failures are", async () => {
+    it("says which limit fired; a sleeping answer is not cached (it can be the machine), a CPU-time verdict is", async () => {
         const before = cache.size;
-        const slow = await pool.judge({ template: { ...t, budget: { timeMs: 300, memoryMb: 256 } }, bindings, code: "import time\ndef sum_range(values):\n    time.sleep(5)\n" });
+        const tight = { ...t, budget: { timeMs: 300, memoryMb: 256 } };
+        const slow = await pool.judge({ template: tight, bindings, code: "import time\ndef sum_range(values):\n    time.sleep(5)\n" });
         expect(slow.category).toBe("resource_exhaustion");
-        expect(slow.detail).toMatch(/^time limit of 300 ms exceeded/);
+        expect(slow.limit).toBe("blocked");
+        expect(slow.detail).toMatch(/^sleeping or blocked on fixed test 1: \d+ ms neither running nor waiting for a CPU \(limit 1000 ms\)/);
         expect(cache.size).toBe(before);
-        await pool.judge({ template: t, bindings, code: "def sum_range(values):\n    return 1 / 0\n" });
+        const spin = await pool.judge({ template: tight, bindings, code: "def sum_range(values):\n    while True:\n        pass\n" });
+        expect(spin.limit).toBe("cpu");
+        expect(spin.cpuMs).toBeGreaterThan(spin.budgetMs! * 1.5);
+        expect(spin.detail).toMatch(/^CPU time limit exceeded on fixed test 1: stopped after \d+ ms of CPU time; budget \d+ ms/);
         expect(cache.size).toBe(before + 1);
+        await pool.judge({ template: t, bindings, code: "def sum_range(values):\n    return 1 / 0\n" });
+        expect(cache.size).toBe(before + 2);
     });
 });
 

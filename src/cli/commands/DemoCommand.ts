@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
 import { defaultDbPath } from "../../util/paths.js";
@@ -16,6 +16,7 @@ import { fix } from "../../report/format.js";
 import { decodingMode } from "../../report/buildReport.js";
 import { renderTable, terminalWidth, wrap } from "../../report/terminalTable.js";
 import { safeTerminalText } from "../../util/safeText.js";
+import { writePrivateFile } from "../../util/privateFiles.js";
 import { summarize } from "./RunCommand.js";
 
 /** A few templates, one per problem group where possible, so the demo touches the whole taxonomy. */
@@ -97,8 +98,7 @@ export function registerDemoCommand(program: Command): void {
             );
             process.stdout.write(table + "\n");
             const reportFile = path.join(path.dirname(db), "reports", "demo.html");
-            mkdirSync(path.dirname(reportFile), { recursive: true });
-            writeFileSync(reportFile, await renderReport(outcomes, meta, "html", { planned, determinism }));
+            writePrivateFile(reportFile, await renderReport(outcomes, meta, "html", { planned, determinism })); // 0600, folders made 0700
             const prose = [
                 "PS / SF / IG / PF: share of templates that are Perfect Success, Stochastic Failure, Inconsistent Generalisation, Perfect Failure; NC: not categorised (under 90% of a template's instances have a judged response). trunc: truncated responses.",
                 "The tiny model has random weights: it never writes code and never stops by itself, so its answers are cut off at max tokens and recorded as `truncated` (a harness outcome, left out of the scores: –).",

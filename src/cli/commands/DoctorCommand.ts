@@ -49,7 +49,9 @@ export function registerDoctorCommand(program: Command): void {
                 ["would use", report.gpuWouldUse + (report.devices.length ? ` (${report.devices.join(", ")})` : "")],
                 ["llama.cpp", `${report.llamaCppRelease ?? "?"} via node-llama-cpp ${report.nodeLlamaCppVersion ?? "?"}`],
                 ["threads", report.threads ? `${report.threads.chosen} (measured: ${report.threads.trials.map((t) => `${t.threads}→${Math.round(t.tokensPerSecond)} tok/s`).join(", ")})` : "?"],
-                ["judge isolation", iso ? (iso.sandboxed ? `sandboxed (${iso.level})` : `NO SANDBOX: answers run WITHOUT a sandbox (${iso.level})`) : "unknown (judge probe not available)"]
+                ["judge isolation", iso ? (iso.sandboxed ? `sandboxed (${iso.level})` : `NO SANDBOX: answers run WITHOUT a sandbox (${iso.level})`) : "unknown (judge probe not available)"],
+                ["judge sandbox", iso ? iso.mechanism : "unknown"],
+                ["judge CPU budgets", iso ? `CPU time, scaled by this machine's speed (factor ${iso.cpuFactor})` : "unknown"]
             ];
             for (const [k, v] of lines) process.stdout.write(`${k.padEnd(16)} ${v}\n`);
             for (const note of iso?.notes ?? []) process.stdout.write(`${"".padEnd(16)} ${safeTerminalLine(note)}\n`);
@@ -103,7 +105,9 @@ async function diagnose(python: string): Promise<DoctorReport> {
         const { probeIsolation } = await import("../../judge/isolation.js");
         report.isolation = await probeIsolation(python);
         if (!report.isolation.sandboxed)
-            problems.push("no namespaces here: the judge runs answers WITHOUT a sandbox and refuses to unless --allow-unsandboxed (or EDDY_ALLOW_UNSANDBOXED=1) is given");
+            problems.push(
+                `no sandbox here (${report.isolation.notes[0] ?? "bubblewrap unavailable"}): the judge runs answers WITHOUT one and refuses to unless --allow-unsandboxed (or EDDY_ALLOW_UNSANDBOXED=1) is given`
+            );
     } catch (err) {
         problems.push(`judge isolation probe failed: ${oneLine(err)}`);
     }

@@ -1,4 +1,3 @@
-import { writeFileSync } from "node:fs";
 import type { Command } from "commander";
 import { EddyError } from "../../util/errors.js";
 import { defaultDbPath } from "../../util/paths.js";
@@ -6,6 +5,7 @@ import { openStore } from "../../store/Store.js";
 import { exportRows } from "../../store/outcomes.js";
 import { csvField } from "../../report/csv.js";
 import { safeJsonStringify } from "../../util/safeText.js";
+import { writePrivateFile } from "../../util/privateFiles.js";
 
 /** Rows as CSV with a header line (columns from the first row). */
 export function toCsv(rows: Record<string, unknown>[]): string {
@@ -36,7 +36,8 @@ export function registerExportCommand(program: Command): void {
             }
             if (o.out) {
                 try {
-                    writeFileSync(o.out, text);
+                    // Private to its owner (0600, missing folders 0700): the rows quote verdict details.
+                    writePrivateFile(o.out, text);
                 } catch (err) {
                     throw new EddyError(`cannot write ${o.out}: ${(err as Error).message}`);
                 }

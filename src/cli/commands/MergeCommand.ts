@@ -1,8 +1,8 @@
-import { writeFileSync } from "node:fs";
 import type { Command } from "commander";
 import { describeConflict, MergeConflictError, mergeStores } from "../../merge/mergeStores.js";
 import { EddyError, oneLine } from "../../util/errors.js";
 import { safeJsonStringify, safeTerminalLine } from "../../util/safeText.js";
+import { writePrivateFile } from "../../util/privateFiles.js";
 
 /** How many conflicts the terminal shows; `--report` writes them all. */
 const SHOWN = 20;
@@ -31,7 +31,7 @@ export function registerMergeCommand(program: Command): void {
                 if (err.conflicts.length > SHOWN) process.stderr.write(`… and ${err.conflicts.length - SHOWN} more${o.report ? "" : " (--report <file> lists them all)"}\n`);
                 if (o.report) {
                     try {
-                        writeFileSync(o.report, safeJsonStringify(err.conflicts, 2) + "\n");
+                        writePrivateFile(o.report, safeJsonStringify(err.conflicts, 2) + "\n"); // 0600: conflicts quote rows' content
                     } catch (e) {
                         throw new EddyError(`${err.message}; and the report could not be written to ${o.report}: ${oneLine(e)}`, err.exitCode);
                     }

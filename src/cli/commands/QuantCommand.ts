@@ -1,4 +1,3 @@
-import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
 import { createProgressDisplay } from "../../run/progress.js";
@@ -8,6 +7,7 @@ import { runQuantStudy } from "../../quant/study/runQuantStudy.js";
 import { EddyError } from "../../util/errors.js";
 import { defaultDbPath } from "../../util/paths.js";
 import { addStudyExecutionOptions, addStudyShapeOptions, addStudyStoreOptions, stopOnSigint, studyConfigFromFlags, type StudyFlags, type StudyOptionTexts } from "./studyOptions.js";
+import { writePrivateFile } from "../../util/privateFiles.js";
 
 /** Flags of `eddy quant`: the study flags of `eddy run` (backend fixed to llama) plus the comparison's own. */
 interface QuantFlags extends StudyFlags {
@@ -77,8 +77,7 @@ The same options again continue (or reuse) the same run: nothing is generated tw
                 display?.stop();
                 if (flags.out) {
                     const out = path.resolve(flags.out);
-                    mkdirSync(path.dirname(out), { recursive: true });
-                    writeFileSync(out, await renderQuantHtml(report));
+                    writePrivateFile(out, await renderQuantHtml(report)); // 0600, folders made 0700: it quotes verdict details
                     process.stderr.write(`eddy: report written to ${out}\n`);
                 }
                 process.stdout.write(flags.json ? JSON.stringify(report, null, 2) + "\n" : renderQuantText(report) + "\n");

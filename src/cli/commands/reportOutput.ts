@@ -1,6 +1,6 @@
-import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { EddyError } from "../../util/errors.js";
+import { writePrivateFile } from "../../util/privateFiles.js";
 
 /** Formats an output file's extension names. */
 const BY_EXTENSION: Record<string, string> = { txt: "text", text: "text", md: "md", markdown: "md", json: "json", csv: "csv", html: "html", htm: "html" };
@@ -16,15 +16,17 @@ export function reportFormat<F extends string>(allowed: readonly F[], format: st
     return f as F;
 }
 
-/** A rendered report to stdout, or into `file` (folders made) with one line on stderr saying where. */
+/**
+ * A rendered report to stdout, or into `file` (folders made) with one line on stderr saying where.
+ * The file is private to its owner (0600, folders made 0700): reports quote verdict details.
+ */
 export function writeReport(text: string, format: string, file: string | undefined): void {
     if (file === undefined) {
         process.stdout.write(text);
         return;
     }
     try {
-        mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-        writeFileSync(file, text);
+        writePrivateFile(file, text);
     } catch (err) {
         throw new EddyError(`cannot write ${file}: ${(err as Error).message}`, 73, { cause: err });
     }

@@ -1,4 +1,8 @@
-"""Kernel interfaces the sandbox uses: namespaces, mounts, prctl, seccomp, SysV IPC clean-up.
+"""Kernel interfaces the sandbox uses beyond what bubblewrap does: the per-candidate user, PID,
+mount and IPC namespaces (bubblewrap builds one world per worker; each candidate needs a fresh
+one inside it, and forking from a warm zygote is what keeps a verdict cheap), dropping every
+capability, and the seccomp programs (one for bubblewrap's `--seccomp`, one allow-list that each
+candidate installs on itself).
 
 Imported by the zygote and the worker; holds no state about any oracle or candidate.
 """
@@ -12,23 +16,31 @@ import platform
 import struct
 
 CLONE_NEWNS = 0x00020000
+CLONE_NEWCGROUP = 0x02000000
 CLONE_NEWUTS = 0x04000000
 CLONE_NEWIPC = 0x08000000
 CLONE_NEWUSER = 0x10000000
 CLONE_NEWPID = 0x20000000
 CLONE_NEWNET = 0x40000000
+NAMESPACE_FLAGS = CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET
 MS_RDONLY = 1
 MS_NOSUID = 2
 MS_NODEV = 4
 MS_NOEXEC = 8
-MS_REC = 16384
-MS_PRIVATE = 1 << 18
 PR_SET_PDEATHSIG = 1
 PR_SET_DUMPABLE = 4
 PR_SET_SECCOMP = 22
+PR_CAPBSET_DROP = 24
+PR_SET_SECUREBITS = 28
 PR_SET_CHILD_SUBREAPER = 36
 PR_SET_NO_NEW_PRIVS = 38
+PR_CAP_AMBIENT = 47
+PR_CAP_AMBIENT_CLEAR_ALL = 4
 SECCOMP_MODE_FILTER = 2
+# NOROOT, NO_SETUID_FIXUP and KEEP_CAPS, each with its lock: no way back to capabilities.
+SECUREBITS_LOCKED = 0x2F
+# The uid a candidate has inside its own user namespace (an ordinary user there).
+CANDIDATE_UID = 1000
 
 try:
     _libc: ctypes.CDLL | None = ctypes.CDLL(None, use_errno=True)
@@ -63,105 +75,184 @@ def mount(source: str, target: str, fstype: str | None, flags: int, data: str | 
     )
 
 
-def prctl(option: int, arg: int) -> None:
-    libc_call("prctl", option, ctypes.c_ulong(arg), ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0))
+def prctl(option: int, arg: int, arg2: int = 0) -> None:
+    libc_call("prctl", option, ctypes.c_ulong(arg), ctypes.c_ulong(arg2), ctypes.c_ulong(0), ctypes.c_ulong(0))
 
 
-def sethostname(name: str) -> None:
-    data = name.encode()
-    libc_call("sethostname", data, len(data))
-
-
-def make_private_root() -> None:
-    """Stop mount events propagating back to the host's namespace."""
-    mount("none", "/", None, MS_REC | MS_PRIVATE, None)
-
-
-def hide(path: str) -> bool:
-    """Mount an empty, read-only tmpfs over `path` (a folder); False when it cannot."""
-    if not os.path.isdir(path):
-        return False
-    try:
-        mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY, "size=4k,mode=555")
-        return True
-    except OSError:
-        return False
-
-
-def enter_user_namespace(flags: int) -> None:
-    """As a non-root user: a user namespace (plus `flags`) in which this uid is root."""
+def enter_candidate_namespaces() -> None:
+    """Fresh user, PID, mount and IPC namespaces for one candidate (the caller's children are in
+    the PID namespace). The new user namespace is what locks every mount inherited from
+    bubblewrap's world: a candidate could not lift one even with capabilities."""
     uid, gid = os.geteuid(), os.getegid()
-    unshare(CLONE_NEWUSER | flags)
+    unshare(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC)
     with open("/proc/self/setgroups", "w") as f:
         f.write("deny")
     with open("/proc/self/uid_map", "w") as f:
-        f.write("0 %d 1" % uid)
+        f.write("%d %d 1" % (CANDIDATE_UID, uid))
     with open("/proc/self/gid_map", "w") as f:
-        f.write("0 %d 1" % gid)
+        f.write("%d %d 1" % (CANDIDATE_UID, gid))
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+
+def drop_capabilities() -> None:
+    """No capability left, none to regain: bounding and ambient sets cleared, securebits locked."""
+    for cap in range(64):
+        try:
+            prctl(PR_CAPBSET_DROP, cap)
+        except OSError as e:
+            if e.errno == errno.EINVAL:  # past the kernel's last capability
+                break
+            raise
+    try:
+        prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL)
+    except OSError:
+        pass  # kernels before 4.3 have no ambient set
+    prctl(PR_SET_SECUREBITS, SECUREBITS_LOCKED)
+    header = _CapHeader(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3
+    data = (_CapData * 2)()
+    if _libc is None or _libc.capset(ctypes.byref(header), ctypes.byref(data)) != 0:
+        err = ctypes.get_errno() if _libc is not None else errno.ENOSYS
+        raise OSError(err, "capset: " + os.strerror(err))
+
+
+def effective_capabilities() -> int:
+    """The CapEff mask of this process (for tests and the isolation report)."""
+    header = _CapHeader(0x20080522, 0)
+    data = (_CapData * 2)()
+    if _libc is None or _libc.capget(ctypes.byref(header), ctypes.byref(data)) != 0:
+        return -1
+    return data[0].effective | (data[1].effective << 32)
 
 
 # ---------------------------------------------------------------- seccomp
 
-# Per architecture: audit arch, then syscall numbers (socket, ptrace, process_vm_readv,
-# process_vm_writev, pidfd_open, pidfd_send_signal, io_uring_setup, keyctl, add_key,
-# perf_event_open, bpf) refused with EPERM/EACCES, and (kill, tkill, tgkill) checked by pid.
-_ARCH = {
-    "x86_64": (0xC000003E, (41, 101, 310, 311, 434, 424, 425, 250, 248, 298, 321), (62, 200, 234)),
-    "aarch64": (0xC00000B7, (198, 117, 270, 271, 434, 424, 425, 219, 217, 241, 280), (129, 130, 131)),
+# Syscall numbers per architecture, taken from Linux's uapi headers (asm/unistd_64.h for x86_64,
+# asm-generic/unistd.h for aarch64).
+#
+# ALLOW: what CPython needs to compute, use its own files, threads, pipes, socketpairs, fork and
+# exec, SysV IPC (private to the candidate's IPC namespace) and its own process tree (private PID
+# namespace). Everything else is refused with EPERM: mount, umount2, unshare, setns, socket,
+# memfd_create, bpf, ptrace, io_uring, keyctl, rt_sigaction (a Python signal handler would be
+# handed the harness's frame)... clone is allowed only without namespace flags; clone3 answers
+# ENOSYS so that the C library falls back to clone, whose flags a filter can read.
+_ALLOW: dict[str, tuple[int, ...]] = {
+    "x86_64": (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 44, 45, 46, 47, 48, 51, 52, 53, 54, 55, 57, 58, 59, 60, 61, 62, 63, 64, 65, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76, 77, 78, 79, 80, 81, 82, 83, 84, 85, 86, 87, 88, 89, 90, 91, 92, 93, 94, 95, 96, 97, 98, 99, 100, 102, 104, 107, 108, 109, 110, 111, 112, 115, 118, 120, 121, 124, 125, 127, 128, 130, 131, 132, 137, 138, 140, 143, 145, 146, 147, 149, 150, 157, 158, 160, 186, 200, 201, 202, 204, 213, 217, 218, 219, 220, 221, 222, 223, 224, 225, 226, 228, 229, 230, 231, 232, 233, 234, 235, 239, 247, 257, 258, 260, 261, 262, 263, 264, 265, 266, 267, 268, 269, 270, 271, 273, 274, 275, 276, 277, 278, 280, 281, 283, 284, 285, 286, 287, 290, 291, 292, 293, 295, 296, 299, 302, 307, 316, 318, 322, 324, 325, 326, 327, 328, 332, 334, 436, 437, 439, 441, 449),
+    "aarch64": (17, 19, 20, 21, 22, 23, 24, 25, 29, 32, 34, 35, 36, 37, 38, 43, 44, 45, 46, 47, 48, 49, 50, 52, 53, 54, 55, 56, 57, 59, 61, 62, 63, 64, 65, 66, 67, 68, 69, 70, 71, 72, 73, 75, 76, 77, 78, 79, 80, 82, 83, 84, 85, 86, 87, 88, 90, 93, 94, 95, 96, 98, 99, 100, 101, 102, 103, 107, 108, 109, 110, 111, 113, 114, 115, 120, 121, 123, 124, 125, 126, 128, 129, 130, 131, 132, 133, 135, 136, 137, 139, 141, 148, 150, 153, 154, 155, 156, 157, 158, 160, 163, 164, 165, 166, 167, 169, 172, 173, 174, 175, 176, 177, 178, 179, 186, 187, 188, 189, 190, 191, 192, 193, 194, 195, 196, 197, 199, 204, 205, 206, 207, 208, 209, 210, 211, 212, 214, 215, 216, 221, 222, 223, 226, 227, 228, 229, 232, 233, 236, 243, 260, 261, 269, 276, 278, 281, 283, 284, 285, 286, 287, 291, 293, 436, 437, 439, 441, 449),
+}
+# For bubblewrap's --seccomp (the zygote's world, where keepers still mount and unshare): ptrace,
+# process_vm_*, bpf, io_uring, keys, perf, modules, kexec, setns, pidfd_getfd, userfaultfd, file
+# handles, the new mount API, memfd, swap, reboot, acct, quotactl, personality.
+_DENY: dict[str, tuple[int, ...]] = {
+    "x86_64": (101, 310, 311, 321, 425, 426, 427, 250, 248, 249, 298, 246, 320, 175, 313, 176, 308, 438, 323, 304, 303, 430, 432, 433, 429, 428, 442, 319, 447, 167, 168, 169, 163, 179, 135),
+    "aarch64": (117, 270, 271, 280, 425, 426, 427, 219, 217, 218, 241, 104, 294, 105, 273, 106, 268, 438, 282, 265, 264, 430, 432, 433, 429, 428, 442, 279, 447, 224, 225, 142, 89, 60, 92),
+}
+# audit arch; clone, clone3, socket; the signal-sending calls (kill, tkill, tgkill,
+# rt_sigqueueinfo, rt_tgsigqueueinfo, pidfd_send_signal, pidfd_open) guarded without namespaces.
+_ARCH: dict[str, tuple[int, int, int, int, tuple[int, ...]]] = {
+    "x86_64": (0xC000003E, 56, 435, 41, (62, 200, 234, 129, 297, 424, 434)),
+    "aarch64": (0xC00000B7, 220, 435, 198, (129, 130, 131, 138, 240, 424, 434)),
 }
 _RET_ALLOW = 0x7FFF0000
 _RET_KILL_PROCESS = 0x80000000
 _RET_ERRNO = 0x00050000
+_LD_W_ABS, _JEQ, _JGE, _JSET, _RET = 0x20, 0x15, 0x35, 0x45, 0x06
+AF_UNIX = 1
 
 
 def seccomp_supported() -> bool:
     return platform.machine() in _ARCH and _libc is not None
 
 
-def seccomp_program(protected_pids: list[int], block_negative_kill: bool) -> bytes:
-    """A BPF program: no sockets, no tracing or reading other processes, no pidfd signals, no
-    io_uring; kill() of a protected pid or (in fallback) of a process group / every process refused."""
-    arch, refused, kills = _ARCH[platform.machine()]
-    prog: list[tuple[int, int, int, int]] = []
+class _Prog:
+    def __init__(self) -> None:
+        self.ins: list[tuple[int, int, int, int]] = []
+        arch = _ARCH[platform.machine()][0]
+        self.op(_LD_W_ABS, 0, 0, 4)  # arch
+        self.op(_JEQ, 1, 0, arch)
+        self.op(_RET, 0, 0, _RET_KILL_PROCESS)
+        self.op(_LD_W_ABS, 0, 0, 0)  # syscall number
+        if platform.machine() == "x86_64":
+            self.op(_JGE, 0, 1, 0x40000000)  # x32 ABI numbers
+            self.op(_RET, 0, 0, _RET_KILL_PROCESS)
 
-    def op(code: int, jt: int, jf: int, k: int) -> None:
-        prog.append((code, jt, jf, k))
+    def op(self, code: int, jt: int, jf: int, k: int) -> None:
+        self.ins.append((code, jt, jf, k))
 
-    ld_w_abs, jeq, jge, jset, ret = 0x20, 0x15, 0x35, 0x45, 0x06
-    op(ld_w_abs, 0, 0, 4)  # arch
-    op(jeq, 1, 0, arch)
-    op(ret, 0, 0, _RET_KILL_PROCESS)
-    op(ld_w_abs, 0, 0, 0)  # syscall number
-    if platform.machine() == "x86_64":
-        op(jge, 0, 1, 0x40000000)  # x32 ABI numbers
-        op(ret, 0, 0, _RET_KILL_PROCESS)
-    for nr in refused:
-        op(jeq, 0, 1, nr)
-        op(ret, 0, 0, _RET_ERRNO | (errno.EACCES if nr == refused[0] else errno.EPERM))
-    # kill-family: jump to the pid checks below.
-    targets = ([0x80000000] if block_negative_kill else []) + [p & 0xFFFFFFFF for p in protected_pids]
-    if targets:
-        for i, nr in enumerate(kills):
-            op(jeq, len(kills) - i, 0, nr)  # past the remaining jeq's and the allow
-        op(ret, 0, 0, _RET_ALLOW)
-        op(ld_w_abs, 0, 0, 16)  # low 32 bits of args[0] (little-endian)
-        for k, value in enumerate(targets):
-            # A match jumps past the remaining checks and the allow, onto the deny.
-            op(jset if (block_negative_kill and k == 0) else jeq, len(targets) - k, 0, value)
-        op(ret, 0, 0, _RET_ALLOW)
-        op(ret, 0, 0, _RET_ERRNO | errno.EPERM)
-    else:
-        op(ret, 0, 0, _RET_ALLOW)
-    return b"".join(struct.pack("HBBI", *ins) for ins in prog)
+    def on(self, nr: int, ret: int) -> None:
+        """syscall nr → ret (the accumulator still holds the number afterwards)."""
+        self.op(_JEQ, 0, 1, nr)
+        self.op(_RET, 0, 0, ret)
+
+    def on_arg0(self, nr: int, test: int, k: int, hit: int, miss: int) -> None:
+        """syscall nr: args[0] (low 32 bits) tested with JEQ/JSET against k → hit, else miss."""
+        self.op(_JEQ, 0, 4, nr)  # not nr: on past the four below, the number still loaded
+        self.op(_LD_W_ABS, 0, 0, 16)
+        self.op(test, 0, 1, k)
+        self.op(_RET, 0, 0, hit)
+        self.op(_RET, 0, 0, miss)
+
+    def bytes(self) -> bytes:
+        return b"".join(struct.pack("HBBI", *i) for i in self.ins)
+
+
+def candidate_filter() -> bytes:
+    """The allow-list every namespaced candidate installs before its code is read."""
+    _, clone, clone3, socket_nr, _ = _ARCH[platform.machine()]
+    p = _Prog()
+    p.on_arg0(clone, _JSET, NAMESPACE_FLAGS, _RET_ERRNO | errno.EPERM, _RET_ALLOW)
+    p.on(clone3, _RET_ERRNO | errno.ENOSYS)
+    for nr in _ALLOW[platform.machine()]:
+        p.on(nr, _RET_ALLOW)
+    p.op(_RET, 0, 0, _RET_ERRNO | errno.EPERM)
+    return p.bytes()
+
+
+def zygote_filter() -> bytes:
+    """For bubblewrap's --seccomp: what nothing in the zygote's world ever needs."""
+    _, clone, clone3, socket_nr, _ = _ARCH[platform.machine()]
+    p = _Prog()
+    p.on_arg0(socket_nr, _JEQ, AF_UNIX, _RET_ALLOW, _RET_ERRNO | errno.EACCES)
+    for nr in _DENY[platform.machine()]:
+        p.on(nr, _RET_ERRNO | errno.EPERM)
+    p.op(_RET, 0, 0, _RET_ALLOW)
+    return p.bytes()
+
+
+def fallback_filter(protected_pids: list[int]) -> bytes:
+    """Without namespaces: the deny-list, no sockets but socketpairs, no signals by thread id or
+    pidfd at all, and kill() of eddy's processes, of a process group or of every process refused."""
+    _, clone, clone3, socket_nr, signals = _ARCH[platform.machine()]
+    kill, others = signals[0], signals[1:]
+    p = _Prog()
+    p.on_arg0(socket_nr, _JEQ, AF_UNIX, _RET_ALLOW, _RET_ERRNO | errno.EACCES)
+    for nr in _DENY[platform.machine()] + others:
+        p.on(nr, _RET_ERRNO | errno.EPERM)
+    # kill(pid, sig): negative pids (groups, -1) and the protected pids are refused.
+    targets = [p_ & 0xFFFFFFFF for p_ in protected_pids]
+    p.op(_JEQ, 0, 3 + len(targets) + 1, kill)
+    p.op(_LD_W_ABS, 0, 0, 16)
+    p.op(_JSET, len(targets) + 1, 0, 0x80000000)
+    for k, value in enumerate(targets):
+        p.op(_JEQ, len(targets) - k, 0, value)
+    p.op(_RET, 0, 0, _RET_ALLOW)
+    p.op(_RET, 0, 0, _RET_ERRNO | errno.EPERM)
+    p.op(_RET, 0, 0, _RET_ALLOW)
+    return p.bytes()
 
 
 class _SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
 
-def apply_seccomp(protected_pids: list[int], block_negative_kill: bool) -> None:
-    """Install the filter on this process (inherited by its children; cannot be removed)."""
-    code = seccomp_program(protected_pids, block_negative_kill)
+def apply_seccomp(code: bytes) -> None:
+    """Install a filter on this process (inherited by its children; cannot be removed)."""
     buf = ctypes.create_string_buffer(code, len(code))
     prog = _SockFprog(len(code) // 8, ctypes.cast(buf, ctypes.c_void_p))
     prctl(PR_SET_NO_NEW_PRIVS, 1)
@@ -172,7 +263,7 @@ def apply_seccomp(protected_pids: list[int], block_negative_kill: bool) -> None:
         raise OSError(err, os.strerror(err))
 
 
-# ---------------------------------------------------------------- SysV IPC
+# ---------------------------------------------------------------- SysV IPC (no-namespace fallback)
 
 _IPC_RMID = 0
 _IPC_TABLES = (("shm", "shmctl"), ("msg", "msgctl"), ("sem", "semctl"))

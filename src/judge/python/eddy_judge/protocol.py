@@ -16,11 +16,18 @@ from typing import Any, Callable
 
 MAX_DEPTH = 1000
 MAX_INT_DIGITS = 200_000  # 15-bit digits: about 900,000 decimal digits
+# Shared references make a small stream stand for a huge value (`L = [L, L]` 32 times: 2**32
+# elements). Hashing, comparing and printing walk the expanded value, so it is bounded too.
+MAX_EXPANDED = 10_000_000
 DETAIL_CHARS = 300
 
 
 class Malformed(Exception):
     """Bytes from a candidate's process that are not a well-formed plain value."""
+
+
+class TooLarge(Malformed):
+    """A well-formed value too large to judge once shared references are expanded."""
 
 
 class _Incomplete:
@@ -46,6 +53,13 @@ class _Reader:
         self.data = data
         self.pos = 0
         self.refs: list[object] = []
+        self.sizes: list[int] = []  # expanded size of each registered reference
+        self.expanded = 0  # expanded size of everything read so far
+
+    def grow(self, n: int) -> None:
+        self.expanded += n
+        if self.expanded > MAX_EXPANDED:
+            raise TooLarge("the answer holds more than %d values once shared references are expanded" % MAX_EXPANDED)
 
     def take(self, n: int) -> bytes:
         if n < 0 or self.pos + n > len(self.data):
@@ -73,13 +87,18 @@ class _Reader:
         flag = code & 0x80
         t = chr(code & 0x7F)
         slot = -1
+        start = self.expanded
+        if t != "r":
+            self.grow(1)
         if flag:
             slot = len(self.refs)
             self.refs.append(_INCOMPLETE)
+            self.sizes.append(0)
 
         def done(v: object) -> object:
             if flag:
                 self.refs[slot] = v
+                self.sizes[slot] = self.expanded - start
             return v
 
         if t == "N":
@@ -151,6 +170,7 @@ class _Reader:
             i = self.i32()
             if i < 0 or i >= len(self.refs) or self.refs[i] is _INCOMPLETE:
                 raise Malformed("bad or cyclic reference")
+            self.grow(self.sizes[i])
             return self.refs[i]
         raise Malformed("unexpected type code %r" % t)
 
@@ -187,6 +207,7 @@ class Partial:
                 raise Malformed("a message that is not a tuple")
             if code & 0x80:
                 self._r.refs.append(_INCOMPLETE)
+                self._r.sizes.append(0)
             self.size = self._r.count(self._r.u8() if t == ")" else self._r.i32())
             self.head = [self._r.value(1) for _ in range(min(first, self.size))]
         except (RecursionError, MemoryError, OverflowError, ValueError) as e:
@@ -234,12 +255,99 @@ class FrameBuffer:
         return len(self.buf)
 
 
+class _Full(Exception):
+    pass
+
+
 def short(v: object, limit: int = DETAIL_CHARS) -> str:
+    """repr(v) cut at `limit` characters, in work bounded by `limit` whatever v holds (shared
+    references, huge integers, deep nesting): plain containers are walked, not repr'd whole."""
+    out: list[str] = []
+    size = 0
+
+    def put(text: str) -> None:
+        nonlocal size
+        out.append(text)
+        size += len(text)
+        if size > limit:
+            raise _Full
+
+    def walk(x: object, depth: int) -> None:
+        t = type(x)
+        if depth > 50:
+            put("...")
+        elif t is list or t is tuple or t is set or t is frozenset:
+            seq: Any = x
+            if t is frozenset:
+                put("frozenset(")
+            if not seq and t in (set, frozenset):
+                put("set()" if t is set else "")
+            else:
+                put("[" if t is list else "(" if t is tuple else "{")
+                for k, item in enumerate(seq):
+                    if k:
+                        put(", ")
+                    walk(item, depth + 1)
+                if t is tuple and len(seq) == 1:
+                    put(",")
+                put("]" if t is list else ")" if t is tuple else "}")
+            if t is frozenset:
+                put(")")
+        elif t is dict:
+            d: Any = x
+            put("{")
+            for k, (key, value) in enumerate(d.items()):
+                if k:
+                    put(", ")
+                walk(key, depth + 1)
+                put(": ")
+                walk(value, depth + 1)
+            put("}")
+        elif t is int and x.bit_length() > 4 * limit:  # type: ignore[union-attr]
+            put("<int of %d bits>" % x.bit_length())  # type: ignore[union-attr]
+        elif t in (str, bytes):
+            put(repr(x[: limit + 1]))  # type: ignore[index]
+        else:
+            try:
+                put(repr(x))
+            except _Full:
+                raise
+            except BaseException:
+                put("<unprintable %s>" % t.__name__)
+
     try:
-        text = repr(v)
-    except BaseException:
-        text = "<unprintable %s>" % type(v).__name__
+        walk(v, 0)
+    except _Full:
+        pass
+    text = "".join(out)
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+_CONTAINERS = (list, dict, set, bytearray)
+
+
+def shares(value: object, args: tuple[Any, ...], budget: int = MAX_EXPANDED) -> bool:
+    """Whether `value` is, or holds, one of the mutable argument objects itself (same identity).
+    Each distinct object is visited once, so the work is linear in what came back."""
+    targets = {id(a) for a in args if type(a) in _CONTAINERS}
+    if not targets:
+        return False
+    seen: set[int] = set()
+    todo = [value]
+    while todo and budget > 0:
+        x = todo.pop()
+        budget -= 1
+        if id(x) in targets:
+            return True
+        t = type(x)
+        if t not in (list, tuple, set, frozenset, dict) or id(x) in seen:
+            continue
+        seen.add(id(x))
+        if t is dict:
+            todo.extend(x.values())  # type: ignore[attr-defined]
+        else:
+            todo.extend(x)  # type: ignore[arg-type]
+    return False
 
 
 def exc_line(e: BaseException) -> str:

@@ -1,18 +1,26 @@
 """One candidate's run, forked from the clean zygote: a keeper process and the candidate under it.
 
-The keeper (a fork of the zygote) enters fresh PID, mount and IPC namespaces where the zygote has
-them, forks the candidate, waits for it or for the worker's stop signal (its control pipe
-closing), kills everything the candidate left and reports the exit status on a pipe the candidate
-never holds. The candidate process contains itself (fresh /proc and scratch tmpfs, rlimits, a
-uid of its own, seccomp), reads its job (code, function, arguments) from a pipe, runs the static
-checks, then the code, and writes one frame per call: outputs and, when asked, the arguments
-after the call. Nothing here has ever seen an oracle or an expected value.
+With bubblewrap (the normal case) the zygote lives in a world bubblewrap built from nothing: an
+empty root holding the Python interpreter and its libraries read-only, no network, no host
+processes, no capabilities. For each candidate the keeper (a fork of the zygote) enters fresh
+user, PID, mount and IPC namespaces, forks the candidate as PID 1 there, watches its CPU time and
+reports its exit status and resource use on a pipe the candidate never holds.
+
+The candidate mounts its own scratch tmpfs (size-limited /tmp and /dev/shm, an empty /proc), reads
+its job (code, function, arguments, a per-job key), sets rlimits, drops every capability, installs
+the seccomp allow-list, runs the static check, and then runs the code in a thread of its own. The
+main thread keeps the key and the result pipe in its locals, where the candidate's thread cannot
+reach them, and writes one authenticated frame per call (a keyed BLAKE2b over a sequence number
+and the payload). An audit hook refuses and reports the ways into another thread's frames and into
+raw memory (gc referrers, sys._current_frames, ctypes, tracing the main thread). Nothing here has
+ever seen an oracle or an expected value.
 """
 
 from __future__ import annotations
 
 import builtins
 import errno
+import hashlib
 import marshal
 import math
 import os
@@ -21,39 +29,55 @@ import select
 import signal
 import struct
 import sys
+import time
 from dataclasses import dataclass, field
 from types import CodeType
-from typing import Any
+from typing import Any, Callable
 
 from . import isolation as iso
 from .static_check import precheck
 
 MAX_FILE_BYTES = 16 * 1024 * 1024
-MAX_PROCS = 64
+MAX_PROCS = 32
 MAX_OPEN_FILES = 64
 MAX_JOB_BYTES = 64 * 1024 * 1024
-SCRATCH_DIRS = ("/tmp", "/var/tmp", "/dev/shm", "/run")
+SCRATCH_BYTES = 16 * 1024 * 1024
 # The static check gets its own allowance on top of the candidate's CPU and memory budget.
 PRECHECK_CPU_S = 5
+PRECHECK_WALL_S = 30.0
 PRECHECK_MEMORY_MB = 256
-# A uid of its own per candidate when eddy runs as root: no file, process or IPC object of
-# anyone else's, and everything it leaves can be killed by uid. Far above any real account.
+# A uid of its own per candidate when eddy runs as root without bubblewrap (fallback): no file,
+# process or IPC object of anyone else's, and everything it leaves can be killed by uid.
 UID_BASE = 2_000_000_000
 RESOURCE_ERRNOS = {errno.EFBIG, errno.EAGAIN, errno.EMFILE, errno.ENFILE, errno.ENOSPC, errno.ENOMEM, errno.EDQUOT}
 CANDIDATE_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
+MAC_BYTES = 16
+# Exit status of a candidate stopped by the harness's guard when it could not report in a frame.
+TAMPER_EXIT = 86
+# Audit events that reach another thread's frames, the garbage collector's object lists or raw
+# memory: refused wherever they happen. ctypes (any `ctypes.*` event) is raw memory.
+ALWAYS_DENIED = {
+    "gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys._current_frames",
+    "sys._current_exceptions", "sys.addaudithook", "sys.monitoring.register_callback",
+    "cpython.PyInterpreterState_Clear", "cpython._PySys_ClearAuditHooks",
+}
+# Reaching frames is harmless in the candidate's own thread (its frames hold only its own call)
+# and refused in the harness's main thread, where candidate code runs only by accident (__del__).
+MAIN_THREAD_DENIED = {"sys._getframe", "sys._getframemodulename", "object.__getattr__", "sys.settrace", "sys.setprofile"}
+HARNESS_MODULES = ("eddy_judge", "ctypes", "_ctypes")
 
 
 @dataclass
 class Config:
-    """What the zygote could set up once (sent back to the worker as the isolation report)."""
+    """What the zygote set up once (sent back to the worker as the isolation report)."""
 
-    mode: str = "none"  # "namespaces" (root), "userns" (unprivileged user namespace) or "none"
+    mode: str = "none"  # "bwrap" (bubblewrap + per-candidate namespaces) or "none"
     fresh_uid: bool = False
     seccomp: bool = False
     protect: list[int] = field(default_factory=list)
-    hidden: list[str] = field(default_factory=list)
     temp_base: str = "/tmp"
     zygote: int = 0
+    filter: bytes = b""
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -64,8 +88,20 @@ def _write_all(fd: int, data: bytes) -> None:
 
 
 def _send(fd: int, obj: Any) -> None:
+    """An unauthenticated frame: the keeper's status pipe (which no candidate holds)."""
     data = marshal.dumps(obj)
     _write_all(fd, struct.pack(">I", len(data)) + data)
+
+
+def _send_setup(fd: int, text: str) -> None:
+    """A harness failure before the job's key is known: a frame with an all-zero MAC, accepted
+    by the worker only as the very first frame (before any candidate code can have run)."""
+    data = b"\0" * MAC_BYTES + marshal.dumps(("setup", text))
+    _write_all(fd, struct.pack(">I", len(data)) + data)
+
+
+def mac(key: bytes, seq: int, payload: bytes) -> bytes:
+    return hashlib.blake2b(struct.pack(">Q", seq) + payload, key=key, digest_size=MAC_BYTES).digest()
 
 
 def _read_frames(fd: int, count: int) -> list[bytes]:
@@ -85,16 +121,6 @@ def _read_frames(fd: int, count: int) -> list[bytes]:
             frames.append(buf[4 : 4 + n])
             buf = buf[4 + n :]
     return frames
-
-
-def _kind(e: BaseException) -> str:
-    # SystemError ("error return without exception set") is how CPython 3.11 reports an
-    # allocation that failed deep inside C code: recursion with the limit lifted meeting RLIMIT_AS.
-    if isinstance(e, (MemoryError, RecursionError, SystemError)):
-        return "resource"
-    if isinstance(e, OSError) and e.errno in RESOURCE_ERRNOS:
-        return "resource"
-    return "runtime"
 
 
 def _exc(e: BaseException) -> str:
@@ -127,33 +153,98 @@ def _user_procs(uid: int) -> int:
     return n
 
 
+# ---------------------------------------------------------------- the candidate's own thread
+
+# Compiled into a namespace holding only builtins: the candidate's thread starts here, so every
+# frame it can walk up to holds this call's function and arguments and nothing of the harness.
+_LOOP_SOURCE = '''
+def _loop(compiled, fn, ns, slot, go, done, dumps, lim):
+    def kind(e):
+        # SystemError ("error return without exception set") is how CPython 3.11 reports an
+        # allocation that failed deep in C code: recursion with the limit lifted meeting RLIMIT_AS.
+        if isinstance(e, (MemoryError, RecursionError, SystemError)):
+            return "resource"
+        if isinstance(e, OSError) and e.errno in lim:
+            return "resource"
+        return "runtime"
+    def text(e):
+        try:
+            msg = str(e)
+        except BaseException:
+            msg = ""
+        name = type(e).__name__
+        return (name + ": " + msg if msg else name)[:300]
+    go.acquire()
+    f = None
+    try:
+        exec(compiled, ns)
+        f = ns.get(fn)
+        slot[0] = ("loaded",) if callable(f) else ("load", "runtime", "%s is not a function once the module has run" % fn)
+    except BaseException as e:
+        slot[0] = ("load", kind(e), text(e))
+    done.release()
+    if not callable(f):
+        return
+    while True:
+        go.acquire()
+        args = slot[1]
+        if args is None:
+            return
+        try:
+            v = f(*args)
+        except BaseException as e:
+            slot[0] = ("e", kind(e), text(e))
+        else:
+            try:
+                dumps(v)
+                slot[0] = ("r", v)
+            except BaseException:
+                try:
+                    shown = repr(v)[:300]
+                except BaseException:
+                    shown = "<%s object>" % type(v).__name__
+                slot[0] = ("o", shown if type(shown) is str else "<unprintable>")
+        done.release()
+'''
+
+
+def _make_loop() -> Callable[..., None]:
+    scope: dict[str, Any] = {"__builtins__": builtins}
+    exec(compile(_LOOP_SOURCE, "<eddy candidate thread>", "exec"), scope)  # noqa: S102 - harness code
+    return scope["_loop"]  # type: ignore[no-any-return]
+
+
 # ---------------------------------------------------------------- the candidate
 
 
-def candidate(cfg: Config, fds: dict[str, int], uid: int | None, nproc: int, workdir: str) -> None:
+def candidate(cfg: Config, fds: dict[str, int], uid: int | None, nproc: int, workdir: str, mark_w: int) -> None:
     """The candidate's process: contain, read the job, check, run. Never returns.
 
     Forked ahead of need (a warm sandbox): everything that does not depend on the job is set up
-    first, then it waits for the job, which brings the limits and the folders to hide."""
+    first, then it waits for the job, which brings the limits and the key."""
     res_w = fds["res"]
+    # Measured before /proc is covered; the memory budget comes on top of it (plus one thread
+    # stack: the candidate's code runs in a thread of its own).
+    stack = resource.getrlimit(resource.RLIMIT_STACK)[0]
+    base_vm = _vm_bytes() + (stack if 0 < stack < 1 << 30 else 8 << 20)
     try:
         iso.prctl(iso.PR_SET_PDEATHSIG, signal.SIGKILL)
         os.setsid()  # its own session and group: kill(0) reaches only what it started
-        if cfg.mode != "none":
-            # PID 1 of a fresh PID namespace: a /proc of its own shows nothing of the host.
-            iso.mount("proc", "/proc", "proc", iso.MS_NOSUID | iso.MS_NODEV | iso.MS_NOEXEC, None)
-            for place in SCRATCH_DIRS:
+        if cfg.mode == "bwrap":
+            # PID 1 of its namespace, in a mount namespace of its own user namespace: scratch
+            # space of its own, and an empty /proc (its own memory is not a file to read).
+            scratch = iso.MS_NOSUID | iso.MS_NODEV
+            for place in ("/tmp", "/dev/shm"):
                 if os.path.isdir(place):
-                    iso.mount("tmpfs", place, "tmpfs", iso.MS_NOSUID | iso.MS_NODEV, "size=%d,mode=1777" % (2 * MAX_FILE_BYTES))
+                    iso.mount("tmpfs", place, "tmpfs", scratch, "size=%d,mode=1777" % SCRATCH_BYTES)
+            iso.mount("tmpfs", "/proc", "tmpfs", scratch | iso.MS_NOEXEC | iso.MS_RDONLY, "size=4k,mode=555")
             os.mkdir(workdir, 0o700)
-            if uid is not None:
-                os.chown(workdir, uid, uid)
         null = os.open(os.devnull, os.O_RDONLY)
         os.dup2(null, 0)
         os.dup2(fds["out"], 1)
         os.dup2(fds["out"], 2)
         job_r = fds["job"]
-        keep = sorted({0, 1, 2, res_w, job_r})
+        keep = sorted({0, 1, 2, res_w, job_r, mark_w})
         prev = 3
         for fd in keep:
             if fd >= prev:
@@ -176,129 +267,177 @@ def candidate(cfg: Config, fds: dict[str, int], uid: int | None, nproc: int, wor
         # Waiting here is the warm state; the job is trusted data from the worker.
         head, calls_blob = _read_frames(job_r, 2)
         os.close(job_r)
-        code, fn, arity, keep_args, time_ms, memory_mb, hide = marshal.loads(head)
+        code, fn, arity, keep_args, send_args, memory_mb, cpu_s, key, guard = marshal.loads(head)
         calls = marshal.loads(calls_blob)
         del head, calls_blob
-        if cfg.mode != "none":
-            for place in hide:
-                if not any(place == h or place.startswith(h.rstrip("/") + "/") for h in cfg.hidden):
-                    iso.hide(place)
-        cpu = max(1, int(math.ceil(time_ms / 1000.0)) + 1) + PRECHECK_CPU_S
+        cpu = max(1, int(math.ceil(cpu_s))) + PRECHECK_CPU_S
         resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-        limit = _vm_bytes() + (memory_mb + PRECHECK_MEMORY_MB) * 1024 * 1024
+        limit = base_vm + (memory_mb + PRECHECK_MEMORY_MB) * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
         resource.setrlimit(resource.RLIMIT_FSIZE, (MAX_FILE_BYTES, MAX_FILE_BYTES))
         resource.setrlimit(resource.RLIMIT_NOFILE, (MAX_OPEN_FILES, MAX_OPEN_FILES))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
-        if uid is not None:
-            os.setgroups([])
-            os.setgid(uid)
-            os.setuid(uid)
-        if cfg.seccomp:
-            # Without a PID namespace, also refuse kill() of eddy's processes and of every
-            # process at once (kill(-1)) or of a whole group.
-            guard = cfg.protect + [os.getppid(), cfg.zygote]  # eddy, the worker, the keeper, the zygote
-            iso.apply_seccomp(guard if cfg.mode == "none" else [], cfg.mode == "none")
+        if cfg.mode == "bwrap":
+            iso.drop_capabilities()
+            iso.apply_seccomp(cfg.filter)
         else:
-            iso.prctl(iso.PR_SET_NO_NEW_PRIVS, 1)
+            if uid is not None:
+                os.setgroups([])
+                os.setgid(uid)
+                os.setuid(uid)
+            if cfg.seccomp:
+                iso.apply_seccomp(iso.fallback_filter(cfg.protect + [os.getppid(), cfg.zygote]))
+            else:
+                iso.prctl(iso.PR_SET_NO_NEW_PRIVS, 1)
     except BaseException as e:
         try:
-            _send(res_w, ("setup", _exc(e)))
+            _send_setup(res_w, _exc(e))
         finally:
             os._exit(112)
+    seq = 0
+
+    def emit(obj: Any) -> None:
+        nonlocal seq
+        payload = marshal.dumps(obj)
+        _write_all(res_w, struct.pack(">I", len(payload) + MAC_BYTES) + mac(key, seq, payload) + payload)
+        seq += 1
+
     try:
         verdict, compiled = precheck(code, fn, arity)
     except BaseException as e:  # the analysis itself ran out of memory or time
         verdict, compiled = ("static_error", "the code could not be analysed within the judge's limits (%s)" % type(e).__name__), None
     if verdict is not None or compiled is None:
-        _send(res_w, ("pre",) + (verdict or ("static_error", "the code could not be compiled")))
+        emit(("pre",) + (verdict or ("static_error", "the code could not be compiled")))
         os._exit(0)
-    limit = _vm_bytes() + memory_mb * 1024 * 1024
+    limit = base_vm + memory_mb * 1024 * 1024
     try:
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     except (ValueError, OSError):
         pass
-    _send(res_w, ("pre", None, ""))
-    _run(compiled, fn, calls, keep_args, res_w)
+    emit(("pre", None, ""))
+    _run(compiled, fn, calls, keep_args or send_args, key, seq, res_w, mark_w, guard)
 
 
-def _run(compiled: CodeType, fn: str, calls: list[tuple[Any, ...]], keep_args: bool, fd: int) -> None:
-    """Run the candidate. Every helper used after its code starts is a C function held in a local
-    (marshal.dumps, os.write, struct.pack): candidate code that patches module attributes or a
-    Python function's code cannot change what this loop reports."""
+def _run(compiled: CodeType, fn: str, calls: list[tuple[Any, ...]], send_args: bool, key: bytes, seq: int, fd: int, mark_w: int, guard: bool) -> None:
+    """Run the candidate in a thread of its own; this (main) thread only hands over each call and
+    writes the frames. Every helper it uses is a C function held in a local, so nothing the
+    candidate patches changes what is reported, and the key lives only in this frame and in the
+    audit hook's closure."""
+    import _thread
+
     dumps = marshal.dumps
     write = os.write
     pack = struct.pack
-    getpid = os.getpid
+    blake = hashlib.blake2b
     exit_ = os._exit
+    getpid = os.getpid
+    ident = _thread.get_ident
     me = getpid()
-    ns: dict[str, object] = {"__name__": "candidate", "__file__": "candidate.py", "__doc__": None, "__builtins__": builtins}
-    msg: object = ("ready",)
-    data = dumps(msg)
-    data = pack(">I", len(data)) + data
-    while data:
-        data = data[write(fd, data):]
-    try:
-        exec(compiled, ns)  # noqa: S102 - this is the sandbox
-        msg = ("loaded",)
-        f = ns.get(fn)
-        if not callable(f):
-            msg = ("load", "runtime", "%s is not a function once the module has run" % fn)
-    except BaseException as e:
-        if getpid() != me:
-            exit_(0)
-        msg = ("load", _kind(e), _exc(e))
-        f = None
-    if getpid() != me:
-        exit_(0)
-    data = dumps(msg)
-    data = pack(">I", len(data)) + data
-    while data:
-        data = data[write(fd, data):]
-    if f is None or not callable(f):
-        exit_(0)
-    for i, args in enumerate(calls):
-        try:
-            v: Any = f(*args)
-        except BaseException as e:
-            # A forked copy of the candidate must not report: only this process speaks.
-            if getpid() != me:
-                exit_(0)
-            msg = ("e", i, _kind(e), _exc(e))
-        else:
-            if getpid() != me:
-                exit_(0)
-            after: Any = args if keep_args else None
-            try:
-                data = dumps(("r", i, v, after))
-                msg = None
-            except BaseException:
-                try:
-                    text = repr(v)[:300]
-                except BaseException:
-                    text = "<%s object>" % type(v).__name__
-                try:
-                    data = dumps(("o", i, text, after))
-                except BaseException:
-                    data = dumps(("o", i, text, "<arguments no longer plain data>"))
-                msg = None
-        if msg is not None:
-            try:
-                data = dumps(msg)
-            except BaseException:
-                data = dumps(("e", i, "runtime", "unreportable exception"))
-        data = pack(">I", len(data)) + data
+    main = ident()
+    not_plain = "<arguments no longer plain data>"
+
+    def emit(obj: Any) -> None:
+        nonlocal seq
+        payload = dumps(obj)
+        data = pack(">I", len(payload) + MAC_BYTES) + blake(pack(">Q", seq) + payload, key=key, digest_size=MAC_BYTES).digest() + payload
+        seq += 1
         while data:
             data = data[write(fd, data):]
-    data = dumps(("done",))
-    data = pack(">I", len(data)) + data
-    while data:
-        data = data[write(fd, data):]
+
+    def hook(event: str, args: tuple[Any, ...]) -> None:
+        if event in ALWAYS_DENIED or event.startswith("ctypes.") or (event == "import" and args and args[0] in HARNESS_MODULES) or (event in MAIN_THREAD_DENIED and ident() == main):
+            # Refused, reported, and the process ends: a reward hack is a finding.
+            if getpid() == me:
+                try:
+                    emit(("tamper", event if type(event) is str else "?"))
+                except BaseException:
+                    pass
+            exit_(TAMPER_EXIT)
+
+    ns: dict[str, object] = {"__name__": "candidate", "__file__": "candidate.py", "__doc__": None, "__builtins__": builtins}
+    loop = _make_loop()
+    slot: list[Any] = [None, None]
+    go = _thread.allocate_lock()
+    done = _thread.allocate_lock()
+    go.acquire()
+    done.acquire()
+    resource_errnos = frozenset(RESOURCE_ERRNOS)
+    # Nothing of the harness stays importable: its modules (and ctypes, which the zygote loaded
+    # for prctl) leave sys.modules, and a fresh import of them is refused by the hook.
+    for name in list(sys.modules):
+        if name.split(".")[0] in HARNESS_MODULES:
+            del sys.modules[name]
+    main_mod = sys.modules.get("__main__")
+    if main_mod is not None:
+        vars(main_mod).clear()
+    emit(("ready",))
+    if guard:
+        sys.addaudithook(hook)
+    # Where the candidate's CPU time starts, for the keeper (harness code, before any candidate code).
+    try:
+        write(mark_w, pack(">Q", time.clock_gettime_ns(time.CLOCK_PROCESS_CPUTIME_ID)))
+        os.close(mark_w)
+    except OSError:
+        pass
+    _thread.start_new_thread(loop, (compiled, fn, ns, slot, go, done, dumps, resource_errnos))
+    go.release()
+    done.acquire()
+    msg = slot[0]
+    loaded = type(msg) is tuple and len(msg) >= 1 and msg[0] == "loaded"
+    if loaded:
+        emit(("loaded",))
+    elif type(msg) is tuple and len(msg) == 3 and msg[0] == "load":
+        emit(("load", msg[1], msg[2]))
+    else:
+        emit(("load", "runtime", "the module did not finish loading"))
+    if not loaded:
+        exit_(0)
+    for i, args in enumerate(calls):
+        slot[0] = None
+        slot[1] = args
+        go.release()
+        done.acquire()
+        msg = slot[0]
+        if type(msg) is not tuple or not msg:
+            emit(("e", i, "runtime", "the call left no result"))
+            continue
+        tag = msg[0]
+        after: Any = args if send_args else None
+        if tag == "r" and len(msg) == 2:
+            try:
+                # One marshal call over the value and the arguments: an object that is both comes
+                # back as one object (a reference), so the worker sees sharing.
+                emit(("r", i, msg[1], after))
+            except ValueError:
+                try:
+                    emit(("r", i, msg[1], not_plain))
+                except ValueError:
+                    emit(("o", i, "<a value that is no longer plain data>", not_plain))
+        elif tag == "o" and len(msg) == 2 and type(msg[1]) is str:
+            try:
+                emit(("o", i, msg[1][:300], after))
+            except ValueError:
+                emit(("o", i, msg[1][:300], not_plain))
+        elif tag == "e" and len(msg) == 3 and type(msg[2]) is str:
+            emit(("e", i, "resource" if msg[1] == "resource" else "runtime", msg[2][:300]))
+        else:
+            emit(("e", i, "runtime", "the call left no result"))
+    emit(("done",))
     exit_(0)
 
 
 # ---------------------------------------------------------------- the keeper
+
+
+@dataclass
+class Usage:
+    """What the keeper measured of the candidate's code (from its start mark)."""
+
+    cpu_ms: float = 0.0
+    wall_ms: float = 0.0
+    blocked_ms: float = 0.0
+    limit: str | None = None  # "cpu", "blocked", "wall", "precheck" when the keeper stopped it
 
 
 def keeper(cfg: Config, fds: dict[str, int]) -> None:
@@ -306,18 +445,18 @@ def keeper(cfg: Config, fds: dict[str, int]) -> None:
     status_w = fds["status"]
     try:
         iso.prctl(iso.PR_SET_PDEATHSIG, signal.SIGKILL)
-        iso.prctl(iso.PR_SET_DUMPABLE, 0)
         os.setsid()
         before: set[tuple[str, int]] = set()
         uid: int | None = None
-        if cfg.fresh_uid:
-            uid = UID_BASE + os.getpid()
-        # Same uid as eddy (no root): RLIMIT_NPROC counts eddy's own processes too.
-        nproc = MAX_PROCS if uid is not None else _user_procs(os.getuid()) + MAX_PROCS
-        if cfg.mode != "none":
-            iso.unshare(iso.CLONE_NEWPID | iso.CLONE_NEWNS | iso.CLONE_NEWIPC)
+        if cfg.mode == "bwrap":
+            iso.enter_candidate_namespaces()
+            nproc = MAX_PROCS
             workdir = "/tmp/work"
         else:
+            if cfg.fresh_uid:
+                uid = UID_BASE + os.getpid()
+            # Same uid as eddy (no root): RLIMIT_NPROC counts eddy's own processes too.
+            nproc = MAX_PROCS if uid is not None else _user_procs(os.getuid()) + MAX_PROCS
             iso.prctl(iso.PR_SET_CHILD_SUBREAPER, 1)
             before = iso.sysv_ids()
             import tempfile
@@ -325,22 +464,31 @@ def keeper(cfg: Config, fds: dict[str, int]) -> None:
             workdir = tempfile.mkdtemp(prefix="c", dir=cfg.temp_base)
             if uid is not None:
                 os.chown(workdir, uid, uid)
+        # Only now: a non-dumpable process cannot write its own uid_map.
+        iso.prctl(iso.PR_SET_DUMPABLE, 0)
+        # The candidate covers /proc in the mount namespace it shares with the keeper: keep a
+        # handle on the one that shows the candidate's processes.
+        procfd = os.open("/proc", os.O_RDONLY | os.O_DIRECTORY)
+        mark_r, mark_w = os.pipe()
         pid = os.fork()
         if pid == 0:
             os.close(status_w)
             os.close(fds["ctl"])
-            candidate(cfg, fds, uid, nproc, workdir)
+            os.close(mark_r)
+            os.close(procfd)
+            candidate(cfg, fds, uid, nproc, workdir, mark_w)
             os._exit(113)
         for name in ("job", "res", "out"):
             os.close(fds[name])
-        status = _wait(pid, fds["ctl"])
+        os.close(mark_w)
+        status, usage = _watch(pid, fds["ctl"], mark_r, procfd)
         _clean(cfg, pid, uid)
-        if cfg.mode == "none":
+        if cfg.mode != "bwrap":
             iso.remove_sysv(iso.sysv_ids() - before)
             import shutil
 
             shutil.rmtree(workdir, ignore_errors=True)
-        _send(status_w, ("status", status))
+        _send(status_w, ("status", status, round(usage.cpu_ms, 3), round(usage.wall_ms, 3), round(usage.blocked_ms, 3), usage.limit))
     except BaseException as e:
         try:
             _send(status_w, ("setup", "sandbox set-up failed: " + _exc(e)))
@@ -349,30 +497,183 @@ def keeper(cfg: Config, fds: dict[str, int]) -> None:
     os._exit(0)
 
 
-def _wait(pid: int, ctl: int) -> int:
-    """The candidate's wait status, once it exits by itself or the worker closes the control pipe."""
+def _read_int(procfd: int, path: str) -> list[str]:
     try:
-        pidfd: int | None = os.pidfd_open(pid)
-    except (AttributeError, OSError):
-        pidfd = None
-    while True:
-        got, st = os.waitpid(pid, os.WNOHANG)
-        if got:
-            return st
-        watch = [ctl] + ([pidfd] if pidfd is not None else [])
-        ready, _, _ = select.select(watch, [], [], None if pidfd is not None else 0.02)
-        if ctl in ready:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            return os.waitpid(pid, 0)[1]
+        fd = os.open(path, os.O_RDONLY, dir_fd=procfd)
+    except OSError:
+        return []
+    try:
+        return os.read(fd, 4096).decode("ascii", "replace").split()
+    except OSError:
+        return []
+    finally:
+        os.close(fd)
+
+
+_TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def _tree(pid: int, procfd: int) -> list[int]:
+    """The candidate and every live descendant (bounded by RLIMIT_NPROC)."""
+    out, todo = [], [pid]
+    while todo and len(out) < 4 * MAX_PROCS:
+        p = todo.pop()
+        out.append(p)
+        for t in _read_int(procfd, "%d/task/%d/children" % (p, p)):
+            if t.isdigit():
+                todo.append(int(t))
+    return out
+
+
+def _sample(pid: int, procfd: int) -> tuple[float, float]:
+    """(CPU seconds, runnable seconds) of the candidate's process tree: CPU of every live process
+    (all its threads) plus what it reaped; runnable = on a CPU or waiting in a run queue
+    (/proc schedstat), so that time lost to other load is never counted as the candidate's."""
+    cpu = 0.0
+    runnable = 0.0
+    for p in _tree(pid, procfd):
+        try:
+            cpu += time.clock_gettime(((~p) << 3) | 2)  # the process's CPU-time clock
+        except OSError:
+            continue
+        st = _read_int(procfd, "%d/stat" % p)
+        # Fields after the ')' of comm: cutime and cstime are fields 16 and 17 (1-based).
+        try:
+            rest = " ".join(st).rsplit(")", 1)[1].split()
+            cpu += (int(rest[13]) + int(rest[14])) / _TICK
+        except (IndexError, ValueError):
+            pass
+        try:
+            tasks = _listdir(procfd, "%d/task" % p)
+        except OSError:
+            tasks = []
+        for t in tasks:
+            ss = _read_int(procfd, "%d/task/%s/schedstat" % (p, t))
+            if len(ss) >= 2:
+                runnable += (int(ss[0]) + int(ss[1])) / 1e9
+    return cpu, runnable
+
+
+def _listdir(procfd: int, path: str) -> list[str]:
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY, dir_fd=procfd)
+    try:
+        return os.listdir(fd)
+    finally:
+        os.close(fd)
+
+
+class _Watch:
+    """Waits for the candidate; stops it when the worker closes the control pipe or when a limit
+    the worker sent (CPU ms, blocked ms, wall ms) is passed. State lives in attributes: each step
+    is a short method (a loop over many locals makes type checkers crawl)."""
+
+    def __init__(self, pid: int, ctl: int, mark_r: int, procfd: int) -> None:
+        self.pid, self.ctl, self.mark_r, self.procfd = pid, ctl, mark_r, procfd
+        try:
+            self.pidfd: int | None = os.pidfd_open(pid)
+        except (AttributeError, OSError):
+            self.pidfd = None
+        self.usage = Usage()
+        self.born = time.monotonic()
+        self.limits: tuple[float, float, float] | None = None
+        self.ctl_buf = b""
+        self.start: tuple[float, float, float] | None = None  # (cpu s, runnable s, monotonic s) at the mark
+        self.mark_open = True
+        self.ctl_open = True
+        self.tick = 0.005
+        self.killed = False
+
+    def run(self) -> tuple[int, Usage]:
+        try:
+            while True:
+                got, st, ru = os.wait4(self.pid, os.WNOHANG)
+                if got:
+                    self.finish(ru)
+                    return st, self.usage
+                watch = ([self.ctl] if self.ctl_open else []) + ([self.mark_r] if self.mark_open else []) + ([self.pidfd] if self.pidfd is not None else [])
+                ready, _, _ = select.select(watch, [], [], self.tick)
+                if self.ctl_open and self.ctl in ready:
+                    self.read_control()
+                if self.mark_open and self.mark_r in ready:
+                    self.read_mark()
+                if not self.killed:
+                    self.check()
+        finally:
+            if self.pidfd is not None:
+                os.close(self.pidfd)
+            if self.mark_open:
+                os.close(self.mark_r)
+
+    def finish(self, ru: resource.struct_rusage) -> None:
+        if self.start is not None:
+            self.usage.cpu_ms = max(self.usage.cpu_ms, (ru.ru_utime + ru.ru_stime - self.start[0]) * 1000.0)
+            self.usage.wall_ms = (time.monotonic() - self.start[2]) * 1000.0
+
+    def stop(self, why: str | None) -> None:
+        if why is not None:
+            self.usage.limit = why
+        _kill(self.pid)
+        self.killed = True
+
+    def read_control(self) -> None:
+        chunk = os.read(self.ctl, 4096)
+        if not chunk:
+            self.ctl_open = False
+            self.stop(None)
+            return
+        self.ctl_buf += chunk
+        if len(self.ctl_buf) >= 4 and len(self.ctl_buf) >= 4 + struct.unpack(">I", self.ctl_buf[:4])[0]:
+            cpu_ms, blocked_ms, wall_ms = marshal.loads(self.ctl_buf[4:])  # from the trusted worker
+            self.limits = (float(cpu_ms), float(blocked_ms), float(wall_ms))
+            self.tick = min(0.025, max(0.002, self.limits[0] / 1000.0 / 100.0))
+
+    def read_mark(self) -> None:
+        data = os.read(self.mark_r, 8)
+        self.mark_open = False
+        os.close(self.mark_r)
+        if len(data) == 8:
+            cpu0 = struct.unpack(">Q", data)[0] / 1e9
+            _, run0 = _sample(self.pid, self.procfd)
+            self.start = (cpu0, run0, time.monotonic())
+
+    def check(self) -> None:
+        now = time.monotonic()
+        if self.start is None:
+            if now - self.born > PRECHECK_WALL_S:
+                self.stop("precheck")
+            return
+        if self.limits is None:
+            return
+        cpu, runnable = _sample(self.pid, self.procfd)
+        u = self.usage
+        u.cpu_ms = (cpu - self.start[0]) * 1000.0
+        u.wall_ms = (now - self.start[2]) * 1000.0
+        u.blocked_ms = max(0.0, u.wall_ms - (runnable - self.start[1]) * 1000.0)
+        if u.cpu_ms > self.limits[0]:
+            self.stop("cpu")
+        elif u.blocked_ms > self.limits[1]:
+            self.stop("blocked")
+        elif u.wall_ms > self.limits[2]:
+            self.stop("wall")
+        else:
+            self.tick = min(self.tick * 1.5, 0.025)
+
+
+def _watch(pid: int, ctl: int, mark_r: int, procfd: int) -> tuple[int, Usage]:
+    return _Watch(pid, ctl, mark_r, procfd).run()
+
+
+def _kill(pid: int) -> None:
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
 
 
 def _clean(cfg: Config, pid: int, uid: int | None) -> None:
     """Nothing the candidate started outlives its verdict."""
     # With namespaces the candidate was PID 1: reaped, its namespace is empty already.
-    if cfg.mode != "none":
+    if cfg.mode == "bwrap":
         return
     if uid is not None:
         # Every process of the candidate's own uid, whatever it did to its group or parent.

@@ -2,13 +2,15 @@
 
 Protocol with Node: one JSON object per line on stdin (a request with an "id" and an "op"), one
 JSON object per line on stdout (the reply with the same "id"). Candidates run in sandboxes forked
-by a clean zygote process (zygote.py); this process sends each one only its code, the function
-name and the argument values, and reads back framed plain values (protocol.py).
+by a clean zygote process (zygote.py) in bubblewrap's world (world.py); this process sends each
+one only its code, the function name, the argument values and a per-job key, and reads back
+authenticated frames of plain values (protocol.py). Budgets are CPU time (budget.py).
 """
 
 from __future__ import annotations
 
 import copy
+import hmac
 import importlib.util
 import inspect
 import json
@@ -17,7 +19,6 @@ import os
 import random
 import select
 import signal
-import socket
 import subprocess
 import sys
 import textwrap
@@ -27,15 +28,18 @@ from types import ModuleType
 from typing import Any
 
 from . import isolation as iso
+from .budget import MARGIN, Budget, host_factor, make_budget
 from .compare import Comparator, Opaque, UnknownComparator, make_comparator, strict_equal
-from .protocol import FrameBuffer, Malformed, Partial, exc_line, frame, recv_control, send_control, short
+from .protocol import FrameBuffer, Malformed, Partial, TooLarge, exc_line, frame, recv_control, send_control, shares, short
+from .sandbox import MAC_BYTES, TAMPER_EXIT, mac
+from .world import WorldError, Zygote, report, start_zygote
 
 MAX_CODE_BYTES = 256 * 1024
 MAX_RESULT_BYTES = 32 * 1024 * 1024
 MAX_CAPTURE_BYTES = 64 * 1024
 ORACLE_TIMEOUT_S = 20.0
-# Wall-clock allowance for the static check, before the candidate's own deadline starts.
-PRECHECK_WALL_S = 10.0
+# Wall-clock allowance for the static check, before the candidate's own budget starts.
+PRECHECK_WALL_S = 30.0
 DETAIL_CHARS = 300
 PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -114,8 +118,9 @@ class Prepared:
     n_fixed: int
     compare: Comparator
     keep_args: bool
+    new_object: bool
     calls_blob: bytes
-    oracle_dir: str
+    solution_ms: float
     reference_ok: dict[str, bool] = field(default_factory=dict)
 
 
@@ -143,10 +148,17 @@ def prepare(req: dict[str, Any]) -> Prepared:
     with _Guard("generating random inputs"):
         for _ in range(int(req["randomInputs"])):
             rnd.append(tuple(mod.inputs(rng, **copy.deepcopy(kw))))
+    spent = 0.0
     with _Guard("running the model solution on random inputs"):
         for args in rnd:
-            expected.append(mod.solution(*copy.deepcopy(args), **copy.deepcopy(kw)))
+            a, k = copy.deepcopy(args), copy.deepcopy(kw)
+            t0 = time.process_time()
+            expected.append(mod.solution(*a, **k))
+            spent += time.process_time() - t0
     calls += rnd
+    # The model solution's CPU time over every call of the instance (fixed tests at the random
+    # inputs' average), measured on this machine: the budget scales with it.
+    solution_ms = spent * 1000.0 * len(calls) / len(rnd) if rnd else 0.0
     try:
         calls_blob = marshal.dumps(calls)
     except ValueError:
@@ -161,8 +173,9 @@ def prepare(req: dict[str, Any]) -> Prepared:
         n_fixed=n_fixed,
         compare=cmp,
         keep_args=bool(getattr(mod, "KEEP_ARGUMENTS", False)),
+        new_object=bool(getattr(mod, "NEW_OBJECT", False)),
         calls_blob=calls_blob,
-        oracle_dir=os.path.dirname(os.path.abspath(req["oracle"])),
+        solution_ms=solution_ms,
     )
     if len(_prepared) > 512:
         _prepared.clear()
@@ -172,116 +185,53 @@ def prepare(req: dict[str, Any]) -> Prepared:
 
 # ---------------------------------------------------------------- the zygote
 
-
-@dataclass
-class Zygote:
-    proc: subprocess.Popen[bytes]
-    sock: socket.socket
-    mode: str
-    fresh_uid: bool
-    seccomp: bool
-    hidden: list[str]
-    notes: list[str]
-
-
-def _zy_recv(sock: socket.socket) -> tuple[Any, list[int]]:
-    try:
-        return recv_control(sock, 2)
-    except EOFError:
-        raise OracleError("the sandbox zygote has gone") from None
-
-
-def start_zygote(want: str, hide: list[str]) -> Zygote:
-    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-    boot = "import sys; sys.path.insert(0, sys.argv[2]); from eddy_judge.zygote import main; main()"
-    proc = subprocess.Popen(
-        [sys.executable, "-I", "-S", "-c", boot, str(theirs.fileno()), PACKAGE_PARENT],
-        env={},
-        pass_fds=[theirs.fileno()],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        cwd="/",
-    )
-    theirs.close()
-    send_control(ours, (want, hide, [os.getppid(), os.getpid()]))
-    try:
-        (tag, mode, fresh_uid, seccomp, hidden, notes), _ = _zy_recv(ours)
-    except OracleError:
-        code = proc.wait()
-        ours.close()
-        if code == 17 and want != "none":
-            return start_zygote("none", hide)
-        raise OracleError("the sandbox zygote failed to start (status %s)" % code)
-    if tag != "ok":
-        raise OracleError("the sandbox zygote failed to start")
-    return Zygote(proc, ours, mode, fresh_uid, seccomp, list(hidden), list(notes))
-
-
 _zygote: Zygote | None = None
+_factor: float | None = None
+
+
+def cpu_factor() -> float:
+    global _factor
+    if _factor is None:
+        _factor = host_factor()
+    return _factor
 
 
 def zygote() -> Zygote:
     global _zygote
     if _zygote is None or _zygote.proc.poll() is not None:
-        _zygote = start_zygote(_wanted_mode(), _hide_list())
+        if _zygote is not None:
+            _stop_zygote()
+        try:
+            _zygote = start_zygote(_wanted_mode(), [os.getppid(), os.getpid()])
+        except WorldError as e:
+            raise OracleError(str(e)) from None
     return _zygote
 
 
+def _zy_recv(z: Zygote) -> tuple[Any, list[int]]:
+    try:
+        return recv_control(z.sock, 2)
+    except EOFError:
+        raise OracleError("the sandbox zygote has gone") from None
+
+
 def _wanted_mode() -> str:
-    return "none" if os.environ.get("EDDY_JUDGE_NO_NAMESPACES") == "1" else "auto"
-
-
-def _hide_list() -> list[str]:
-    """Folders no candidate may see: eddy's own (sources, templates, oracles) and EDDY_* overrides."""
-    root = os.environ.get("EDDY_PACKAGE_ROOT") or os.path.dirname(os.path.dirname(os.path.dirname(PACKAGE_PARENT)))
-    places = [root] + [os.environ[k] for k in ("EDDY_ORACLES", "EDDY_TEMPLATES") if os.environ.get(k)]
-    exe = os.path.realpath(sys.executable)
-    out: list[str] = []
-    for p in places:
-        p = os.path.realpath(p)
-        # Never hide the interpreter the candidates run on.
-        if p != "/" and not exe.startswith(p.rstrip("/") + "/") and os.path.isdir(p) and p not in out:
-            out.append(p)
-    return out
+    return "none" if os.environ.get("EDDY_JUDGE_NO_NAMESPACES") == "1" else "bwrap"
 
 
 def isolation_report() -> dict[str, Any]:
-    """The IsolationReport shape (src/judge/types.ts)."""
-    z = zygote()
-    sandboxed = z.mode != "none"
-    parts = []
-    if sandboxed:
-        parts.append("userns" if z.mode == "userns" else "namespaces")
-        parts += ["netns", "pidns", "mountns", "ipcns", "utsns"]
-    else:
-        parts.append("NO-SANDBOX")
-    if z.fresh_uid:
-        parts.append("uid")
-    parts.append("rlimits")
-    if z.seccomp:
-        parts.append("seccomp")
-    notes = list(z.notes)
-    if sandboxed:
-        notes.append("candidates run forked from a clean zygote (empty environment, no oracle loaded), in their own PID, mount, IPC, UTS and network namespaces with a fresh /proc; hidden folders: %s" % (", ".join(z.hidden) or "none"))
-    else:
-        notes.append("WITHOUT a sandbox: no namespaces, so candidates can read every file this user can read (oracles included), list processes in /proc and write to files the user can write%s" % (" (candidates run under a uid of their own, so only world-writable ones)" if z.fresh_uid else ""))
-        if z.seccomp:
-            notes.append("seccomp refuses sockets, tracing, kill(-1) and signals to eddy's processes")
-        else:
-            notes.append("no seccomp on this architecture: network access is NOT blocked")
-    return {
-        "level": "+".join(parts),
-        "sandboxed": sandboxed,
-        "mode": z.mode,
-        "network": "namespace" if sandboxed else ("seccomp" if z.seccomp else "none"),
-        "pidNamespace": sandboxed,
-        "unprivilegedUser": z.fresh_uid,
-        "rlimits": ["cpu", "as", "nproc", "fsize", "nofile", "core"],
-        "notes": notes,
-    }
+    return report(zygote(), cpu_factor())
 
 
 # ---------------------------------------------------------------- running one candidate
+
+
+@dataclass
+class Usage:
+    cpu_ms: float
+    wall_ms: float
+    blocked_ms: float
+    limit: str | None
 
 
 @dataclass
@@ -289,16 +239,20 @@ class Run:
     pre: tuple[str, str] | None = None
     prechecked: bool = False
     ready: bool = False
+    ready_at: float = 0.0
     loaded: bool = False
     load: tuple[str, str] | None = None  # (kind, text)
     results: dict[int, Any] = field(default_factory=dict)  # i -> Partial, then ("r"|"o"|"e", value/text, after/kind)
     done: bool = False
-    broken: str | None = None  # the candidate broke the result channel
+    broken: str | None = None  # the result channel broke (a crash mid-frame, a malformed frame)
+    tamper: str | None = None  # frames the harness did not write, or the harness's guard fired
     setup: str | None = None  # a harness failure before any candidate code ran
-    timed_out: bool = False
+    stalled: bool = False  # the worker's own backstop fired: the keeper went silent
     too_large: bool = False
     status: int | None = None
+    usage: Usage | None = None
     captured: bytes = b""
+    seq: int = 0
 
 
 def _close(*fds: int | None) -> None:
@@ -320,10 +274,16 @@ class Sandbox:
     st_r: int
     ctl_w: int
     pidfd: int | None = None
-    answered: bool = False
+
+    def stop(self) -> None:
+        """Closing the control pipe makes the keeper kill whatever is left of the candidate."""
+        if self.ctl_w >= 0:
+            _close(self.ctl_w)
+            self.ctl_w = -1
 
     def close(self) -> None:
-        _close(self.job_w, self.res_r, self.out_r, self.st_r, self.ctl_w if self.ctl_w >= 0 else None, self.pidfd)
+        self.stop()
+        _close(self.job_w, self.res_r, self.out_r, self.st_r, self.pidfd)
 
 
 _warm: Sandbox | None = None
@@ -355,7 +315,7 @@ def _take_sandbox() -> Sandbox:
             z = zygote()
             if box is None:
                 box = _request_sandbox(z)
-            reply, fds = _zy_recv(z.sock)
+            reply, fds = _zy_recv(z)
             if reply[0] != "forked":
                 raise OracleError("sandbox zygote: %s" % (reply[1:],))
             box.pidfd = fds[0] if fds else None
@@ -381,7 +341,10 @@ def _prefork() -> None:
 
 
 def _stop_zygote() -> None:
-    global _zygote
+    global _zygote, _warm
+    if _warm is not None:
+        _warm.close()
+        _warm = None
     if _zygote is not None:
         _zygote.sock.close()
         _zygote.proc.kill()
@@ -393,100 +356,117 @@ _stopping: list[Sandbox] = []
 
 
 def finish_stopped() -> None:
-    """Wait until every stopped sandbox's keeper has killed all it ran (SIGKILL after 5 s)."""
+    """Wait until every stopped sandbox's keeper has killed all it ran (bounded)."""
     while _stopping:
         box = _stopping.pop()
         _wait_status(Run(), box.st_r, box.pidfd)
         box.close()
 
 
-def run_candidate(code: str, fn: str, arity: int, p: Prepared, time_ms: int, memory_mb: int) -> Run:
+def run_candidate(code: str, fn: str, arity: int, p: Prepared, budget: Budget, memory_mb: int) -> Run:
     finish_stopped()
     box = _take_sandbox()
     run = Run()
+    key = os.urandom(32)
     try:
-        head = marshal.dumps((code, fn, arity, p.keep_args, time_ms, memory_mb, [p.oracle_dir]))
+        # EDDY_JUDGE_GUARD=0 (tests only) leaves the in-process guard out, to show what the
+        # kernel's layers hold on their own.
+        guard = os.environ.get("EDDY_JUDGE_GUARD") != "0"
+        head = marshal.dumps((code, fn, arity, p.keep_args, p.new_object, memory_mb, budget.kill_ms / 1000.0, key, guard))
         job = frame(head) + frame(p.calls_blob)
         os.set_blocking(box.job_w, False)
-        _collect(run, job, box.job_w, box.res_r, box.out_r, box.st_r, time_ms)
+        os.write(box.ctl_w, frame(marshal.dumps(budget.limits())))
+        _collect(run, job, box, key, budget)
     finally:
-        _close(box.ctl_w)  # the keeper kills whatever is left of the candidate
-        box.ctl_w = -1
-        decided = run.done or run.timed_out or run.too_large or run.pre is not None or (run.broken is not None and run.ready)
-        if run.status is None and run.setup is None and not decided:
+        box.stop()
+        if run.status is None and run.setup is None and not _cpu_within(run, budget):
+            # The CPU it used decides the verdict: wait for the keeper's measurement.
             _wait_status(run, box.st_r, box.pidfd)
             box.close()
         else:
-            # The verdict does not need the exit status: the keeper's clean-up finishes while
-            # the answer goes back, and is waited for before the next candidate starts.
+            # The verdict does not need the keeper's report: its clean-up finishes while the
+            # answer goes back, and is waited for before the next candidate starts.
             _stopping.append(box)
     return run
 
 
-def _collect(run: Run, job: bytes, job_w: int, res_r: int, out_r: int, st_r: int, time_ms: int) -> None:
+def _cpu_within(run: Run, budget: Budget) -> bool:
+    """True when the run cannot have used more than its budget: it finished (or was refused
+    before any of its code ran) sooner in wall time than the budget spread over every core."""
+    if run.pre is not None or (run.setup is not None and not run.ready):
+        return True
+    if not run.done or run.tamper is not None:
+        return False
+    elapsed_ms = (time.monotonic() - run.ready_at) * 1000.0
+    return elapsed_ms * (os.cpu_count() or 1) <= budget.cpu_ms
+
+
+def _collect(run: Run, job: bytes, box: Sandbox, key: bytes, budget: Budget) -> None:
     frames = FrameBuffer(MAX_RESULT_BYTES)
     status = FrameBuffer(1 << 16)
     captured = bytearray()
-    deadline = time.monotonic() + PRECHECK_WALL_S
-    readers = [res_r, out_r, st_r]
+    # The keeper enforces every limit; this only catches a keeper that went silent.
+    backstop = time.monotonic() + PRECHECK_WALL_S + budget.wall_ms / 1000.0 + 10.0
+    readers = [box.res_r, box.out_r, box.st_r]
     job_open = True
-    while True:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            run.timed_out = True
-            return
-        ready_r, ready_w, _ = select.select(readers, [job_w] if job_open else [], [], left)
-        if ready_w:
-            try:
-                n = os.write(job_w, job[:65536])
-                job = job[n:]
-            except BlockingIOError:
-                pass
-            except BrokenPipeError:
-                job = b""
-            if not job:
-                job_open = False
-        for fd in ready_r:
-            chunk = os.read(fd, 1 << 16)
-            if fd == out_r:
-                if not chunk:
-                    readers.remove(fd)
-                elif len(captured) < MAX_CAPTURE_BYTES:
-                    captured += chunk[: MAX_CAPTURE_BYTES - len(captured)]
-                continue
-            if fd == st_r:
-                if not chunk:
-                    readers.remove(fd)
-                    # The keeper has gone: the candidate has too. Keep what it wrote.
-                    _drain(run, frames, res_r)
-                    run.captured = bytes(captured)
-                    if run.status is None and run.setup is None:
-                        run.setup = run.setup or "the sandbox keeper ended without a status"
-                    return
-                for m in status.feed(chunk):
-                    _keeper_message(run, m)
-                continue
-            if not chunk:
-                readers.remove(fd)
-                continue
-            try:
-                msgs = frames.feed(chunk)
-            except OverflowError:
-                run.too_large = True
+    try:
+        while True:
+            left = backstop - time.monotonic()
+            if left <= 0:
+                run.stalled = True
                 return
-            for m in msgs:
-                before = run.prechecked
-                _candidate_message(run, m)
-                if run.broken is not None or run.done or (run.pre is not None):
-                    run.captured = bytes(captured)
-                    return
-                if run.prechecked and not before:
-                    deadline = time.monotonic() + time_ms / 1000.0
+            ready_r, ready_w, _ = select.select(readers, [box.job_w] if job_open else [], [], left)
+            if ready_w:
+                try:
+                    n = os.write(box.job_w, job[:65536])
+                    job = job[n:]
+                except BlockingIOError:
+                    pass
+                except BrokenPipeError:
+                    job = b""
+                if not job:
+                    job_open = False
+            for fd in ready_r:
+                chunk = os.read(fd, 1 << 16)
+                if fd == box.out_r:
+                    if not chunk:
+                        readers.remove(fd)
+                    elif len(captured) < MAX_CAPTURE_BYTES:
+                        captured += chunk[: MAX_CAPTURE_BYTES - len(captured)]
+                    continue
+                if fd == box.st_r:
+                    if chunk:
+                        for m in status.feed(chunk):
+                            _keeper_message(run, m)
+                    if not chunk or run.status is not None or run.setup is not None:
+                        # The keeper has reported (or gone): so has the candidate. Keep what it wrote.
+                        if not chunk and run.status is None and run.setup is None:
+                            run.setup = "the sandbox keeper ended without a status"
+                        _drain(run, frames, box.res_r, key)
+                        return
+                    continue
+                if not chunk:
+                    readers.remove(fd)
+                    continue
+                try:
+                    msgs = frames.feed(chunk)
+                except OverflowError:
+                    run.too_large = True
+                    box.stop()
+                    continue
+                for m in msgs:
+                    _candidate_message(run, m, key)
+                    if run.tamper is not None or run.broken is not None or run.done or run.pre is not None:
+                        box.stop()
+                        if _cpu_within(run, budget):
+                            return
+                        break
+    finally:
         run.captured = bytes(captured)
 
 
-def _drain(run: Run, frames: FrameBuffer, res_r: int) -> None:
-    while True:
+def _drain(run: Run, frames: FrameBuffer, res_r: int, key: bytes) -> None:
+    while not (run.tamper is not None or run.broken is not None or run.done or run.too_large):
         r, _, _ = select.select([res_r], [], [], 0)
         if not r:
             break
@@ -502,10 +482,10 @@ def _drain(run: Run, frames: FrameBuffer, res_r: int) -> None:
             run.too_large = True
             return
         for m in msgs:
-            _candidate_message(run, m)
-            if run.broken is not None or run.done:
+            _candidate_message(run, m, key)
+            if run.tamper is not None or run.broken is not None or run.done:
                 return
-    if frames.pending and run.ready and run.broken is None:
+    if frames.pending and run.ready and run.broken is None and run.tamper is None and not run.done:
         run.broken = "an incomplete message"
 
 
@@ -515,20 +495,55 @@ def _keeper_message(run: Run, data: bytes) -> None:
     except (ValueError, EOFError, TypeError):
         run.setup = "unreadable status from the sandbox keeper"
         return
-    if isinstance(m, tuple) and len(m) == 2 and m[0] == "status" and isinstance(m[1], int):
+    if isinstance(m, tuple) and len(m) == 6 and m[0] == "status" and isinstance(m[1], int):
         run.status = m[1]
+        run.usage = Usage(float(m[2]), float(m[3]), float(m[4]), m[5] if isinstance(m[5], str) else None)
     elif isinstance(m, tuple) and len(m) == 2 and m[0] == "setup":
         run.setup = str(m[1])[:DETAIL_CHARS]
     else:
         run.setup = "unexpected status from the sandbox keeper"
 
 
-def _candidate_message(run: Run, data: bytes) -> None:
-    """One frame from the candidate's process. Before "ready" only harness code has run there;
-    after it, any frame may be forged, and anything that is not well-formed is the candidate's.
+_GUARDED = {
+    "gc.get_objects": "gc.get_objects(), which lists the harness's objects",
+    "gc.get_referrers": "gc.get_referrers(), which reaches the harness's objects",
+    "gc.get_referents": "gc.get_referents(), which reaches the harness's objects",
+    "sys._current_frames": "sys._current_frames(), which reaches the harness's frames",
+    "sys.addaudithook": "sys.addaudithook(), to watch the harness",
+    "import": "ctypes (raw memory)",
+    "object.__getattr__": "frame introspection from the harness's own thread",
+    "sys._getframe": "frame introspection from the harness's own thread",
+    "sys.settrace": "tracing of the harness's own thread",
+    "sys.setprofile": "profiling of the harness's own thread",
+}
+
+
+def _guard_text(event: object) -> str:
+    name = event if isinstance(event, str) else "?"
+    what = _GUARDED.get(name) or ("ctypes (raw memory: %s)" % name if name.startswith("ctypes.") else name[:60])
+    return "tampering: the answer used %s; the judge's guard refused it and stopped the answer" % what
+
+
+def _candidate_message(run: Run, data: bytes, key: bytes) -> None:
+    """One frame from the candidate's process. Every frame carries a keyed MAC over its sequence
+    number: a frame the harness did not write (forged, replayed, out of order) is tampering.
     Results are read only as far as (tag, index) here; their values are read after the run."""
+    sent, payload = data[:MAC_BYTES], data[MAC_BYTES:]
+    if len(data) < MAC_BYTES or not hmac.compare_digest(sent, mac(key, run.seq, payload)):
+        if run.seq == 0 and sent == b"\0" * MAC_BYTES:
+            # Set-up failed before the job (and its key) was read: no candidate code has run.
+            try:
+                m = marshal.loads(payload)
+                run.setup = "sandbox: " + str(m[1])[:DETAIL_CHARS]
+            except (ValueError, EOFError, TypeError, IndexError):
+                run.setup = "sandbox: unreadable set-up failure"
+            run.broken = run.setup
+            return
+        run.tamper = "tampering: a frame on the judge's result channel that the harness did not write"
+        return
+    run.seq += 1
     try:
-        part = Partial(data, 2)
+        part = Partial(payload, 2)
     except Malformed as e:
         run.broken = str(e)
         return
@@ -548,20 +563,21 @@ def _candidate_message(run: Run, data: bytes) -> None:
     except Malformed as e:
         run.broken = str(e)
         return
+    if tag == "tamper" and len(m) == 2:
+        run.tamper = _guard_text(m[1])
+        return
     if not run.prechecked:
         if tag == "pre" and len(m) == 3:
             run.prechecked = True
             if m[1] is not None:
                 run.pre = (str(m[1]), str(m[2])[:DETAIL_CHARS])
-        elif tag == "setup" and len(m) == 2:
-            run.setup = "sandbox: " + str(m[1])[:DETAIL_CHARS]
-            run.broken = run.setup
         else:
             run.broken = "a message before the static check"
         return
     if not run.ready:
         if tag == "ready" and len(m) == 1:
             run.ready = True
+            run.ready_at = time.monotonic()
         else:
             run.broken = "a message out of order"
         return
@@ -576,13 +592,16 @@ def _candidate_message(run: Run, data: bytes) -> None:
 
 
 def _read_results(run: Run) -> None:
-    """Read the values of every result frame (after the run, outside its deadline)."""
+    """Read the values of every result frame (after the run, outside its budget)."""
     for i in sorted(run.results):
         part = run.results[i]
         if not isinstance(part, Partial):
             continue
         try:
             a, b = part.finish()
+        except TooLarge as e:
+            run.results[i] = ("e", "resource", str(e))
+            continue
         except Malformed as e:
             run.broken = "result %d: %s" % (i + 1, e)
             run.results = {k: v for k, v in run.results.items() if k < i}
@@ -602,7 +621,7 @@ def _wait_status(run: Run, st_r: int, pidfd: int | None) -> None:
     """After the stop signal: the keeper's report, once it has killed everything (bounded)."""
     buf = FrameBuffer(1 << 16)
     end = time.monotonic() + 5.0
-    while True:
+    while run.status is None and run.setup is None:
         left = end - time.monotonic()
         if left <= 0:
             if pidfd is not None:
@@ -636,7 +655,7 @@ def _describe_status(status: int | None) -> tuple[str, str]:
 
 
 def call_text(fn: str, args: tuple[Any, ...]) -> str:
-    text = fn + "(" + ", ".join(short(a) for a in args) + ")"
+    text = fn + "(" + ", ".join(short(a, 120) for a in args) + ")"
     return text if len(text) <= DETAIL_CHARS else text[: DETAIL_CHARS - 3] + "..."
 
 
@@ -648,28 +667,41 @@ def where(i: int | None, n_fixed: int) -> str:
     return "on random input %d" % (i - n_fixed + 1)
 
 
-def judge(req: dict[str, Any], reference: bool = False) -> tuple[str, str]:
-    """One verdict: (category, detail)."""
+@dataclass
+class Outcome:
+    category: str
+    detail: str
+    limit: str | None = None  # which limit decided a resource_exhaustion ("cpu", "blocked", "wall")
+    borderline: bool = False  # over budget within the margin: to be judged again, alone
+    cpu_ms: float | None = None
+    budget_ms: float = 0.0
+
+
+def judge(req: dict[str, Any], reference: bool = False) -> Outcome:
+    """One verdict."""
     code = req.get("code")
     fn = str(req["function"])
     if not isinstance(code, str) or not code.strip():
-        return "no_function", "no code could be extracted from the response"
+        return Outcome("no_function", "no code could be extracted from the response")
     size = len(code.encode("utf-8", "surrogatepass"))
     if size > MAX_CODE_BYTES:
-        return "static_error", "the code is %d KB, more than the judge accepts (%d KB)" % (size // 1024, MAX_CODE_BYTES // 1024)
+        return Outcome("static_error", "the code is %d KB, more than the judge accepts (%d KB)" % (size // 1024, MAX_CODE_BYTES // 1024))
     p = prepare(req)
-    budget = req.get("budget") or {}
-    time_ms = int(budget.get("timeMs", 2000))
-    run = run_candidate(code, fn, int(req["arity"]), p, time_ms, int(budget.get("memoryMb", 256)))
-    verdict = _verdict(run, p, fn, time_ms)
-    if verdict is None:
+    budget_req = req.get("budget") or {}
+    budget = make_budget(float(budget_req.get("timeMs", 2000)), cpu_factor(), p.solution_ms)
+    run = run_candidate(code, fn, int(req["arity"]), p, budget, int(budget_req.get("memoryMb", 256)))
+    out = _verdict(run, p, fn, budget, bool(req.get("rejudge")))
+    if out is None:
         # Something went wrong around the candidate before its code ran: a judge_error only if
         # the model solution fails the same way on this instance, else the candidate's failure.
         why = run.setup or "the sandbox failed"
         if reference or _reference_fails(req, p):
             raise OracleError(why)
-        return "runtime_error", "the candidate's sandbox failed: %s" % why
-    return verdict
+        return Outcome("runtime_error", "the candidate's sandbox failed: %s" % why)
+    out.budget_ms = budget.cpu_ms
+    if run.usage is not None:
+        out.cpu_ms = run.usage.cpu_ms
+    return out
 
 
 def _reference_fails(req: dict[str, Any], p: Prepared) -> bool:
@@ -677,40 +709,82 @@ def _reference_fails(req: dict[str, Any], p: Prepared) -> bool:
     if key not in p.reference_ok:
         try:
             ref = dict(req, code=answer_source(dict(req, which="solution")))
-            p.reference_ok[key] = judge(ref, reference=True)[0] == "passed"
+            p.reference_ok[key] = judge(ref, reference=True).category == "passed"
         except OracleError:
             p.reference_ok[key] = False
     return not p.reference_ok[key]
 
 
-def _verdict(run: Run, p: Prepared, fn: str, time_ms: int) -> tuple[str, str] | None:
+def _limit_verdict(run: Run, p: Prepared, budget: Budget) -> Outcome | None:
+    u = run.usage
+    at = where(None, p.n_fixed)
+    if run.loaded:
+        at = where(len(run.results), p.n_fixed) if len(run.results) < len(p.calls) else "after the last call"
+    if run.stalled:
+        return Outcome("resource_exhaustion", "the sandbox did not finish within the wall-clock backstop of %.0f ms %s" % (budget.wall_ms, at), "wall")
+    if u is None or u.limit is None:
+        return None
+    if u.limit == "precheck":
+        return Outcome("static_error", "the static check did not finish within %d s" % PRECHECK_WALL_S)
+    if u.limit == "cpu":
+        return Outcome(
+            "resource_exhaustion",
+            "CPU time limit exceeded %s: stopped after %.0f ms of CPU time; budget %.0f ms (%s) + %d%% margin = %.0f ms"
+            % (at, u.cpu_ms, budget.cpu_ms, budget.explain(), round(MARGIN * 100), budget.kill_ms),
+            "cpu",
+        )
+    if u.limit == "blocked":
+        return Outcome(
+            "resource_exhaustion",
+            "sleeping or blocked %s: %.0f ms neither running nor waiting for a CPU (limit %.0f ms), after %.0f ms of CPU time"
+            % (at, u.blocked_ms, budget.blocked_ms, u.cpu_ms),
+            "blocked",
+        )
+    return Outcome(
+        "resource_exhaustion",
+        "wall-clock backstop of %.0f ms reached %s, after %.0f ms of CPU time (budget %.0f ms)" % (budget.wall_ms, at, u.cpu_ms, budget.cpu_ms),
+        "wall",
+    )
+
+
+def _verdict(run: Run, p: Prepared, fn: str, budget: Budget, rejudge: bool) -> Outcome | None:
     n_fixed = p.n_fixed
-    if run.pre is None and not run.timed_out and not run.too_large:
+    if run.pre is None and not run.too_large and run.tamper is None:
         _read_results(run)
     if run.pre is not None:
-        return run.pre
-    if run.timed_out:
-        if not run.prechecked:
-            return "static_error", "the static check did not finish within %d s" % PRECHECK_WALL_S
-        if run.done:
-            at = "after the last call"
-        elif run.loaded:
-            at = where(len(run.results) if len(run.results) < len(p.calls) else None, n_fixed)
-        else:
-            at = where(None, n_fixed)
-        return "resource_exhaustion", "time limit of %d ms exceeded %s" % (time_ms, at)
+        return Outcome(*run.pre)
+    if run.tamper is not None:
+        return Outcome("runtime_error", run.tamper)
+    if run.ready and not run.done and run.status is not None and os.WIFEXITED(run.status) and os.WEXITSTATUS(run.status) == TAMPER_EXIT:
+        return Outcome("runtime_error", "tampering: the judge's guard stopped the answer (exit status %d)" % TAMPER_EXIT)
+    hit = _limit_verdict(run, p, budget)
+    if hit is not None:
+        return hit
     if run.too_large:
-        return "resource_exhaustion", "output larger than %d MB" % (MAX_RESULT_BYTES // (1024 * 1024))
+        return Outcome("resource_exhaustion", "output larger than %d MB" % (MAX_RESULT_BYTES // (1024 * 1024)))
     if run.broken is not None and run.ready:
-        return "runtime_error", "the candidate broke the judge's result channel: %s" % run.broken
+        return Outcome("runtime_error", "the candidate broke the judge's result channel: %s" % run.broken)
     if not run.prechecked:
         if run.status is not None and run.setup is None:
             desc, kind = _describe_status(run.status)
             # Only harness code and the static check ran: hostile code too big to analyse.
-            return "static_error", "the code could not be analysed within the judge's limits (%s)" % desc
+            return Outcome("static_error", "the code could not be analysed within the judge's limits (%s)" % desc)
         return None
     if not run.ready:
         return None
+    natural = _natural_verdict(run, p, fn)
+    u = run.usage
+    if u is not None and u.cpu_ms > budget.cpu_ms:
+        over = 100.0 * (u.cpu_ms - budget.cpu_ms) / budget.cpu_ms
+        text = "used %.0f ms of CPU time, over its budget of %.0f ms (%s) by %.0f%%" % (u.cpu_ms, budget.cpu_ms, budget.explain(), over)
+        if rejudge:
+            return Outcome("resource_exhaustion", text + "; the same again when judged alone", "cpu")
+        return Outcome("resource_exhaustion", text, "cpu", borderline=True)
+    return natural
+
+
+def _natural_verdict(run: Run, p: Prepared, fn: str) -> Outcome:
+    n_fixed = p.n_fixed
     errs: list[tuple[int | None, str, str]] = []
     if run.load is not None:
         errs.append((None, run.load[1], run.load[0]))
@@ -725,10 +799,10 @@ def _verdict(run: Run, p: Prepared, fn: str, time_ms: int) -> tuple[str, str] | 
     for kind in ("resource", "runtime"):
         for i, text, k in errs:
             if k == kind:
-                return ("resource_exhaustion" if kind == "resource" else "runtime_error"), "%s %s" % (text, where(i, n_fixed))
+                return Outcome("resource_exhaustion" if kind == "resource" else "runtime_error", "%s %s" % (text, where(i, n_fixed)))
     for i in range(len(p.calls)):
         if i not in run.results:
-            return "runtime_error", "no result came back %s" % where(i, n_fixed)
+            return Outcome("runtime_error", "no result came back %s" % where(i, n_fixed))
     changed = "modified its argument, which the question forbids"
     for i, args in enumerate(p.calls):
         tag, value, after = run.results[i]
@@ -736,19 +810,24 @@ def _verdict(run: Run, p: Prepared, fn: str, time_ms: int) -> tuple[str, str] | 
         expected = p.expected[i]
         fixed = i < n_fixed
         label = ("fixed test %d" % (i + 1)) if fixed else ("random input %d" % (i - n_fixed + 1))
+        wrong = "assertion_error" if fixed else "fuzzing_failure"
         try:
             same = bool(p.compare(expected, actual))
         except Exception:
             same = False
         if not same:
             if fixed:
-                return "assertion_error", "%s: %s expected %s, got %s" % (label, call_text(fn, args), short(expected), short(actual))
-            return "fuzzing_failure", "%s: %s: model solution gives %s, candidate gives %s" % (label, call_text(fn, args), short(expected), short(actual))
+                return Outcome(wrong, "%s: %s expected %s, got %s" % (label, call_text(fn, args), short(expected), short(actual)))
+            return Outcome(wrong, "%s: %s: model solution gives %s, candidate gives %s" % (label, call_text(fn, args), short(expected), short(actual)))
         # Compared by value in this process: set iteration order or a patched encoder in the
         # candidate's process cannot hide a change.
-        if p.keep_args and not strict_equal(args, after):
-            return ("assertion_error" if fixed else "fuzzing_failure"), "%s: %s %s" % (label, call_text(fn, args), changed)
-    return "passed", "%d fixed tests and %d random inputs agree" % (n_fixed, len(p.calls) - n_fixed)
+        if p.keep_args and (not isinstance(after, tuple) or not strict_equal(args, after)):
+            return Outcome(wrong, "%s: %s %s" % (label, call_text(fn, args), changed))
+        # The value and the arguments came back in one marshal stream: an argument object that
+        # is also (part of) the answer is one object here.
+        if p.new_object and isinstance(after, tuple) and shares(value, after):
+            return Outcome(wrong, "%s: %s returned its argument object (or holds it) instead of a new one, which the question asks for" % (label, call_text(fn, args)))
+    return Outcome("passed", "%d fixed tests and %d random inputs agree" % (n_fixed, len(p.calls) - n_fixed))
 
 
 # ---------------------------------------------------------------- rendering reference answers
@@ -794,10 +873,18 @@ def handle(req: dict[str, Any]) -> dict[str, Any]:
         return {"isolation": report, "python": sys.version.split()[0]}
     if op == "judge":
         t0 = time.monotonic()
-        category, detail = judge(req)
+        out = judge(req)
         ms = (time.monotonic() - t0) * 1000.0
         _prefork()
-        return {"category": category, "detail": detail, "ms": ms}
+        return {
+            "category": out.category,
+            "detail": out.detail,
+            "ms": ms,
+            "limit": out.limit,
+            "borderline": out.borderline,
+            "cpuMs": out.cpu_ms,
+            "budgetMs": round(out.budget_ms, 3),
+        }
     if op == "source":
         return {"source": answer_source(req)}
     if op == "mutants":

@@ -1,10 +1,11 @@
 """The zygote: a clean process that forks one sandbox per candidate.
 
-The worker execs it with an empty environment (`python -I -S`), so neither the user's
-environment strings nor any oracle, request or expected value ever exist in its memory, and
-every candidate forked from it inherits nothing of the kind. It sets up the namespaces shared by
-all candidates once (network, IPC, UTS, mounts with the oracle and source folders hidden), then
-serves fork requests on a Unix socket: each brings the candidate's pipes as file descriptors.
+The worker starts it under bubblewrap (`bwrap … python -I -S -c BOOT`) with an empty environment,
+in a world holding only the Python interpreter and its libraries. Its own code does not come from
+any file: the worker sends the sources of the modules it needs (this one, sandbox, isolation,
+static_check, protocol) over the control socket, so nothing of eddy's folder is bound into the
+world, and no candidate can ever write a file the harness later runs. It never imports an oracle
+or the worker; it serves fork requests on the socket, each bringing a candidate's pipes.
 """
 
 from __future__ import annotations
@@ -14,86 +15,95 @@ import importlib
 import os
 import signal
 import socket
-import sys
 import tempfile
-from typing import Any
 
 from . import isolation as iso
 from .protocol import recv_control, send_control
 from .sandbox import Config, keeper
 
 # Modules a candidate commonly imports, loaded once here: each candidate then starts with them
-# (and a candidate with a uid of its own cannot read a Python library under /root anyway).
+# (and without a sandbox, a candidate with a uid of its own cannot read a library under /root).
 PRELOAD = (
     "abc array base64 binascii bisect calendar cmath collections collections.abc contextlib copy "
     "csv dataclasses datetime decimal difflib enum fractions functools hashlib heapq io itertools "
-    "json keyword math numbers operator pprint queue random re secrets signal socket statistics "
-    "string struct subprocess tempfile textwrap threading time typing unicodedata weakref zlib "
-    "ctypes encodings.idna shutil importlib importlib.util importlib.abc importlib.machinery"
+    "json keyword math numbers operator pprint random re secrets signal socket statistics "
+    "string struct tempfile textwrap time typing unicodedata weakref zlib "
+    "encodings.idna shutil importlib importlib.util importlib.abc importlib.machinery"
 ).split()
+# Only without a sandbox (where a library under /root may be unreadable to the candidate's uid):
+# `threading` registers fork handlers that double the cost of every fork after it is imported,
+# so in bubblewrap's world (where the library is bound and readable) it loads on demand.
+PRELOAD_FALLBACK = ("threading", "queue", "subprocess")
+
+# Run by `python -I -S -c BOOT <fd>`: read the module sources from the socket, load them as the
+# package `eddy_judge`, then serve. Kept in one expression list so it fits on a command line.
+BOOT = (
+    "import sys, socket, struct, marshal, types\n"
+    "s = socket.socket(fileno=int(sys.argv[1]))\n"
+    "def take(n):\n"
+    "    b = b''\n"
+    "    while len(b) < n:\n"
+    "        c = s.recv(n - len(b))\n"
+    "        if not c: raise SystemExit(3)\n"
+    "        b += c\n"
+    "    return b\n"
+    "mods = marshal.loads(take(struct.unpack('>I', take(4))[0]))\n"
+    "pkg = types.ModuleType('eddy_judge'); pkg.__path__ = []; pkg.__package__ = 'eddy_judge'\n"
+    "sys.modules['eddy_judge'] = pkg\n"
+    "for name, src in mods:\n"
+    "    m = types.ModuleType('eddy_judge.' + name); m.__package__ = 'eddy_judge'; m.__file__ = '<eddy_judge/%s.py>' % name\n"
+    "    sys.modules[m.__name__] = m; setattr(pkg, name, m)\n"
+    "    exec(compile(src, m.__file__, 'exec'), m.__dict__)\n"
+    "del mods, name, src, m, pkg, take\n"
+    "sys.modules['eddy_judge.zygote'].main(s)\n"
+)
+# The modules BOOT loads, in dependency order.
+MODULES = ("protocol", "isolation", "static_check", "sandbox", "zygote")
 
 
-def setup(want: str, hide: list[str], protect: list[int]) -> tuple[Config, list[str]]:
-    """Enter the shared namespaces where possible; (config, notes on what is missing)."""
+def setup(want: str, protect: list[int]) -> tuple[Config, list[str]]:
+    """Check that each candidate can have namespaces of its own; (config, notes on what is missing)."""
     notes: list[str] = []
     cfg = Config(protect=protect, zygote=os.getpid())
-    flags = iso.CLONE_NEWNS | iso.CLONE_NEWNET | iso.CLONE_NEWIPC | iso.CLONE_NEWUTS
-    if want != "none":
-        try:
-            if os.geteuid() == 0 and want in ("auto", "namespaces"):
-                iso.unshare(flags)
-                cfg.mode = "namespaces"
-            else:
-                iso.enter_user_namespace(flags)
-                cfg.mode = "userns"
-            iso.make_private_root()
-            try:
-                iso.sethostname("eddy-sandbox")
-            except OSError:
-                pass
-            # Probe what each candidate's keeper will do, in a throw-away child.
-            pid = os.fork()
-            if pid == 0:
-                try:
-                    iso.unshare(iso.CLONE_NEWPID | iso.CLONE_NEWNS | iso.CLONE_NEWIPC)
-                    os._exit(0)
-                except OSError:
-                    os._exit(1)
-            if os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) != 0:
-                raise OSError("cannot create PID namespaces")
-            for place in hide:
-                if iso.hide(place):
-                    cfg.hidden.append(place)
-        except OSError as e:
-            # Half set up (e.g. a network namespace but no PID namespace) is not a mode the
-            # worker can describe honestly: start again as a fresh fallback zygote.
-            if cfg.mode != "none":
-                raise SystemExit(17)
-            notes.append("no namespaces (%s)" % (e.strerror or e))
-    else:
-        notes.append("namespaces disabled by EDDY_JUDGE_NO_NAMESPACES")
-    cfg.fresh_uid = os.geteuid() == 0 and cfg.mode != "userns"
     cfg.seccomp = iso.seccomp_supported()
+    if want == "bwrap":
+        # Probe what each candidate's keeper will do, in a throw-away child.
+        pid = os.fork()
+        if pid == 0:
+            try:
+                iso.enter_candidate_namespaces()
+                if os.fork() == 0:
+                    iso.mount("tmpfs", "/tmp", "tmpfs", iso.MS_NOSUID | iso.MS_NODEV, "size=4k")
+                    iso.drop_capabilities()
+                    iso.apply_seccomp(iso.candidate_filter())
+                    os._exit(0 if iso.effective_capabilities() == 0 else 1)
+                os._exit(os.waitstatus_to_exitcode(os.wait()[1]))
+            except BaseException:
+                os._exit(1)
+        if os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) != 0:
+            raise SystemExit(17)  # the worker starts a fallback zygote and says why
+        cfg.mode = "bwrap"
+        cfg.filter = iso.candidate_filter()
+    else:
+        notes.append("no sandbox: %s" % want)
+    cfg.fresh_uid = cfg.mode == "none" and os.geteuid() == 0
     if cfg.mode == "none":
         cfg.temp_base = tempfile.mkdtemp(prefix="eddy-judge-")
         os.chmod(cfg.temp_base, 0o711)
     return cfg, notes
 
 
-def main() -> None:
-    sock = socket.socket(fileno=int(sys.argv[1]))
+def main(sock: socket.socket) -> None:
     iso.prctl(iso.PR_SET_PDEATHSIG, signal.SIGKILL)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    (want, hide, protect), _ = recv_control(sock, 8)
-    cfg, notes = setup(want, hide, protect)
-    # Only now: a non-dumpable process cannot write its own uid_map (user namespaces).
-    iso.prctl(iso.PR_SET_DUMPABLE, 0)
-    for name in PRELOAD:
+    (want, protect), _ = recv_control(sock, 8)
+    cfg, notes = setup(want, protect)
+    for name in PRELOAD + (list(PRELOAD_FALLBACK) if cfg.mode == "none" else []):
         try:
             importlib.import_module(name)
         except ImportError:
             pass
-    send_control(sock, ("ok", cfg.mode, cfg.fresh_uid, cfg.seccomp, cfg.hidden, notes))
+    send_control(sock, ("ok", cfg.mode, cfg.fresh_uid, cfg.seccomp, notes))
     # Children share these pages copy-on-write; a frozen heap is never touched by their GC.
     gc.collect()
     gc.freeze()
@@ -137,7 +147,3 @@ def main() -> None:
             import shutil
 
             shutil.rmtree(cfg.temp_base, ignore_errors=True)
-
-
-if __name__ == "__main__":
-    main()

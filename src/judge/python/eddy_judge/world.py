@@ -1,0 +1,188 @@
+"""The candidates' world, seen from the trusted worker: start the zygote under bubblewrap (or,
+only where none can be had, without a sandbox) and describe honestly what contains candidates.
+
+bubblewrap builds the zygote's world up from nothing: an empty root holding the interpreter, its
+standard library and the shared libraries it loads, all read-only; its own user, PID, network,
+IPC, UTS and cgroup namespaces; no capabilities; a seccomp filter; death with its parent. eddy's
+folder, the oracles and templates, the database, $HOME and the host's /tmp are never bound, and
+the zygote's own code arrives over its socket rather than from a file.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import isolation as iso
+from .protocol import recv_control, send_control
+from .zygote import BOOT, MODULES
+
+PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+ZYGOTE_TMP_BYTES = 1024 * 1024
+LIB_DIRS = ("/usr/lib", "/usr/lib64", "/usr/lib32", "/usr/libx32", "/lib", "/lib64", "/lib32", "/libx32")
+
+
+class WorldError(Exception):
+    """The zygote could not be started at all."""
+
+
+@dataclass
+class Zygote:
+    proc: subprocess.Popen[bytes]
+    sock: socket.socket
+    mode: str
+    fresh_uid: bool
+    seccomp: bool
+    notes: list[str] = field(default_factory=list)
+    bwrap_version: str = ""
+
+
+def bwrap_path() -> str | None:
+    """bubblewrap's binary: EDDY_BWRAP when set (an empty value means none), else `bwrap` on PATH."""
+    explicit = os.environ.get("EDDY_BWRAP")
+    if explicit is not None:
+        return explicit if explicit and os.access(explicit, os.X_OK) else None
+    return shutil.which("bwrap")
+
+
+def bwrap_version(path: str) -> str:
+    try:
+        out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=10, env={}).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return out.splitlines()[0] if out else ""
+
+
+def _interpreter() -> str:
+    return os.path.realpath(sys.executable)
+
+
+def world_args(bwrap: str, seccomp_fd: int) -> list[str]:
+    """bubblewrap's command line, up to (not including) the command it runs."""
+    args = [bwrap, "--unshare-all", "--unshare-user", "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--clearenv", "--hostname", "eddy-sandbox"]
+    # An ordinary uid inside (whoever runs eddy, root included): the zygote then maps its own uid
+    # into each candidate's user namespace, which the kernel refuses for uid 0 once capabilities
+    # are dropped.
+    args += ["--uid", str(iso.CANDIDATE_UID), "--gid", str(iso.CANDIDATE_UID)]
+    bound: list[str] = []
+    for p in LIB_DIRS:
+        if os.path.islink(p):
+            args += ["--symlink", os.readlink(p), p]
+        elif os.path.isdir(p):
+            args += ["--ro-bind", p, p]
+            bound.append(p)
+    exe = _interpreter()
+    for p in {os.path.realpath(sys.base_prefix), os.path.realpath(sys.base_exec_prefix)}:
+        # A system Python's prefix is /usr: its standard library is under /usr/lib, bound above.
+        if p in ("/", "/usr") or any(p == b or p.startswith(b + "/") for b in bound):
+            continue
+        args += ["--ro-bind", p, p]
+        bound.append(p)
+    if not any(exe.startswith(b + "/") for b in bound):
+        args += ["--ro-bind", exe, exe]
+    args += ["--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache"]
+    args += ["--proc", "/proc", "--dev", "/dev", "--size", str(ZYGOTE_TMP_BYTES), "--tmpfs", "/tmp"]
+    # Nothing shared between candidates is writable: each mounts its own scratch space.
+    args += ["--remount-ro", "/dev", "--remount-ro", "/", "--chdir", "/", "--seccomp", str(seccomp_fd)]
+    return args
+
+
+def _sources() -> bytes:
+    import marshal
+
+    mods = []
+    for name in MODULES:
+        with open(os.path.join(PACKAGE_DIR, name + ".py"), encoding="utf-8") as f:
+            mods.append((name, f.read()))
+    return marshal.dumps(mods)
+
+
+def start_zygote(want: str, protect: list[int], fallback_reason: str = "") -> Zygote:
+    """A zygote in bubblewrap's world when `want` is "bwrap" and that works; else, with the
+    reason in its notes, one without a sandbox (the pool refuses it unless allowed)."""
+    notes: list[str] = [fallback_reason] if fallback_reason else []
+    bwrap = bwrap_path() if want == "bwrap" else None
+    if want == "bwrap" and bwrap is None:
+        notes.append("bubblewrap (bwrap) is not installed: install the 'bubblewrap' package")
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    cmd = [_interpreter(), "-I", "-S", "-c", BOOT, str(theirs.fileno())]
+    pass_fds = [theirs.fileno()]
+    filt_r = -1
+    version = ""
+    if bwrap is not None:
+        filt_r, filt_w = os.pipe()
+        code = iso.zygote_filter()
+        os.write(filt_w, code)  # a few hundred bytes: well within a pipe's buffer
+        os.close(filt_w)
+        cmd = world_args(bwrap, filt_r) + cmd
+        pass_fds.append(filt_r)
+        version = bwrap_version(bwrap)
+    proc = subprocess.Popen(cmd, env={}, pass_fds=pass_fds, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd="/")
+    theirs.close()
+    if filt_r >= 0:
+        os.close(filt_r)
+    try:
+        src = _sources()
+        ours.sendall(len(src).to_bytes(4, "big") + src)
+        send_control(ours, ("bwrap" if bwrap is not None else (notes[0] if notes else "namespaces disabled by EDDY_JUDGE_NO_NAMESPACES"), protect))
+        (tag, mode, fresh_uid, seccomp, znotes), _ = recv_control(ours, 2)
+    except (EOFError, OSError):
+        ours.close()
+        code = proc.wait()
+        err = (proc.stderr.read() if proc.stderr else b"").decode("utf-8", "replace").strip().splitlines()
+        if bwrap is not None:
+            why = "per-candidate namespaces are not allowed inside bubblewrap" if code == 17 else "bubblewrap failed: %s" % (err[-1][:200] if err else "status %s" % code)
+            z = start_zygote("none", protect, why)
+            return z
+        raise WorldError("the sandbox zygote failed to start (status %s%s)" % (code, ": " + err[-1][:200] if err else ""))
+    if proc.stderr is not None:
+        proc.stderr.close()
+    if tag != "ok":
+        raise WorldError("the sandbox zygote failed to start")
+    return Zygote(proc, ours, mode, fresh_uid, seccomp, notes + list(znotes), version)
+
+
+def report(z: Zygote, cpu_factor: float) -> dict[str, Any]:
+    """The IsolationReport shape (src/judge/types.ts)."""
+    sandboxed = z.mode == "bwrap"
+    if sandboxed:
+        parts = ["bwrap", "userns", "pidns", "mountns", "ipcns", "netns", "utsns", "nocaps", "seccomp-allowlist", "rlimits"]
+        mechanism = "%s; per-candidate user, PID, mount and IPC namespaces; all capabilities dropped; seccomp allow-list; rlimits; no cgroup" % (z.bwrap_version or "bubblewrap")
+    else:
+        parts = ["NO-SANDBOX"] + (["uid"] if z.fresh_uid else []) + ["rlimits"] + (["seccomp"] if z.seccomp else [])
+        mechanism = "no sandbox; rlimits%s%s; no cgroup" % (", a uid of its own" if z.fresh_uid else "", ", seccomp deny-list" if z.seccomp else "")
+    notes = list(z.notes)
+    if sandboxed:
+        notes.append(
+            "candidates run forked from a clean zygote in a world bubblewrap builds from nothing (the Python interpreter and its libraries, read-only; "
+            "no host files, no network, no host processes), each in user, PID, mount and IPC namespaces of its own with fresh size-limited /tmp and /dev/shm, "
+            "no capabilities, a seccomp allow-list (no mount, unshare, setns, sockets, memfd, bpf, ptrace, io_uring, keyctl, signal handlers) and rlimits; "
+            "memory is bounded by RLIMIT_AS per process (%d processes at most) and the tmpfs sizes, not by a cgroup" % 32
+        )
+    else:
+        notes.append("WITHOUT a sandbox: no namespaces, so candidates can read every file this user can read (oracles included), list processes in /proc and write to files the user can write%s" % (" (candidates run under a uid of their own, so only world-writable ones)" if z.fresh_uid else ""))
+        if z.seccomp:
+            notes.append("seccomp refuses sockets (but socketpairs), tracing, signals by thread id or pidfd, kill() of eddy's processes, of process groups and of every process; it does not hide eddy's /proc entries")
+        else:
+            notes.append("no seccomp on this architecture: network access is NOT blocked")
+    notes.append("CPU budgets are scaled by this machine's measured speed: factor %.2f" % cpu_factor)
+    return {
+        "level": "+".join(parts),
+        "sandboxed": sandboxed,
+        "mode": z.mode,
+        "mechanism": mechanism,
+        "bubblewrap": z.bwrap_version or None,
+        "seccomp": "allow-list" if sandboxed else ("deny-list" if z.seccomp else "none"),
+        "cgroup": False,
+        "network": "namespace" if sandboxed else ("seccomp" if z.seccomp else "none"),
+        "pidNamespace": sandboxed,
+        "unprivilegedUser": sandboxed or z.fresh_uid,
+        "rlimits": ["cpu", "as", "nproc", "fsize", "nofile", "core"],
+        "cpuFactor": round(cpu_factor, 4),
+        "notes": notes,
+    }
