@@ -67,6 +67,13 @@ describe("eddy templates validate", () => {
         // The text form names the survivor.
         const text = await validate("weak");
         expect(text.stdout).toContain("survived: mutant_exclusive_lo");
+        // Judging every instance and mutant in the sandbox finds the same.
+        const slow = await validate("broken", "weak", "demo", "--json", "--through-judge");
+        expect(slow.exitCode).toBe(1);
+        const judged = JSON.parse(slow.stdout) as typeof reports;
+        expect(judged.map((x) => [x.id, x.ok, x.solutionPassed, x.mutants.filter((m) => !m.killed).map((m) => m.name)])).toEqual(
+            reports.map((x) => [x.id, x.ok, x.solutionPassed, x.mutants.filter((m) => !m.killed).map((m) => m.name)])
+        );
     });
 
     it("an oracle that does not load fails its own template only; the others are still validated", async () => {

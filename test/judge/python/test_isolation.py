@@ -11,28 +11,20 @@ import unittest
 from eddy_judge import isolation as iso
 
 
-def in_child(protect: list[int]) -> dict[str, int]:
-    """errno (0 = allowed) of each probe, run under the fallback filter in a forked child."""
+def under_filter(program: bytes, probes: dict[str, object]) -> dict[str, int]:
+    """errno (0 = allowed) of each probe, run under a seccomp program in a forked child."""
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:
         os.close(r)
         out: dict[str, int] = {}
-        iso.apply_seccomp(iso.fallback_filter(protect))
-
-        def probe(name: str, fn: object) -> None:
+        iso.apply_seccomp(program)
+        for name, fn in probes.items():
             try:
                 fn()  # type: ignore[operator]
                 out[name] = 0
             except OSError as e:
                 out[name] = e.errno or -1
-
-        probe("kill_all", lambda: os.kill(-1, 0))  # signal 0: only asks whether it would be allowed
-        probe("kill_protected", lambda: os.kill(protect[0], 0))
-        probe("kill_self", lambda: os.kill(os.getpid(), 0))
-        probe("socket", lambda: socket.socket(socket.AF_INET, socket.SOCK_STREAM))
-        probe("socketpair", lambda: socket.socketpair())
-        probe("tkill", lambda: signal.pthread_kill(threading.get_ident(), 0))
         os.write(w, repr(out).encode())
         os._exit(0)
     os.close(w)
@@ -41,6 +33,21 @@ def in_child(protect: list[int]) -> dict[str, int]:
         data += chunk
     os.waitpid(pid, 0)
     return eval(data.decode())  # our own repr of a dict of ints
+
+
+def in_child(protect: list[int]) -> dict[str, int]:
+    """The no-namespace fallback's deny-list."""
+    return under_filter(
+        iso.fallback_filter(protect),
+        {
+            "kill_all": lambda: os.kill(-1, 0),  # signal 0: only asks whether it would be allowed
+            "kill_protected": lambda: os.kill(protect[0], 0),
+            "kill_self": lambda: os.kill(os.getpid(), 0),
+            "socket": lambda: socket.socket(socket.AF_INET, socket.SOCK_STREAM),
+            "socketpair": lambda: socket.socketpair(),
+            "tkill": lambda: signal.pthread_kill(threading.get_ident(), 0),
+        },
+    )
 
 
 @unittest.skipUnless(iso.seccomp_supported(), "no seccomp filter for this architecture")
@@ -56,54 +63,39 @@ class Seccomp(unittest.TestCase):
         self.assertEqual(got["tkill"], errno.EPERM)
 
 
+def _fork_and_wait() -> None:
+    child = os.fork()
+    if child == 0:
+        os._exit(7)
+    if os.waitstatus_to_exitcode(os.waitpid(child, 0)[1]) != 7:
+        raise OSError(errno.EIO, "child did not run")
+
+
+def _thread() -> None:
+    box: list[int] = []
+    th = threading.Thread(target=lambda: box.append(1))
+    th.start()
+    th.join()
+    if box != [1]:
+        raise OSError(errno.EIO, "thread did not run")
+
+
 def under_allow_list() -> dict[str, int]:
-    """errno (0 = allowed) of each probe under the candidates' allow-list, in a forked child."""
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.close(r)
-        out: dict[str, int] = {}
-        iso.apply_seccomp(iso.candidate_filter())
-
-        def probe(name: str, fn: object) -> None:
-            try:
-                fn()  # type: ignore[operator]
-                out[name] = 0
-            except OSError as e:
-                out[name] = e.errno or -1
-
-        def fork_and_wait() -> None:
-            child = os.fork()
-            if child == 0:
-                os._exit(7)
-            if os.waitstatus_to_exitcode(os.waitpid(child, 0)[1]) != 7:
-                raise OSError(errno.EIO, "child did not run")
-
-        def thread() -> None:
-            box: list[int] = []
-            th = threading.Thread(target=lambda: box.append(1))
-            th.start()
-            th.join()
-            if box != [1]:
-                raise OSError(errno.EIO, "thread did not run")
-
-        probe("fork", fork_and_wait)
-        probe("thread", thread)
-        probe("socketpair", lambda: socket.socketpair())
-        probe("socket", lambda: socket.socket(socket.AF_UNIX, socket.SOCK_STREAM))
-        probe("unshare", lambda: iso.unshare(iso.CLONE_NEWUSER))
-        probe("mount", lambda: iso.mount("tmpfs", "/tmp", "tmpfs", 0, None))
-        probe("memfd", lambda: os.memfd_create("x"))
-        probe("sigaction", lambda: signal.signal(signal.SIGUSR1, signal.SIG_IGN))
-        probe("files", lambda: os.close(os.open("/dev/null", os.O_RDONLY)))
-        os.write(w, repr(out).encode())
-        os._exit(0)
-    os.close(w)
-    data = b""
-    while chunk := os.read(r, 4096):
-        data += chunk
-    os.waitpid(pid, 0)
-    return eval(data.decode())  # our own repr of a dict of ints
+    """The candidates' allow-list."""
+    return under_filter(
+        iso.candidate_filter(),
+        {
+            "fork": _fork_and_wait,
+            "thread": _thread,
+            "socketpair": lambda: socket.socketpair(),
+            "socket": lambda: socket.socket(socket.AF_UNIX, socket.SOCK_STREAM),
+            "unshare": lambda: iso.unshare(iso.CLONE_NEWUSER),
+            "mount": lambda: iso.mount("tmpfs", "/tmp", "tmpfs", 0, None),
+            "memfd": lambda: os.memfd_create("x"),
+            "sigaction": lambda: signal.signal(signal.SIGUSR1, signal.SIG_IGN),
+            "files": lambda: os.close(os.open("/dev/null", os.O_RDONLY)),
+        },
+    )
 
 
 @unittest.skipUnless(iso.seccomp_supported(), "no seccomp filter for this architecture")

@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import type { Command } from "commander";
 import { JudgePool } from "../../../../judge/JudgePool.js";
 import { validateTemplate } from "../../../../judge/validateTemplate.js";
@@ -29,6 +30,83 @@ interface TemplateReport {
     ok: boolean;
 }
 
+/** A mutant's in-process kill, as the judge would name it. */
+function killCategory(by: string | undefined): string | undefined {
+    if (by === undefined) return undefined;
+    if (by.startsWith("fixed test")) return "assertion_error";
+    if (by.startsWith("random input")) return "fuzzing_failure";
+    if (by.startsWith("time limit")) return "resource_exhaustion";
+    return "runtime_error";
+}
+
+/**
+ * The quick form (the default): oracles are trusted code, so the model solution and every mutant
+ * run in one plain Python process per template (strength.py, with the judge's own comparator), and
+ * one answer per template, the model solution on its first instance, goes through the real
+ * sandboxed judge to show that the oracle works there too.
+ */
+async function validateQuick(pool: JudgePool, t: Template, m: number, seed: number, strength: boolean): Promise<TemplateReport> {
+    const warnings = t.warnings ?? [];
+    const failed = (err: unknown): TemplateReport => ({ id: t.id, instances: 0, solutionPassed: 0, solutionFailures: [], mutants: [], killRate: 0, error: oneLine(err), warnings, ok: false });
+    let instances: Instance[];
+    let measure: StrengthMeasure;
+    let judged: { category: string; detail: string };
+    try {
+        instances = sampleInstances(t, m, seed);
+        const first = instances[0]!;
+        const [measured, verdict] = await Promise.all([
+            measureStrength(t, instances, { check: true }),
+            pool.answerSource(t, first.bindings).then((code) => pool.judge({ template: t, bindings: first.bindings, code }))
+        ]);
+        measure = measured;
+        judged = verdict;
+    } catch (err) {
+        if (err instanceof EddyError) return failed(err);
+        throw err;
+    }
+    const check = measure.check ?? { solutionFailures: [], mutants: [] };
+    const solutionFailures = check.solutionFailures.map((f) => ({ index: instances[f.index]!.index, params: instances[f.index]!.params, category: "assertion_error", detail: f.detail }));
+    if (judged.category !== "passed" && !check.solutionFailures.some((f) => f.index === 0))
+        solutionFailures.unshift({ index: instances[0]!.index, params: instances[0]!.params, category: judged.category, detail: "through the sandboxed judge: " + judged.detail });
+    const mutants = check.mutants.map((x) => {
+        const category = killCategory(x.by);
+        return { name: x.name, killed: x.killed, ...(x.killedOn === undefined ? {} : { killedOn: instances[x.killedOn]!.index }), ...(category === undefined ? {} : { category }) };
+    });
+    const killRate = mutants.length ? mutants.filter((x) => x.killed).length / mutants.length : 0;
+    return finishReport(t, instances, solutionFailures, mutants, killRate, strength ? measure : undefined);
+}
+
+/** The report of one template from its verdicts (shared by the quick form and --through-judge). */
+function finishReport(
+    t: Template,
+    instances: Instance[],
+    solutionFailures: TemplateReport["solutionFailures"],
+    mutants: TemplateReport["mutants"],
+    killRate: number,
+    measure: StrengthMeasure | undefined
+): TemplateReport {
+    const error = mutants.length < MIN_MUTANTS ? `only ${mutants.length} mutant(s) in the oracle; write at least ${MIN_MUTANTS} (def mutant_<what>(…))` : undefined;
+    let ok = solutionFailures.length === 0 && mutants.every((x) => x.killed) && !error;
+    let strengthReport: TemplateReport["strength"];
+    if (measure) {
+        const goalsMissed = missedGoals({ template: t, solutionFailures: solutionFailures.length, mutants: mutants.length, killRate, measure });
+        strengthReport = { ...measure, goalsMissed };
+        ok &&= goalsMissed.length === 0;
+    }
+    return {
+        id: t.id,
+        instances: instances.length,
+        solutionPassed: instances.length - solutionFailures.length,
+        solutionFailures,
+        mutants,
+        killRate,
+        ...(error ? { error } : {}),
+        ...(strengthReport ? { strength: strengthReport } : {}),
+        warnings: t.warnings ?? [],
+        ok
+    };
+}
+
 async function validateOne(pool: JudgePool, t: Template, m: number, seed: number, strength: boolean): Promise<TemplateReport> {
     const warnings = t.warnings ?? [];
     const failed = (err: unknown): TemplateReport => ({ id: t.id, instances: 0, solutionPassed: 0, solutionFailures: [], mutants: [], killRate: 0, error: oneLine(err), warnings, ok: false });
@@ -51,26 +129,7 @@ async function validateOne(pool: JudgePool, t: Template, m: number, seed: number
     const measure = (traced as PromiseFulfilledResult<StrengthMeasure | undefined>).value;
     const solutionFailures = r.solutionFailures.map((f) => ({ index: f.index, params: f.params, category: f.verdict.category, detail: f.verdict.detail }));
     const mutants = r.mutants.map((x) => ({ name: x.name, killed: x.killed, ...(x.killedOn === undefined ? {} : { killedOn: x.killedOn }), ...(x.category === undefined ? {} : { category: x.category }) }));
-    const error = mutants.length < MIN_MUTANTS ? `only ${mutants.length} mutant(s) in the oracle; write at least ${MIN_MUTANTS} (def mutant_<what>(…))` : undefined;
-    let ok = solutionFailures.length === 0 && mutants.every((x) => x.killed) && !error;
-    let strengthReport: TemplateReport["strength"];
-    if (measure) {
-        const goalsMissed = missedGoals({ template: t, solutionFailures: solutionFailures.length, mutants: mutants.length, killRate: r.killRate, measure });
-        strengthReport = { ...measure, goalsMissed };
-        ok &&= goalsMissed.length === 0;
-    }
-    return {
-        id: t.id,
-        instances: instances.length,
-        solutionPassed: instances.length - solutionFailures.length,
-        solutionFailures,
-        mutants,
-        killRate: r.killRate,
-        ...(error ? { error } : {}),
-        ...(strengthReport ? { strength: strengthReport } : {}),
-        warnings,
-        ok
-    };
+    return finishReport(t, instances, solutionFailures, mutants, r.killRate, measure);
 }
 
 const pct = (x: number) => `${Math.round(x * 1000) / 10}%`;
@@ -129,14 +188,15 @@ export function registerValidateCommand(parent: Command): void {
         .argument("[ids...]", "template ids or problem group names (default: all templates)")
         .option("-m, --instances <m>", "instances per template (M)", parseCount, 100)
         .option("--seed <seed>", "neighbourhood seed", parseSeed, 0)
-        .option("--workers <n>", "judge worker processes (default: one per core)", parseCount)
+        .option("--workers <n>", "judge worker processes, and templates checked at once (default: one per core)", parseCount)
+        .option("--through-judge", "judge every instance and every mutant in the sandboxed judge (slow) instead of in one trusted Python process per template")
         .option("--strength", `also measure oracle strength: branch coverage of the model solution by the fixed tests and by the random inputs, edge-case hits; goals: >= ${STRENGTH_GOALS.minMutants} mutants, kill rate 1, coverage >= ${STRENGTH_GOALS.fixedCoverage} (fixed) and >= ${STRENGTH_GOALS.randomCoverage} (random), 'returns:' and 'ambiguity:' present`)
         .option("--json", "print JSON on stdout and nothing else: an array (one entry per template), or with --strength {goals, summary, templates}")
         .addHelpText(
             "after",
-            "\nExit status is 1 when any model solution fails or any mutant survives, and with --strength when any template misses a goal.\n\nExamples:\n  $ eddy templates validate\n  $ eddy templates validate list_rotate_right set_add_range --instances 20\n  $ eddy templates validate string --instances 20 --json\n  $ eddy templates validate --strength\n  $ eddy templates validate math_factorial_mod --strength --json"
+            "\nOracles are trusted code: by default the model solution and the mutants run in one plain Python process per template (the judge's own comparator), and the model solution on each template's first instance also goes through the sandboxed judge. --through-judge judges everything in the sandbox.\n\nExit status is 1 when any model solution fails or any mutant survives, and with --strength when any template misses a goal.\n\nExamples:\n  $ eddy templates validate\n  $ eddy templates validate list_rotate_right set_add_range --instances 20\n  $ eddy templates validate string --instances 20 --json\n  $ eddy templates validate --strength\n  $ eddy templates validate math_factorial_mod --strength --json"
         )
-        .action(async (ids: string[], opts: { instances: number; seed: number; workers?: number; json?: boolean; strength?: boolean }) => {
+        .action(async (ids: string[], opts: { instances: number; seed: number; workers?: number; json?: boolean; strength?: boolean; throughJudge?: boolean }) => {
             if (opts.instances < 1) throw new EddyError("--instances must be at least 1");
             if (opts.workers !== undefined && opts.workers < 1) throw new EddyError("--workers must be at least 1");
             const templates = ids.length ? selectTemplates(ids.join(",")) : loadAllTemplates();
@@ -144,10 +204,26 @@ export function registerValidateCommand(parent: Command): void {
             const pool = await JudgePool.start(opts.workers === undefined ? {} : { workers: opts.workers });
             const reports: TemplateReport[] = [];
             try {
-                for (const t of templates) {
-                    const r = await validateOne(pool, t, opts.instances, opts.seed, opts.strength === true);
-                    reports.push(r);
-                    if (!opts.json) process.stdout.write(reportText(r));
+                if (opts.throughJudge) {
+                    for (const t of templates) {
+                        const r = await validateOne(pool, t, opts.instances, opts.seed, opts.strength === true);
+                        reports.push(r);
+                        if (!opts.json) process.stdout.write(reportText(r));
+                    }
+                } else {
+                    // Several templates at once, reported in order as each is done.
+                    const done: (TemplateReport | undefined)[] = templates.map(() => undefined);
+                    let next = 0;
+                    let shown = 0;
+                    const lane = async () => {
+                        while (next < templates.length) {
+                            const k = next++;
+                            done[k] = await validateQuick(pool, templates[k]!, opts.instances, opts.seed, opts.strength === true);
+                            for (; shown < done.length && done[shown]; shown++) if (!opts.json) process.stdout.write(reportText(done[shown]!));
+                        }
+                    };
+                    await Promise.all(Array.from({ length: Math.max(1, opts.workers ?? availableParallelism()) }, lane));
+                    reports.push(...(done as TemplateReport[]));
                 }
             } finally {
                 await pool.close();
