@@ -192,6 +192,13 @@ describe("harness failures are judge_error, never the model's", () => {
         expect(cache.size).toBe(before + 1);
         await pool.judge({ template: t, bindings, code: "def sum_range(values):\n    return 1 / 0\n" });
         expect(cache.size).toBe(before + 2);
+        // Memory and process limits are named too.
+        const hog = await pool.judge({ template: { ...t, budget: { timeMs: 5000, memoryMb: 256 } }, bindings, code: "def sum_range(values):\n    hog = []\n    while True:\n        hog.append(' ' * 10**6)\n" });
+        expect(hog.category).toBe("resource_exhaustion");
+        expect(hog.detail).toMatch(/\(memory limit: 256 MB of address space\)$/);
+        const forks = await pool.judge({ template: { ...t, budget: { timeMs: 5000, memoryMb: 256 } }, bindings, code: "import os, time\ndef sum_range(values):\n    while True:\n        if os.fork() == 0:\n            time.sleep(5)\n" });
+        expect(forks.category).toBe("resource_exhaustion");
+        expect(forks.detail).toMatch(/\(process limit: \d+ processes and threads\)$/);
     });
 });
 

@@ -31,7 +31,7 @@ from . import isolation as iso
 from .budget import MARGIN, Budget, host_factor, make_budget
 from .compare import Comparator, Opaque, UnknownComparator, make_comparator, strict_equal
 from .protocol import FrameBuffer, Malformed, Partial, TooLarge, exc_line, frame, recv_control, send_control, shares, short
-from .sandbox import MAC_BYTES, TAMPER_EXIT, mac
+from .sandbox import MAC_BYTES, MAX_FILE_BYTES, MAX_OPEN_FILES, MAX_PROCS, SCRATCH_BYTES, TAMPER_EXIT, mac
 from .world import WorldError, Zygote, report, start_zygote
 
 MAX_CODE_BYTES = 256 * 1024
@@ -689,8 +689,9 @@ def judge(req: dict[str, Any], reference: bool = False) -> Outcome:
     p = prepare(req)
     budget_req = req.get("budget") or {}
     budget = make_budget(float(budget_req.get("timeMs", 2000)), cpu_factor(), p.solution_ms)
-    run = run_candidate(code, fn, int(req["arity"]), p, budget, int(budget_req.get("memoryMb", 256)))
-    out = _verdict(run, p, fn, budget, bool(req.get("rejudge")))
+    memory_mb = int(budget_req.get("memoryMb", 256))
+    run = run_candidate(code, fn, int(req["arity"]), p, budget, memory_mb)
+    out = _verdict(run, p, fn, budget, bool(req.get("rejudge")), memory_mb)
     if out is None:
         # Something went wrong around the candidate before its code ran: a judge_error only if
         # the model solution fails the same way on this instance, else the candidate's failure.
@@ -747,7 +748,7 @@ def _limit_verdict(run: Run, p: Prepared, budget: Budget) -> Outcome | None:
     )
 
 
-def _verdict(run: Run, p: Prepared, fn: str, budget: Budget, rejudge: bool) -> Outcome | None:
+def _verdict(run: Run, p: Prepared, fn: str, budget: Budget, rejudge: bool, memory_mb: int) -> Outcome | None:
     n_fixed = p.n_fixed
     if run.pre is None and not run.too_large and run.tamper is None:
         _read_results(run)
@@ -759,6 +760,10 @@ def _verdict(run: Run, p: Prepared, fn: str, budget: Budget, rejudge: bool) -> O
         return Outcome("runtime_error", "tampering: the judge's guard stopped the answer (exit status %d)" % TAMPER_EXIT)
     hit = _limit_verdict(run, p, budget)
     if hit is not None:
+        # A call that had already failed (memory, recursion…) before the limit stopped the run is
+        # the verdict: the first failure is the one to report.
+        if run.ready and (run.load is not None or any(isinstance(r, tuple) and r[0] == "e" for r in run.results.values())):
+            return _natural_verdict(run, p, fn, memory_mb)
         return hit
     if run.too_large:
         return Outcome("resource_exhaustion", "output larger than %d MB" % (MAX_RESULT_BYTES // (1024 * 1024)))
@@ -772,7 +777,7 @@ def _verdict(run: Run, p: Prepared, fn: str, budget: Budget, rejudge: bool) -> O
         return None
     if not run.ready:
         return None
-    natural = _natural_verdict(run, p, fn)
+    natural = _natural_verdict(run, p, fn, memory_mb)
     u = run.usage
     if u is not None and u.cpu_ms > budget.cpu_ms:
         over = 100.0 * (u.cpu_ms - budget.cpu_ms) / budget.cpu_ms
@@ -783,7 +788,26 @@ def _verdict(run: Run, p: Prepared, fn: str, budget: Budget, rejudge: bool) -> O
     return natural
 
 
-def _natural_verdict(run: Run, p: Prepared, fn: str) -> Outcome:
+def _which_limit(text: str, memory_mb: int) -> str:
+    """Which of the sandbox's limits an error report points at, said in the verdict."""
+    if text.startswith("RecursionError"):
+        return " (Python's recursion limit)"
+    if text.startswith(("MemoryError", "SystemError")):
+        return " (memory limit: %d MB of address space)" % memory_mb
+    if "[Errno 11]" in text:
+        return " (process limit: %d processes and threads)" % MAX_PROCS
+    if "[Errno 27]" in text or "SIGXFSZ" in text:
+        return " (file size limit: %d MB)" % (MAX_FILE_BYTES // (1024 * 1024))
+    if "[Errno 28]" in text:
+        return " (scratch space: %d MB per tmpfs)" % (SCRATCH_BYTES // (1024 * 1024))
+    if "[Errno 24]" in text or "[Errno 23]" in text:
+        return " (open files limit: %d)" % MAX_OPEN_FILES
+    if "SIGXCPU" in text:
+        return " (the CPU-time rlimit backstop)"
+    return ""
+
+
+def _natural_verdict(run: Run, p: Prepared, fn: str, memory_mb: int) -> Outcome:
     n_fixed = p.n_fixed
     errs: list[tuple[int | None, str, str]] = []
     if run.load is not None:
@@ -799,7 +823,9 @@ def _natural_verdict(run: Run, p: Prepared, fn: str) -> Outcome:
     for kind in ("resource", "runtime"):
         for i, text, k in errs:
             if k == kind:
-                return Outcome("resource_exhaustion" if kind == "resource" else "runtime_error", "%s %s" % (text, where(i, n_fixed)))
+                if kind == "resource":
+                    return Outcome("resource_exhaustion", "%s %s%s" % (text, where(i, n_fixed), _which_limit(text, memory_mb)))
+                return Outcome("runtime_error", "%s %s" % (text, where(i, n_fixed)))
     for i in range(len(p.calls)):
         if i not in run.results:
             return Outcome("runtime_error", "no result came back %s" % where(i, n_fixed))

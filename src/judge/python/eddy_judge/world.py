@@ -62,13 +62,23 @@ def _interpreter() -> str:
     return os.path.realpath(sys.executable)
 
 
-def world_args(bwrap: str, seccomp_fd: int) -> list[str]:
+# As root, the zygote becomes a uid of its own (one per worker, far above any real account):
+# candidates then map to that uid, never to root, so that RLIMIT_NPROC holds (the kernel does not
+# apply it to root's processes) and nothing they start belongs to anyone else.
+UID_BASE = 2_000_000_000
+
+
+def world_args(bwrap: str, seccomp_fd: int, as_root: bool) -> list[str]:
     """bubblewrap's command line, up to (not including) the command it runs."""
-    args = [bwrap, "--unshare-all", "--unshare-user", "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--clearenv", "--hostname", "eddy-sandbox"]
-    # An ordinary uid inside (whoever runs eddy, root included): the zygote then maps its own uid
-    # into each candidate's user namespace, which the kernel refuses for uid 0 once capabilities
-    # are dropped.
-    args += ["--uid", str(iso.CANDIDATE_UID), "--gid", str(iso.CANDIDATE_UID)]
+    args = [bwrap, "--die-with-parent", "--new-session", "--clearenv", "--hostname", "eddy-sandbox"]
+    if as_root:
+        # Privileged bubblewrap without a user namespace: the zygote keeps only CAP_SETUID and
+        # CAP_SETGID, to become its own uid first thing (which drops them too).
+        args += ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try"]
+        args += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+    else:
+        # An ordinary uid inside: the zygote maps its own uid into each candidate's user namespace.
+        args += ["--unshare-all", "--unshare-user", "--cap-drop", "ALL", "--uid", str(iso.CANDIDATE_UID), "--gid", str(iso.CANDIDATE_UID)]
     bound: list[str] = []
     for p in LIB_DIRS:
         if os.path.islink(p):
@@ -77,14 +87,28 @@ def world_args(bwrap: str, seccomp_fd: int) -> list[str]:
             args += ["--ro-bind", p, p]
             bound.append(p)
     exe = _interpreter()
-    for p in {os.path.realpath(sys.base_prefix), os.path.realpath(sys.base_exec_prefix)}:
+    made: set[str] = set()
+
+    def bind(p: str) -> list[str]:
+        # bubblewrap gives the folders it makes on the way the host's modes: /root's 0700 would
+        # keep the candidates' uid from the interpreter's library. They are made 0755 first.
+        out: list[str] = []
+        parts = p.strip("/").split("/")[:-1]
+        for k in range(1, len(parts) + 1):
+            d = "/" + "/".join(parts[:k])
+            if d not in made and not any(d == b or d.startswith(b + "/") for b in bound):
+                made.add(d)
+                out += ["--perms", "0755", "--dir", d]
+        return out + ["--ro-bind", p, p]
+
+    for p in sorted({os.path.realpath(sys.base_prefix), os.path.realpath(sys.base_exec_prefix)}):
         # A system Python's prefix is /usr: its standard library is under /usr/lib, bound above.
         if p in ("/", "/usr") or any(p == b or p.startswith(b + "/") for b in bound):
             continue
-        args += ["--ro-bind", p, p]
+        args += bind(p)
         bound.append(p)
     if not any(exe.startswith(b + "/") for b in bound):
-        args += ["--ro-bind", exe, exe]
+        args += bind(exe)
     args += ["--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache"]
     args += ["--proc", "/proc", "--dev", "/dev", "--size", str(ZYGOTE_TMP_BYTES), "--tmpfs", "/tmp"]
     # Nothing shared between candidates is writable: each mounts its own scratch space.
@@ -119,7 +143,7 @@ def start_zygote(want: str, protect: list[int], fallback_reason: str = "") -> Zy
         code = iso.zygote_filter()
         os.write(filt_w, code)  # a few hundred bytes: well within a pipe's buffer
         os.close(filt_w)
-        cmd = world_args(bwrap, filt_r) + cmd
+        cmd = world_args(bwrap, filt_r, os.geteuid() == 0) + cmd
         pass_fds.append(filt_r)
         version = bwrap_version(bwrap)
     proc = subprocess.Popen(cmd, env={}, pass_fds=pass_fds, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd="/")
@@ -129,7 +153,8 @@ def start_zygote(want: str, protect: list[int], fallback_reason: str = "") -> Zy
     try:
         src = _sources()
         ours.sendall(len(src).to_bytes(4, "big") + src)
-        send_control(ours, ("bwrap" if bwrap is not None else (notes[0] if notes else "namespaces disabled by EDDY_JUDGE_NO_NAMESPACES"), protect))
+        become = UID_BASE + os.getpid() if bwrap is not None and os.geteuid() == 0 else -1
+        send_control(ours, ("bwrap" if bwrap is not None else (notes[0] if notes else "namespaces disabled by EDDY_JUDGE_NO_NAMESPACES"), protect, become))
         (tag, mode, fresh_uid, seccomp, znotes), _ = recv_control(ours, 2)
     except (EOFError, OSError):
         ours.close()
@@ -151,8 +176,11 @@ def report(z: Zygote, cpu_factor: float) -> dict[str, Any]:
     """The IsolationReport shape (src/judge/types.ts)."""
     sandboxed = z.mode == "bwrap"
     if sandboxed:
-        parts = ["bwrap", "userns", "pidns", "mountns", "ipcns", "netns", "utsns", "nocaps", "seccomp-allowlist", "rlimits"]
-        mechanism = "%s; per-candidate user, PID, mount and IPC namespaces; all capabilities dropped; seccomp allow-list; rlimits; no cgroup" % (z.bwrap_version or "bubblewrap")
+        parts = ["bwrap", "userns", "pidns", "mountns", "ipcns", "netns", "utsns", "nocaps", "seccomp-allowlist", "rlimits"] + (["uid"] if z.fresh_uid else [])
+        mechanism = "%s; per-candidate user, PID, mount and IPC namespaces; all capabilities dropped; seccomp allow-list; rlimits;%s no cgroup" % (
+            z.bwrap_version or "bubblewrap",
+            " a uid of its own per worker (eddy runs as root);" if z.fresh_uid else "",
+        )
     else:
         parts = ["NO-SANDBOX"] + (["uid"] if z.fresh_uid else []) + ["rlimits"] + (["seccomp"] if z.seccomp else [])
         mechanism = "no sandbox; rlimits%s%s; no cgroup" % (", a uid of its own" if z.fresh_uid else "", ", seccomp deny-list" if z.seccomp else "")

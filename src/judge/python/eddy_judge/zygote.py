@@ -86,7 +86,7 @@ def setup(want: str, protect: list[int]) -> tuple[Config, list[str]]:
         cfg.filter = iso.candidate_filter()
     else:
         notes.append("no sandbox: %s" % want)
-    cfg.fresh_uid = cfg.mode == "none" and os.geteuid() == 0
+    cfg.fresh_uid = cfg.mode == "none" and os.geteuid() == 0  # (bwrap: set by main when it changed uid)
     if cfg.mode == "none":
         cfg.temp_base = tempfile.mkdtemp(prefix="eddy-judge-")
         os.chmod(cfg.temp_base, 0o711)
@@ -96,8 +96,20 @@ def setup(want: str, protect: list[int]) -> tuple[Config, list[str]]:
 def main(sock: socket.socket) -> None:
     iso.prctl(iso.PR_SET_PDEATHSIG, signal.SIGKILL)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    (want, protect), _ = recv_control(sock, 8)
+    (want, protect, become), _ = recv_control(sock, 8)
+    if become >= 0:
+        # Started by root in bubblewrap's privileged mode: a uid of its own, and with it no capability.
+        os.setgroups([])
+        os.setgid(become)
+        os.setuid(become)
+        if iso.effective_capabilities() != 0:
+            raise SystemExit(18)
+        # A uid change leaves the process non-dumpable, which would keep each keeper from writing
+        # its new user namespace's maps (the keeper makes itself non-dumpable once it has).
+        iso.prctl(iso.PR_SET_DUMPABLE, 1)
     cfg, notes = setup(want, protect)
+    if become >= 0:
+        cfg.fresh_uid = True
     for name in PRELOAD + (list(PRELOAD_FALLBACK) if cfg.mode == "none" else []):
         try:
             importlib.import_module(name)
