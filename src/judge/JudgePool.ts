@@ -1,6 +1,7 @@
 import { availableParallelism } from "node:os";
 import { performance } from "node:perf_hooks";
 import type { ParamValue, Template } from "../templates/types.js";
+import { capDetail } from "../util/detail.js";
 import { EddyError, oneLine } from "../util/errors.js";
 import { inputSeed, MemoryVerdictCache, paramTuple, verdictKey } from "./cache.js";
 import type { IsolationReport, JudgeRequest, Verdict, VerdictCache } from "./types.js";
@@ -260,13 +261,4 @@ async function startWorker(python: string, script: string[]): Promise<{ worker: 
         await worker.ended;
         throw startFailure(python, worker.exitReason ?? oneLine(err));
     }
-}
-
-/** Verdict details are capped wherever they come from (a hostile answer controls much of them). */
-export const MAX_DETAIL_CHARS = 2048;
-
-function capDetail(text: string): string {
-    if (text.length <= MAX_DETAIL_CHARS) return text;
-    const marker = ` …[${text.length - (MAX_DETAIL_CHARS - 32)} more chars]`;
-    return text.slice(0, MAX_DETAIL_CHARS - marker.length) + marker;
 }

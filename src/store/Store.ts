@@ -2,7 +2,11 @@ import { statSync } from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { EddyError, oneLine } from "../util/errors.js";
+import { capDetail } from "../util/detail.js";
 import { createPrivateFile, ensurePrivateDir, tightenIfExposed } from "../util/privateFiles.js";
+
+// One cap for every stored detail, defined beside the judge's (src/util/detail.ts).
+export { capDetail, MAX_DETAIL_CHARS } from "../util/detail.js";
 import type { Verdict, VerdictCache } from "../judge/types.js";
 import { MIGRATIONS } from "./schema.js";
 import type {
@@ -22,31 +26,6 @@ import type {
 const DEFAULT_BUSY_TIMEOUT_MS = 15_000;
 
 const now = (): string => new Date().toISOString();
-
-/**
- * The longest verdict detail stored (characters, i.e. UTF-16 code units). Details come from code under
- * test and can be megabytes; reports show a few lines of them. Every verdict and cached verdict written
- * through the store is cut to this by {@link capDetail}.
- */
-export const MAX_DETAIL_CHARS = 2048;
-
-/**
- * `detail` cut to at most {@link MAX_DETAIL_CHARS} characters, with a visible `…[truncated N chars]`
- * marker (N: how many characters were dropped) inside the cap; shorter details pass unchanged.
- * Never splits a surrogate pair.
- */
-export function capDetail(detail: string, max: number = MAX_DETAIL_CHARS): string {
-    if (detail.length <= max) return detail;
-    // The marker's length depends on N, and N on the kept length: settle it in two passes (N's digits only shrink).
-    let keep = max - marker(detail.length).length;
-    keep = max - marker(detail.length - keep).length;
-    if (keep < 0) return detail.slice(0, max); // a cap too small for any marker (not eddy's own)
-    const code = detail.charCodeAt(keep - 1);
-    if (keep > 0 && code >= 0xd800 && code <= 0xdbff) keep--; // do not keep half of a surrogate pair
-    return detail.slice(0, keep) + marker(detail.length - keep);
-}
-
-const marker = (dropped: number): string => `…[truncated ${dropped} chars]`;
 
 /** The database file and its WAL-mode side files. */
 const sideFiles = (db: string): string[] => [db, `${db}-wal`, `${db}-shm`];

@@ -123,15 +123,6 @@ def _read_frames(fd: int, count: int) -> list[bytes]:
     return frames
 
 
-def _exc(e: BaseException) -> str:
-    try:
-        msg = str(e)
-    except BaseException:
-        msg = ""
-    name = type(e).__name__
-    return (name + ": " + msg if msg else name)[:300]
-
-
 def _vm_bytes() -> int:
     try:
         with open("/proc/self/statm") as f:
@@ -140,14 +131,15 @@ def _vm_bytes() -> int:
         return 64 * 1024 * 1024
 
 
-def _user_procs(uid: int) -> int:
-    """Processes this uid runs now (RLIMIT_NPROC counts them all, not just the candidate's)."""
+def _user_tasks(uid: int) -> int:
+    """Threads this uid runs now: RLIMIT_NPROC counts every task of the user (a Node process
+    alone has a dozen), not just the candidate's processes."""
     n = 0
     for name in os.listdir("/proc"):
         if name.isdigit():
             try:
                 if os.stat("/proc/" + name).st_uid == uid:
-                    n += 1
+                    n += len(os.listdir("/proc/%s/task" % name))
             except OSError:
                 pass
     return n
@@ -155,25 +147,28 @@ def _user_procs(uid: int) -> int:
 
 # ---------------------------------------------------------------- the candidate's own thread
 
-# Compiled into a namespace holding only builtins: the candidate's thread starts here, so every
-# frame it can walk up to holds this call's function and arguments and nothing of the harness.
+# Compiled once, when the zygote loads this module, into a namespace holding only builtins and
+# what the loop needs: the candidate's thread starts in `_loop`, so every frame it can walk up to
+# holds this call's function and arguments and nothing of the harness.
 _LOOP_SOURCE = '''
-def _loop(compiled, fn, ns, slot, go, done, dumps, lim):
-    def kind(e):
-        # SystemError ("error return without exception set") is how CPython 3.11 reports an
-        # allocation that failed deep in C code: recursion with the limit lifted meeting RLIMIT_AS.
-        if isinstance(e, (MemoryError, RecursionError, SystemError)):
-            return "resource"
-        if isinstance(e, OSError) and e.errno in lim:
-            return "resource"
-        return "runtime"
-    def text(e):
-        try:
-            msg = str(e)
-        except BaseException:
-            msg = ""
-        name = type(e).__name__
-        return (name + ": " + msg if msg else name)[:300]
+def kind(e):
+    # SystemError ("error return without exception set") is how CPython 3.11 reports an
+    # allocation that failed deep in C code: recursion with the limit lifted meeting RLIMIT_AS.
+    if isinstance(e, (MemoryError, RecursionError, SystemError)):
+        return "resource"
+    if isinstance(e, OSError) and e.errno in RESOURCE_ERRNOS:
+        return "resource"
+    return "runtime"
+
+def text(e):
+    try:
+        msg = str(e)
+    except BaseException:
+        msg = ""
+    name = type(e).__name__
+    return (name + ": " + msg if msg else name)[:300]
+
+def _loop(compiled, fn, ns, slot, go, done):
     go.acquire()
     f = None
     try:
@@ -206,12 +201,11 @@ def _loop(compiled, fn, ns, slot, go, done, dumps, lim):
                 slot[0] = ("o", shown if type(shown) is str else "<unprintable>")
         done.release()
 '''
-
-
-def _make_loop() -> Callable[..., None]:
-    scope: dict[str, Any] = {"__builtins__": builtins}
-    exec(compile(_LOOP_SOURCE, "<eddy candidate thread>", "exec"), scope)  # noqa: S102 - harness code
-    return scope["_loop"]  # type: ignore[no-any-return]
+_LOOP_SCOPE: dict[str, Any] = {"__builtins__": builtins, "dumps": marshal.dumps, "RESOURCE_ERRNOS": frozenset(RESOURCE_ERRNOS)}
+exec(compile(_LOOP_SOURCE, "<eddy candidate thread>", "exec"), _LOOP_SCOPE)  # noqa: S102 - harness code
+_loop: Callable[..., None] = _LOOP_SCOPE["_loop"]
+# The one wording of an exception, for the harness's own set-up failures too.
+_exc: Callable[[BaseException], str] = _LOOP_SCOPE["text"]
 
 
 # ---------------------------------------------------------------- the candidate
@@ -356,13 +350,11 @@ def _run(compiled: CodeType, fn: str, calls: list[tuple[Any, ...]], send_args: b
             exit_(TAMPER_EXIT)
 
     ns: dict[str, object] = {"__name__": "candidate", "__file__": "candidate.py", "__doc__": None, "__builtins__": builtins}
-    loop = _make_loop()
     slot: list[Any] = [None, None]
     go = _thread.allocate_lock()
     done = _thread.allocate_lock()
     go.acquire()
     done.acquire()
-    resource_errnos = frozenset(RESOURCE_ERRNOS)
     # Nothing of the harness stays importable: its modules (and ctypes, which the zygote loaded
     # for prctl) leave sys.modules, and a fresh import of them is refused by the hook.
     for name in list(sys.modules):
@@ -380,7 +372,11 @@ def _run(compiled: CodeType, fn: str, calls: list[tuple[Any, ...]], send_args: b
         os.close(mark_w)
     except OSError:
         pass
-    _thread.start_new_thread(loop, (compiled, fn, ns, slot, go, done, dumps, resource_errnos))
+    try:
+        _thread.start_new_thread(_loop, (compiled, fn, ns, slot, go, done))
+    except RuntimeError as e:  # no thread to be had: the process or memory limit, already used up
+        emit(("load", "resource", "the judge could not start the answer's thread: %s" % _exc(e)))
+        exit_(0)
     go.release()
     done.acquire()
     msg = slot[0]
@@ -455,8 +451,8 @@ def keeper(cfg: Config, fds: dict[str, int]) -> None:
         else:
             if cfg.fresh_uid:
                 uid = UID_BASE + os.getpid()
-            # Same uid as eddy (no root): RLIMIT_NPROC counts eddy's own processes too.
-            nproc = MAX_PROCS if uid is not None else _user_procs(os.getuid()) + MAX_PROCS
+            # Same uid as eddy (no root): RLIMIT_NPROC counts eddy's own threads too.
+            nproc = MAX_PROCS if uid is not None else _user_tasks(os.getuid()) + MAX_PROCS
             iso.prctl(iso.PR_SET_CHILD_SUBREAPER, 1)
             before = iso.sysv_ids()
             import tempfile

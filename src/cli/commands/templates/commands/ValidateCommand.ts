@@ -30,6 +30,11 @@ interface TemplateReport {
     ok: boolean;
 }
 
+/** A template whose validation stopped (sampling failed, the oracle does not load…). */
+function failedReport(t: Template, err: unknown): TemplateReport {
+    return { id: t.id, instances: 0, solutionPassed: 0, solutionFailures: [], mutants: [], killRate: 0, error: oneLine(err), warnings: t.warnings ?? [], ok: false };
+}
+
 /** A mutant's in-process kill, as the judge would name it. */
 function killCategory(by: string | undefined): string | undefined {
     if (by === undefined) return undefined;
@@ -46,8 +51,7 @@ function killCategory(by: string | undefined): string | undefined {
  * sandboxed judge to show that the oracle works there too.
  */
 async function validateQuick(pool: JudgePool, t: Template, m: number, seed: number, strength: boolean): Promise<TemplateReport> {
-    const warnings = t.warnings ?? [];
-    const failed = (err: unknown): TemplateReport => ({ id: t.id, instances: 0, solutionPassed: 0, solutionFailures: [], mutants: [], killRate: 0, error: oneLine(err), warnings, ok: false });
+    const failed = (err: unknown): TemplateReport => failedReport(t, err);
     let instances: Instance[];
     let measure: StrengthMeasure;
     let judged: { category: string; detail: string };
@@ -108,8 +112,7 @@ function finishReport(
 }
 
 async function validateOne(pool: JudgePool, t: Template, m: number, seed: number, strength: boolean): Promise<TemplateReport> {
-    const warnings = t.warnings ?? [];
-    const failed = (err: unknown): TemplateReport => ({ id: t.id, instances: 0, solutionPassed: 0, solutionFailures: [], mutants: [], killRate: 0, error: oneLine(err), warnings, ok: false });
+    const failed = (err: unknown): TemplateReport => failedReport(t, err);
     let instances: Instance[];
     try {
         instances = sampleInstances(t, m, seed);
