@@ -111,7 +111,7 @@ function sections(d: ReportData, full: boolean): Section[] {
             note: mine.some((t) => t.M < t.Mtotal) ? "judged: instances with a judged response, of the neighbourhood's instances; under 90% judged, a neighbourhood gets no category." : undefined
         });
         out.push({
-            title: `Stability: ${c.config} (95% intervals: Wilson for RLPR and PSR, bootstrap for AV)`,
+            title: `Stability: ${c.config} (95%: RLPR Wilson at effective n, PSR Wilson, AV bootstrap)`,
             head: ["template", "RLPR [95% CI]", "PSR [95% CI]", "AV [95% CI]", "pass@k"],
             rows: mine.map((t) => [t.template, `${fix(t.RLPR)} ${interval(t.RLPR_CI, 2)}`, `${fix(t.PSR)} ${interval(t.PSR_CI, 2)}`, `${fix(t.AV, 3)} ${interval(t.AV_CI, 3)}`, `k ≤ ${Object.keys(t.passAtK).length}`]),
             note: mine.some((t) => t.passAtKNote) ? "pass@k: the k up to which it is computable (every judged instance needs at least k judged rounds)." : undefined

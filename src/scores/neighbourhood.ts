@@ -1,7 +1,7 @@
 import { HARNESS_CATEGORIES, MODEL_CATEGORIES, type Category } from "../judge/types.js";
 import type { ParamValue } from "../templates/types.js";
 import { bootstrapMeanInterval } from "../stats/bootstrap.js";
-import { wilsonInterval, type Interval } from "../stats/wilson.js";
+import { instanceRateInterval, wilsonInterval, type Interval } from "../stats/wilson.js";
 import { passAtK } from "./passAtK.js";
 import { scoresOverInstances } from "./rates.js";
 import type { NeighbourhoodKey, Outcome } from "./types.js";
@@ -187,8 +187,8 @@ function scoreOne(list: Outcome[], opts: ScoreOptions): NeighbourhoodScore {
         PSR: r.PSR,
         gap: r.RLPR - r.PSR,
         AV,
-        // Successes RLPR·responses: equal to `correct` when every instance has the same number of judged rounds.
-        RLPR_CI: M > 0 ? wilsonInterval(r.RLPR * responses, responses) : { lo: NaN, hi: NaN },
+        // Instances are the units of RLPR (a mean of c_i/n_i): an effective-sample-size Wilson interval.
+        RLPR_CI: instanceRateInterval(counted),
         PSR_CI: M > 0 ? wilsonInterval(perfect, M) : { lo: NaN, hi: NaN },
         // AV is the mean of v_i = p_i(1 − p_i): resampling instances is resampling the v_i.
         AV_CI: M > 0 ? bootstrapMeanInterval(p.map((v) => v * (1 - v)), { seed: opts.seed ?? 1, resamples: opts.resamples ?? 1000 }) : { lo: NaN, hi: NaN },

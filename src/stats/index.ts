@@ -1,5 +1,5 @@
 export { averageRanks } from "./ranks.js";
-export { wilsonInterval, type Interval } from "./wilson.js";
+export { instanceRateInterval, wilsonInterval, type Interval } from "./wilson.js";
 export { bootstrapInterval, bootstrapMeanInterval, quantileSorted, type BootstrapOptions } from "./bootstrap.js";
 export { cliffsDelta, deltaMagnitude, type CliffsDelta, type Magnitude } from "./cliffsDelta.js";
 export { exactMcNemar, exactMcNemarPaired, type McNemarResult } from "./mcnemar.js";

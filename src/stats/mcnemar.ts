@@ -1,4 +1,4 @@
-import binomialTest from "@stdlib/stats-binomial-test";
+import binomialCdf from "@stdlib/stats-base-dists-binomial-cdf";
 
 /** Result of an exact McNemar test on paired binary outcomes. */
 export interface McNemarResult {
@@ -16,7 +16,11 @@ export interface McNemarResult {
 export function exactMcNemar(b: number, c: number, concordant = 0): McNemarResult {
     // No discordant pair: no evidence of any difference.
     if (b + c === 0) return { b, c, concordant, p: 1 };
-    const p = binomialTest(b, b + c, { p: 0.5, alternative: "two-sided" }).pValue;
+    // Under H0 the discordant split is Binomial(b + c, 1/2), symmetric, so the exact two-sided tail is
+    // twice the smaller tail. Computed directly: @stdlib's binomial-test sums the probabilities "no
+    // larger than the observed one" with a relative tolerance, which drops the mirror tail once it is
+    // below ~1e-14 and so returned half the exact p-value there.
+    const p = 2 * binomialCdf(Math.min(b, c), b + c, 0.5);
     return { b, c, concordant, p: Math.min(1, p) };
 }
 

@@ -48,8 +48,10 @@ describe("neighbourhood scores (SPEC §3–§4)", () => {
         expect(s!.PSR).toBeCloseTo(0.5, 12);
         expect(s!.gap).toBeCloseTo(0.15, 12);
         expect(s!.AV).toBeCloseTo(0.06, 12);
-        expect(s!.RLPR_CI.lo).toBeLessThan(0.65);
-        expect(s!.RLPR_CI.hi).toBeGreaterThan(0.65);
+        // Instance-level: s² of p = .67/3, Var(mean) = s²/4, n_eff = .65·.35/Var = 4.0746… (of 20 responses)
+        // → Wilson(.65·n_eff, n_eff) = (0.237065021744288, 0.9173532233496058) (closed form, SciPy quantile)
+        expect(s!.RLPR_CI.lo).toBeCloseTo(0.237065021744288, 10);
+        expect(s!.RLPR_CI.hi).toBeCloseTo(0.9173532233496058, 10);
         expect(s!.AV_CI.lo).toBeLessThanOrEqual(0.06);
         expect(s!.AV_CI.hi).toBeGreaterThanOrEqual(0.06);
     });

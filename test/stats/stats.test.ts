@@ -10,7 +10,8 @@ import {
     exactUDistribution,
     mannWhitneyU,
     shapiroWilk,
-    wilsonInterval
+    wilsonInterval,
+    instanceRateInterval
 } from "../../src/stats/index.js";
 
 describe("Shapiro–Wilk (Royston AS R94)", () => {
@@ -98,10 +99,42 @@ describe("exact McNemar", () => {
         expect(exactMcNemar(10, 2).p).toBeCloseTo(0.03857421875, 12);
         expect(exactMcNemar(0, 0).p).toBe(1);
     });
+    it("keeps both tails when the p-value is tiny", () => {
+        // b=0, c=60: 2·(½)^60 = 2^-59 exactly; b=1, c=60: 2·(1 + 61)·(½)^61 = 124·2^-61 (hand).
+        // A one-sided tail (what a tolerance-based two-sided sum gives here) would be half of each.
+        expect(exactMcNemar(0, 60).p / 2 ** -59).toBeCloseTo(1, 12);
+        expect(exactMcNemar(60, 1).p / (124 * 2 ** -61)).toBeCloseTo(1, 12);
+        expect(exactMcNemar(0, 1000).p / 2 ** -999).toBeCloseTo(1, 10);
+        expect(exactMcNemar(5, 5).p).toBe(1);
+    });
     it("counts discordant pairs from paired vectors", () => {
         const r = exactMcNemarPaired([true, true, false, false, true], [true, false, true, true, true]);
         expect([r.b, r.c, r.concordant]).toEqual([1, 2, 2]);
         expect(r.p).toBe(1); // 2·P(X ≤ 1 | 3, ½) = 2·4/8 = 1
+    });
+});
+
+describe("instance-level interval for a mean of rates (RLPR)", () => {
+    it("is Wilson at the effective sample size of the instances (hand-computed)", () => {
+        // Rates 1/1, 1/2, 0/4: mean ½, s² = (¼ + 0 + ¼)/2 = ¼, Var(mean) = 1/12, n_eff = ¼ ÷ 1/12 = 3 (of N = 7)
+        // → Wilson(1.5, 3) = (0.1253344719102632, 0.8746655280897369) (SciPy's normal quantile, closed form).
+        const a = instanceRateInterval([{ c: 1, n: 1 }, { c: 1, n: 2 }, { c: 0, n: 4 }]);
+        expect(a.lo).toBeCloseTo(0.1253344719102632, 10);
+        expect(a.hi).toBeCloseTo(0.8746655280897369, 10);
+        // Rates 3/3, 2/3, 1/2, 0/1: mean 13/24, Var(mean) = 25/576, n_eff = (143/576)/(25/576) = 5.72
+        // → Wilson(5.72·13/24, 5.72) = (0.20866081651411733, 0.8411921061000558). Wilson(RLPR·9, 9) would be narrower.
+        const b = instanceRateInterval([{ c: 3, n: 3 }, { c: 2, n: 3 }, { c: 1, n: 2 }, { c: 0, n: 1 }]);
+        expect(b.lo).toBeCloseTo(0.20866081651411733, 10);
+        expect(b.hi).toBeCloseTo(0.8411921061000558, 10);
+        expect(b.hi - b.lo).toBeGreaterThan(wilsonInterval((13 / 24) * 9, 9).hi - wilsonInterval((13 / 24) * 9, 9).lo);
+    });
+    it("falls back to the responses where the instances carry no spread, and to one binomial for one instance", () => {
+        // All solved in every round: n_eff = N = 6 → Wilson(6, 6).
+        expect(instanceRateInterval([{ c: 3, n: 3 }, { c: 3, n: 3 }])).toEqual(wilsonInterval(6, 6));
+        // Every instance at rate ½: no spread → N = 8.
+        expect(instanceRateInterval([{ c: 1, n: 2 }, { c: 3, n: 6 }])).toEqual(wilsonInterval(4, 8));
+        expect(instanceRateInterval([{ c: 2, n: 5 }])).toEqual(wilsonInterval(2, 5));
+        expect(Number.isNaN(instanceRateInterval([]).lo)).toBe(true);
     });
 });
 
