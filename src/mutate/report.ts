@@ -1,5 +1,6 @@
 import { html, raw, type SafeHtml } from "../report/safeHtml.js";
-import { isHarness } from "../scores/neighbourhood.js";
+import { summariseConfigs } from "../scores/aggregates.js";
+import { scoreNeighbourhoods } from "../scores/neighbourhood.js";
 import type { Store } from "../store/Store.js";
 import { loadOutcomes } from "../store/outcomes.js";
 import { EddyError } from "../util/errors.js";
@@ -11,8 +12,10 @@ import { readMutateStudy, type MutateStudyRow } from "./study.js";
 /** One model configuration (model × quantisation × temperature) across the wrapper variants. */
 export interface ConfigSensitivity {
     config: string;
-    /** AS per wrapper (pooled over every judged response; harness outcomes left out), wrappers in report order; null: no judged response. */
+    /** AS per wrapper (the one AS of `eddy report`; harness outcomes left out), wrappers in report order; null: no judged response. */
     values: (number | null)[];
+    /** Wrappers with no judged response: shown as "—" and left out of Z, MPI, W and IoU. */
+    unjudged: string[];
     z: number | null;
     mpi: number | null;
     /** Best variant and its AS. */
@@ -36,13 +39,32 @@ export interface MutateReport {
     iou: { k: number; mean: number | null; pairs: { a: string; b: string; iou: number }[] }[];
 }
 
-const filled = (xs: (number | null)[]): number[] => xs.map((x) => x ?? 0);
+/**
+ * The wrappers with a judged response, as indices, and their values. A variant without one has no
+ * AS: it is left out of Z, MPI, W and IoU (as every other report leaves out what was not judged),
+ * never counted as 0, which would rank an all-truncated variant last.
+ */
+function judgedValues(xs: readonly (number | null)[], among: readonly number[] = xs.map((_, i) => i)): { index: number[]; value: number[] } {
+    const index = among.filter((i) => xs[i] !== null && xs[i] !== undefined);
+    return { index, value: index.map((i) => xs[i]!) };
+}
 
-/** AS of each wrapper for one slice of outcomes. */
+/** Z and MPI over the judged variants; undefined (null) when the original itself has no judged response. */
+function zAndMpi(xs: readonly (number | null)[]): { z: number | null; mpi: number | null } {
+    if (xs[0] === null || xs[0] === undefined) return { z: null, mpi: null };
+    const { value } = judgedValues(xs);
+    return { z: zScore(value), mpi: maxPerformanceImprovement(value) };
+}
+
+/**
+ * AS of each wrapper for one slice of outcomes: the one AS of `eddy report` (per template the mean
+ * over judged instances of c_i/n_i, then the mean over templates), so both commands print the same
+ * number for the same configuration. null: no judged response.
+ */
 function asByWrapper(rows: Outcome[], wrappers: string[]): (number | null)[] {
     return wrappers.map((w) => {
-        const judged = rows.filter((o) => o.wrapper === w && !isHarness(o.category));
-        return judged.length === 0 ? null : judged.filter((o) => o.category === "passed").length / judged.length;
+        const summary = summariseConfigs(scoreNeighbourhoods(rows.filter((o) => o.wrapper === w), { resamples: 1 }))[0];
+        return summary === undefined || Number.isNaN(summary.AS) ? null : summary.AS;
     });
 }
 
@@ -68,22 +90,24 @@ export function buildMutateReport(store: Store, runIds: string[], opts: { ks?: n
     const templates = [...new Set(outcomes.map((o) => o.template))].sort();
     const configs: ConfigSensitivity[] = [...byConfig.entries()].map(([config, rows]) => {
         const values = asByWrapper(rows, wrappers);
-        const v = filled(values);
-        const bi = topK(v, 1)[0];
+        const judged = judgedValues(values);
+        const bi = topK(judged.value, 1)[0];
         return {
             config,
             values,
-            z: zScore(v),
-            mpi: maxPerformanceImprovement(v),
-            best: bi === undefined ? null : { wrapper: wrappers[bi]!, value: v[bi]! },
+            ...zAndMpi(values),
+            unjudged: wrappers.filter((_, i) => values[i] === null),
+            best: bi === undefined ? null : { wrapper: wrappers[judged.index[bi]!]!, value: judged.value[bi]! },
             perTemplate: templates.map((template) => {
                 const tv = asByWrapper(rows.filter((o) => o.template === template), wrappers);
-                return { template, values: tv, z: zScore(filled(tv)), mpi: maxPerformanceImprovement(filled(tv)) };
+                return { template, values: tv, ...zAndMpi(tv) };
             })
         };
     });
-    // Kendall's W: each variant (judge) ranks the configurations (objects) by their AS under it.
-    const judges = (pick: (c: ConfigSensitivity) => (number | null)[]) => wrappers.map((_, j) => configs.map((c) => pick(c)[j] ?? 0));
+    // Kendall's W: each variant (judge) ranks the configurations (objects) by their AS under it; a
+    // variant that left some configuration unjudged cannot rank it, so it is not a judge.
+    const judges = (pick: (c: ConfigSensitivity) => (number | null)[]) =>
+        wrappers.map((_, j) => configs.map((c) => pick(c)[j] ?? null)).filter((row): row is number[] => row.every((x) => x !== null));
     const kendall = configs.length >= 2 ? kendallW(judges((c) => c.values)) : null;
     const kendallPerTemplate =
         configs.length >= 2 ? templates.map((template, ti) => ({ template, kendall: kendallW(judges((c) => c.perTemplate[ti]!.values)) })) : [];
@@ -91,7 +115,12 @@ export function buildMutateReport(store: Store, runIds: string[], opts: { ks?: n
     const iou = ks.map((k) => {
         const pairs: { a: string; b: string; iou: number }[] = [];
         for (let i = 0; i < configs.length; i++)
-            for (let j = i + 1; j < configs.length; j++) pairs.push({ a: configs[i]!.config, b: configs[j]!.config, iou: topKIoU(filled(configs[i]!.values), filled(configs[j]!.values), k) });
+            for (let j = i + 1; j < configs.length; j++) {
+                // Top-k sets over the variants both configurations have a judged response for.
+                const a = configs[i]!.values, b = configs[j]!.values;
+                const both = judgedValues(b, judgedValues(a).index).index;
+                pairs.push({ a: configs[i]!.config, b: configs[j]!.config, iou: topKIoU(both.map((x) => a[x]!), both.map((x) => b[x]!), k) });
+            }
         return { k, mean: pairs.length === 0 ? null : pairs.reduce((a, p) => a + p.iou, 0) / pairs.length, pairs };
     });
     return {
@@ -125,6 +154,7 @@ export function renderMutateText(r: MutateReport): string {
     out.push("");
     out.push(["configuration", ...r.wrappers.map((w) => w.id), "Z", "MPI"].join("\t"));
     for (const c of r.configs) out.push([safeTerminalLine(c.config), ...c.values.map(f3), f3(c.z), pctOrDash(c.mpi)].join("\t"));
+    for (const note of unjudgedNotes(r)) out.push(safeTerminalLine(note));
     out.push("");
     out.push(`Kendall's W across variants: ${wLabel(r.kendall)}`);
     for (const x of r.iou) out.push(`top-${x.k} IoU: mean ${f3(x.mean)}${x.pairs.map((p) => `; ${safeTerminalLine(p.a)} vs ${safeTerminalLine(p.b)} ${p.iou.toFixed(3)}`).join("")}`);
@@ -137,6 +167,13 @@ export function renderMutateText(r: MutateReport): string {
         out.push(`  ${t.padEnd(32)} ${cells.join("   ")}${w ? `   W ${wLabel(w)}` : ""}`);
     });
     return out.join("\n") + "\n";
+}
+
+/** One sentence per configuration with unjudged variants: what "—" means and what it was left out of. */
+function unjudgedNotes(r: MutateReport): string[] {
+    return r.configs
+        .filter((c) => c.unjudged.length > 0)
+        .map((c) => `— ${c.config}: no judged response under ${c.unjudged.join(", ")} (all truncated or judge errors); left out of Z, MPI, Kendall's W and top-k IoU, not counted as 0`);
 }
 
 export function renderMutateJson(r: MutateReport): string {
@@ -161,7 +198,7 @@ const lines = (xs: SafeHtml[]): SafeHtml[] => xs.flatMap((x, i) => (i === 0 ? [x
  * and the embedding model's name are escaped by default.
  */
 export function renderMutateHtml(r: MutateReport): string {
-    const max = Math.max(...r.configs.flatMap((c) => filled(c.values)), 1e-9);
+    const max = Math.max(...r.configs.flatMap((c) => c.values.map((v) => v ?? 0)), 1e-9);
     const head = html`<tr><th>configuration</th>${r.wrappers.map((w) => html`<th title="${w.operations.join(" + ")}">${w.id}</th>`)}<th>Z</th><th>MPI</th></tr>`;
     const rows = lines(
         r.configs.map(
@@ -193,6 +230,7 @@ ${variants}
 <table id="sensitivity"><thead>${head}</thead><tbody>
 ${rows}
 </tbody></table>
+${lines(unjudgedNotes(r).map((n) => html`<p class="note">${n}</p>`))}
 <p>Kendall's W across variants: <b id="kendall-w">${wLabel(r.kendall)}</b></p>
 <h2>Top-k IoU between configurations</h2>
 <table id="iou"><thead><tr><th>k</th><th>mean IoU</th><th>pairs</th></tr></thead><tbody>

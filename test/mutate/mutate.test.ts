@@ -127,6 +127,57 @@ describe("sensitivity report on scripted outcomes (hand-computed)", () => {
             store.close();
         }
     });
+    it("uses the one AS of eddy report (mean over instances of c_i/n_i), not Σpassed/Σjudged", () => {
+        const db = path.join(tmp, "one-as.db");
+        // Original: instance 0 passed + truncated (1 of 1 judged), instance 1 passed + failed (1 of 2):
+        // one AS = (1 + ½)/2 = 0.75; pooled would be 2/3. The variant: both instances 1 of 2 → 0.5 either way.
+        const o = (wrapper: string, instance: number, round: number, category: Outcome["category"]): Outcome => ({ runId: "one-as", config: `C t=0 ${wrapper}`, model: "C", quantization: null, temperature: 0, wrapper, template: "T1", group: "list", subgroups: [], instance, params: [instance], round, seed: 1, category, detail: "", code: null, response: "" });
+        writeOutcomes(db, [o("default", 0, 0, "passed"), o("default", 0, 1, "truncated"), o("default", 1, 0, "passed"), o("default", 1, 1, "assertion_error"), o("default-m01", 0, 0, "passed"), o("default-m01", 0, 1, "assertion_error"), o("default-m01", 1, 0, "assertion_error"), o("default-m01", 1, 1, "passed")]);
+        const store = openStore(db);
+        try {
+            recordMutateStudy(store, { runId: "one-as", original: "default", embedModel: embedDir, minSimilarity: 0.85, variants: [{ id: "default-m01", operations: ["upper-case"], similarity: 0.9, kept: true }] });
+            const r = buildMutateReport(store, ["one-as"]);
+            expect(r.configs[0]!.values).toEqual([0.75, 0.5]);
+            expect(r.configs[0]!.perTemplate[0]!.values).toEqual([0.75, 0.5]);
+            // MPI = max(0, (0.5 − 0.75)/0.75) = 0; Z = (0.75 − 0.625)/0.125 = 1.
+            expect(r.configs[0]!.mpi).toBe(0);
+            expect(r.configs[0]!.z).toBeCloseTo(1, 12);
+        } finally {
+            store.close();
+        }
+    });
+    it("leaves a variant with no judged response out of Z, MPI, W and IoU, and says so", () => {
+        const db = path.join(tmp, "unjudged.db");
+        // One template, two instances, one round. A: default [pass, fail], m01 [pass, pass], m02 [fail, fail];
+        // B: default [pass, pass], m01 [pass, fail], m02 both truncated (no judged response).
+        const rows: [string, string, Outcome["category"][]][] = [
+            ["A", "default", ["passed", "assertion_error"]], ["A", "default-m01", ["passed", "passed"]], ["A", "default-m02", ["assertion_error", "assertion_error"]],
+            ["B", "default", ["passed", "passed"]], ["B", "default-m01", ["passed", "assertion_error"]], ["B", "default-m02", ["truncated", "truncated"]]
+        ];
+        writeOutcomes(db, rows.flatMap(([model, wrapper, cats]) => cats.map((category, instance): Outcome => ({ runId: "unj", config: `${model} t=0 ${wrapper}`, model, quantization: null, temperature: 0, wrapper, template: "T1", group: "list", subgroups: [], instance, params: [instance], round: 0, seed: 1, category, detail: "", code: null, response: "" }))));
+        const store = openStore(db);
+        try {
+            const v = (id: string) => ({ id, operations: ["upper-case"], similarity: 0.9, kept: true });
+            recordMutateStudy(store, { runId: "unj", original: "default", embedModel: embedDir, minSimilarity: 0.85, variants: [v("default-m01"), v("default-m02")] });
+            const r = buildMutateReport(store, ["unj"], { ks: [1, 2] });
+            const b = r.configs.find((c) => c.config === "B t=0")!;
+            expect(b.values).toEqual([1, 0.5, null]);
+            expect(b.unjudged).toEqual(["default-m02"]);
+            // Over [1, 0.5]: mean 0.75, σ = 0.25 → Z = 1 (counting m02 as 0 would give 1.2247); MPI = 0.
+            expect(b.z).toBeCloseTo(1, 12);
+            expect(b.mpi).toBe(0);
+            expect(b.best).toEqual({ wrapper: "default", value: 1 });
+            // W: m02 cannot rank B, so the judges are default (B > A) and m01 (A > B): rank sums 3 and 3, W = 0.
+            expect(r.kendall!.judges).toBe(2);
+            expect(r.kendall!.w).toBe(0);
+            // IoU over default and m01: top-1 {m01} vs {default} = 0; top-2 both sets = 1.
+            expect(r.iou.map((x) => [x.k, x.mean])).toEqual([[1, 0], [2, 1]]);
+            expect(renderMutateText(r)).toMatch(/B t=0: no judged response under default-m02 .*left out of Z, MPI, Kendall's W and top-k IoU, not counted as 0/);
+            expect(renderMutateHtml(r)).toContain("left out of Z, MPI, Kendall");
+        } finally {
+            store.close();
+        }
+    });
     it("refuses a run that is not a mutation study", () => {
         const store = openStore(path.join(tmp, "scripted.db"));
         try {
