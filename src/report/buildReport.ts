@@ -26,6 +26,7 @@ export function buildReport(outcomes: readonly Outcome[], runMeta: readonly Repo
             eddyVersion: m?.eddyVersion,
             isolationLevel: m?.isolationLevel,
             configs: [...new Set(mine.map((s) => s.config))],
+            missing: mine.reduce((n, s) => n + s.harness.missing, 0),
             templates: mine.map((s) => toRow(s, mode(s.runId, s.config)))
         };
     });

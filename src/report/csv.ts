@@ -1,7 +1,7 @@
 import { safeTerminalText } from "../util/safeText.js";
 import type { ReportData } from "./types.js";
 
-const COLUMNS = ["run", "config", "model", "quantization", "temperature", "wrapper", "mode", "template", "group", "subgroups", "M", "M_total", "R", "responses", "correct", "AS", "CPS", "CCS", "category", "RLPR", "RLPR_lo", "RLPR_hi", "PSR", "PSR_lo", "PSR_hi", "gap", "AV", "AV_lo", "AV_hi", "pass@1", "pass@k_max", "truncated", "judge_error"] as const;
+const COLUMNS = ["run", "config", "model", "quantization", "temperature", "wrapper", "mode", "template", "group", "subgroups", "M", "M_total", "R", "responses", "correct", "AS", "CPS", "CCS", "category", "RLPR", "RLPR_lo", "RLPR_hi", "PSR", "PSR_lo", "PSR_hi", "gap", "AV", "AV_lo", "AV_hi", "pass@1", "pass@k_max", "truncated", "judge_error", "missing"] as const;
 
 /** One CSV row per run × configuration × template (RFC 4180 quoting). */
 export function renderCsv(d: ReportData): string {
@@ -41,7 +41,8 @@ export function renderCsv(d: ReportData): string {
                 t.passAtK["1"] ?? null,
                 Object.keys(t.passAtK).length,
                 t.harness.truncated,
-                t.harness.judge_error
+                t.harness.judge_error,
+                t.harness.missing
             ];
             lines.push(row.map(csvField).join(","));
         }

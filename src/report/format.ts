@@ -31,3 +31,11 @@ export function tuple(params: readonly ParamValue[]): string {
 export function esc(s: string): string {
     return s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 }
+
+/** A run's status as reports print it: a run with missing answers never reads as plainly "complete". */
+export function runStatus(r: { status?: string | undefined; missing: number }): string {
+    const status = r.status ?? "";
+    if (r.missing === 0) return status;
+    const missing = `${r.missing} answer${r.missing === 1 ? "" : "s"} missing`;
+    return status ? `${status} (${missing})` : missing;
+}

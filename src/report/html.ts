@@ -2,7 +2,7 @@ import { CATEGORY_LABELS, isHarness, NEIGHBOURHOOD_CATEGORIES, type Neighbourhoo
 import { groupBy } from "../scores/aggregates.js";
 import type { Outcome } from "../scores/types.js";
 import { boxPlotSpec, categoryBarsSpec, deltaHeatmapSpec, renderSvg, stripSpec, verdictBarsSpec } from "./charts.js";
-import { fix, interval, pct, pval, tuple } from "./format.js";
+import { fix, interval, pct, pval, runStatus, tuple } from "./format.js";
 import { html, raw, type HtmlValue, type SafeHtml } from "./safeHtml.js";
 import { tamperingMore } from "./tampering.js";
 import { judged, magnitude, TAMPERING_NOTE, unsandboxed, UNSANDBOXED_NOTE } from "./text.js";
@@ -64,15 +64,15 @@ export async function renderHtml(d: ReportData, scores: readonly NeighbourhoodSc
 
     // Overview
     parts.push(html`<section id="overview"><h2>Runs</h2>`);
-    parts.push(table(["run", "created", "status", "backend", "isolation", "configurations"], d.runs.map((r) => [r.id, r.created ?? "", r.status ?? "", r.backend ?? "", r.isolationLevel ?? "", r.configs.join(", ")])));
+    parts.push(table(["run", "created", "status", "backend", "isolation", "configurations"], d.runs.map((r) => [r.id, r.created ?? "", runStatus(r), r.backend ?? "", r.isolationLevel ?? "", r.configs.join(", ")])));
     if (d.runs.some(unsandboxed)) parts.push(html`<p class="note"><b>${UNSANDBOXED_NOTE}</b></p>`);
     parts.push(
-        html`<h2>Configurations</h2><p class="note">Means over templates. <b>mode</b>: how responses were decoded (<code>reproducible</code>, the default, or the opt-in <code>fast</code> mode, whose responses may differ between runs). <b>judged</b>: instances with at least one judged response, of all instances. RLPR = run-level pass rate (= AS), PSR = perfect stability rate (= CCS), AV = average variance (SPEC §4). <code>truncated</code> and <code>judge_error</code> are harness outcomes: counted here, left out of every score.</p>`
+        html`<h2>Configurations</h2><p class="note">Means over templates. <b>mode</b>: how responses were decoded (<code>reproducible</code>, the default, or the opt-in <code>fast</code> mode, whose responses may differ between runs). <b>judged</b>: instances with at least one judged response, of all instances. RLPR = run-level pass rate (= AS), PSR = perfect stability rate (= CCS), AV = average variance (SPEC §4). <code>truncated</code> and <code>judge_error</code> are harness outcomes: counted here, left out of every score. <b>missing</b>: planned answers (instances × R) with no outcome: absent from a replay file, or not generated or judged yet.</p>`
     );
     parts.push(
         table(
-            ["config", "mode", "determinism audit", "templates", "judged", "AS", "CPS", "CCS", "RLPR", "PSR", "gap", "AV", "pass@1", "responses", "truncated", "judge_error"],
-            d.configs.map((c) => [c.config, c.mode, c.determinism, n(c.templates), n(judged(c.coverage.judged, c.coverage.total)), n(fix(c.AS)), n(fix(c.CPS)), n(fix(c.CCS)), n(fix(c.RLPR)), n(fix(c.PSR)), n(fix(c.gap)), n(fix(c.AV, 4)), n(fix(c.passAtK["1"])), n(c.responses), n(c.harness.truncated), n(c.harness.judge_error)]),
+            ["config", "mode", "determinism audit", "templates", "judged", "AS", "CPS", "CCS", "RLPR", "PSR", "gap", "AV", "pass@1", "responses", "truncated", "judge_error", "missing"],
+            d.configs.map((c) => [c.config, c.mode, c.determinism, n(c.templates), n(judged(c.coverage.judged, c.coverage.total)), n(fix(c.AS)), n(fix(c.CPS)), n(fix(c.CCS)), n(fix(c.RLPR)), n(fix(c.PSR)), n(fix(c.gap)), n(fix(c.AV, 4)), n(fix(c.passAtK["1"])), n(c.responses), n(c.harness.truncated), n(c.harness.judge_error), n(c.harness.missing)]),
             true
         )
     );
@@ -198,7 +198,7 @@ export async function renderHtml(d: ReportData, scores: readonly NeighbourhoodSc
                     n(`${fix(s.PSR)} ${interval(s.PSR_CI, 2)}`),
                     n(`${fix(s.AV)} ${interval(s.AV_CI)}`),
                     html`${Object.entries(s.passAtK).map(([k, v]) => `@${k} ${fix(v, 2)}`).join(" ")}${s.passAtKNote ? html` <span class="muted" title="${s.passAtKNote}">(k ≤ ${Object.keys(s.passAtK).length})</span>` : ""}`,
-                    n(s.harness.truncated + s.harness.judge_error ? `${s.harness.truncated} trunc, ${s.harness.judge_error} judge` : "–")
+                    n(s.harness.truncated + s.harness.judge_error + s.harness.missing ? `${s.harness.truncated} trunc, ${s.harness.judge_error} judge, ${s.harness.missing} missing` : "–")
                 ])
             )
         );

@@ -1,6 +1,6 @@
 import { openStore } from "../store/Store.js";
 import { loadOutcomes, runInfo, type RunInfo } from "../store/outcomes.js";
-import { plannedKey } from "../scores/neighbourhood.js";
+import { plannedKey, type PlannedNeighbourhood } from "../scores/neighbourhood.js";
 import type { Outcome } from "../scores/types.js";
 import { EddyError } from "../util/errors.js";
 import { determinismKey, type DeterminismSummary } from "./types.js";
@@ -21,8 +21,8 @@ function summariseAudit(a: { identical: number; created: string; result_json: st
 export interface LoadedStudy {
     outcomes: Outcome[];
     runs: RunInfo[];
-    /** Instances each run planned per template (key: plannedKey(run, template)); the coverage denominator. */
-    planned: Map<string, number>;
+    /** Instances and rounds each run planned per template (key: plannedKey(run, template)); the coverage denominators. */
+    planned: Map<string, PlannedNeighbourhood>;
     /** Latest `eddy audit determinism` per model file and mode (key: determinismKey(sha256, mode)). */
     determinism: Map<string, DeterminismSummary>;
 }
@@ -38,9 +38,13 @@ export function loadStudy(dbPath: string, runIds: readonly string[]): LoadedStud
             runs.map((r) => r.id)
         );
         if (outcomes.length === 0) throw new EddyError(`no judged responses in run(s) ${runs.map((r) => r.id).join(", ")} yet`);
-        const planned = new Map<string, number>();
+        const planned = new Map<string, PlannedNeighbourhood>();
         const count = store.db.prepare("SELECT template_id, COUNT(*) AS n FROM instances WHERE run_id = ? GROUP BY template_id");
-        for (const r of runs) for (const row of count.all(r.id) as { template_id: string; n: number }[]) planned.set(plannedKey(r.id, row.template_id), row.n);
+        for (const r of runs) {
+            // R as the study asked for it (runs of every eddy version record `rounds` in their config).
+            const rounds = typeof r.config.rounds === "number" ? r.config.rounds : 0;
+            for (const row of count.all(r.id) as { template_id: string; n: number }[]) planned.set(plannedKey(r.id, row.template_id), { instances: row.n, rounds });
+        }
         const determinism = new Map<string, DeterminismSummary>();
         const shas = [...new Set(runs.flatMap((r) => r.configurations.map((c) => c.modelSha256)).filter((x): x is string => !!x))];
         let audits: ReturnType<typeof store.determinismAudits> = [];

@@ -2,7 +2,7 @@ import { MODEL_CATEGORIES } from "../judge/types.js";
 import { CATEGORY_LABELS, NEIGHBOURHOOD_CATEGORIES, type NeighbourhoodCategory } from "../scores/neighbourhood.js";
 import type { Comparison } from "../scores/compare.js";
 import { safeTerminalText } from "../util/safeText.js";
-import { fix, interval, pct, pval, tuple } from "./format.js";
+import { fix, interval, pct, pval, runStatus, tuple } from "./format.js";
 import { tamperingLine, tamperingMore } from "./tampering.js";
 import { renderTable, shorten, terminalWidth, wrap, type ColumnSpec } from "./terminalTable.js";
 import type { ReportData } from "./types.js";
@@ -44,17 +44,18 @@ function sections(d: ReportData, full: boolean): Section[] {
     const out: Section[] = [];
     out.push({
         title: "Runs",
-        head: [{ head: "run", ellipsis: "middle" }, "created", "status", "backend", "isolation", "configurations"],
-        rows: d.runs.map((r) => [r.id, (r.created ?? "").replace("T", " ").slice(0, 16), r.status ?? "", r.backend ?? "", r.isolationLevel ?? "", r.configs.join("; ")]),
+        head: [{ head: "run", ellipsis: "middle" }, "created", { head: "status", fixed: true }, "backend", "isolation", "configurations"],
+        rows: d.runs.map((r) => [r.id, (r.created ?? "").replace("T", " ").slice(0, 16), runStatus(r), r.backend ?? "", r.isolationLevel ?? "", r.configs.join("; ")]),
         ...(d.runs.some(unsandboxed) ? { note: UNSANDBOXED_NOTE } : {})
     });
     out.push({
         title: "Configurations (means over templates)",
-        head: [CONFIG, { head: "mode", fixed: true }, "judged", "AS", "CPS", "CCS", "trunc", "j_err"],
-        rows: d.configs.map((c) => [c.config, c.mode, judged(c.coverage.judged, c.coverage.total), fix(c.AS), fix(c.CPS), fix(c.CCS), String(c.harness.truncated), String(c.harness.judge_error)]),
+        head: [CONFIG, { head: "mode", fixed: true }, "judged", "AS", "CPS", "CCS", "trunc", "j_err", "miss"],
+        rows: d.configs.map((c) => [c.config, c.mode, judged(c.coverage.judged, c.coverage.total), fix(c.AS), fix(c.CPS), fix(c.CCS), String(c.harness.truncated), String(c.harness.judge_error), String(c.harness.missing)]),
         note:
             "mode: how responses were decoded (reproducible, the default, or the opt-in fast mode, whose responses may differ between runs). " +
-            "judged: instances with at least one judged response, of all instances. trunc / j_err: truncated and judge_error responses, harness outcomes counted apart and excluded from every score."
+            "judged: instances with at least one judged response, of all instances. trunc / j_err: truncated and judge_error responses, harness outcomes counted apart and excluded from every score. " +
+            "miss: planned answers (instances × R) with no outcome: absent from a replay file, or not generated or judged yet."
     });
     const tampered = d.configs.filter((c) => c.tampering.count > 0);
     if (tampered.length)
@@ -97,7 +98,8 @@ function sections(d: ReportData, full: boolean): Section[] {
         rows: [
             ...verdicts.map((k) => [k, ...d.configs.map((c) => pct(c.verdictShares[k] ?? 0))]),
             ["truncated", ...d.configs.map((c) => String(c.harness.truncated))],
-            ["judge_error", ...d.configs.map((c) => String(c.harness.judge_error))]
+            ["judge_error", ...d.configs.map((c) => String(c.harness.judge_error))],
+            ["missing", ...d.configs.map((c) => String(c.harness.missing))]
         ]
     });
     // One pair of tables per configuration: its label and mode in the title, so rows need neither.

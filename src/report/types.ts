@@ -2,7 +2,7 @@ import type { Category } from "../judge/types.js";
 import type { ConfigSummary, GroupSummary, TemplateSummary } from "../scores/aggregates.js";
 import type { Comparison } from "../scores/compare.js";
 import type { Discontinuity } from "../scores/discontinuities.js";
-import type { NeighbourhoodScore } from "../scores/neighbourhood.js";
+import type { NeighbourhoodScore, PlannedNeighbourhood } from "../scores/neighbourhood.js";
 import type { ParamValue } from "../templates/types.js";
 import type { TamperingSummary } from "./tampering.js";
 
@@ -57,6 +57,8 @@ export type NeighbourhoodRow = Omit<NeighbourhoodScore, "instances" | "runId"> &
 /** One run in the report: its metadata and, per template and configuration, the scores. */
 export interface ReportRun extends Omit<ReportRunMeta, "config" | "configurations"> {
     configs: string[];
+    /** Planned answers of this run with no outcome, over its configurations and templates (see HarnessCounts.missing). */
+    missing: number;
     /** One row per template × configuration of this run: AS, CPS, CCS, category and the rest. */
     templates: NeighbourhoodRow[];
 }
@@ -97,7 +99,7 @@ export interface ReportOptions {
     /** Fixed generation time (ISO), for reproducible output. */
     generated?: string;
     /** Instances each run planned per template (see ScoreOptions.planned): the coverage denominator. */
-    planned?: ReadonlyMap<string, number>;
+    planned?: ReadonlyMap<string, PlannedNeighbourhood>;
     /** Latest determinism audits (see loadStudy): shown beside the mode. */
     determinism?: ReadonlyMap<string, DeterminismSummary>;
     /** Text tables: width to fit (default: the terminal's, else 100). */

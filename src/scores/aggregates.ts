@@ -1,5 +1,5 @@
-import { HARNESS_CATEGORIES, MODEL_CATEGORIES, type Category } from "../judge/types.js";
-import { NEIGHBOURHOOD_CATEGORIES, type NeighbourhoodCategory, type NeighbourhoodScore } from "./neighbourhood.js";
+import { HARNESS_CATEGORIES, MODEL_CATEGORIES, type Category } from "../vocabulary.js";
+import { NEIGHBOURHOOD_CATEGORIES, type HarnessCounts, type NeighbourhoodCategory, type NeighbourhoodScore } from "./neighbourhood.js";
 
 /** Share (0..1) of neighbourhoods in each category, with the count they are shares of. */
 export interface CategoryShares {
@@ -37,8 +37,8 @@ export interface ConfigSummary {
     verdictShares: Partial<Record<Category, number>>;
     /** Counted responses (denominator of verdictShares). */
     responses: number;
-    /** Harness outcomes, counted apart (never model failures). */
-    harness: { truncated: number; judge_error: number };
+    /** Harness outcomes and missing answers, counted apart (never model failures). */
+    harness: HarnessCounts;
 }
 
 /** Category shares for a problem group or subgroup, per configuration and over all of them. */
@@ -77,12 +77,13 @@ export function summariseConfigs(scores: readonly NeighbourhoodScore[]): ConfigS
         const f = list[0]!;
         const counts: Partial<Record<Category, number>> = {};
         let responses = 0;
-        const harness = { truncated: 0, judge_error: 0 };
+        const harness: HarnessCounts = { truncated: 0, judge_error: 0, missing: 0 };
         for (const s of list) {
             for (const [cat, n] of Object.entries(s.verdicts) as [Category, number][]) counts[cat] = (counts[cat] ?? 0) + n;
             responses += s.responses;
             harness.truncated += s.harness.truncated;
             harness.judge_error += s.harness.judge_error;
+            harness.missing += s.harness.missing;
         }
         const verdictShares: Partial<Record<Category, number>> = {};
         for (const c of MODEL_CATEGORIES) if (counts[c]) verdictShares[c] = counts[c]! / responses;

@@ -14,7 +14,9 @@ export {
     type NeighbourhoodScore,
     type NeighbourhoodCategory,
     type InstanceScore,
-    type ScoreOptions
+    type ScoreOptions,
+    type PlannedNeighbourhood,
+    type HarnessCounts
 } from "./neighbourhood.js";
 export {
     summariseConfigs,

@@ -1,10 +1,8 @@
-import { HARNESS_CATEGORIES, MODEL_CATEGORIES, type Category } from "../judge/types.js";
-import type { ParamValue } from "../templates/types.js";
+import { HARNESS_CATEGORIES, MODEL_CATEGORIES, type Category, type HarnessCategory, type NeighbourhoodKey, type Outcome, type ParamValue } from "../vocabulary.js";
 import { bootstrapMeanInterval } from "../stats/bootstrap.js";
 import { instanceRateInterval, wilsonInterval, type Interval } from "../stats/wilson.js";
 import { passAtK } from "./passAtK.js";
 import { scoresOverInstances } from "./rates.js";
-import type { NeighbourhoodKey, Outcome } from "./types.js";
 
 /**
  * The four neighbourhood categories of SPEC §3, plus `incomplete` when fewer than
@@ -51,7 +49,7 @@ export interface NeighbourhoodScore extends NeighbourhoodKey {
     M: number;
     /** Instances in the neighbourhood: planned by the run when known, else those with any response. M of M_total are judged. */
     Mtotal: number;
-    /** Rounds asked per instance (R, the largest round count seen). */
+    /** Rounds asked per instance: R as the run planned it when known, else the largest round count seen. */
     R: number;
     /** Counted responses (Σ n_i). */
     responses: number;
@@ -72,7 +70,7 @@ export interface NeighbourhoodScore extends NeighbourhoodKey {
     gap: number;
     /** Average variance: mean of p_i (1 − p_i). */
     AV: number;
-    /** Wilson 95% interval of RLPR (the counted responses as trials). */
+    /** 95% interval of RLPR: Wilson at the instances' effective sample size (see stats/wilson.ts instanceRateInterval). */
     RLPR_CI: Interval;
     /** Wilson 95% interval of PSR (instances as trials). */
     PSR_CI: Interval;
@@ -84,8 +82,11 @@ export interface NeighbourhoodScore extends NeighbourhoodKey {
     passAtKNote: string | null;
     /** Response counts per verdict category, harness categories included. */
     verdicts: Partial<Record<Category, number>>;
-    /** Harness outcomes, shown apart and not counted in any denominator. */
-    harness: { truncated: number; judge_error: number };
+    /**
+     * Harness outcomes, shown apart and not counted in any denominator. `missing`: planned answers
+     * (M_total × R) with no outcome at all: absent from a replay file, or not generated or judged yet.
+     */
+    harness: HarnessCounts;
     instances: InstanceScore[];
 }
 
@@ -96,10 +97,25 @@ export interface ScoreOptions {
     /** Bootstrap resamples (default 1000). */
     resamples?: number;
     /**
-     * Instances each run planned per template, keyed by {@link plannedKey}; an instance planned but
-     * without any judged response counts as not judged. Without it, M_total is the instances seen.
+     * What each run planned per template, keyed by {@link plannedKey}: its instances (an instance
+     * planned but without any judged response counts as not judged) and rounds (R). Without it,
+     * M_total is the instances seen and R the largest round count seen.
      */
-    planned?: ReadonlyMap<string, number>;
+    planned?: ReadonlyMap<string, PlannedNeighbourhood>;
+}
+
+/** What a run planned for one template. */
+export interface PlannedNeighbourhood {
+    instances: number;
+    rounds: number;
+}
+
+/** Outcomes that are not the model's, per neighbourhood or configuration. */
+export interface HarnessCounts {
+    truncated: number;
+    judge_error: number;
+    /** Planned answers with no outcome (absent from a replay file, or not generated or judged yet). */
+    missing: number;
 }
 
 /** Key of {@link ScoreOptions.planned}. */
@@ -137,14 +153,14 @@ function scoreOne(list: Outcome[], opts: ScoreOptions): NeighbourhoodScore {
     const first = list[0]!;
     const byInstance = new Map<number, InstanceScore>();
     const verdicts: Partial<Record<Category, number>> = {};
-    const harness = { truncated: 0, judge_error: 0 };
+    const harness: HarnessCounts = { truncated: 0, judge_error: 0, missing: 0 };
     let R = 0;
     for (const o of list) {
         verdicts[o.category] = (verdicts[o.category] ?? 0) + 1;
         let inst = byInstance.get(o.instance);
         if (!inst) byInstance.set(o.instance, (inst = { instance: o.instance, params: o.params, n: 0, c: 0, excluded: 0 }));
         if (isHarness(o.category)) {
-            harness[o.category as keyof typeof harness]++;
+            harness[o.category as HarnessCategory]++;
             inst.excluded++;
         } else {
             inst.n++;
@@ -153,9 +169,13 @@ function scoreOne(list: Outcome[], opts: ScoreOptions): NeighbourhoodScore {
     }
     const instances = [...byInstance.values()].sort((a, b) => a.instance - b.instance);
     for (const i of instances) R = Math.max(R, i.n + i.excluded);
+    // The planned R, not the most rounds seen: a round missing everywhere must still show (and limit pass@k).
+    const plan = opts.planned?.get(plannedKey(first.runId, first.template));
+    R = Math.max(R, plan?.rounds ?? 0);
     const counted = instances.filter((i) => i.n > 0);
     const M = counted.length;
-    const Mtotal = Math.max(instances.length, opts.planned?.get(plannedKey(first.runId, first.template)) ?? 0);
+    const Mtotal = Math.max(instances.length, plan?.instances ?? 0);
+    harness.missing = Math.max(0, Mtotal * R - list.length);
     const responses = counted.reduce((s, i) => s + i.n, 0);
     const correct = counted.reduce((s, i) => s + i.c, 0);
     const perfect = counted.filter((i) => i.c === i.n).length;

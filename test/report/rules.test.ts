@@ -17,8 +17,8 @@ describe("coverage and mode in every report format", () => {
         ...neighbourhood([[1, 0], [1, 1]], { template: "full", runId: "r-old", model: "oldm" })
     ];
     const planned = new Map([
-        [plannedKey("r-fast", "gap"), 5],
-        [plannedKey("r-old", "full"), 2]
+        [plannedKey("r-fast", "gap"), { instances: 5, rounds: 2 }],
+        [plannedKey("r-old", "full"), { instances: 2, rounds: 2 }]
     ]);
     // r-fast recorded its mode in the configuration metadata; r-old is from before the mode was recorded.
     const meta = [
@@ -34,6 +34,9 @@ describe("coverage and mode in every report format", () => {
         expect([gap.template, gap.M, gap.Mtotal, gap.category, gap.mode]).toEqual(["gap", 3, 5, "incomplete", "fast"]);
         const full = json.runs[1].templates[0];
         expect([full.M, full.Mtotal, full.category, full.mode]).toEqual([2, 2, "stochastic_failure", "reproducible"]);
+        // The fifth planned instance of "gap" has no answer for either of its 2 rounds.
+        expect(gap.harness).toEqual({ truncated: 2, judge_error: 0, missing: 2 });
+        expect(json.runs.map((r: { missing: number }) => r.missing)).toEqual([2, 0]);
         expect(json.configs.map((c: { mode: string; coverage: unknown }) => [c.mode, c.coverage])).toEqual([
             ["fast", { judged: 3, total: 5 }],
             ["reproducible", { judged: 2, total: 2 }]
@@ -42,7 +45,7 @@ describe("coverage and mode in every report format", () => {
     it("CSV has mode, M and M_total columns", async () => {
         const [head, gap] = (await render("csv")).trim().split("\n").map((l) => l.split(","));
         const col = (name: string) => gap![head!.indexOf(name)];
-        expect([col("mode"), col("M"), col("M_total"), col("category")]).toEqual(["fast", "3", "5", "incomplete"]);
+        expect([col("mode"), col("M"), col("M_total"), col("category"), col("missing")]).toEqual(["fast", "3", "5", "incomplete", "2"]);
     });
     it("text, Markdown and HTML say '3 of 5', the missing category and the mode", async () => {
         for (const f of ["text", "md", "html"] as const) {
@@ -52,6 +55,7 @@ describe("coverage and mode in every report format", () => {
             expect(out, f).toMatch(/fast/);
             expect(out, f).toMatch(/reproducible/);
             expect(out, f).toContain("differs in 25.0% of responses (2026-11-20)");
+            expect(out, f).toContain("2 answers missing");
         }
         const text = await render("text");
         expect(text).toMatch(/^fastm t=0 default +fast +3 of 5 +1\.000/m);

@@ -10,6 +10,8 @@ import { ReplayBackend } from "../../src/inference/replay/ReplayBackend.js";
 import { openStore } from "../../src/store/Store.js";
 import { exportRows, loadOutcomes, runInfo } from "../../src/store/outcomes.js";
 import { scoreNeighbourhoods } from "../../src/scores/index.js";
+import { loadStudy } from "../../src/report/loadStudy.js";
+import { renderReport } from "../../src/report/renderReport.js";
 import { loadAllTemplates } from "../../src/templates/loadTemplates.js";
 import { EddyError } from "../../src/util/errors.js";
 import { MODEL_CATEGORIES } from "../../src/judge/types.js";
@@ -105,6 +107,12 @@ describe("runStudy", () => {
         expect(info.counts).toMatchObject({ generations: 3, missing: 1, verdicts: 3 });
         // The run is complete: a missing answer is recorded, not retried forever.
         expect(info.status).toBe("complete");
+        // ...but the report never shows it as plainly complete: the missing answer is counted in every format.
+        const loaded = loadStudy(db, [r.runId]);
+        const json = JSON.parse(await renderReport(loaded.outcomes, loaded.runs, "json", { planned: loaded.planned }));
+        expect(json.runs[0].missing).toBe(1);
+        expect(json.runs[0].templates[0]).toMatchObject({ R: 2, M: 2, Mtotal: 2, harness: { truncated: 0, judge_error: 0, missing: 1 } });
+        expect(await renderReport(loaded.outcomes, loaded.runs, "text", { planned: loaded.planned })).toMatch(/complete \(1 answer missing\)/);
         // The file stands in for the model: an edited file cannot silently continue (or stand for) the same run.
         writeFileSync(file, [...lines, { template: t.id, instance: 1, round: 1, response: "late" }].map((l) => JSON.stringify(l)).join("\n") + "\n");
         await expect(runStudy(study({ backend: "replay", replay: file, templates: t.id, instances: 2, rounds: 2, db }))).rejects.toThrow(/changed since run .* began/);

@@ -170,13 +170,30 @@ describe("coverage: instances without a judged response stay visible and block t
     });
     it("counts planned instances without any response, with 90% judged as the boundary (10·M ≥ 9·M_total)", () => {
         const nine = neighbourhood(Array.from({ length: 9 }, () => [1, 1]), { runId: "r" });
-        const planned = new Map([[plannedKey("r", "t1"), 10]]);
+        const planned = new Map([[plannedKey("r", "t1"), { instances: 10, rounds: 2 }]]);
         const [s9] = scoreNeighbourhoods(nine, { planned });
         expect([s9!.M, s9!.Mtotal, s9!.category]).toEqual([9, 10, "perfect_success"]); // exactly 90%
+        expect(s9!.harness.missing).toBe(2); // the tenth instance's 2 planned rounds
         const [s8] = scoreNeighbourhoods(nine.filter((o) => o.instance !== 8), { planned });
         expect([s8!.M, s8!.Mtotal, s8!.category]).toEqual([8, 10, "incomplete"]); // 80%
         const [none] = scoreNeighbourhoods(neighbourhood([["truncated"]]));
         expect([none!.M, none!.Mtotal, none!.category]).toEqual([0, 1, "no_data"]);
+    });
+    it("uses the planned R, so a round missing everywhere shows and limits pass@k", () => {
+        // 3 instances, R = 3 planned, every third round missing (e.g. absent from a replay file).
+        const two = neighbourhood([[1, 1], [1, 0], [1, 1]], { runId: "r" });
+        const [seen] = scoreNeighbourhoods(two);
+        expect([seen!.R, seen!.passAtKNote, seen!.harness.missing]).toEqual([2, null, 0]);
+        const [s] = scoreNeighbourhoods(two, { planned: new Map([[plannedKey("r", "t1"), { instances: 3, rounds: 3 }]]) });
+        expect(s!.R).toBe(3);
+        expect(s!.harness.missing).toBe(3); // 3 × 3 planned − 6 outcomes
+        expect(Object.keys(s!.passAtK)).toEqual(["1", "2"]);
+        expect(s!.passAtKNote).toMatch(/k > 2|not computable/);
+        // Same as a truncated third round would give, except that the missing answers are counted as such.
+        const [t] = scoreNeighbourhoods(neighbourhood([[1, 1, "truncated"], [1, 0, "truncated"], [1, 1, "truncated"]], { runId: "r" }));
+        expect([t!.R, t!.harness.truncated, t!.harness.missing, t!.AS]).toEqual([3, 3, 0, s!.AS]);
+        expect(t!.passAtKNote).toBe(s!.passAtKNote);
+        expect(summariseConfigs([s!])[0]!.harness).toEqual({ truncated: 0, judge_error: 0, missing: 3 });
     });
     it("categorises from integer counts", () => {
         expect(categorise({ M: 4, perfect: 4, solved: 4 })).toBe("perfect_success");

@@ -82,7 +82,7 @@ describe("neighbourhood scores (SPEC §3–§4)", () => {
         expect(h!.CPS).toBe(1);
         expect(h!.CCS).toBeCloseTo(1 / 2, 12);
         expect(h!.category).toBe("incomplete"); // 2 of 3 judged: under 90%
-        expect(h!.harness).toEqual({ truncated: 1, judge_error: 3 });
+        expect(h!.harness).toEqual({ truncated: 1, judge_error: 3, missing: 0 });
         const [summary] = summariseConfigs([h!]);
         expect(summary!.verdictShares.assertion_error).toBeCloseTo(1 / 5, 12);
         expect(summary!.verdictShares).not.toHaveProperty("truncated");
