@@ -49,8 +49,15 @@ export interface LoopRunReport {
     asl: AslResult;
     /** Per template: ASL over its tasks. */
     perTemplate: { template: string; asl: AslResult }[];
-    /** Pass rate of the first loop (an ordinary one-shot pass@1 over the same tasks). */
-    firstLoopPassRate: number;
+    /**
+     * Pass rate of the first loop (an ordinary one-shot pass@1), under the run's exclusion rules: over
+     * the tasks whose first loop has a model verdict ({@link firstLoopTasks}); a first loop not run yet
+     * or ended by a harness outcome (truncated, judge_error) is left out, never counted as a failure.
+     * null when no task qualifies.
+     */
+    firstLoopPassRate: number | null;
+    /** Tasks pass@loop1 covers (of all tasks). */
+    firstLoopTasks: number;
     /** Per loop j: tasks that reached it, passed it; mean similarity p^j→p^(j+1) and drift p^1→p^(j+1) where measured. */
     perLoop: { loop: number; reached: number; passed: number; meanSimilarity: number | null; meanDrift: number | null }[];
     unfinished: number;
@@ -118,6 +125,7 @@ function buildRun(ls: LoopStore, run: LoopRunRow): LoopRunReport {
     const scored = tasks.filter((t) => t.finished && !(t.failureCategory !== null && isHarness(t.failureCategory)));
     const asl = averageSustainableLoops(scored.map((t) => ({ sustained: t.sustained, boundarySimilarity: t.boundarySimilarity })), M);
     const templates = [...new Set(tasks.map((t) => t.template))];
+    const firstJudged = tasks.flatMap((t) => (t.loops[0] && !isHarness(t.loops[0].category) ? [t.loops[0].category] : []));
     const perLoop = Array.from({ length: M }, (_, j) => {
         const at = steps.filter((s) => s.loop === j + 1);
         return {
@@ -143,7 +151,8 @@ function buildRun(ls: LoopStore, run: LoopRunRow): LoopRunReport {
             template,
             asl: averageSustainableLoops(scored.filter((t) => t.template === template).map((t) => ({ sustained: t.sustained, boundarySimilarity: t.boundarySimilarity })), M)
         })),
-        firstLoopPassRate: tasks.length === 0 ? 0 : tasks.filter((t) => t.loops[0]?.category === "passed").length / tasks.length,
+        firstLoopPassRate: firstJudged.length === 0 ? null : firstJudged.filter((c) => c === "passed").length / firstJudged.length,
+        firstLoopTasks: firstJudged.length,
         perLoop,
         unfinished: tasks.filter((t) => !t.finished).length,
         harness: tasks.filter((t) => t.failureCategory !== null && isHarness(t.failureCategory)).length,
@@ -152,6 +161,9 @@ function buildRun(ls: LoopStore, run: LoopRunRow): LoopRunReport {
 }
 
 const f3 = (x: number | null | undefined): string => (x === null || x === undefined ? "—" : x.toFixed(3));
+/** pass@loop1 with the tasks it covers, e.g. "0.750 (4 of 5)". */
+const firstLoopCell = (run: LoopRunReport): string => `${f3(run.firstLoopPassRate)} (${run.firstLoopTasks} of ${run.tasks.length})`;
+const FIRST_LOOP_NOTE = "pass@loop1: share of tasks whose first loop passed, over the tasks whose first loop was judged (a first loop not run yet or ended by truncated/judge_error is left out).";
 
 /** Plain-text report: a comparison table, then per run ASL per template, the loop histogram and failures. */
 export function renderLoopText(r: LoopReport, opts: { diffs?: boolean } = {}): string {
@@ -160,7 +172,8 @@ export function renderLoopText(r: LoopReport, opts: { diffs?: boolean } = {}): s
     out.push("");
     out.push(["run", "model", "quant", "M", "tasks", "pass@loop1", "mean l", "ASL"].join("\t"));
     for (const run of r.runs)
-        out.push([run.runId, safeTerminalLine(run.model), run.quantization ?? "—", run.maxLoops, run.asl.tasks, f3(run.firstLoopPassRate), f3(run.asl.meanSustained), f3(run.asl.asl)].join("\t"));
+        out.push([run.runId, safeTerminalLine(run.model), run.quantization ?? "—", run.maxLoops, run.asl.tasks, firstLoopCell(run), f3(run.asl.meanSustained), f3(run.asl.asl)].join("\t"));
+    out.push(FIRST_LOOP_NOTE);
     for (const run of r.runs) {
         out.push("");
         out.push(`== ${run.runId}  ${safeTerminalLine(run.model)}  (${run.backend}, ${run.status}${run.summariser ? `, summariser ${safeTerminalLine(run.summariser)}` : ""}, t=${run.temperature})`);
@@ -214,7 +227,7 @@ export function renderLoopHtml(r: LoopReport): string {
     const rows = lines(
         r.runs.map(
             (run) =>
-                html`<tr><td>${run.runId}</td><td>${run.model}</td><td>${run.quantization ?? "—"}</td><td>${run.maxLoops}</td><td>${run.asl.tasks}</td><td>${f3(run.firstLoopPassRate)}</td><td>${f3(run.asl.meanSustained)}</td><td class="asl">${f3(run.asl.asl)}</td></tr>`
+                html`<tr><td>${run.runId}</td><td>${run.model}</td><td>${run.quantization ?? "—"}</td><td>${run.maxLoops}</td><td>${run.asl.tasks}</td><td>${firstLoopCell(run)}</td><td>${f3(run.asl.meanSustained)}</td><td class="asl">${f3(run.asl.asl)}</td></tr>`
         )
     );
     const maxAsl = Math.max(...r.runs.map((x) => x.maxLoops), 1);

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Embedder, cosine } from "../../src/embed/Embedder.js";
 import { writeTinyEmbedModel } from "../../src/embed/tinyEmbedModel.js";
 import { buildLoopReport, renderLoopHtml, renderLoopText } from "../../src/loop/report.js";
+import { LoopStore } from "../../src/loop/store.js";
 import { cleanSummary, normalizeLoopConfig, runLoop } from "../../src/loop/runLoop.js";
 import { openStore } from "../../src/store/Store.js";
 import { modelsDir } from "../../src/util/paths.js";
@@ -45,6 +46,32 @@ function replayFile(): string {
 }
 
 const base = { templates: "copy_last_n", instances: 3, maxLoops: 3, judgeWorkers: 1 };
+
+describe("pass@loop1 under the run's exclusion rules", () => {
+    it("covers only tasks whose first loop was judged; harness outcomes and unstarted tasks are not failures", () => {
+        const db = path.join(tmp, "first-loop.db");
+        const store = openStore(db);
+        try {
+            const ls = new LoopStore(store);
+            const id = "loop-20260101-aaaaaa";
+            ls.createRun({ id, config_hash: "h", config_json: JSON.stringify({ maxLoops: 2, temperature: 0 }), eddy_version: "test", backend: "replay", model: "m", model_path: null, model_sha256: null, quantization: null, summariser: null, metadata_json: null, isolation_level: null });
+            ls.addTasks([0, 1, 2, 3, 4].map((i) => ({ run_id: id, template_id: "t", instance_idx: i, params_json: "[]", bindings_json: "{}", question: "q", oracle_hash: "o" })));
+            // Task 0 passes loop 1, task 1 fails it, task 2 is truncated at loop 1, task 3 passes loop 1 and
+            // hits a judge_error at loop 2, task 4 has not started. Covered: 0, 1, 3 → pass@loop1 = 2/3 (of 5 tasks).
+            const step = (i: number, loop: number, category: string) => ({ run_id: id, template_id: "t", instance_idx: i, loop, question: "q", prompt_json: "[]", response: "", code: null, category, detail: "", stop_reason: "stop", prompt_tokens: 0, generated_tokens: 0, gen_ms: 0 });
+            ls.addSteps([step(0, 1, "passed"), step(0, 2, "passed"), step(1, 1, "assertion_error"), step(2, 1, "truncated"), step(3, 1, "passed"), step(3, 2, "judge_error")]);
+            const rep = buildLoopReport(store, [id]);
+            const run = rep.runs[0]!;
+            expect(run.firstLoopTasks).toBe(3);
+            expect(run.firstLoopPassRate).toBeCloseTo(2 / 3, 12);
+            expect(renderLoopText(rep)).toMatch(/\t0\.667 \(3 of 5\)\t/);
+            expect(renderLoopText(rep)).toContain("over the tasks whose first loop was judged");
+            expect(renderLoopHtml(rep)).toContain("0.667 (3 of 5)");
+        } finally {
+            store.close();
+        }
+    });
+});
 
 describe("eddy loop on replayed answers", () => {
     let file: string;
