@@ -36,6 +36,7 @@ export const MERGED_TABLES = {
     // Caches are hints keyed by content hashes: the first copy wins, no conflicts (timings differ by machine).
     response_cache: { key: ["key"], compare: [] },
     verdict_cache: { key: ["key"], compare: [] },
+    oracle_validations: { key: ["key"], compare: [] },
     // An audit has no natural id: the same audit is the same model, mode, version, time and result.
     determinism_audits: { key: ["model_sha256", "mode", "eddy_version", "created", "result_json"], compare: [] },
     provenance: { key: ["run_id", "model", "temperature", "wrapper", "template_id", "instance_idx", "round"], compare: [] }

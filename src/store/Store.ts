@@ -372,6 +372,21 @@ export class Store {
         };
     }
 
+    /** A cached oracle validation (see run/study/validateOracles.ts), or undefined. */
+    oracleValidation(key: string): { ok: boolean; result: unknown } | undefined {
+        const r = this.db.prepare("SELECT ok, result_json FROM oracle_validations WHERE key = ?").get(key) as { ok: number; result_json: string } | undefined;
+        return r && { ok: r.ok === 1, result: JSON.parse(r.result_json) };
+    }
+
+    /** Cache the outcome of an oracle validation. */
+    recordOracleValidation(v: { key: string; templateId: string; oracleHash: string; instances: number; ok: boolean; result: unknown }): void {
+        this.write(() =>
+            this.db
+                .prepare("INSERT OR REPLACE INTO oracle_validations (key, template_id, oracle_hash, instances, ok, result_json, created) VALUES (?, ?, ?, ?, ?, ?, ?)")
+                .run(v.key, v.templateId, v.oracleHash, v.instances, v.ok ? 1 : 0, JSON.stringify(v.result), new Date().toISOString())
+        );
+    }
+
     /** Record a determinism audit on a model (eddy audit determinism). */
     recordDeterminismAudit(a: { modelSha256: string; model: string; mode: string; eddyVersion: string; responses: number; differingResponses: number; differingVerdicts: number; identical: boolean; result: unknown }): number {
         const r = this.db

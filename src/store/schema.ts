@@ -240,4 +240,18 @@ export const MIGRATIONS: readonly string[] = [
         PRIMARY KEY (run_id, model, temperature, wrapper, template_id, instance_idx, round)
     );
     `
+    ,
+    // Oracle validation before judging (SPEC §2): a template's model solution checked against its own
+    // oracle on a run's instances, cached by the oracle's hash and the instances, so it runs once.
+    `
+    CREATE TABLE oracle_validations (
+        key TEXT PRIMARY KEY,              -- sha256 of the oracle hash and the instances' bindings
+        template_id TEXT NOT NULL,
+        oracle_hash TEXT NOT NULL,
+        instances INTEGER NOT NULL,
+        ok INTEGER NOT NULL,               -- 1: the model solution passed on every instance
+        result_json TEXT NOT NULL,         -- solution failures and mutants (killed or not)
+        created TEXT NOT NULL
+    );
+    `
 ];

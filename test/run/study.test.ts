@@ -75,7 +75,7 @@ describe("runStudy", () => {
         const scores = scoreNeighbourhoods(outcomes);
         expect(scores.map((s) => s.template).sort()).toEqual([...ids].sort());
         for (const s of scores) expect(s.AS, s.template).toBe(1);
-    });
+    }, 300_000); // 750 verdicts and 75 oracle validations: the suite's heaviest single study
 
     it("replay: answers are judged, a missing answer is reported and recorded, never invented", async () => {
         const dir = tmpDir();

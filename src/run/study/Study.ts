@@ -8,6 +8,7 @@ import { GenerateStage } from "./GenerateStage.js";
 import { JudgeStage } from "./JudgeStage.js";
 import { openRun, resumeConfig, type OpenedRun } from "./openRun.js";
 import type { StudyHooks, StudyResult } from "./types.js";
+import { validateOracles } from "./validateOracles.js";
 
 /**
  * One session of a study, in the steps of the method: open the run (create or resume), plan it,
@@ -76,6 +77,17 @@ export class Study {
         hooks.signal?.addEventListener("abort", onAbort);
         if (hooks.signal?.aborted) this.stop();
 
+        // SPEC §2: no answer is judged by an oracle whose model solution fails it on these instances.
+        if (judging) {
+            try {
+                await validateOracles(store, plan.templates, plan.instances, { concurrency: config.judgeWorkers ?? 2, log: this.log, signal: this.stopController.signal });
+            } catch (err) {
+                this.stop(err);
+                await judge.close();
+                hooks.signal?.removeEventListener("abort", onAbort);
+                return this.finish(run.id, created, plan.queries, counters, writer, []);
+            }
+        }
         const generate = new GenerateStage({
             store, config, run, plan, writer, counters,
             parts: async () => ({ ...(config.backend === "reference" ? { pool: (await judge.pool)!, templates: plan.templates } : {}), ...(replay ? { replay } : {}) }),

@@ -63,7 +63,7 @@ const TIMEOUT_S = 180;
  * every instance (drawn with the judge's seeds, so they are the inputs a candidate meets), in a
  * plain Python process: the oracle is trusted code, as in the judge's own oracle calls.
  */
-export async function measureStrength(t: Template, instances: Instance[], opts: { check?: boolean; python?: string } = {}): Promise<StrengthMeasure> {
+export async function measureStrength(t: Template, instances: Instance[], opts: { check?: boolean; python?: string; solutionOnly?: boolean } = {}): Promise<StrengthMeasure> {
     const request = {
         oracle: t.oracleFile,
         instances: instances.map((i) => ({ bindings: i.bindings, seed: inputSeed(t.id, paramTuple(t, i.bindings)) })),
@@ -71,7 +71,9 @@ export async function measureStrength(t: Template, instances: Instance[], opts: 
         edges: t.edges ?? [],
         comparator: t.comparator,
         timeMs: t.budget.timeMs,
-        check: opts.check === true
+        check: opts.check === true,
+        // Only the model solution's verdicts: no coverage tracing, no mutants (the coverage figures are then meaningless).
+        ...(opts.solutionOnly ? { trace: false, mutants: false } : {})
     };
     const r = await execa(pythonCommand(opts.python), [strengthScriptPath()], { input: JSON.stringify(request), reject: false, timeout: TIMEOUT_S * 1000 });
     if (r.timedOut) throw new EddyError(`${t.id}: strength measurement took longer than ${TIMEOUT_S} s`);
