@@ -3,12 +3,20 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
+import { HARNESS_CATEGORIES, MODEL_CATEGORIES } from "../../src/vocabulary.js";
 
 const run = promisify(execFile);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const pkg = path.join(root, "src/judge/python");
 
 describe("the Python judge package", () => {
+    it("names exactly the verdict categories of vocabulary.ts, in the same order", async () => {
+        const { stdout } = await run("python3", ["-c", "import json; from eddy_judge.categories import CATEGORIES, as_category; print(json.dumps([list(CATEGORIES), as_category('passed'), as_category('pass')]))"], {
+            cwd: root,
+            env: { ...process.env, PYTHONPATH: pkg }
+        });
+        expect(JSON.parse(stdout)).toEqual([[...MODEL_CATEGORIES, ...HARNESS_CATEGORIES], "passed", null]);
+    });
     it("passes its own unit tests (unittest, standard library)", async () => {
         const { stderr } = await run("python3", ["-m", "unittest", "discover", "-s", path.join(root, "test/judge/python"), "-t", path.join(root, "test/judge/python")], {
             cwd: root,

@@ -13,13 +13,17 @@ import math
 import re
 import symtable
 from types import CodeType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the zygote runs this module without the categories module: types only
+    from .categories import Category
 
 # Only on code that does not parse: names of `def` lines, one line at a time.
 DEF_RE = re.compile(r"^[ \t]*(?:async[ \t]+)?def[ \t]+([A-Za-z_]\w*)[ \t]*\(([^)\n]*)\)?", re.M)
 MODULE_NAMES = {"__name__", "__file__", "__doc__", "__builtins__", "__spec__", "__loader__", "__package__", "__annotations__"}
 _TOO_BIG = (RecursionError, MemoryError, OverflowError)
 
-Verdict = tuple[str, str]
+Verdict = tuple["Category", str]
 
 
 def _arity_ok(args: ast.arguments, arity: int) -> tuple[bool, int]:

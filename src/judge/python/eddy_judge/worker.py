@@ -29,6 +29,7 @@ from typing import Any
 
 from . import isolation as iso
 from .budget import MARGIN, Budget, host_factor, make_budget
+from .categories import Category, as_category
 from .compare import Comparator, Opaque, UnknownComparator, make_comparator, strict_equal
 from .protocol import FrameBuffer, Malformed, Partial, TooLarge, exc_line, frame, recv_control, send_control, shares, short
 from .sandbox import MAC_BYTES, MAX_FILE_BYTES, MAX_OPEN_FILES, MAX_PROCS, SCRATCH_BYTES, TAMPER_EXIT, mac
@@ -236,7 +237,7 @@ class Usage:
 
 @dataclass
 class Run:
-    pre: tuple[str, str] | None = None
+    pre: tuple[Category, str] | None = None
     prechecked: bool = False
     ready: bool = False
     ready_at: float = 0.0
@@ -570,7 +571,11 @@ def _candidate_message(run: Run, data: bytes, key: bytes) -> None:
         if tag == "pre" and len(m) == 3:
             run.prechecked = True
             if m[1] is not None:
-                run.pre = (str(m[1]), str(m[2])[:DETAIL_CHARS])
+                category = as_category(str(m[1]))
+                if category is None:
+                    run.broken = "an unknown static-check verdict"
+                    return
+                run.pre = (category, str(m[2])[:DETAIL_CHARS])
         else:
             run.broken = "a message before the static check"
         return
@@ -669,7 +674,7 @@ def where(i: int | None, n_fixed: int) -> str:
 
 @dataclass
 class Outcome:
-    category: str
+    category: Category
     detail: str
     limit: str | None = None  # which limit decided a resource_exhaustion ("cpu", "blocked", "wall")
     borderline: bool = False  # over budget within the margin: to be judged again, alone
