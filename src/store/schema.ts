@@ -240,4 +240,12 @@ export const MIGRATIONS: readonly string[] = [
         PRIMARY KEY (run_id, model, temperature, wrapper, template_id, instance_idx, round)
     );
     `
+    ,
+    // Turbulence as published (#23): the response file as the harness wrote it (a printed SDK object),
+    // the form it was read in, and a sandboxed re-run of the published test where the verdicts differ.
+    `
+    ALTER TABLE published_verdicts ADD COLUMN raw TEXT;            -- the published response file, as it is
+    ALTER TABLE published_verdicts ADD COLUMN form TEXT;           -- openai | anthropic | mistral | cohere | json | text | object:<Name>
+    ALTER TABLE published_verdicts ADD COLUMN rerun_json TEXT;     -- {seeds, response: {passed, failedSeeds, detail}, reference: {…}}
+    `
 ];
