@@ -1,32 +1,62 @@
 /**
- * Import benchmark (`npm run bench:import`): eddy's own Turbulence-format fixture (test/import/fixtures.ts,
- * original questions) with ROUNDS runs of responses, each round's code distinct so no verdict comes from
- * a cache. Imports the questions, then times `import turbulence-results` (read, replay run, judge,
- * store): responses re-judged per second, and `vs_turbulence_per_instance`, eddy's seconds per
- * instance ÷ the 3.6 s the original harness takes per instance (a published figure; goal ≤ 0.01).
- * The baseline measured in the same run: each response judged in a fresh python3 process against the
- * same imported oracle (fixed tests and random inputs, no isolation), one after another, the way a
- * harness that starts a process per instance works. Prints one JSON object.
+ * Import benchmark (`npm run bench:import`), on eddy's own Turbulence-format fixture (test/import/
+ * fixtures.ts, original questions) laid out as the v2 repository publishes results: ROUNDS rounds of
+ * every question, each response a printed SDK object (OpenAI-style ChatCompletion), each round's
+ * code distinct so that no verdict comes from a cache. Prints one JSON object:
+ *
+ * - `rejudge_s`, `responses_per_s`, `eddy_s_per_instance`: `import turbulence-results` as a lab runs
+ *   it (decode, match, replay run, judge, store, and the sandboxed re-run of the published test where
+ *   eddy and Turbulence disagree);
+ * - `vs_turbulence_per_instance`: eddy's seconds per instance ÷ Turbulence's own, from its published
+ *   reports: the "Test duration" of each round in the Final_report_*.html files listed in PUBLISHED
+ *   (ShahinHonarvar/Turbulence-Benchmark-v2; 100 instances per round; the test phase only, no model
+ *   calls), summed and divided by the instances. Goal ≤ 0.01;
+ * - `import_question_s`: `import turbulence` of one question with a neighbourhood of 100 tuples
+ *   (validation in one trusted process, cached by oracle hash), beside `baseline_sandboxed_validation_s`,
+ *   the same files validated the old way (model solution and every mutant on every tuple through
+ *   the sandboxed judge), measured in the same run; `reimport_question_s` is the cached re-import;
+ * - `baseline_fresh_process_s_per_response`: a same-run baseline judging each response in a fresh
+ *   python3 process against the same oracle (no isolation), the way a harness that starts a process
+ *   per instance works.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { extractCode } from "../src/extract/extractCode.js";
 import { importTurbulence } from "../src/import/turbulence/importQuestions.js";
 import { importTurbulenceResults } from "../src/import/turbulence/importResults.js";
+import { withTemplateFolders } from "../src/import/turbulence/folders.js";
 import { readTurbulenceResults } from "../src/import/turbulence/results.js";
+import { JudgePool } from "../src/judge/JudgePool.js";
+import { validateTemplate } from "../src/judge/validateTemplate.js";
 import { pythonCommand } from "../src/judge/workerScript.js";
+import { loadTemplate } from "../src/templates/loadTemplates.js";
+import { sampleInstances } from "../src/templates/instances.js";
 import { writeTurbulenceFixture } from "../test/import/fixtures.js";
 
 // `npm run bench:import -- --rounds 20`: more rounds amortise the fixed start-up cost further.
 const roundsArg = process.argv.indexOf("--rounds");
 const ROUNDS = roundsArg > 0 ? Number(process.argv[roundsArg + 1]) : 10;
 if (!Number.isInteger(ROUNDS) || ROUNDS < 1) throw new Error("--rounds takes a positive integer");
-const TURBULENCE_S_PER_INSTANCE = 3.6;
 const GOAL = 0.01;
 const BASELINE_SAMPLE = 40;
+
+/** "Test duration" (s) of each round (100 instances) in Turbulence's published reports, as read in ShahinHonarvar/Turbulence-Benchmark-v2. */
+const PUBLISHED: { report: string; rounds: number[] }[] = [
+    { report: "Claude_3_5_Haiku_T_0/Q1/Final_report_20241114-102734.html", rounds: [353.387, 358.398, 365.314, 369.366, 371.607] },
+    { report: "Claude_3_5_Haiku_T_0/Q10/Final_report_20241118-151857.html", rounds: [351.315, 339.332, 365.693, 358.272, 352.298] },
+    { report: "Gemma_2_27B_T_0/Q1/Final_report_20241102-213520.html", rounds: [387.463, 401.851, 412.745, 416.928, 413.691] },
+    { report: "Gemma_2_27B_T_0/Q10/Final_report_20241103-011522.html", rounds: [121.871, 122.547, 119.775, 120.436, 120.698] },
+    { report: "Gemma_2_27B_T_0/Q11/Final_report_20241103-020838.html", rounds: [633.537, 656.176, 639.181, 637.963, 628.95] },
+    { report: "Codestral_T_0/Q1/Final_report_20241022-003820.html", rounds: [316.44, 324.782, 337.207, 361.705, 384.073] },
+    { report: "Codestral_T_0/Q10/Final_report_20241022-080449.html", rounds: [672.01, 666.898, 684.7, 686.905, 708.015] },
+    { report: "Codestral_T_0/Q11/Final_report_20241022-095603.html", rounds: [1297.492, 1314.296, 1346.969, 1349.83, 1364.886] }
+];
+const INSTANCES_PER_ROUND = 100;
+const publishedRounds = PUBLISHED.flatMap((p) => p.rounds);
+const TURBULENCE_S_PER_INSTANCE = publishedRounds.reduce((a, b) => a + b, 0) / (publishedRounds.length * INSTANCES_PER_ROUND);
 
 const BASELINE = `
 import importlib.util, json, random, sys
@@ -50,6 +80,15 @@ except Exception:
 print(json.dumps(ok))
 `;
 
+/** One question (Q1 of the fixture) with a published neighbourhood of 100 tuples. */
+function hundredTupleQuestion(benchmark: string, dir: string): string {
+    const root = path.join(dir, "bench100");
+    cpSync(path.join(benchmark, "Q1"), path.join(root, "Q1"), { recursive: true });
+    const tuples = Array.from({ length: 100 }, (_, i) => `(${i % 37}, ${(i % 37) + 3 + ((i * 7) % 50)})`);
+    writeFileSync(path.join(root, "Q1", "all_params.txt"), tuples.join("\n"));
+    return root;
+}
+
 async function main(): Promise<void> {
     const dir = mkdtempSync(path.join(tmpdir(), "eddy-bench-import-"));
     try {
@@ -57,8 +96,30 @@ async function main(): Promise<void> {
         const out = path.join(dir, "imported");
         const workers = availableParallelism();
         let t0 = performance.now();
-        const summary = await importTurbulence(benchmark, { out, workers });
+        const summary = await importTurbulence(benchmark, { out, workers, results });
         const importTemplatesS = (performance.now() - t0) / 1000;
+
+        // One question of 100 tuples: imported, re-imported (cached), and validated the old way.
+        const q100 = hundredTupleQuestion(benchmark, dir);
+        const out100 = path.join(dir, "imported100");
+        t0 = performance.now();
+        await importTurbulence(q100, { out: out100, workers });
+        const importQuestionS = (performance.now() - t0) / 1000;
+        t0 = performance.now();
+        await importTurbulence(q100, { out: out100, workers });
+        const reimportQuestionS = (performance.now() - t0) / 1000;
+        const pool = await JudgePool.start({ workers });
+        let sandboxedValidationS: number;
+        try {
+            sandboxedValidationS = await withTemplateFolders(path.join(out100, "templates"), path.join(out100, "oracles"), async () => {
+                const t = loadTemplate("turbulence_q1");
+                const start = performance.now();
+                await validateTemplate(pool, t, sampleInstances(t, 100, 0));
+                return (performance.now() - start) / 1000;
+            });
+        } finally {
+            await pool.close();
+        }
 
         t0 = performance.now();
         const imported = await importTurbulenceResults(results, { templates: out, db: path.join(dir, "eddy.db"), judgeWorkers: workers });
@@ -86,13 +147,20 @@ async function main(): Promise<void> {
             benchmark: "import",
             templates: summary.templates.length,
             responses,
+            response_forms: imported.forms,
             rounds: ROUNDS,
             judge_workers: workers,
             import_templates_s: round(importTemplatesS),
+            import_question_s: round(importQuestionS),
+            reimport_question_s: round(reimportQuestionS),
+            baseline_sandboxed_validation_s: round(sandboxedValidationS),
+            import_question_tuples: 100,
             rejudge_s: round(rejudgeS),
+            reruns: imported.runs.reduce((n, r) => n + r.reruns, 0),
             responses_per_s: round(responses / rejudgeS),
             eddy_s_per_instance: round(eddyPerInstance, 5),
-            turbulence_s_per_instance: TURBULENCE_S_PER_INSTANCE,
+            turbulence_s_per_instance: round(TURBULENCE_S_PER_INSTANCE, 4),
+            turbulence_source: `ShahinHonarvar/Turbulence-Benchmark-v2: "Test duration" of ${publishedRounds.length} rounds × ${INSTANCES_PER_ROUND} instances in ${PUBLISHED.length} Final_report_*.html files (scripts/bench-import.ts, PUBLISHED)`,
             vs_turbulence_per_instance: round(eddyPerInstance / TURBULENCE_S_PER_INSTANCE, 5),
             goal_vs_turbulence: GOAL,
             meets_goal: eddyPerInstance / TURBULENCE_S_PER_INSTANCE <= GOAL,

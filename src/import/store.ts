@@ -1,4 +1,22 @@
 import { capDetail, type Store } from "../store/Store.js";
+import type { Category } from "../judge/types.js";
+
+/** One side of a re-run of the other harness's own test: on the response, or on the model solution. */
+export interface RerunSide {
+    /** The judge's category for the run as a whole: passed (every seed passed), assertion_error (some seed failed), or why the code did not run. */
+    category: string;
+    /** One letter per seed, P (their test passed) or F; null when the code did not run. */
+    seeds: string | null;
+    /** The first failure ("seed 3: test_x: AssertionError: …"), or why the code did not run; null when every seed passed. */
+    failure: string | null;
+}
+
+/** A sandboxed re-run of the published test, seeded, on the response and on the model solution. */
+export interface PublishedRerun {
+    seeds: number;
+    response: RerunSide;
+    reference: RerunSide;
+}
 
 /** A verdict another harness published for one response of a run. */
 export interface PublishedVerdict {
@@ -15,26 +33,53 @@ export interface PublishedVerdict {
     /** The code as that harness extracted it from the response, when it can be reproduced. */
     extracted: string | null;
     location: string;
+    /** The published response file as it is (a printed SDK object, JSON or text). */
+    raw?: string | null;
+    /** How it was read (responseForms.ts). */
+    form?: string | null;
+    /** Where eddy and that harness disagree: its test re-run in eddy's sandbox. */
+    rerun?: PublishedRerun | null;
 }
 
 /** Stores the published verdicts of a run (a re-import replaces them); details are capped by {@link capDetail}. */
 export function writePublishedVerdicts(store: Store, runId: string, rows: PublishedVerdict[]): void {
     store.write(() => {
         const ins = store.db.prepare(
-            `INSERT OR REPLACE INTO published_verdicts (run_id, template_id, instance_idx, round, source, correct, stage, fault, detail, extracted, location)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+            `INSERT OR REPLACE INTO published_verdicts (run_id, template_id, instance_idx, round, source, correct, stage, fault, detail, extracted, location, raw, form, rerun_json)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
         );
-        for (const r of rows) ins.run(runId, r.templateId, r.instance, r.round, r.source, r.correct ? 1 : 0, r.stage, r.fault, capDetail(r.detail), r.extracted, r.location);
+        for (const r of rows)
+            ins.run(runId, r.templateId, r.instance, r.round, r.source, r.correct ? 1 : 0, r.stage, r.fault, capDetail(r.detail), r.extracted, r.location, r.raw ?? null, r.form ?? null, r.rerun ? JSON.stringify(r.rerun) : null);
     });
 }
 
-/** The published verdicts of a run, or none; an older database without the table has none. */
+/** Records re-runs of the published test for some responses of a run. */
+export function writePublishedReruns(store: Store, runId: string, rows: { templateId: string; instance: number; round: number; rerun: PublishedRerun }[]): void {
+    store.write(() => {
+        const up = store.db.prepare("UPDATE published_verdicts SET rerun_json = ? WHERE run_id = ? AND template_id = ? AND instance_idx = ? AND round = ?");
+        for (const r of rows) up.run(JSON.stringify(r.rerun), runId, r.templateId, r.instance, r.round);
+    });
+}
+
+/** The published verdicts of a run, or none; an older database without the table (or its later columns) has none of them. */
 export function publishedVerdicts(store: Store, runId: string): PublishedVerdict[] {
     const table = store.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'published_verdicts'").get();
     if (!table) return [];
-    const rows = store.db
-        .prepare("SELECT * FROM published_verdicts WHERE run_id = ? ORDER BY template_id, instance_idx, round")
-        .all(runId) as { template_id: string; instance_idx: number; round: number; source: string; correct: number; stage: PublishedVerdict["stage"]; fault: PublishedVerdict["fault"]; detail: string; extracted: string | null; location: string }[];
+    const rows = store.db.prepare("SELECT * FROM published_verdicts WHERE run_id = ? ORDER BY template_id, instance_idx, round").all(runId) as {
+        template_id: string;
+        instance_idx: number;
+        round: number;
+        source: string;
+        correct: number;
+        stage: PublishedVerdict["stage"];
+        fault: PublishedVerdict["fault"];
+        detail: string;
+        extracted: string | null;
+        location: string;
+        raw?: string | null;
+        form?: string | null;
+        rerun_json?: string | null;
+    }[];
     return rows.map((r) => ({
         templateId: r.template_id,
         instance: r.instance_idx,
@@ -45,6 +90,36 @@ export function publishedVerdicts(store: Store, runId: string): PublishedVerdict
         fault: r.fault,
         detail: r.detail,
         extracted: r.extracted,
-        location: r.location
+        location: r.location,
+        raw: r.raw ?? null,
+        form: r.form ?? null,
+        rerun: r.rerun_json ? (JSON.parse(r.rerun_json) as PublishedRerun) : null
     }));
+}
+
+/** eddy's side of one response of a run: its instance, extracted code and verdict (category null: not judged). */
+export interface JudgedResponse {
+    run_id: string;
+    template_id: string;
+    instance_idx: number;
+    round: number;
+    params_json: string;
+    code: string | null;
+    missing: number;
+    category: Category | null;
+    detail: string | null;
+}
+
+/** Every response of the runs with eddy's verdict, keyed `run|template|instance|round`. */
+export function judgedResponses(store: Store, runIds: readonly string[]): Map<string, JudgedResponse> {
+    const stmt = store.db.prepare(
+        `SELECT c.run_id, g.template_id, g.instance_idx, g.round, i.params_json, g.code, g.missing, v.category, v.detail
+         FROM generations g JOIN configurations c ON c.id = g.config_id
+         JOIN instances i ON i.run_id = c.run_id AND i.template_id = g.template_id AND i.idx = g.instance_idx
+         LEFT JOIN verdicts v ON v.generation_id = g.id
+         WHERE c.run_id = ?`
+    );
+    const out = new Map<string, JudgedResponse>();
+    for (const run of runIds) for (const r of stmt.all(run) as JudgedResponse[]) out.set(`${r.run_id}|${r.template_id}|${r.instance_idx}|${r.round}`, r);
+    return out;
 }

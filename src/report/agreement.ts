@@ -1,4 +1,4 @@
-import { publishedVerdicts, type PublishedVerdict } from "../import/store.js";
+import { judgedResponses, publishedVerdicts, type PublishedRerun, type PublishedVerdict } from "../import/store.js";
 import { HARNESS_CATEGORIES, type Category } from "../judge/types.js";
 import { scoresOverInstances } from "../scores/rates.js";
 import type { Store } from "../store/Store.js";
@@ -11,8 +11,18 @@ export interface Scores3 {
     CCS: number;
 }
 
-/** Why eddy and the other harness disagree on one response, when eddy can tell. */
-export type CauseKind = "their_harness" | "eddy_harness" | "extraction" | "oracle";
+/**
+ * Why eddy and the other harness disagree on one response, when eddy can tell:
+ * - their_harness: their harness failed (a timeout, a crash), or its own test passes the response on a re-run;
+ * - their_inconsistent: their harness gave identical code on the same instance opposite verdicts;
+ * - their_test: their test is wrong here: it fails the model solution itself, or passes and fails the same code by the random draw;
+ * - eddy_harness: eddy's harness outcome (truncated, judge_error);
+ * - extraction: the two took different code from the response;
+ * - oracle: both ran the same code and their tests and eddy's oracle differ.
+ */
+export type CauseKind = "their_harness" | "their_inconsistent" | "their_test" | "eddy_harness" | "extraction" | "oracle";
+
+export const CAUSE_KINDS: readonly CauseKind[] = ["their_harness", "their_inconsistent", "their_test", "eddy_harness", "extraction", "oracle"];
 
 export interface Disagreement {
     run: string;
@@ -29,6 +39,8 @@ export interface Disagreement {
     /** One line naming the cause. */
     explanation: string;
     location: string;
+    /** The published test re-run in eddy's sandbox, when it was. */
+    rerun: PublishedRerun | null;
 }
 
 export interface TemplateAgreement {
@@ -59,18 +71,6 @@ export interface AgreementReport {
     disagreements: Disagreement[];
 }
 
-interface Row {
-    run_id: string;
-    template_id: string;
-    instance_idx: number;
-    round: number;
-    params_json: string;
-    code: string | null;
-    missing: number;
-    category: Category | null;
-    detail: string | null;
-}
-
 const HARNESS = new Set<string>(HARNESS_CATEGORIES);
 const REJECTING = new Set<string>(["no_function", "wrong_function_name", "wrong_arg_count", "syntax_error"]);
 
@@ -95,29 +95,75 @@ function mean(xs: number[]): number {
 
 const normalise = (code: string | null): string => (code ?? "").replace(/\s+/g, " ").trim();
 
-function explain(p: PublishedVerdict, eddy: Category, eddyDetail: string, code: string | null): { cause: CauseKind; explanation: string } {
+const failures = (seeds: string | null): number => (seeds ?? "").split("").filter((c) => c === "F").length;
+
+/** What a re-run says, when it decides the cause. */
+function fromRerun(p: PublishedVerdict, eddyPassed: boolean): { cause: CauseKind; explanation: string } | undefined {
+    const r = p.rerun;
+    if (!r) return undefined;
+    const ref = failures(r.reference.seeds);
+    if (ref > 0)
+        return { cause: "their_test", explanation: `their test is wrong here: it fails the model solution itself on ${ref} of ${r.seeds} seeded re-runs (${r.reference.failure})` };
+    if (r.reference.seeds === null) return undefined; // the model solution did not run with their test: nothing to learn
+    const resp = failures(r.response.seeds);
+    if (r.response.seeds === null) return undefined;
+    if (!eddyPassed && resp > 0)
+        return { cause: "their_test", explanation: `their test fails it too on ${resp} of ${r.seeds} seeded re-runs (${r.response.failure}): their verdict depended on the random draw` };
+    // Only their fixed tests are re-run: a fuzzing failure (their == on random inputs) is not re-examined.
+    if (eddyPassed && resp === 0 && p.stage === "fixed_tests")
+        return { cause: "their_harness", explanation: `their test passes it on all ${r.seeds} seeded re-runs in eddy's sandbox; their harness failed it (${p.detail})` };
+    if (eddyPassed && resp > 0)
+        return { cause: "oracle", explanation: `their test fails it on ${resp} of ${r.seeds} seeded re-runs (${r.response.failure}) and passes the model solution: eddy's oracle does not check what their test does` };
+    return undefined;
+}
+
+function explain(p: PublishedVerdict, eddy: Category, eddyDetail: string, code: string | null, inconsistent: { correct: number; total: number } | undefined): { cause: CauseKind; explanation: string } {
     const eddyPassed = eddy === "passed";
     if (p.fault === "timeout") return { cause: "their_harness", explanation: `their harness timed out (${p.detail}); eddy: ${eddy}` };
     if (p.fault === "crash") return { cause: "their_harness", explanation: `their harness crashed (${p.detail}); eddy: ${eddy}` };
+    const rerun = fromRerun(p, eddyPassed);
+    if (rerun?.cause === "their_test") return rerun;
+    if (inconsistent)
+        return {
+            cause: "their_inconsistent",
+            explanation: `their harness: inconsistent verdicts for identical code (${inconsistent.correct} of ${inconsistent.total} identical answers on this instance marked correct)`
+        };
     if (p.stage === "rejected" && p.extracted !== null && normalise(p.extracted) !== normalise(code) && (eddyPassed || !REJECTING.has(eddy)))
-        return { cause: "extraction", explanation: "their harness took different code from the response (text outside the first code block) and found no usable function; eddy extracted the function" };
+        return { cause: "extraction", explanation: "their harness took different code from the response and found no usable function; eddy extracted the function" };
+    if (rerun) return rerun;
     if (eddyPassed) return { cause: "oracle", explanation: `their tests failed it at ${p.stage} (${p.detail}); eddy's oracle accepts it` };
     return { cause: "oracle", explanation: `eddy: ${eddy}: ${eddyDetail}; their harness passed it` };
+}
+
+/** Groups of identical code on one instance whose published verdicts differ: `template|params|code` → counts. */
+function inconsistentGroups(items: { p: PublishedVerdict; params: string; code: string | null }[]): Map<string, { correct: number; total: number }> {
+    const groups = new Map<string, { correct: number; total: number }>();
+    for (const { p, params, code } of items) {
+        const body = normalise(p.extracted ?? code);
+        if (!body) continue;
+        const key = `${p.templateId}|${params}|${body}`;
+        const g = groups.get(key) ?? { correct: 0, total: 0 };
+        g.total++;
+        if (p.correct) g.correct++;
+        groups.set(key, g);
+    }
+    for (const [k, g] of groups) if (g.correct === 0 || g.correct === g.total) groups.delete(k);
+    return groups;
 }
 
 /** The agreement of eddy's verdicts with the published ones over the given runs; undefined when none of them has published verdicts. */
 export function buildAgreement(store: Store, runIds: readonly string[]): AgreementReport | undefined {
     const published = runIds.flatMap((run) => publishedVerdicts(store, run).map((p) => ({ run, p })));
     if (published.length === 0) return undefined;
-    const stmt = store.db.prepare(
-        `SELECT c.run_id, g.template_id, g.instance_idx, g.round, i.params_json, g.code, g.missing, v.category, v.detail
-         FROM generations g JOIN configurations c ON c.id = g.config_id
-         JOIN instances i ON i.run_id = c.run_id AND i.template_id = g.template_id AND i.idx = g.instance_idx
-         LEFT JOIN verdicts v ON v.generation_id = g.id
-         WHERE c.run_id = ?`
+    const eddyRows = judgedResponses(store, runIds);
+    const rowOf = (run: string, p: PublishedVerdict) => eddyRows.get(`${run}|${p.templateId}|${p.instance}|${p.round}`);
+    // Identical code on the same instance (across rounds and across the runs compared, e.g. two models) should get one verdict.
+    const groups = inconsistentGroups(
+        published.flatMap(({ run, p }) => {
+            const e = rowOf(run, p);
+            return e ? [{ p, params: e.params_json, code: e.code }] : [];
+        })
     );
-    const eddyRows = new Map<string, Row>();
-    for (const run of runIds) for (const r of stmt.all(run) as Row[]) eddyRows.set(`${r.run_id}|${r.template_id}|${r.instance_idx}|${r.round}`, r);
 
     const report: AgreementReport = {
         source: published[0]!.p.source,
@@ -129,7 +175,7 @@ export function buildAgreement(store: Store, runIds: readonly string[]): Agreeme
         excluded: { missing: 0, eddyHarness: 0 },
         scores: { eddy: { AS: NaN, CPS: NaN, CCS: NaN }, published: { AS: NaN, CPS: NaN, CCS: NaN } },
         templates: [],
-        causes: { their_harness: 0, eddy_harness: 0, extraction: 0, oracle: 0 },
+        causes: { their_harness: 0, their_inconsistent: 0, their_test: 0, eddy_harness: 0, extraction: 0, oracle: 0 },
         disagreements: []
     };
     const perTemplate = new Map<string, { eddy: { instance: number; correct: boolean }[]; published: { instance: number; correct: boolean }[]; n: number; agree: number }>();
@@ -138,7 +184,7 @@ export function buildAgreement(store: Store, runIds: readonly string[]): Agreeme
         const t = perTemplate.get(key) ?? { eddy: [], published: [], n: 0, agree: 0 };
         perTemplate.set(key, t);
         t.published.push({ instance: p.instance, correct: p.correct });
-        const e = eddyRows.get(`${run}|${p.templateId}|${p.instance}|${p.round}`);
+        const e = rowOf(run, p);
         if (!e || e.missing === 1 || e.category === null) {
             report.excluded.missing++;
             continue;
@@ -161,7 +207,8 @@ export function buildAgreement(store: Store, runIds: readonly string[]): Agreeme
         }
         if (eddyCorrect) report.matrix.eddyOnly++;
         else report.matrix.publishedOnly++;
-        const { cause, explanation } = explain(p, e.category, e.detail ?? "", e.code);
+        const group = groups.get(`${p.templateId}|${e.params_json}|${normalise(p.extracted ?? e.code)}`);
+        const { cause, explanation } = explain(p, e.category, e.detail ?? "", e.code, group);
         report.causes[cause]++;
         report.disagreements.push({
             run,
@@ -176,7 +223,8 @@ export function buildAgreement(store: Store, runIds: readonly string[]): Agreeme
             publishedDetail: p.detail,
             cause,
             explanation,
-            location: p.location
+            location: p.location,
+            rerun: p.rerun ?? null
         });
     }
     report.rate = report.responses ? report.agree / report.responses : NaN;

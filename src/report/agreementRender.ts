@@ -7,7 +7,9 @@ import { renderSectionsMarkdown, renderSectionsText, type Section } from "./text
 import type { ReportFormat } from "./types.js";
 
 const CAUSE_LABELS: Record<CauseKind, string> = {
-    their_harness: "their harness (timeout, crash)",
+    their_harness: "their harness (timeout, crash, or their test passes it on re-run)",
+    their_inconsistent: "their harness: inconsistent verdicts for identical code",
+    their_test: "their test is wrong here",
     eddy_harness: "eddy's harness (truncated, judge_error)",
     extraction: "extraction difference",
     oracle: "oracle difference"
@@ -45,8 +47,8 @@ export function agreementSections(a: AgreementReport, listed = LISTED): Section[
         {
             title: "Causes of disagreement",
             head: ["cause", "responses"],
-            rows: (Object.keys(CAUSE_LABELS) as CauseKind[]).map((k) => [CAUSE_LABELS[k], String(a.causes[k])]),
-            note: "eddy's harness outcomes are counted here but not in the comparison above."
+            rows: (Object.keys(CAUSE_LABELS) as CauseKind[]).map((k) => [CAUSE_LABELS[k], String(a.causes[k] ?? 0)]),
+            note: "eddy's harness outcomes are counted here but not in the comparison above. Where the verdicts differ, the published test was re-run in eddy's sandbox (seeded) on the response and on the model solution."
         }
     ];
     if (a.disagreements.length)

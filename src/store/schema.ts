@@ -250,8 +250,16 @@ export const MIGRATIONS: readonly string[] = [
         oracle_hash TEXT NOT NULL,
         instances INTEGER NOT NULL,
         ok INTEGER NOT NULL,               -- 1: the model solution passed on every instance
-        result_json TEXT NOT NULL,         -- solution failures and mutants (killed or not)
+        result_json TEXT NOT NULL,         -- the model solution's failures, if any
         created TEXT NOT NULL
     );
+    `
+    ,
+    // Turbulence as published (#23): the response file as the harness wrote it (a printed SDK object),
+    // the form it was read in, and a sandboxed re-run of the published test where the verdicts differ.
+    `
+    ALTER TABLE published_verdicts ADD COLUMN raw TEXT;            -- the published response file, as it is
+    ALTER TABLE published_verdicts ADD COLUMN form TEXT;           -- openai | anthropic | mistral | cohere | json | text | object:<Name>
+    ALTER TABLE published_verdicts ADD COLUMN rerun_json TEXT;     -- {seeds, response: {passed, failedSeeds, detail}, reference: {…}}
     `
 ];

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { importTurbulence } from "../../import/turbulence/importQuestions.js";
-import { importTurbulenceResults } from "../../import/turbulence/importResults.js";
+import { DEFAULT_RERUN_SEEDS, importTurbulenceResults } from "../../import/turbulence/importResults.js";
 import { readRulesFile } from "../../import/turbulence/rules.js";
 import { EddyError } from "../../util/errors.js";
 import { safeTerminalLine } from "../../util/safeText.js";
@@ -13,6 +13,12 @@ const SAMPLE = "test/import/turbulence-sample";
 function positiveInt(v: string): number {
     const n = Number(v);
     if (!Number.isInteger(n) || n < 1) throw new EddyError(`expected a positive integer, got '${v}'`);
+    return n;
+}
+
+function nonNegativeInt(v: string): number {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < 0) throw new EddyError(`expected a non-negative integer, got '${v}'`);
     return n;
 }
 
@@ -34,17 +40,21 @@ export function registerImportCommand(program: Command): void {
         .option("--out <folder>", "where templates/ and oracles/ go", DEFAULT_OUT)
         .option("--questions <list>", "only these questions, e.g. 1,2,55", questionList)
         .option("--rules <file>", "YAML of harness rules by question number (arguments, comparator, group, subgroup), on top of the built-in ones")
-        .option("--workers <n>", "judge worker processes for validation", positiveInt)
+        .option("--results <folder>", "a published results folder (<Model>_T_<t>/): each question's neighbourhood is the tuples of its params_report.json files, in folder order")
+        .option("--strict", "stop at the first question that cannot be imported and leave --out as it was (default: import the others and list what was skipped)")
+        .option("--workers <n>", "questions checked at once, and judge worker processes", positiveInt)
         .option("--json", "print the import summary as JSON")
         .addHelpText(
             "after",
-            `\nEach Q<n> becomes templates/turbulence_q<n>.yaml and oracles/turbulence_q<n>.py. A summary is written to <out>/turbulence-import.json.\n\nExamples (the sample holds original questions in Turbulence's layout):\n  $ eddy import turbulence ${SAMPLE}/benchmark --out ${DEFAULT_OUT}\n  $ eddy import turbulence ${SAMPLE}/benchmark --out ${DEFAULT_OUT} --questions 1,55 --json\n  $ EDDY_TEMPLATES=${DEFAULT_OUT}/templates EDDY_ORACLES=${DEFAULT_OUT}/oracles eddy templates validate --instances 4`
+            `\nEach Q<n> becomes templates/turbulence_q<n>.yaml and oracles/turbulence_q<n>.py. A summary is written to <out>/turbulence-import.json. <dir> may also be a model folder of the v2 repository whose Q<n>/ folders hold the question files beside the results.\n\nExamples (the sample holds original questions in Turbulence's layout):\n  $ eddy import turbulence ${SAMPLE}/benchmark --out ${DEFAULT_OUT}\n  $ eddy import turbulence ${SAMPLE}/benchmark --out ${DEFAULT_OUT} --results ${SAMPLE}/results/Tinycoder_T_0\n  $ eddy import turbulence ${SAMPLE}/benchmark --out ${DEFAULT_OUT} --questions 1,55 --json\n  $ EDDY_TEMPLATES=${DEFAULT_OUT}/templates EDDY_ORACLES=${DEFAULT_OUT}/oracles eddy templates validate --instances 4`
         )
-        .action(async (dir: string, o: { out: string; questions?: number[]; rules?: string; workers?: number; json?: boolean }) => {
+        .action(async (dir: string, o: { out: string; questions?: number[]; rules?: string; results?: string; strict?: boolean; workers?: number; json?: boolean }) => {
             const summary = await importTurbulence(dir, {
                 out: o.out,
                 ...(o.questions ? { only: o.questions } : {}),
                 ...(o.rules ? { rules: readRulesFile(o.rules) } : {}),
+                ...(o.results ? { results: o.results } : {}),
+                ...(o.strict ? { strict: true } : {}),
                 ...(o.workers ? { workers: o.workers } : {}),
                 onLog: (line) => process.stderr.write(safeTerminalLine(line) + "\n")
             });
@@ -52,13 +62,19 @@ export function registerImportCommand(program: Command): void {
                 process.stdout.write(JSON.stringify(summary, null, 2) + "\n");
                 return;
             }
-            for (const t of summary.templates) {
+            const now = summary.templates.filter((t) => summary.imported.includes(t.id));
+            for (const t of now) {
                 const m = t.mutants;
                 process.stdout.write(
-                    `${t.id}: ${t.function}, ${t.instances} instance(s), comparator ${t.comparator}, arguments ${t.arguments}, mutants ${m.derived.length} derived + ${m.generic.length} generic${t.warnings.length ? `, ${t.warnings.length} warning(s)` : ""}\n`
+                    safeTerminalLine(
+                        `${t.id}: ${t.function}, ${t.instances} instance(s) from ${t.paramsSource}, comparator ${t.comparator}, arguments ${t.arguments}, mutants ${m.derived.length} derived + ${m.generic.length} generic, validation ${t.validation.how}${t.warnings.length ? `, ${t.warnings.length} warning(s)` : ""}`
+                    ) + "\n"
                 );
             }
-            process.stdout.write(`${summary.templates.length} template(s) imported into ${summary.out} (summary: turbulence-import.json)\n`);
+            for (const s of summary.skipped) process.stdout.write(safeTerminalLine(`skipped ${s.location}: ${s.reason}`) + "\n");
+            process.stdout.write(
+                `${now.length} template(s) imported into ${summary.out}${summary.skipped.length ? `, ${summary.skipped.length} question(s) skipped` : ""} (summary: turbulence-import.json)\n`
+            );
         });
 
     cmd.command("turbulence-results")
@@ -73,26 +89,39 @@ export function registerImportCommand(program: Command): void {
             return t;
         })
         .option("--judge-workers <n>", "judge worker processes", positiveInt)
+        .option("--rerun-seeds <n>", `where eddy and Turbulence disagree, re-run the published test in the sandbox with this many seeds (0: no re-run)`, nonNegativeInt, DEFAULT_RERUN_SEEDS)
+        .option("--strict", "stop at the first response that cannot be imported (default: import the others and list what was skipped)")
         .option("--json", "print the runs made as JSON")
         .addHelpText(
             "after",
-            `\nThen 'eddy report <run id>' shows eddy's agreement with Turbulence.\n\nExamples (after 'eddy import turbulence ${SAMPLE}/benchmark --out ${DEFAULT_OUT}'):\n  $ eddy import turbulence-results ${SAMPLE}/results/Tinycoder_T_0 --templates ${DEFAULT_OUT}\n  $ eddy import turbulence-results ${SAMPLE}/results/Tinycoder_T_0 --templates ${DEFAULT_OUT} --model tinycoder --temperature 0 --json`
+            `\nEach import makes new runs with their own replay files; earlier runs are never changed. Responses are read as published: printed SDK objects (OpenAI ChatCompletion, Anthropic Message, Mistral), Cohere's Generation, chat-completion JSON or plain text. A folder ending in _T_D needs --temperature. Then 'eddy report <run id>' shows eddy's agreement with Turbulence.\n\nExamples (after 'eddy import turbulence ${SAMPLE}/benchmark --out ${DEFAULT_OUT}'):\n  $ eddy import turbulence-results ${SAMPLE}/results/Tinycoder_T_0 --templates ${DEFAULT_OUT}\n  $ eddy import turbulence-results ${SAMPLE}/results/Tinycoder_T_0 --templates ${DEFAULT_OUT} --model tinycoder --temperature 0 --json`
         )
-        .action(async (dir: string, o: { templates: string; db?: string; model?: string; temperature?: number; judgeWorkers?: number; json?: boolean }) => {
-            const summary = await importTurbulenceResults(dir, {
-                templates: o.templates,
-                ...(o.db ? { db: o.db } : {}),
-                ...(o.model ? { model: o.model } : {}),
-                ...(o.temperature !== undefined ? { temperature: o.temperature } : {}),
-                ...(o.judgeWorkers ? { judgeWorkers: o.judgeWorkers } : {}),
-                onLog: (line) => process.stderr.write(safeTerminalLine(line) + "\n")
-            });
-            if (o.json) {
-                process.stdout.write(JSON.stringify(summary, null, 2) + "\n");
-                return;
+        .action(
+            async (
+                dir: string,
+                o: { templates: string; db?: string; model?: string; temperature?: number; judgeWorkers?: number; rerunSeeds: number; strict?: boolean; json?: boolean }
+            ) => {
+                const summary = await importTurbulenceResults(dir, {
+                    templates: o.templates,
+                    ...(o.db ? { db: o.db } : {}),
+                    ...(o.model ? { model: o.model } : {}),
+                    ...(o.temperature !== undefined ? { temperature: o.temperature } : {}),
+                    ...(o.judgeWorkers ? { judgeWorkers: o.judgeWorkers } : {}),
+                    rerunSeeds: o.rerunSeeds,
+                    ...(o.strict ? { strict: true } : {}),
+                    onLog: (line) => process.stderr.write(safeTerminalLine(line) + "\n")
+                });
+                if (o.json) {
+                    process.stdout.write(JSON.stringify(summary, null, 2) + "\n");
+                    return;
+                }
+                for (const r of summary.runs)
+                    process.stdout.write(
+                        `run ${r.runId}: ${summary.model} t=${summary.temperature}, ${r.templates.length} template(s) × ${r.instances} instance(s) × ${r.rounds} round(s), ${r.responses} response(s)${r.missing ? `, ${r.missing} missing` : ""}${r.reruns ? `, ${r.reruns} published test(s) re-run` : ""}\n`
+                    );
+                process.stdout.write(`responses read as: ${Object.entries(summary.forms).map(([f, n]) => `${f} ${n}`).join(", ") || "none"}\n`);
+                for (const s of summary.skipped) process.stdout.write(safeTerminalLine(`skipped ${s.location}: ${s.reason}`) + "\n");
+                process.stdout.write(`next: eddy report ${summary.runs.map((r) => r.runId).join(" ")}\n`);
             }
-            for (const r of summary.runs)
-                process.stdout.write(`run ${r.runId}: ${summary.model} t=${summary.temperature}, ${r.templates.length} template(s) × ${r.instances} instance(s) × ${r.rounds} round(s), ${r.responses} response(s)${r.missing ? `, ${r.missing} missing` : ""}\n`);
-            process.stdout.write(`next: eddy report ${summary.runs.map((r) => r.runId).join(" ")}\n`);
-        });
+        );
 }

@@ -1,17 +1,23 @@
-import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import path from "node:path";
 import { JudgePool } from "../../judge/JudgePool.js";
-import { validateTemplate } from "../../judge/validateTemplate.js";
 import { loadTemplateFile } from "../../templates/loadTemplates.js";
 import { sampleInstances } from "../../templates/instances.js";
-import { TAXONOMY } from "../../templates/taxonomy.js";
+import { measureStrength } from "../../templates/strength/measure.js";
 import type { ParamValue, ProblemGroup, Template } from "../../templates/types.js";
 import { EddyError, oneLine } from "../../util/errors.js";
-import { maxPlaceholder, readQuestionFolders, type QuestionFolder } from "./layout.js";
+import { makeTempDir, sweepStale } from "../../util/tempDir.js";
+import { withTemplateFolders } from "./folders.js";
+import { maxPlaceholder, questionDirs, readQuestionFolders, type QuestionFolder, type Skipped } from "./layout.js";
+import { deriveMutants, genericMutants } from "./mutants.js";
 import { isCustomCompare, oracleSource, type MutantSpec } from "./oracleSource.js";
 import { probeQuestion, type ProbeFacts } from "./probe.js";
 import { ruleFor, type ArgumentRule, type QuestionRule } from "./rules.js";
-import { withTemplateFolders } from "./folders.js";
+import { guessGroup, guessSubgroup, mapReturn } from "./taxonomyGuess.js";
+import { templateYaml } from "./templateYaml.js";
+
+export { deriveMutants } from "./mutants.js";
 
 /** Mutants a template keeps at most, and at least (eddy's validate asks for three). */
 const MAX_MUTANTS = 5;
@@ -20,6 +26,18 @@ const MIN_MUTANTS = 3;
 /** The id eddy gives Turbulence question `n`. */
 export function templateIdFor(n: number): string {
     return `turbulence_q${n}`;
+}
+
+/** How an imported template was validated, and the oracle hashes that let a re-import skip it. */
+export interface ImportValidation {
+    /** Oracle hash of the files with every candidate mutant (what the check ran on). */
+    candidates: string;
+    /** Oracle hash of the files as shipped. */
+    final: string;
+    /** Candidate mutants some recorded tuple rejects. */
+    killed: string[];
+    /** "checked": solution and mutants on every tuple in one trusted process, the solution once through the sandboxed judge; "cached": the same files as the previous import's. */
+    how: "checked" | "cached";
 }
 
 /** What the import did with one question (one entry of the JSON summary). */
@@ -31,12 +49,15 @@ export interface ImportedQuestion {
     params: number;
     instances: number;
     paramsSource: string;
+    /** Parameters held as Python text: floats read as Turbulence writes them (974.0), lists compare exactly. */
+    textParams: string[];
     group: ProblemGroup;
     subgroup: string;
     comparator: string;
     arguments: ArgumentRule;
     fixedTests: string;
     mutants: { derived: string[]; generic: string[]; dropped: string[] };
+    validation: ImportValidation;
     warnings: string[];
 }
 
@@ -44,7 +65,14 @@ export interface ImportedQuestion {
 export interface ImportSummary {
     source: string;
     out: string;
+    /** The published results the neighbourhoods were read from, when given. */
+    results: string | null;
+    /** Ids of the templates this import wrote. */
+    imported: string[];
+    /** Every template in `out` this importer wrote: this import's and earlier imports' still there, by question. */
     templates: ImportedQuestion[];
+    /** Questions this import left out, and why. */
+    skipped: Skipped[];
     warnings: string[];
 }
 
@@ -52,46 +80,117 @@ export interface ImportOptions {
     out: string;
     only?: number[];
     rules?: Record<string, QuestionRule>;
+    /** A published results folder (`<Model>_T_<t>/`): its params_report.json files are the neighbourhoods. */
+    results?: string;
+    /** Stop at the first question that cannot be imported (default: skip it and say why). */
+    strict?: boolean;
     workers?: number;
     python?: string;
     onLog?: (line: string) => void;
 }
 
+const SUMMARY = "turbulence-import.json";
+
 /**
  * Reads a Turbulence benchmark's Q<n>/ folders and writes one eddy template and oracle per
- * question into `<out>/templates` and `<out>/oracles`. Everything is written and validated in a
+ * question into `<out>/templates` and `<out>/oracles`. Each question is written and validated in a
  * temporary folder first (the model solution passes every recorded tuple, every kept mutant is
- * rejected); only then are the files moved into place, so a failure leaves nothing behind.
+ * rejected); only the questions that validate are moved into place, so `out` never holds a half
+ * import. A question that cannot be imported is skipped with its reason (or, with `strict`, stops
+ * the import and leaves `out` as it was).
  */
 export async function importTurbulence(root: string, opts: ImportOptions): Promise<ImportSummary> {
-    const folders = readQuestionFolders(root, opts.only);
+    const { folders, skipped } = readQuestionFolders(root, opts.only, opts.strict);
     const out = path.resolve(opts.out);
+    const previous = readSummary(out);
     mkdirSync(path.dirname(out), { recursive: true });
-    const tmp = mkdtempSync(path.join(path.dirname(out), `.${path.basename(out)}.importing-`));
-    const tmpTemplates = path.join(tmp, "templates");
-    const tmpOracles = path.join(tmp, "oracles");
-    mkdirSync(tmpTemplates);
-    mkdirSync(tmpOracles);
+    const prefix = `.${path.basename(out)}.importing-`;
+    sweepStale(path.dirname(out), prefix);
+    const tmp = makeTempDir(path.dirname(out), prefix);
+    const dirs = { templates: path.join(tmp.path, "templates"), oracles: path.join(tmp.path, "oracles") };
+    mkdirSync(dirs.templates);
+    mkdirSync(dirs.oracles);
     const log = opts.onLog ?? (() => {});
-    let pool: JudgePool | undefined;
+    const skip = (n: number, err: unknown): void => {
+        if (opts.strict || !(err instanceof EddyError)) throw err;
+        skipped.push({ location: `Q${n}`, reason: err.message });
+        for (const f of [path.join(dirs.templates, `${templateIdFor(n)}.yaml`), path.join(dirs.oracles, `${templateIdFor(n)}.py`)]) rmSync(f, { force: true });
+    };
+    // Started on first use: a re-import whose every question is cached judges nothing.
+    let pool: Promise<JudgePool> | undefined;
+    const judgePool = (): Promise<JudgePool> => (pool ??= JudgePool.start({ workers: Math.min(opts.workers ?? availableParallelism(), folders.length), ...(opts.python ? { python: opts.python } : {}) }));
     try {
-        const prepared = folders.map((q) => prepareQuestion(root, q, ruleFor(q.n, opts.rules), opts.python));
-        pool = await JudgePool.start({ ...(opts.workers ? { workers: opts.workers } : {}), ...(opts.python ? { python: opts.python } : {}) });
-        const results: ImportedQuestion[] = [];
-        for (const p of prepared) {
-            const r = await withTemplateFolders(tmpTemplates, tmpOracles, () => finishQuestion(pool!, p, tmpTemplates, tmpOracles));
-            for (const w of r.warnings) log(`warning: ${r.id} (Q${r.question}): ${w}`);
-            results.push(r);
+        const prepared: Prepared[] = [];
+        for (const q of folders) {
+            try {
+                prepared.push(prepareQuestion(root, q, ruleFor(q.n, opts.rules), opts));
+            } catch (err) {
+                skip(q.n, err);
+            }
         }
-        const summary: ImportSummary = { source: path.resolve(root), out, templates: results, warnings: results.flatMap((r) => r.warnings.map((w) => `${r.id}: ${w}`)) };
-        writeFileSync(path.join(tmp, "turbulence-import.json"), JSON.stringify(summary, null, 2) + "\n");
-        await pool.close();
+        const workers = opts.workers ?? availableParallelism();
+        const results: ImportedQuestion[] = [];
+        if (prepared.length) {
+            const byId = new Map(previous?.templates.map((t) => [t.id, t]));
+            // Questions are checked side by side: each check is one Python process.
+            await withTemplateFolders(dirs.templates, dirs.oracles, () =>
+                eachConcurrently(prepared, workers, async (p) => {
+                    try {
+                        const r = await finishQuestion(judgePool, p, dirs, byId.get(p.id), opts.python);
+                        for (const w of r.warnings) log(`warning: ${r.id} (Q${r.question}): ${w}`);
+                        results.push(r);
+                    } catch (err) {
+                        skip(p.q.n, err);
+                    }
+                })
+            );
+        }
+        for (const s of skipped) log(`skipped: ${s.location}: ${s.reason}`);
+        if (results.length === 0)
+            throw new EddyError(`nothing could be imported from ${root}${skipped.length ? ` (${skipped.length} question(s) skipped; first: ${skipped[0]!.location}: ${skipped[0]!.reason})` : ""}`);
+        results.sort((a, b) => a.question - b.question);
+        const ids = new Set(results.map((r) => r.id));
+        const kept = (previous?.templates ?? []).filter((t) => !ids.has(t.id) && existsSync(path.join(out, "templates", `${t.id}.yaml`)));
+        const summary: ImportSummary = {
+            source: path.resolve(root),
+            out,
+            results: opts.results ? path.resolve(opts.results) : null,
+            imported: results.map((r) => r.id),
+            templates: [...results, ...kept].sort((a, b) => a.question - b.question),
+            skipped: skipped.sort((a, b) => a.location.localeCompare(b.location, undefined, { numeric: true })),
+            warnings: results.flatMap((r) => r.warnings.map((w) => `${r.id}: ${w}`))
+        };
+        writeFileSync(path.join(tmp.path, SUMMARY), JSON.stringify(summary, null, 2) + "\n");
+        await closePool(pool);
         pool = undefined;
-        moveInto(tmp, out, results.map((r) => r.id));
+        moveInto(tmp.path, out, [...ids]);
         return summary;
     } finally {
-        await pool?.close();
-        rmSync(tmp, { recursive: true, force: true });
+        await closePool(pool);
+        tmp.dispose();
+    }
+}
+
+async function closePool(pool: Promise<JudgePool> | undefined): Promise<void> {
+    if (pool) await pool.then((p) => p.close(), () => undefined);
+}
+
+/** Runs `fn` on every item, at most `limit` at a time. */
+async function eachConcurrently<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+    let next = 0;
+    await Promise.all(
+        Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, async () => {
+            while (next < items.length) await fn(items[next++]!);
+        })
+    );
+}
+
+function readSummary(out: string): ImportSummary | undefined {
+    try {
+        const s = JSON.parse(readFileSync(path.join(out, SUMMARY), "utf8")) as ImportSummary;
+        return Array.isArray(s.templates) ? s : undefined;
+    } catch {
+        return undefined;
     }
 }
 
@@ -101,15 +200,16 @@ function moveInto(tmp: string, out: string, ids: string[]): void {
     rmSync(path.join(tmp, "oracles", "__pycache__"), { recursive: true, force: true });
     try {
         if (!existsSync(out)) {
-            renameSync(tmp, out);
-            return;
+            mkdirSync(out);
+            for (const sub of ["templates", "oracles"]) renameSync(path.join(tmp, sub), path.join(out, sub));
+        } else {
+            for (const sub of ["templates", "oracles"]) mkdirSync(path.join(out, sub), { recursive: true });
+            for (const id of ids) {
+                renameSync(path.join(tmp, "templates", `${id}.yaml`), path.join(out, "templates", `${id}.yaml`));
+                renameSync(path.join(tmp, "oracles", `${id}.py`), path.join(out, "oracles", `${id}.py`));
+            }
         }
-        for (const sub of ["templates", "oracles"]) mkdirSync(path.join(out, sub), { recursive: true });
-        for (const id of ids) {
-            renameSync(path.join(tmp, "templates", `${id}.yaml`), path.join(out, "templates", `${id}.yaml`));
-            renameSync(path.join(tmp, "oracles", `${id}.py`), path.join(out, "oracles", `${id}.py`));
-        }
-        renameSync(path.join(tmp, "turbulence-import.json"), path.join(out, "turbulence-import.json"));
+        renameSync(path.join(tmp, SUMMARY), path.join(out, SUMMARY));
     } catch (err) {
         throw new EddyError(`cannot move the imported files into ${out}: ${oneLine(err)}`, 73, { cause: err });
     }
@@ -121,6 +221,9 @@ interface Prepared {
     facts: ProbeFacts;
     id: string;
     paramNames: string[];
+    /** The neighbourhood as the template holds it: float positions as Python text. */
+    rows: ParamValue[][];
+    textParams: string[];
     comparator: string;
     customCompare?: string;
     arguments: ArgumentRule;
@@ -130,16 +233,31 @@ interface Prepared {
     warnings: string[];
 }
 
-function prepareQuestion(root: string, q: QuestionFolder, rule: QuestionRule, python?: string): Prepared {
+/** The params_report.json of every published round of question `n`, first round first (none when `dir` holds no results). */
+export function publishedReports(dir: string, n: number): string[] {
+    const qdir = questionDirs(dir).find((q) => q.n === n)?.dir;
+    if (!qdir) return [];
+    return readdirSync(qdir)
+        .map((name) => ({ name, m: /^(.+)_results_(\d+)$/.exec(name) }))
+        .filter((x) => x.m && existsSync(path.join(qdir, x.name, "params_report.json")))
+        .sort((a, b) => Number(a.m![2]) - Number(b.m![2]) || a.name.localeCompare(b.name))
+        .map((x) => path.join(qdir, x.name, "params_report.json"));
+}
+
+function prepareQuestion(root: string, q: QuestionFolder, rule: QuestionRule, opts: ImportOptions): Prepared {
     const warnings: string[] = [];
     const args = rule.arguments ?? "spread";
-    const facts = probeQuestion(root, q.n, q.function, args, python);
+    // The published rounds' tuples are the neighbourhood: from --results, else from the results beside the question (a v2 model folder).
+    const reportRoot = opts.results ?? root;
+    const files = publishedReports(reportRoot, q.n);
+    const facts = probeQuestion(root, q.n, q.function, args, opts.python, { files, root: reportRoot });
     const k = facts.tuples[0]!.length;
     facts.tuples.forEach((t, i) => {
         if (t.length !== k) throw new EddyError(`Q${q.n}: recorded tuple ${i + 1} has ${t.length} value(s), the first has ${k} (${facts.paramsSource})`);
     });
     const used = Math.max(maxPlaceholder(q.question), maxPlaceholder(q.solutionTemplate));
     if (used >= k) throw new EddyError(`Q${q.n}: the templates use $${used} but the recorded tuples have only ${k} value(s) (${facts.paramsSource})`);
+    if (opts.results && files.length === 0) warnings.push(`no params_report.json for Q${q.n} in ${opts.results}: parameters from ${facts.paramsSource}`);
     if (facts.vararg) warnings.push("the model solution takes *args; eddy asks for a fixed argument count");
     if (args === "spread" && facts.tupleLengths.some((l) => l !== facts.argNames.length))
         warnings.push(`input_generator() returns tuples of length ${facts.tupleLengths.join("/")} but the solution takes ${facts.argNames.length} argument(s)`);
@@ -155,158 +273,53 @@ function prepareQuestion(root: string, q: QuestionFolder, rule: QuestionRule, py
     const paramNames = Array.from({ length: k }, (_, i) => `p${i}`);
     // The oracle's functions take the answer's arguments, then the parameters by keyword: names must differ.
     facts.argNames = facts.argNames.map((a) => (paramNames.includes(a) || a.startsWith("_eddy_") ? `arg_${a}` : a));
+    // JSON reads 974.0 as 974, and filtrex cannot compare lists: positions holding floats or lists keep
+    // Python's text of each value, which is also what Turbulence writes into the question.
+    const asText = new Set([...facts.floatPositions, ...paramNames.map((_, i) => i).filter((i) => facts.tuples.some((t) => Array.isArray(t[i])))]);
+    const rows = facts.tuples.map((t, r) => t.map((v, i) => (asText.has(i) ? facts.texts[r]![i]! : v)));
     const group = rule.group ?? guessGroup(q.question);
-    const subgroup = rule.subgroup ?? guessSubgroup(group, q.question);
-    const returns = facts.returnTypes.length === 1 ? mapReturn(facts.returnTypes[0]!) : undefined;
     return {
         q,
         rule,
         facts,
         id: templateIdFor(q.n),
         paramNames,
+        rows,
+        textParams: [...asText].sort((a, b) => a - b).map((i) => paramNames[i]!),
         comparator,
         ...(customCompare ? { customCompare } : {}),
         arguments: args,
         group,
-        subgroup,
-        returns,
+        subgroup: rule.subgroup ?? guessSubgroup(group, q.question),
+        returns: facts.returnTypes.length === 1 ? mapReturn(facts.returnTypes[0]!) : undefined,
         warnings
     };
 }
 
-const RETURN_MAP: Record<string, string> = { int: "int", float: "float", bool: "bool", str: "str", list: "list", tuple: "tuple", set: "set", frozenset: "frozenset", dict: "dict", matrix: "matrix", none: "none" };
-function mapReturn(t: string): string | undefined {
-    return RETURN_MAP[t];
-}
-
-/** A problem group from the question's wording; a `--rules` entry overrides it. */
-function guessGroup(question: string): ProblemGroup {
-    const q = question.toLowerCase();
-    if (/\bcop(y|ies)\b/.test(q)) return "copying";
-    if (/\bsets?\b/.test(q)) return "set";
-    if (/\b(find|search|index of|position of)\b/.test(q)) return "searching";
-    if (/\b(strings?|characters?)\b/.test(q)) return "string";
-    if (/\blists?\b/.test(q)) return "list";
-    return "math";
-}
-
-// Words that point to one subgroup of the taxonomy; the first subgroup of the group otherwise.
-const SUBGROUP_WORDS: [RegExp, string][] = [
-    [/\bsum\b|\btotal\b/, "summation"],
-    [/\bsort|\bsmallest\b|\blargest\b/, "sorting"],
-    [/\bcount|how many\b/, "count_elements"],
-    [/\binsert/, "element_insertion"],
-    [/\bremov|\bdelet/, "character_removal"],
-    [/\bpalindrom/, "palindrome"],
-    [/\banagram/, "anagram"],
-    [/\bsubstring|\bfrom index\b/, "substring_extraction"],
-    [/\bunion\b/, "union"],
-    [/\bintersect/, "intersection"],
-    [/\bsubsets?\b|\bsupersets?\b/, "subset_superset"],
-    [/\bprime/, "prime_checking"],
-    [/\bcomposite/, "composite_checking"],
-    [/\bfactorial/, "factorial"],
-    [/\bfactor/, "factorisation"],
-    [/\bindex|\bposition/, "indexing"],
-    [/\bslice|\bfrom index|\bto index/, "slicing"],
-    [/\bfilter|\bat least\b|\bonly\b/, "filtering"]
-];
-
-function guessSubgroup(group: ProblemGroup, question: string): string {
-    const q = question.toLowerCase();
-    const names = TAXONOMY[group].subgroups.map((s) => s.name);
-    for (const [re, name] of SUBGROUP_WORDS) if (names.includes(name) && re.test(q)) return name;
-    return names[0]!;
-}
-
-/** Candidate mutants from the solution template: integer parameters one off, comparisons flipped. */
-export function deriveMutants(solutionTemplate: string, tuples: ParamValue[][]): MutantSpec[] {
-    const out: MutantSpec[] = [];
-    const k = tuples[0]?.length ?? 0;
-    for (let i = 0; i < k; i++) {
-        const ints = tuples.every((t) => typeof t[i] === "number" && Number.isInteger(t[i]));
-        const token = new RegExp(`\\$${i}(?!\\d)`, "g");
-        if (!ints || !token.test(solutionTemplate)) continue;
-        out.push({ name: `mutant_p${i}_plus_one`, template: solutionTemplate.replace(token, `($${i} + 1)`), how: `$${i} replaced by $${i} + 1` });
-        out.push({ name: `mutant_p${i}_minus_one`, template: solutionTemplate.replace(token, `($${i} - 1)`), how: `$${i} replaced by $${i} - 1` });
-    }
-    const flips: Record<string, string> = { "<=": "<", "<": "<=", ">=": ">", ">": ">=" };
-    const cmp = /(?<![-<>=!])(<=|>=|<|>)(?![<>=])/g;
-    let m: RegExpExecArray | null;
-    let count = 0;
-    while ((m = cmp.exec(solutionTemplate)) && count < 4) {
-        const line = solutionTemplate.slice(solutionTemplate.lastIndexOf("\n", m.index) + 1, m.index);
-        if (/^\s*(def|from|import)\b|->/.test(line) || /["']/.test(line)) continue; // signatures, imports, text
-        count++;
-        const at = m.index;
-        out.push({
-            name: `mutant_compare_${count}`,
-            template: solutionTemplate.slice(0, at) + flips[m[1]!]! + solutionTemplate.slice(at + m[1]!.length),
-            how: `comparison ${count} '${m[1]}' replaced by '${flips[m[1]!]}'`
-        });
-    }
-    return out;
-}
-
-/** Wrong answers that need nothing from the solution: used only when too few mutants can be derived. */
-function genericMutants(argNames: string[]): MutantSpec[] {
-    return [
-        { name: "mutant_generic_returns_none", body: "return None", how: "returns None" },
-        { name: "mutant_generic_returns_first_argument", body: `return ${argNames[0] ?? "None"}`, how: "returns its first argument" },
-        { name: "mutant_generic_raises", body: "raise ValueError('not implemented')", how: "raises" }
-    ];
-}
-
-function yamlText(p: Prepared, rows: ParamValue[][]): string {
-    const names = p.paramNames;
-    // Turbulence's placeholders, ascending as Turbulence replaces them, become eddy's {{p<i>}}.
-    let question = p.q.question;
-    names.forEach((name, i) => (question = question.split(`$${i}`).join(`{{${name}}}`)));
-    const distinct = names.map((_, i) => [...new Map(rows.map((t) => [JSON.stringify(t[i]), t[i]!])).values()]);
-    const lines = [
-        `# Imported from Turbulence Q${p.q.n} by 'eddy import turbulence' (parameters: ${p.facts.paramsSource}).`,
-        `# Argument rule: ${p.arguments} (see TURBULENCE_ARGUMENTS in the oracle).`,
-        `id: ${p.id}`,
-        `function: ${p.q.function}`,
-        `arity: ${p.facts.argNames.length}`,
-        `group: ${p.group}`,
-        `subgroups: [${p.subgroup}]`,
-        ...(p.returns ? [`returns: ${p.returns}`] : []),
-        `question: ${JSON.stringify(question)}`,
-        `ambiguity: ${JSON.stringify(`Imported unchanged from Turbulence Q${p.q.n}: any ambiguity of the original wording remains; its fixed tests and model solution decide.`)}`,
-        `params:`,
-        ...names.map((name, i) => `  ${name}: {choice: ${JSON.stringify(distinct[i])}}`),
-        ...constraintLines(names, rows, distinct),
-        `edge:`,
-        ...rows.map((t) => `  - ${JSON.stringify(t)}`),
-        `comparator: ${JSON.stringify(p.comparator)}`
-    ];
-    return lines.join("\n") + "\n";
-}
-
-/** The recorded tuples are the neighbourhood: when the choices combine into more tuples than that, a constraint admits only the recorded ones. */
-function constraintLines(names: string[], rows: ParamValue[][], distinct: ParamValue[][]): string[] {
-    const combos = distinct.reduce((n, d) => n * d.length, 1);
-    if (combos <= rows.length || names.length < 2) return [];
-    const literal = (v: ParamValue): string | undefined =>
-        typeof v === "number" ? String(v) : typeof v === "string" && !/["\\]/.test(v) ? JSON.stringify(v) : undefined;
-    const terms: string[] = [];
-    for (const t of rows) {
-        const parts = t.map((v, i) => {
-            const l = literal(v);
-            return l === undefined ? undefined : `${names[i]} == ${l}`;
-        });
-        if (parts.some((x) => x === undefined)) return [];
-        terms.push(`(${parts.join(" and ")})`);
-    }
-    return [`constraint: ${JSON.stringify(terms.join(" or "))}`];
-}
-
-function writeFiles(p: Prepared, rows: ParamValue[][], mutants: MutantSpec[], templatesDir: string, oraclesDir: string): Template {
-    const file = path.join(templatesDir, `${p.id}.yaml`);
-    writeFileSync(file, yamlText(p, rows));
+function writeFiles(p: Prepared, rows: ParamValue[][], mutants: MutantSpec[], dirs: { templates: string; oracles: string }): Template {
+    const file = path.join(dirs.templates, `${p.id}.yaml`);
+    const yaml = templateYaml(
+        {
+            id: p.id,
+            question: p.q.n,
+            text: p.q.question,
+            function: p.q.function,
+            arity: p.facts.argNames.length,
+            group: p.group,
+            subgroup: p.subgroup,
+            returns: p.returns,
+            paramNames: p.paramNames,
+            paramsSource: p.facts.paramsSource,
+            arguments: p.arguments,
+            comparator: p.comparator
+        },
+        rows
+    );
+    writeFileSync(file, yaml.text);
+    if (!yaml.constrained && !p.warnings.some((w) => w.startsWith("no constraint")))
+        p.warnings.push("no constraint could be written for these tuples (a string with a line break): asking for more instances than recorded samples outside the published neighbourhood");
     writeFileSync(
-        path.join(oraclesDir, `${p.id}.py`),
+        path.join(dirs.oracles, `${p.id}.py`),
         oracleSource({
             question: p.q.n,
             function: p.q.function,
@@ -317,28 +330,41 @@ function writeFiles(p: Prepared, rows: ParamValue[][], mutants: MutantSpec[], te
             generatorSource: p.q.generatorSource,
             arguments: p.arguments,
             ...(p.customCompare ? { customCompare: p.customCompare } : {}),
+            textParams: p.textParams,
             mutants
         })
     );
     return loadTemplateFile(file);
 }
 
-async function finishQuestion(pool: JudgePool, p: Prepared, templatesDir: string, oraclesDir: string): Promise<ImportedQuestion> {
-    const rows = [...new Map(p.facts.tuples.map((t) => [JSON.stringify(t), t])).values()];
-    if (rows.length < p.facts.tuples.length) p.warnings.push(`${p.facts.tuples.length - rows.length} duplicate tuple(s) in ${p.facts.paramsSource} dropped`);
-    const candidates = deriveMutants(p.q.solutionTemplate, rows);
+/**
+ * Validates one question in a batch: the model solution and every candidate mutant run on every
+ * recorded tuple in one trusted Python process (the oracle is the benchmark's own code), and the
+ * model solution once through the sandboxed judge on the shipped files. A re-import of the same
+ * files (same oracle hash) reuses the previous import's result.
+ */
+async function finishQuestion(judgePool: () => Promise<JudgePool>, p: Prepared, dirs: { templates: string; oracles: string }, previous: ImportedQuestion | undefined, python?: string): Promise<ImportedQuestion> {
+    const rows = [...new Map(p.rows.map((t) => [JSON.stringify(t), t])).values()];
+    if (rows.length < p.rows.length) p.warnings.push(`${p.rows.length - rows.length} duplicate tuple(s) in ${p.facts.paramsSource} dropped`);
+    const derivedCandidates = deriveMutants(p.q.solutionTemplate, rows);
+    const generics = genericMutants(p.facts.argNames);
 
-    // First pass: every candidate; keep those some recorded tuple rejects.
-    let t = writeFiles(p, rows, candidates, templatesDir, oraclesDir);
+    let t = writeFiles(p, rows, [...derivedCandidates, ...generics], dirs);
+    const candidates = t.oracleHash;
     const instances = sampleInstances(t, rows.length, 0);
-    const first = await validateTemplate(pool, t, instances);
-    if (first.solutionFailures.length > 0) {
-        const f = first.solutionFailures[0]!;
-        throw new EddyError(`Q${p.q.n}: the model solution does not pass its own tests on tuple ${JSON.stringify(f.params)}: ${f.verdict.category}: ${oneLine(f.verdict.detail)}`);
+    const cached = previous?.validation?.candidates === candidates ? previous.validation : undefined;
+    let killed: Set<string>;
+    if (cached) killed = new Set(cached.killed);
+    else {
+        const check = (await measureStrength(t, instances, { check: true, ...(python ? { python } : {}) })).check!;
+        if (check.solutionFailures.length > 0) {
+            const f = check.solutionFailures[0]!;
+            throw new EddyError(`Q${p.q.n}: the model solution does not pass its own tests on tuple ${JSON.stringify(instances[f.index]!.params)}: ${oneLine(f.detail)}`);
+        }
+        killed = new Set(check.mutants.filter((m) => m.killed).map((m) => m.name));
     }
-    const killed = new Set(first.mutants.filter((m) => m.killed).map((m) => m.name));
-    const derived = candidates.filter((m) => killed.has(m.name)).slice(0, MAX_MUTANTS);
-    const dropped = candidates.filter((m) => !killed.has(m.name)).map((m) => m.name);
+    const derived = derivedCandidates.filter((m) => killed.has(m.name)).slice(0, MAX_MUTANTS);
+    const dropped = derivedCandidates.filter((m) => !killed.has(m.name)).map((m) => m.name);
     let generic: MutantSpec[] = [];
     if (derived.length < MIN_MUTANTS) {
         p.warnings.push(
@@ -346,17 +372,20 @@ async function finishQuestion(pool: JudgePool, p: Prepared, templatesDir: string
                 ? "no mutant could be derived from the solution (no integer parameter or comparison to change, or none rejected); generic mutants only (weak)"
                 : `only ${derived.length} mutant(s) could be derived from the solution; generic mutants added`
         );
-        generic = genericMutants(p.facts.argNames).slice(0, MIN_MUTANTS - derived.length + 1);
+        generic = generics.filter((m) => killed.has(m.name)).slice(0, MIN_MUTANTS - derived.length + 1);
     }
     if (dropped.length) p.warnings.push(`${dropped.length} derived mutant(s) no recorded tuple rejects, left out: ${dropped.join(", ")}`);
+    if (derived.length + generic.length < MIN_MUTANTS)
+        throw new EddyError(`Q${p.q.n}: the imported template does not validate (only ${derived.length + generic.length} mutant(s) are rejected by the recorded tuples; at least ${MIN_MUTANTS} are needed)`);
 
-    // Second pass: the files as shipped must validate.
-    t = writeFiles(p, rows, [...derived, ...generic], templatesDir, oraclesDir);
-    const final = await validateTemplate(pool, t, sampleInstances(t, rows.length, 0));
-    const survivors = final.mutants.filter((m) => !m.killed).map((m) => m.name);
-    if (final.solutionFailures.length > 0 || survivors.length > 0 || final.mutants.length < MIN_MUTANTS)
-        throw new EddyError(`Q${p.q.n}: the imported template does not validate (${survivors.length ? `surviving mutants: ${survivors.join(", ")}` : "model solution failures"})`);
-    const fixed = first.instances.length;
+    // The files as shipped: the model solution must pass in the sandboxed judge too.
+    t = writeFiles(p, rows, [...derived, ...generic], dirs);
+    if (!(cached && cached.final === t.oracleHash)) {
+        const first = instances[0]!;
+        const pool = await judgePool();
+        const v = await pool.judge({ template: t, bindings: first.bindings, code: await pool.answerSource(t, first.bindings) });
+        if (v.category !== "passed") throw new EddyError(`Q${p.q.n}: the imported template does not validate in the sandboxed judge (model solution on tuple ${JSON.stringify(first.params)}: ${v.category}: ${oneLine(v.detail)})`);
+    }
     return {
         question: p.q.n,
         id: p.id,
@@ -365,12 +394,14 @@ async function finishQuestion(pool: JudgePool, p: Prepared, templatesDir: string
         params: p.paramNames.length,
         instances: rows.length,
         paramsSource: p.facts.paramsSource,
+        textParams: p.textParams,
         group: p.group,
         subgroup: p.subgroup,
         comparator: p.customCompare ?? p.comparator,
         arguments: p.arguments,
-        fixedTests: `tests.py.template run on each of the ${fixed} tuple(s)`,
+        fixedTests: `tests.py.template run on each of the ${instances.length} tuple(s)`,
         mutants: { derived: derived.map((m) => m.name), generic: generic.map((m) => m.name), dropped },
+        validation: { candidates, final: t.oracleHash, killed: [...killed].sort(), how: cached ? "cached" : "checked" },
         warnings: p.warnings
     };
 }

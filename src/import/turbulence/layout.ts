@@ -2,6 +2,13 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { EddyError } from "../../util/errors.js";
 
+/** Something in a results or benchmark folder that could not be imported, and why. */
+export interface Skipped {
+    /** Where it is, relative to the folder given (Q3, Q1/m_results_2/Folder_7, …). */
+    location: string;
+    reason: string;
+}
+
 /** The files every Turbulence question folder has. */
 export const QUESTION_FILES = ["question.txt.template", "solution.py.template", "tests.py.template", "gen_function_params.py"] as const;
 
@@ -41,25 +48,47 @@ export function questionDirs(dir: string): { n: number; dir: string }[] {
 const CANDIDATE_IMPORT = /^\s*from\s+[\w.$]*generated_answer\s+import\s+\$\d+\s*$/;
 const REWRITTEN_IMPORT = "# eddy: the candidate-module import of Turbulence was here; the oracle binds the function";
 
-/** Reads and checks the question folders of a Turbulence benchmark; one clear error for anything out of format. */
-export function readQuestionFolders(root: string, only?: number[]): QuestionFolder[] {
-    const found = questionDirs(root).filter((q) => existsSync(path.join(q.dir, "question.txt.template")));
-    if (found.length === 0) throw new EddyError(`${root} is not in the Turbulence layout: no Q<n>/ folders with question.txt.template`);
-    const chosen = only?.length ? found.filter((q) => only.includes(q.n)) : found;
+/**
+ * Reads and checks the question folders of a Turbulence benchmark: `Benchmark/` of the v1
+ * repository, or a model folder (`<Model>_T_<t>/`) whose `Q<n>/` folders hold the question files
+ * beside the results. A question folder out of format is skipped with its reason (`skipped`);
+ * with `strict`, the first one stops the import.
+ */
+export function readQuestionFolders(root: string, only?: number[], strict = false): { folders: QuestionFolder[]; skipped: Skipped[] } {
+    const all = questionDirs(root);
+    const found = all.filter((q) => QUESTION_FILES.some((f) => existsSync(path.join(q.dir, f))));
+    if (found.length === 0)
+        throw new EddyError(
+            `${root} is not in the Turbulence layout: no Q<n>/ folders with question.txt.template` +
+                (all.length ? ` (its Q<n>/ folders hold no question files: for published results, pass the benchmark folder and --results ${root})` : "")
+        );
     for (const n of only ?? []) if (!found.some((q) => q.n === n)) throw new EddyError(`${root} has no question folder Q${n}`);
-    return chosen.map(({ n, dir }) => {
-        const where = `${path.basename(root)}/Q${n}`;
-        for (const f of QUESTION_FILES) if (!existsSync(path.join(dir, f))) throw new EddyError(`${where} is not a Turbulence question folder: ${f} is missing`);
-        const read = (f: string) => readFileSync(path.join(dir, f), "utf8");
-        const question = read("question.txt.template").split(/\r?\n/)[0]!.trim();
-        const fn = /'([A-Za-z_][A-Za-z0-9_]*)'/.exec(question)?.[1];
-        if (!fn) throw new EddyError(`${where}/question.txt.template: no function name in single quotes on its first line (Turbulence reads it from there)`);
-        const tests = read("tests.py.template").split(/\r?\n/);
-        if (!CANDIDATE_IMPORT.test(tests[0] ?? ""))
-            throw new EddyError(`${where}/tests.py.template: the first line must import the candidate module (from Q${n}.$k_results_$k.Folder_$k.generated_answer import $k), found ${JSON.stringify((tests[0] ?? "").slice(0, 80))}`);
-        tests[0] = REWRITTEN_IMPORT;
-        return { n, dir, question, function: fn, solutionTemplate: read("solution.py.template"), testsTemplate: tests.join("\n"), generatorSource: read("gen_function_params.py") };
-    });
+    const skipped: Skipped[] = [];
+    const folders: QuestionFolder[] = [];
+    for (const { n, dir } of only?.length ? found.filter((q) => only.includes(q.n)) : found) {
+        try {
+            folders.push(readQuestionFolder(root, n, dir));
+        } catch (err) {
+            if (strict || !(err instanceof EddyError)) throw err;
+            skipped.push({ location: `Q${n}`, reason: err.message });
+        }
+    }
+    return { folders, skipped };
+}
+
+function readQuestionFolder(root: string, n: number, dir: string): QuestionFolder {
+    const where = `${path.basename(root)}/Q${n}`;
+    const missing = QUESTION_FILES.filter((f) => !existsSync(path.join(dir, f)));
+    if (missing.length) throw new EddyError(`${where} is not a Turbulence question folder: ${missing.join(", ")} ${missing.length > 1 ? "are" : "is"} missing`);
+    const read = (f: string) => readFileSync(path.join(dir, f), "utf8");
+    const question = read("question.txt.template").split(/\r?\n/)[0]!.trim();
+    const fn = /'([A-Za-z_][A-Za-z0-9_]*)'/.exec(question)?.[1];
+    if (!fn) throw new EddyError(`${where}/question.txt.template: no function name in single quotes on its first line (Turbulence reads it from there)`);
+    const tests = read("tests.py.template").split(/\r?\n/);
+    if (!CANDIDATE_IMPORT.test(tests[0] ?? ""))
+        throw new EddyError(`${where}/tests.py.template: the first line must import the candidate module (from Q${n}.$k_results_$k.Folder_$k.generated_answer import $k), found ${JSON.stringify((tests[0] ?? "").slice(0, 80))}`);
+    tests[0] = REWRITTEN_IMPORT;
+    return { n, dir, question, function: fn, solutionTemplate: read("solution.py.template"), testsTemplate: tests.join("\n"), generatorSource: read("gen_function_params.py") };
 }
 
 /** Highest `$i` index used in a template text, or -1. */

@@ -1,6 +1,7 @@
 """Reads one Turbulence question folder for eddy's importer (trusted benchmark code, run once at import).
 
-stdin: {"root": <benchmark folder>, "question": <n>, "function": <name>, "samples": <random inputs per tuple>}
+stdin: {"root": <benchmark folder>, "question": <n>, "function": <name>, "samples": <random inputs per tuple>,
+        "reports": [<params_report.json of each published round, first round first>], "reportsRoot": <folder>}
 stdout: {"ok": true, ...facts} or {"ok": false, "error": <one line>}
 
 Facts: the recorded parameter tuples and where they came from, the solution's positional
@@ -15,6 +16,7 @@ import io
 import json
 import os
 import random
+import re
 import signal
 import sys
 
@@ -62,6 +64,43 @@ def literal_or_text(tok):
 def read_lines(path):
     with open(path, encoding="utf-8") as f:
         return [l for l in f.read().splitlines() if l.strip()]
+
+
+def report_params(entry):
+    """One params_report.json entry: the tuple, or [tuple, metrics...] for correct responses (v1 reports)."""
+    if not isinstance(entry, list):
+        return [entry] if isinstance(entry, (int, float, str, bool)) else None
+    with_metrics = len(entry) >= 2 and isinstance(entry[0], list) and any(isinstance(x, dict) for x in entry[1:])
+    return list(entry[0]) if with_metrics else list(entry)
+
+
+def published_params(reports, root):
+    """The published neighbourhood: every Folder_c of each round's params_report.json, in folder order (first round first)."""
+    tuples, seen = [], set()
+    for path in reports:
+        rel = os.path.relpath(path, root)
+        try:
+            with open(path, encoding="utf-8") as f:
+                report = json.load(f)
+        except (OSError, ValueError) as e:
+            raise Failure("%s does not read as JSON: %s" % (rel, exc_line(e)))
+        folders = {}
+        for side in ("correct", "wrong"):
+            entries = report.get(side) if isinstance(report, dict) else None
+            if isinstance(entries, dict):
+                for key, entry in entries.items():
+                    m = re.match(r"^Folder_(\d+)$", key)
+                    params = report_params(entry)
+                    if m and params is not None:
+                        folders[int(m.group(1))] = as_json_value(params, "%s %s" % (rel, key))
+        for c in sorted(folders):
+            key = json.dumps(folders[c])
+            if key not in seen:
+                seen.add(key)
+                tuples.append(folders[c])
+    later = len(reports) - 1
+    source = os.path.relpath(reports[0], root) + (" (and %d later round(s))" % later if later else "")
+    return tuples, source
 
 
 def recorded_params(qdir, root, n):
@@ -152,7 +191,11 @@ def main():
     req = json.loads(sys.stdin.read())
     root, n, function = req["root"], int(req["question"]), req["function"]
     qdir = os.path.join(root, "Q%d" % n)
-    tuples, source = recorded_params(qdir, root, n)
+    reports = req.get("reports") or []
+    if reports:
+        tuples, source = published_params(reports, req.get("reportsRoot") or root)
+    else:
+        tuples, source = recorded_params(qdir, root, n)
     if not tuples:
         raise Failure("Q%d: the recorded parameter list (%s) is empty" % (n, source))
     with open(os.path.join(qdir, "solution.py.template"), encoding="utf-8") as f:
@@ -193,6 +236,9 @@ def main():
     print(json.dumps({
         "ok": True,
         "tuples": tuples,
+        # str() of every value, as Turbulence writes it into the question: 974.0 stays 974.0.
+        "texts": [[str(v) for v in t] for t in tuples],
+        "floatPositions": sorted({i for t in tuples for i, v in enumerate(t) if contains_float(v)}),
         "paramsSource": source,
         "argNames": names,
         "vararg": vararg,

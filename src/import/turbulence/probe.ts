@@ -9,7 +9,11 @@ import type { ArgumentRule } from "./rules.js";
 /** What running a question's own Python files tells the importer. */
 export interface ProbeFacts {
     tuples: ParamValue[][];
-    /** Where the tuples came from (all_params.txt, genparams.py, manually_chosen_params.txt). */
+    /** Python's str() of every value of every tuple: how Turbulence writes it into the question (974.0, not 974). */
+    texts: string[][];
+    /** Positions whose values hold floats: JSON cannot tell 974.0 from 974, so these travel as text. */
+    floatPositions: number[];
+    /** Where the tuples came from (a params_report.json, all_params.txt, genparams.py, manually_chosen_params.txt). */
     paramsSource: string;
     argNames: string[];
     vararg: boolean;
@@ -20,11 +24,14 @@ export interface ProbeFacts {
     returnTypes: string[];
 }
 
-/** Runs src/import/turbulence/probe.py on question `n` of the benchmark at `root`. */
-export function probeQuestion(root: string, n: number, fn: string, args: ArgumentRule, python?: string): ProbeFacts {
+/**
+ * Runs src/import/turbulence/probe.py on question `n` of the benchmark at `root`. `reports` (the
+ * published rounds' params_report.json files, first round first) give the neighbourhood when present.
+ */
+export function probeQuestion(root: string, n: number, fn: string, args: ArgumentRule, python?: string, reports: { files: string[]; root: string } = { files: [], root }): ProbeFacts {
     const script = path.join(packageRoot(), "src", "import", "turbulence", "probe.py");
     const res = spawnSync(pythonCommand(python), ["-I", "-B", script], {
-        input: JSON.stringify({ root: path.resolve(root), question: n, function: fn, arguments: args, samples: 3 }),
+        input: JSON.stringify({ root: path.resolve(root), question: n, function: fn, arguments: args, samples: 3, reports: reports.files, reportsRoot: path.resolve(reports.root) }),
         encoding: "utf8",
         timeout: 300_000,
         maxBuffer: 64 * 1024 * 1024

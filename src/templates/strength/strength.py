@@ -17,6 +17,8 @@ coverage.py counts them: each has two outcomes (taken / not taken; a loop entere
 outcome counts as reached when sys.settrace sees the matching line-to-line arc. Conditions inside
 one line (a ternary, `and`/`or`, a comprehension's `if`) are not separate branches. The random
 inputs are drawn exactly as the judge draws them (random.Random(seed), K calls of inputs()).
+An oracle whose solution() runs other code (an imported Turbulence template) names it with
+solution_source(**params) -> (filename, source): that code's branches are measured instead.
 """
 
 import ast
@@ -261,18 +263,25 @@ _RAISED = object()
 
 def measure(req):
     path = req["oracle"]
-    with open(path, encoding="utf-8") as f:
-        tree = ast.parse(f.read(), filename=path)
-    fn = find_solution(tree)
-    branches, handlers, statements, notes = branch_points(fn)
     spec = importlib.util.spec_from_file_location("eddy_strength_oracle", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    filename = mod.solution.__code__.co_filename
+    source_of = getattr(mod, "solution_source", None)
+    if callable(source_of) and req["instances"]:
+        # solution() runs other code (an imported template instantiates and executes its source):
+        # the oracle names that code, and its branches are the ones measured, in every frame compiled from it.
+        filename, source = source_of(**copy.deepcopy(req["instances"][0]["bindings"]))
+        branches, handlers, statements, notes = branch_points(ast.parse(source, filename=filename))
+        lo, hi = 0, sys.maxsize
+    else:
+        with open(path, encoding="utf-8") as f:
+            fn = find_solution(ast.parse(f.read(), filename=path))
+        branches, handlers, statements, notes = branch_points(fn)
+        filename, lo, hi = mod.solution.__code__.co_filename, fn.lineno, fn.end_lineno
     edge_fn = getattr(mod, "edge_cases", None)
     edges = list(req.get("edges") or [])
-    fixed_tracer = Tracer(filename, fn.lineno, fn.end_lineno)
-    random_tracer = Tracer(filename, fn.lineno, fn.end_lineno)
+    fixed_tracer = Tracer(filename, lo, hi)
+    random_tracer = Tracer(filename, lo, hi)
     random_hits = {name: 0 for name in edges}
     fixed_hits = {name: 0 for name in edges}
     unknown = set()
