@@ -117,6 +117,11 @@ function fromRerun(p: PublishedVerdict, eddyPassed: boolean): { cause: CauseKind
     return undefined;
 }
 
+/**
+ * The cause of one disagreement, first match: their harness failed (timeout, crash); their test fails
+ * the model solution on re-run; identical code got both verdicts; they took other code; then what
+ * the re-run shows; else the two oracles differ.
+ */
 function explain(p: PublishedVerdict, eddy: Category, eddyDetail: string, code: string | null, inconsistent: { correct: number; total: number } | undefined): { cause: CauseKind; explanation: string } {
     const eddyPassed = eddy === "passed";
     if (p.fault === "timeout") return { cause: "their_harness", explanation: `their harness timed out (${p.detail}); eddy: ${eddy}` };
