@@ -240,4 +240,18 @@ export const MIGRATIONS: readonly string[] = [
         PRIMARY KEY (run_id, model, temperature, wrapper, template_id, instance_idx, round)
     );
     `
+    ,
+    // One process works on a run at a time (#25): the holder's host and pid, refreshed while it works. A lease
+    // whose holder is gone (a dead pid on this host, or no refresh for a while) is taken over. Local to this
+    // database: merge never copies it.
+    `
+    CREATE TABLE run_leases (
+        run_id TEXT PRIMARY KEY,
+        holder TEXT NOT NULL,              -- host:pid:random, unique per session
+        host TEXT NOT NULL,
+        pid INTEGER NOT NULL,
+        acquired TEXT NOT NULL,
+        heartbeat INTEGER NOT NULL         -- ms since the epoch, refreshed while the holder works
+    );
+    `
 ];
