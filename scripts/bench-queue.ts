@@ -18,6 +18,7 @@ import { planStudy } from "../src/run/plan.js";
 import { runQueued } from "../src/queue/coordinator.js";
 import { parseQueueUrl } from "../src/queue/queueUrl.js";
 import { runShard } from "../src/queue/runShard.js";
+import { questionsHash, shardPrompts } from "../src/queue/identity.js";
 import { eddyVersion, packageRoot } from "../src/util/paths.js";
 
 const arg = (name: string, dflt: string): string => {
@@ -74,8 +75,12 @@ try {
     const plan = planStudy(config);
     const study = identityOf(config);
     const shards = plan.templates.flatMap((t) => config.temperatures.map((temperature) => ({ model: "reference", modelPath: null, template: t.id, temperature, wrapper: "default", wrapperSource: "default" })));
+    const identity = (template: string) => {
+        const t = plan.templates.find((x) => x.id === template)!;
+        return { eddyVersion: eddyVersion(), modelSha256: null, oracleHash: t.oracleHash, questionsHash: questionsHash(shardPrompts(plan, template, 0)), judgeModes: ["bwrap" as const] };
+    };
     let t0 = performance.now();
-    for (const shard of shards) await runShard({ v: 1, runId: "bench", eddyVersion: eddyVersion(), modelSha256: null, study, shard }, { node: "in-process", judgeWorkers: 1 });
+    for (const shard of shards) await runShard({ v: 2, runId: "bench", identity: identity(shard.template), study, shard }, { node: "in-process", judgeWorkers: 1 });
     const inProcess = performance.now() - t0;
 
     const queued = async (n: number): Promise<number> => {

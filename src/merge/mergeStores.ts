@@ -1,11 +1,12 @@
 import { createHash } from "node:crypto";
-import { readFileSync, realpathSync, statSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
-import { capDetail, openStore, storeError, type Store } from "../store/Store.js";
+import { applyMigrations, capDetail, openStore, storeError, type Store } from "../store/Store.js";
+import { openReadonlyDatabase, rollbackImage } from "../store/readonlyOpen.js";
 import { MIGRATIONS } from "../store/schema.js";
 import { EddyError } from "../util/errors.js";
-import { ensureNodeId, readNodeId } from "./nodeId.js";
+import { ensureNodeId, readNodeId } from "../store/nodeId.js";
 import { LOCAL_TABLES, MERGED_TABLES, type MergedTable } from "./tables.js";
 
 /** Two copies of one row (same natural key) that differ in a column that carries a result. */
@@ -75,57 +76,61 @@ function tables(db: Database.Database): string[] {
 }
 
 /**
- * Open a source read-only. A source without a node id gets one first (its first use as a merge
- * source); one on read-only media is named by its file's hash instead.
+ * Open a source without ever writing to it: read-only (read-only media included), never migrated in place
+ * and never given a node id. A file from an older eddy is brought up to this schema in a copy in memory; a
+ * source without a node id (an older eddy's) is named by its file's sha256. An empty or foreign file is
+ * refused by name.
  */
 function openSource(file: string): Source {
     const abs = path.resolve(file);
+    let size: number;
     try {
-        if (!statSync(abs).isFile()) throw new Error("not a file");
+        const st = statSync(abs);
+        if (!st.isFile()) throw new Error("not a file");
+        size = st.size;
     } catch {
         throw new EddyError(`no database at ${abs}`, 66);
     }
-    let nodeId: string | undefined;
-    {
-        const ro = openReadonly(abs);
-        nodeId = readNodeId(ro);
-        ro.close();
-    }
-    if (!nodeId) {
-        try {
-            const s = openStore(abs);
-            try {
-                nodeId = ensureNodeId(s.db);
-            } finally {
-                s.close();
-            }
-        } catch {
-            nodeId = undefined; // read-only media: fall back to the file's hash below
-        }
-    }
-    const sha256 = sha256File(abs);
-    return { path: abs, sha256, nodeId: nodeId ?? `sha256:${sha256.slice(0, 26)}`, db: openReadonly(abs) };
-}
-
-function openReadonly(abs: string): Database.Database {
+    if (size === 0) throw new EddyError(`${abs} is empty: not an eddy database`, 65);
     let db: Database.Database | undefined;
     try {
-        db = new Database(abs, { readonly: true, fileMustExist: true });
+        db = openReadonlyDatabase(abs, 5000);
         const v = db.pragma("user_version", { simple: true }) as number;
         if (v > MIGRATIONS.length) throw new EddyError(`database ${abs} was written by a newer eddy (schema ${v} > ${MIGRATIONS.length}); merge it with that version`, 65);
-        tables(db); // a file that is not SQLite fails here
-        return db;
+        if (v === 0 || !tables(db).includes("runs")) throw new EddyError(`${abs} is not an eddy database (no eddy tables)`, 65);
+        const nodeId = readNodeId(db);
+        if (v < MIGRATIONS.length) {
+            const copy = new Database(rollbackImage(db.serialize()));
+            db.close();
+            db = copy;
+            applyMigrations(db);
+        }
+        const sha256 = sha256File(abs);
+        return { path: abs, sha256, nodeId: nodeId ?? `sha256:${sha256.slice(0, 26)}`, db };
     } catch (err) {
         db?.close();
         throw storeError(err, abs);
     }
 }
 
+/** A source read: a failure there (a damaged page) names the source, never the target being written. */
+function fromSource<T>(src: Source, read: () => T): T {
+    try {
+        return read();
+    } catch (err) {
+        throw storeError(err, src.path);
+    }
+}
+
+/** The database file and the side files SQLite makes beside it. */
+const databaseFiles = (file: string): string[] => [file, `${file}-wal`, `${file}-shm`];
+
 /**
  * Merge node databases into one: runs (matched by id, or by config hash when each side holds exactly one
  * run of that study), their configurations, templates, instances, generations and verdicts, and every other
  * table eddy writes, all by natural keys, integer ids remapped. One transaction over all sources: a conflict
- * anywhere leaves the target as it was. Merging the same files again inserts nothing.
+ * anywhere leaves the target as it was (a target this merge created is removed). Merging the same files
+ * again inserts nothing. Sources are only read.
  */
 export function mergeStores(sourceFiles: string[], into: string): MergeResult {
     if (!sourceFiles.length) throw new EddyError("nothing to merge: name at least one database");
@@ -144,20 +149,30 @@ export function mergeStores(sourceFiles: string[], into: string): MergeResult {
         if (seen.has(r)) throw new EddyError(`${f} is named twice`);
         seen.add(r);
     }
-    const sources = sourceFiles.map(openSource);
+    const sources: Source[] = [];
     try {
+        for (const f of sourceFiles) sources.push(openSource(f));
         for (const s of sources) refuseUnknownTables(s);
-        const target = openStore(intoAbs);
+        const created = !existsSync(intoAbs);
+        let merged = false;
         try {
-            return target.write(() => {
-                const nodeId = ensureNodeId(target.db);
-                const merger = new Merger(target, new Date().toISOString());
-                const summaries = sources.map((s) => merger.source(s));
-                if (merger.conflicts.length) throw new MergeConflictError(merger.conflicts);
-                return { into: intoAbs, nodeId, sources: summaries };
-            });
+            const target = openStore(intoAbs);
+            try {
+                const result = target.write(() => {
+                    const nodeId = ensureNodeId(target.db);
+                    const merger = new Merger(target, new Date().toISOString());
+                    const summaries = sources.map((s) => merger.source(s));
+                    if (merger.conflicts.length) throw new MergeConflictError(merger.conflicts);
+                    return { into: intoAbs, nodeId, sources: summaries };
+                });
+                merged = true;
+                return result;
+            } finally {
+                target.close();
+            }
         } finally {
-            target.close();
+            // A refused merge leaves no empty database where there was none.
+            if (!merged && created) for (const f of databaseFiles(intoAbs)) rmSync(f, { force: true });
         }
     } finally {
         for (const s of sources) s.db.close();
@@ -167,9 +182,9 @@ export function mergeStores(sourceFiles: string[], into: string): MergeResult {
 /** A table this eddy does not know may hold results it would drop: refuse rather than lose them. */
 function refuseUnknownTables(s: Source): void {
     const known = new Set<string>([...Object.keys(MERGED_TABLES), ...LOCAL_TABLES]);
-    for (const t of tables(s.db)) {
+    for (const t of fromSource(s, () => tables(s.db))) {
         if (known.has(t)) continue;
-        const n = (s.db.prepare(`SELECT COUNT(*) AS n FROM "${t.replace(/"/g, '""')}"`).get() as { n: number }).n;
+        const n = fromSource(s, () => (s.db.prepare(`SELECT COUNT(*) AS n FROM "${t.replace(/"/g, '""')}"`).get() as { n: number }).n);
         if (n > 0) throw new EddyError(`${s.path} has a table merge does not know ('${t}', ${n} rows); refusing rather than dropping it (merge with the eddy that wrote it)`, 65);
     }
 }
@@ -225,15 +240,20 @@ class Merger {
 
     /** A source table's rows, details capped on the way in ({@link capRow}). */
     private *rows(src: Source, table: string, order = "rowid"): Iterable<Row> {
-        if (!tables(src.db).includes(table)) return;
-        for (const row of src.db.prepare(`SELECT * FROM ${table} ORDER BY ${order}`).iterate() as Iterable<Row>) yield capRow(row);
+        if (!fromSource(src, () => tables(src.db)).includes(table)) return;
+        const it = fromSource(src, () => (src.db.prepare(`SELECT * FROM ${table} ORDER BY ${order}`).iterate() as Iterator<Row>));
+        for (;;) {
+            const next = fromSource(src, () => it.next());
+            if (next.done) return;
+            yield capRow(next.value);
+        }
     }
 
     /** Map each source run (or loop run) to the target's: same id, else the one run with the same config hash. */
     private mapRuns(src: Source, table: "runs" | "loop_runs", sum: SourceSummary): Map<string, string> {
         const map = new Map<string, string>();
-        if (!tables(src.db).includes(table)) return map;
-        const srcRuns = src.db.prepare(`SELECT * FROM ${table} ORDER BY created, id`).all() as Row[];
+        if (!fromSource(src, () => tables(src.db)).includes(table)) return map;
+        const srcRuns = fromSource(src, () => src.db.prepare(`SELECT * FROM ${table} ORDER BY created, id`).all() as Row[]);
         for (const run of srcRuns) {
             const id = run.id as string;
             let to = id;
@@ -246,6 +266,9 @@ class Merger {
             map.set(id, to);
             if (table === "runs") sum.runs[id] = to;
             this.merge(src, sum, table, { ...run, id: to }, () => `run ${id}`);
+            // A run merged while partial is completed by its complete copy (never the reverse).
+            if (run.status === "complete")
+                this.prep(`UPDATE ${table} SET status = 'complete', error = NULL, updated = ? WHERE id = ? AND status != 'complete'`).run(run.updated as string, to);
         }
         return map;
     }
@@ -335,11 +358,21 @@ class Merger {
     }
 }
 
-/** A conflict as one line for the terminal. */
+/** How much of a long value a conflict line shows, and how much of it comes before the first difference. */
+const SHOWN_CHARS = 57;
+const CONTEXT_CHARS = 20;
+
+/** A conflict as one line for the terminal: long values are shown around their first difference, so the two excerpts differ. */
 export function describeConflict(c: MergeConflict): string {
-    const show = (v: unknown): string => {
-        const s = JSON.stringify(v) ?? "null";
-        return s.length > 60 ? `${s.slice(0, 57)}…` : s;
+    const here = JSON.stringify(c.target) ?? "null";
+    const incoming = JSON.stringify(c.incoming) ?? "null";
+    let at = 0;
+    while (at < here.length && at < incoming.length && here[at] === incoming[at]) at++;
+    const show = (s: string): string => {
+        if (s.length <= SHOWN_CHARS + 3) return s;
+        const from = Math.max(0, Math.min(at - CONTEXT_CHARS, s.length - SHOWN_CHARS));
+        return `${from > 0 ? "…" : ""}${s.slice(from, from + SHOWN_CHARS)}${from + SHOWN_CHARS < s.length ? "…" : ""}`;
     };
-    return `${path.basename(c.source)}: ${c.key}: ${c.column} differs (here ${show(c.target)}, incoming ${show(c.incoming)})`;
+    const where = Math.max(here.length, incoming.length) > SHOWN_CHARS + 3 ? ` from character ${at + 1}` : "";
+    return `${path.basename(c.source)}: ${c.key}: ${c.column} differs${where} (here ${show(here)}, incoming ${show(incoming)})`;
 }

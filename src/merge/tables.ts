@@ -44,5 +44,5 @@ export const MERGED_TABLES = {
 
 export type MergedTable = keyof typeof MERGED_TABLES;
 
-/** Tables a merge reads but never copies: this database's own identity. */
-export const LOCAL_TABLES = ["meta"] as const;
+/** Tables a merge reads but never copies: this database's own identity, and which process works on which run here. */
+export const LOCAL_TABLES = ["meta", "run_leases"] as const;

@@ -1,14 +1,20 @@
-import { Job, Queue, QueueEvents } from "bullmq";
+import { Job, Queue } from "bullmq";
+import { Redis } from "ioredis";
 import { sha256File } from "../inference/gguf/sha256File.js";
 import type { StudyConfig } from "../run/config.js";
-import { openRun } from "../run/study/openRun.js";
+import { openRun, sessionConfig, type OpenedRun } from "../run/study/openRun.js";
+import { leaseRun, type RunLease } from "../store/runLease.js";
 import { openStore, type Store } from "../store/Store.js";
-import type { NewGeneration, NewVerdict } from "../store/types.js";
+import type { NewGeneration, NewVerdict, RunRow } from "../store/types.js";
 import { EddyError, oneLine } from "../util/errors.js";
 import { defaultDbPath, eddyVersion } from "../util/paths.js";
+import { resultProblem, type ExpectedShard } from "./checkResult.js";
 import { checkRedis } from "./connect.js";
+import { questionsHash, shardPrompts } from "./identity.js";
 import type { QueueTarget } from "./queueUrl.js";
-import { QUEUE_NAME, shardJobId, shardResultSchema, type Shard, type ShardJob, type ShardResult } from "./shardJob.js";
+import { RedisState } from "./redisState.js";
+import { readRefusals } from "./refusals.js";
+import { QUEUE_NAME, SHARD_JOB_VERSION, shardJobId, shardResultSchema, type JudgeMode, type Shard, type ShardJob, type ShardResult } from "./shardJob.js";
 
 export interface QueuedProgress {
     runId: string;
@@ -26,81 +32,198 @@ export interface QueuedResult {
     nodes: QueuedProgress["nodes"];
 }
 
+export interface QueuedHooks {
+    onProgress?: (p: QueuedProgress) => void;
+    log?: (line: string) => void;
+    /** How often the queue is looked at (ms; at least one ms per pending shard). */
+    pollMs?: number;
+}
+
+/** A shard as planned: what it is, its job id, and what its result must prove. */
+interface PlannedShard extends ExpectedShard {
+    shard: Shard;
+    jobId: string;
+    /** Workers whose result for it was refused: they leave it to others. */
+    refusedBy: string[];
+}
+
+/** How an older eddy's worker failed a job it would not run (before workers put such jobs back). */
+const OLDER_WORKER_REFUSAL = /^(malformed shard job: |refused by )/;
+
+const label = (s: Shard): string => `${s.model}/${s.template}/T=${s.temperature}/${s.wrapper}`;
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
 /**
- * Coordinate a study over a BullMQ queue: create (or find) the run in the local store, enqueue every
- * shard not yet stored (model × template × temperature × wrapper, with a job id fixed by run and shard,
- * so a restarted coordinator re-enqueues nothing), and store each shard's rows as it finishes.
+ * Coordinate a study over a BullMQ queue: create (or find, or resume) the run in the local store, hold it
+ * (one process per run), enqueue every shard not yet stored (model × template × temperature × wrapper,
+ * job ids fixed by run and shard), and store each result that proves the study's identity as it
+ * finishes. The queue is looked at, not listened to: a job that Redis lost (restarted empty, flushed,
+ * evicted) is noticed and queued again, and an outage is one line when it starts and one when it ends.
  */
-export async function runQueued(config: StudyConfig, t: QueueTarget, hooks: { onProgress?: (p: QueuedProgress) => void; log?: (line: string) => void } = {}): Promise<QueuedResult> {
+export async function runQueued(input: StudyConfig, t: QueueTarget, hooks: QueuedHooks = {}): Promise<QueuedResult> {
     await checkRedis(t);
-    const store = openStore(config.db ?? defaultDbPath());
+    const log = hooks.log ?? (() => {});
+    const store = openStore(input.db ?? defaultDbPath());
+    const state = new RedisState(t, log);
     const queue = new Queue(QUEUE_NAME, { connection: t.options });
-    const events = new QueueEvents(QUEUE_NAME, { connection: t.options });
+    queue.on("error", state.error);
+    const client = new Redis({ ...(t.options as object), maxRetriesPerRequest: null });
+    client.on("error", state.error);
     let runId = "";
+    let lease: RunLease | undefined;
     try {
-        const { run, plan, replay } = openRun(store, config);
+        // The same path as a local run: a resumed run's stored study, never the flags' defaults.
+        const config = sessionConfig(store, input);
+        const opened = openRun(store, config);
+        const { run } = opened;
+        lease = await leaseRun(store, run.id, { log });
         runId = run.id;
         const study = JSON.parse(run.config_json) as Record<string, unknown>;
+        const planned = await planShards(config, opened);
         const perShard = config.instances * config.rounds;
-        const shards: Shard[] = [];
-        const shas = new Map<string, string | null>();
-        for (const m of plan.models) {
-            shas.set(m.label, m.path ? await sha256File(m.path) : (replay?.sha256 ?? null));
-            for (const tmpl of plan.templates)
-                for (const temperature of config.temperatures)
-                    plan.wrappers.forEach((w, i) =>
-                        shards.push({ model: m.label, modelPath: m.path ?? null, template: tmpl.id, temperature, wrapper: w.id, wrapperSource: config.wrappers[i]! })
-                    );
-        }
-        const pending = shards.filter((s) => !shardStored(store, run.id, s, perShard));
-        const progress: QueuedProgress = { runId, shards: shards.length, done: shards.length - pending.length, nodes: {} };
+        const pending = new Map(planned.filter((p) => !shardStored(store, run.id, p.shard, perShard)).map((p) => [p.jobId, p]));
+        const skipped = planned.length - pending.size;
+        const progress: QueuedProgress = { runId, shards: planned.length, done: skipped, nodes: {} };
         const nodeMs = new Map<string, number>();
+        const judges = new WorkerJudges(store, run);
         hooks.onProgress?.(progress);
-        await events.waitUntilReady();
 
-        const waits = pending.map(async (s) => {
-            const data: ShardJob = { v: 1, runId: run.id, eddyVersion: eddyVersion(), modelSha256: shas.get(s.model) ?? null, study, shard: s };
-            const jobId = shardJobId(run.id, s);
-            const old = await Job.fromId(queue, jobId);
-            // A shard refused or failed in an earlier session is tried again: the cause may have been fixed since.
-            if (old && (await old.isFailed())) await old.remove();
-            const job = await queue.add("shard", data, { jobId, attempts: 1, removeOnComplete: false, removeOnFail: false });
-            try {
-                await job.waitUntilFinished(events);
-            } catch (err) {
-                throw new EddyError(`shard ${label(s)} failed: ${oneLine(err)} (run ${run.id} kept every finished shard; run the same command again to continue)`);
+        const enqueue = async (p: PlannedShard): Promise<void> => {
+            const data: ShardJob = { v: SHARD_JOB_VERSION, runId: run.id, identity: p.identity, study, shard: p.shard, refusedBy: p.refusedBy };
+            const old = await Job.fromId(queue, p.jobId);
+            if (old) {
+                // Kept when it is this study's job waiting or running, or a result to collect; a failed one, or one of another identity, is replaced.
+                const s = await old.getState();
+                const same = JSON.stringify((old.data as Partial<ShardJob>).identity) === JSON.stringify(p.identity) && JSON.stringify((old.data as Partial<ShardJob>).refusedBy ?? []) === JSON.stringify(p.refusedBy);
+                if (s === "completed" || s === "active" || (s !== "failed" && same)) return;
+                await old.remove().catch(() => {});
             }
-            const done = await Job.fromId(queue, jobId);
-            const parsed = shardResultSchema.safeParse(done?.returnvalue);
-            if (!parsed.success) throw new EddyError(`shard ${label(s)} came back malformed: ${parsed.error.issues[0]?.message ?? "invalid"}`);
-            if (parsed.data.configuration.model_sha256 !== data.modelSha256) throw new EddyError(`shard ${label(s)} was answered by another model file (sha256 differs)`);
-            storeShard(store, run.id, s, parsed.data);
-            await done?.remove(); // stored: the queue need not keep it
+            await queue.add("shard", data, { jobId: p.jobId, attempts: 1, removeOnComplete: false, removeOnFail: false });
+        };
+        const stored = (p: PlannedShard, r: ShardResult): void => {
+            pending.delete(p.jobId);
             progress.done++;
-            const n = (progress.nodes[parsed.data.node] ??= { shards: 0, answers: 0, perS: 0 });
-            const ms = (nodeMs.get(parsed.data.node) ?? 0) + parsed.data.ms;
-            nodeMs.set(parsed.data.node, ms);
+            const n = (progress.nodes[r.node] ??= { shards: 0, answers: 0, perS: 0 });
+            const ms = (nodeMs.get(r.node) ?? 0) + r.ms;
+            nodeMs.set(r.node, ms);
             n.shards++;
-            n.answers += parsed.data.generations.length;
+            n.answers += r.generations.length;
             n.perS = n.answers / Math.max(1e-3, ms / 1000);
             hooks.onProgress?.(progress);
-        });
-        const settled = await Promise.allSettled(waits);
-        const failed = settled.find((r): r is PromiseRejectedResult => r.status === "rejected");
-        if (failed) throw failed.reason;
+        };
+        /** A finished job: stored when it proves this shard of this study, else refused by name and queued again. */
+        const collect = async (p: PlannedShard): Promise<void> => {
+            const job = await Job.fromId(queue, p.jobId);
+            if (!job) return; // gone since: the next look finds it lost
+            const parsed = shardResultSchema.safeParse(job.returnvalue);
+            const rv = job.returnvalue as { node?: unknown } | null;
+            const node = parsed.success ? parsed.data.node : typeof rv?.node === "string" ? rv.node : "(unnamed)";
+            const why = parsed.success ? resultProblem(p, parsed.data) : `its result is malformed (${parsed.error.issues[0]?.path.join(".") ?? ""}: ${parsed.error.issues[0]?.message ?? "invalid"})`;
+            if (why || !parsed.success) {
+                log(`refused shard ${label(p.shard)} from worker ${node}: ${why}; stored nothing, the shard is queued again`);
+                p.refusedBy = [...new Set([...p.refusedBy, node])];
+                await job.remove();
+                await enqueue(p);
+                return;
+            }
+            storeShard(store, run.id, p.shard, parsed.data);
+            judges.add(parsed.data.node, parsed.data.identity.isolation);
+            await job.remove(); // stored: the queue need not keep it
+            stored(p, parsed.data);
+        };
+
+        for (const p of pending.values()) await enqueue(p);
+        /** Refusals already reported (workers' names, older workers' reasons): each once. */
+        const told = new Set<string>();
+        while (pending.size) {
+            await sleep(Math.max(hooks.pollMs ?? 500, pending.size));
+            const ids = [...pending.keys()];
+            const states = await Promise.all(ids.map((id) => queue.getJobState(id)));
+            const lost: PlannedShard[] = [];
+            for (let i = 0; i < ids.length; i++) {
+                const p = pending.get(ids[i]!)!;
+                if (states[i] === "completed") await collect(p);
+                else if (states[i] === "unknown") lost.push(p);
+                else if (states[i] === "failed") {
+                    const reason = (await Job.fromId(queue, p.jobId))?.failedReason ?? "no reason recorded";
+                    // A worker of an older eddy fails a job it cannot read or will not run (it cannot put one back): its refusal, not the shard's failure.
+                    if (!OLDER_WORKER_REFUSAL.test(reason))
+                        throw new EddyError(`shard ${label(p.shard)} failed: ${reason} (run ${run.id} kept every finished shard; run the same command again to continue)`);
+                    if (!told.has(reason)) log(`a worker of another eddy failed shard ${label(p.shard)} instead of leaving it (${reason}); queued again for other workers`);
+                    told.add(reason);
+                    await enqueue(p);
+                }
+            }
+            // Lost from Redis (a restart without persistence, FLUSHDB, eviction), unless stored meanwhile.
+            const gone = lost.filter((p) => !shardStored(store, run.id, p.shard, perShard));
+            for (const p of lost)
+                if (!gone.includes(p)) {
+                    pending.delete(p.jobId);
+                    progress.done++;
+                }
+            if (gone.length) {
+                log(`${gone.length} ${gone.length === 1 ? "shard" : "shards"} no longer in Redis (restarted empty, flushed or evicted?): queued again`);
+                for (const p of gone) await enqueue(p);
+            }
+            for (const [node, why] of Object.entries(await readRefusals(client, run.id)))
+                if (!told.has(node)) {
+                    told.add(node);
+                    log(`worker ${node} refuses this study: ${why} (its shards are left to other workers)`);
+                }
+        }
         store.setRunStatus(run.id, "complete");
-        return { runId, shards: shards.length, skipped: shards.length - pending.length, nodes: progress.nodes };
+        return { runId, shards: planned.length, skipped, nodes: progress.nodes };
     } catch (err) {
         if (runId) store.setRunStatus(runId, "interrupted", { error: oneLine(err) });
         throw err;
     } finally {
-        await events.close();
+        lease?.release();
+        state.close();
         await queue.close();
+        client.disconnect();
         store.close();
     }
 }
 
-const label = (s: Shard): string => `${s.model}/${s.template}/T=${s.temperature}/${s.wrapper}`;
+/** Every shard of the study with what its result must prove (model files hashed once each). */
+async function planShards(config: StudyConfig, { run, plan, replay }: OpenedRun): Promise<PlannedShard[]> {
+    const judgeModes: JudgeMode[] = config.allowUnsandboxed || process.env.EDDY_ALLOW_UNSANDBOXED === "1" ? ["bwrap", "none"] : ["bwrap"];
+    const out: PlannedShard[] = [];
+    for (const m of plan.models) {
+        const modelSha256 = m.path ? await sha256File(m.path) : (replay?.sha256 ?? null);
+        for (const tmpl of plan.templates)
+            plan.wrappers.forEach((w, i) => {
+                const prompts = shardPrompts(plan, tmpl.id, i);
+                const identity = { eddyVersion: eddyVersion(), modelSha256, oracleHash: tmpl.oracleHash, questionsHash: questionsHash(prompts), judgeModes };
+                for (const temperature of config.temperatures) {
+                    const shard: Shard = { model: m.label, modelPath: m.path ?? null, template: tmpl.id, temperature, wrapper: w.id, wrapperSource: config.wrappers[i]! };
+                    out.push({ shard, jobId: shardJobId(run.id, shard), identity, template: tmpl.id, prompts, rounds: config.rounds, refusedBy: [] });
+                }
+            });
+    }
+    return out;
+}
+
+/**
+ * The judges of a queued run: each worker's isolation, recorded on the run as it first stores a shard
+ * (runs.isolation_json `workers`; isolation_level lists the distinct levels, unsandboxed ones first, so
+ * reports warn about them).
+ */
+class WorkerJudges {
+    private readonly workers: Record<string, { level: string }>;
+
+    constructor(private readonly store: Store, private readonly run: RunRow) {
+        const had = run.isolation_json ? (JSON.parse(run.isolation_json) as { workers?: Record<string, { level: string }> }) : {};
+        this.workers = { ...(had.workers ?? {}) };
+    }
+
+    add(node: string, isolation: { level: string }): void {
+        if (this.workers[node]?.level === isolation.level) return;
+        this.workers[node] = isolation;
+        const levels = [...new Set(Object.values(this.workers).map((w) => w.level))].sort((a, b) => Number(!a.startsWith("NO-SANDBOX")) - Number(!b.startsWith("NO-SANDBOX")) || a.localeCompare(b));
+        this.store.setRunStatus(this.run.id, "running", { isolationLevel: levels.join(" | "), isolation: { workers: this.workers } });
+    }
+}
 
 /** A shard is stored when every answer of its template is there and judged (missing replay answers need no verdict). */
 function shardStored(store: Store, runId: string, s: Shard, perShard: number): boolean {

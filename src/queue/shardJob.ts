@@ -17,20 +17,48 @@ export const shardSchema = z
     .strict();
 export type Shard = z.infer<typeof shardSchema>;
 
+/** The job format: a worker puts back a job of another format (another eddy made it) instead of failing it. */
+export const SHARD_JOB_VERSION = 2;
+
+/** How the judge contains candidate code: bubblewrap's sandbox, or none (see IsolationReport.mode). */
+export const JUDGE_MODES = ["bwrap", "none"] as const;
+export type JudgeMode = (typeof JUDGE_MODES)[number];
+
+const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/);
+
+/**
+ * What makes a shard's rows the study's rows: a worker runs only a shard whose identity it reproduces
+ * exactly, and the coordinator stores only a result that proves the same identity.
+ */
+export const shardIdentitySchema = z
+    .object({
+        eddyVersion: z.string().min(1),
+        /** sha256 of the model file (llama) or replay file; null for the reference backend. */
+        modelSha256: sha256Hex.nullable(),
+        /** The template's hash (its YAML and its oracle), as the run recorded it. */
+        oracleHash: sha256Hex,
+        /** The shard's rendered questions (wrapper applied), in instance order: see identity.ts. */
+        questionsHash: sha256Hex,
+        /** The judge modes the study accepts: bwrap, and none only when the coordinator allows an unsandboxed judge. */
+        judgeModes: z.array(z.enum(JUDGE_MODES)).min(1)
+    })
+    .strict();
+export type ShardIdentity = z.infer<typeof shardIdentitySchema>;
+
 /** A job as enqueued: validated by the worker before anything runs. */
 export const shardJobSchema = z
     .object({
-        v: z.literal(1),
+        v: z.literal(SHARD_JOB_VERSION),
         runId: z.string().min(1),
-        eddyVersion: z.string().min(1),
-        /** sha256 of the model file (llama) or replay file; null for the reference backend. */
-        modelSha256: z.string().regex(/^[0-9a-f]{64}$/).nullable(),
+        identity: shardIdentitySchema,
         /** The study's identity settings (what decides the results), as stored with the run. */
         study: z.record(z.string(), z.unknown()),
-        shard: shardSchema
+        shard: shardSchema,
+        /** Workers whose result for this shard the coordinator refused: they leave it to others. */
+        refusedBy: z.array(z.string()).default([])
     })
     .strict();
-export type ShardJob = z.infer<typeof shardJobSchema>;
+export type ShardJob = z.input<typeof shardJobSchema>;
 
 const generation = z
     .object({
@@ -55,11 +83,21 @@ const generation = z
     })
     .strict();
 
-/** What a worker returns for a shard: its configuration and every generation with its verdict. */
+/** What a worker returns for a shard: the identity it ran, its configuration and every generation with its verdict. */
 export const shardResultSchema = z
     .object({
         node: z.string(),
         ms: z.number(),
+        /** Read back from the worker's scratch run: what it actually ran, and the judge that judged it. */
+        identity: z
+            .object({
+                eddyVersion: z.string(),
+                modelSha256: z.string().nullable(),
+                oracleHash: z.string(),
+                questionsHash: z.string(),
+                isolation: z.looseObject({ mode: z.enum(JUDGE_MODES), level: z.string() })
+            })
+            .strict(),
         configuration: z
             .object({ model_sha256: z.string().nullable(), quantization: z.string().nullable(), decoding_json: z.string(), metadata_json: z.string().nullable() })
             .strict(),

@@ -8,6 +8,8 @@ import { createPrivateFile, ensurePrivateDir, tightenIfExposed } from "../util/p
 // One cap for every stored detail, defined beside the judge's (src/util/detail.ts).
 export { capDetail, MAX_DETAIL_CHARS } from "../util/detail.js";
 import type { Verdict, VerdictCache } from "../judge/types.js";
+import { ensureNodeId } from "./nodeId.js";
+import { openReadonlyDatabase } from "./readonlyOpen.js";
 import { MIGRATIONS } from "./schema.js";
 import type {
     ConfigurationRow,
@@ -78,7 +80,8 @@ export class Store {
             // -wal/-shm files SQLite makes from now on take the database's mode; ones an older eddy left (another
             // process may still hold them) are tightened with it.
             for (const f of sideFiles(this.path)) tightenIfExposed(f);
-            this.db = new Database(this.path, { readonly: opts.readonly ?? false, timeout: busyTimeout() });
+            // Read-only: never a write to the file, and read-only media work too (see openReadonlyDatabase).
+            this.db = opts.readonly ? openReadonlyDatabase(this.path, busyTimeout()) : new Database(this.path, { timeout: busyTimeout() });
             this.db.pragma(`busy_timeout = ${busyTimeout()}`);
             if (!opts.readonly) {
                 this.db.pragma("journal_mode = WAL");
@@ -89,8 +92,11 @@ export class Store {
             // A size cap in pages (EDDY_DB_MAX_PAGES): lets a user bound the file, and tests simulate a full disk.
             const maxPages = Number(process.env.EDDY_DB_MAX_PAGES);
             if (process.env.EDDY_DB_MAX_PAGES && Number.isInteger(maxPages) && maxPages > 0) this.db.pragma(`max_page_count = ${maxPages}`);
-            if (!opts.readonly) this.migrate();
-            else this.checkVersion();
+            if (!opts.readonly) {
+                this.migrate();
+                // Named from its first writable open, so a merge never has to write an id into a source.
+                ensureNodeId(this.db);
+            } else this.checkVersion();
         } catch (err) {
             // A file that opened but cannot be used (newer schema, damaged) must not keep its handle.
             (this as { db?: Database.Database }).db?.close();
@@ -105,17 +111,7 @@ export class Store {
 
     private migrate(): void {
         this.checkVersion();
-        if ((this.db.pragma("user_version", { simple: true }) as number) === MIGRATIONS.length) return; // no write lock needed
-        // IMMEDIATE: two processes opening a fresh file at once must not both create the tables.
-        this.db
-            .transaction(() => {
-                const v = this.db.pragma("user_version", { simple: true }) as number;
-                for (let i = v; i < MIGRATIONS.length; i++) {
-                    this.db.exec(MIGRATIONS[i]!);
-                    this.db.pragma(`user_version = ${i + 1}`);
-                }
-            })
-            .immediate();
+        applyMigrations(this.db);
     }
 
     /** Schema version of this file. */
@@ -408,6 +404,19 @@ export class Store {
             .all() as { model_sha256: string; model: string; mode: string; created: string; identical: number; result_json: string }[];
         return modelSha256s ? rows.filter((r) => modelSha256s.includes(r.model_sha256)) : rows;
     }
+}
+
+/** Bring a database up to this eddy's schema (pending migrations, in one transaction). */
+export function applyMigrations(db: Database.Database): void {
+    if ((db.pragma("user_version", { simple: true }) as number) === MIGRATIONS.length) return; // no write lock needed
+    // IMMEDIATE: two processes opening a fresh file at once must not both create the tables.
+    db.transaction(() => {
+        const v = db.pragma("user_version", { simple: true }) as number;
+        for (let i = v; i < MIGRATIONS.length; i++) {
+            db.exec(MIGRATIONS[i]!);
+            db.pragma(`user_version = ${i + 1}`);
+        }
+    }).immediate();
 }
 
 function existsSyncSafe(p: string): boolean {

@@ -262,4 +262,18 @@ export const MIGRATIONS: readonly string[] = [
     ALTER TABLE published_verdicts ADD COLUMN form TEXT;           -- openai | anthropic | mistral | cohere | json | text | object:<Name>
     ALTER TABLE published_verdicts ADD COLUMN rerun_json TEXT;     -- {seeds, response: {passed, failedSeeds, detail}, reference: {…}}
     `
+    ,
+    // One process works on a run at a time (#25): the holder's host and pid, refreshed while it works. A lease
+    // whose holder is gone (a dead pid on this host, or no refresh for a while) is taken over. Local to this
+    // database: merge never copies it.
+    `
+    CREATE TABLE run_leases (
+        run_id TEXT PRIMARY KEY,
+        holder TEXT NOT NULL,              -- host:pid:random, unique per session
+        host TEXT NOT NULL,
+        pid INTEGER NOT NULL,
+        acquired TEXT NOT NULL,
+        heartbeat INTEGER NOT NULL         -- ms since the epoch, refreshed while the holder works
+    );
+    `
 ];

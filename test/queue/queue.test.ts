@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { Queue, QueueEvents } from "bullmq";
 import { execa, type ResultPromise } from "execa";
@@ -10,6 +10,10 @@ import { runOnQueue } from "../../src/queue/runOnQueue.js";
 import { parseQueueUrl } from "../../src/queue/queueUrl.js";
 import { QUEUE_NAME } from "../../src/queue/shardJob.js";
 import { startWorker } from "../../src/queue/worker.js";
+import { questionsHash, shardPrompts } from "../../src/queue/identity.js";
+import { readRefusals } from "../../src/queue/refusals.js";
+import { planStudy } from "../../src/run/plan.js";
+import { Redis } from "ioredis";
 import { eddyVersion } from "../../src/util/paths.js";
 import { BIN, ROOT, cleanTmp, countRows, tmpDir } from "../run/helpers.js";
 import { TEMPLATES, exportStore, useFixedTemplates } from "../merge/studyFixture.js";
@@ -33,11 +37,14 @@ describe.skipIf(!HAS_REDIS)("eddy worker and the queued study", () => {
     let restore: () => void;
     let redis: Awaited<ReturnType<typeof startRedis>>;
     let single: string;
+    let scratch: string;
+    const shardFolders = (): string[] => readdirSync(scratch).filter((f) => f.startsWith("eddy-shard-"));
     const study = (db: string): StudyConfig =>
         normalizeStudyConfig({ backend: "reference", templates: TEMPLATES.join(","), instances: 3, rounds: 2, temperatures: "0,0.7", seed: 5, judgeWorkers: 1, db });
     const workers: ResultPromise[] = [];
     const worker = (name: string): ResultPromise => {
-        const p = execa("node", [BIN, "worker", "--queue", redis.url, "--judge-workers", "1", "--node", name, "--lock-ms", "1500"], { reject: false, env: process.env });
+        // One scratch area for all of them: a worker started later sweeps what a killed one left there.
+        const p = execa("node", [BIN, "worker", "--queue", redis.url, "--judge-workers", "1", "--node", name, "--lock-ms", "1500"], { reject: false, env: { ...process.env, TMPDIR: scratch } });
         workers.push(p);
         return p;
     };
@@ -47,6 +54,8 @@ describe.skipIf(!HAS_REDIS)("eddy worker and the queued study", () => {
         restore = useFixedTemplates(dir);
         redis = await startRedis(PASSWORD);
         single = path.join(dir, "single.db");
+        scratch = path.join(dir, "tmp");
+        mkdirSync(scratch);
         expect((await runStudy(study(single))).status).toBe("complete");
     });
     afterAll(async () => {
@@ -101,15 +110,18 @@ describe.skipIf(!HAS_REDIS)("eddy worker and the queued study", () => {
             const db = path.join(dir, "killed.db");
             const coordinator = runQueued(study(db), t);
             const doomed = worker("doomed");
-            // Wait until the doomed worker holds a shard, then kill it without warning.
-            for (let i = 0; i < 600 && (await queue.getActiveCount()) === 0; i++) await new Promise((r) => setTimeout(r, 25));
+            // Wait until the doomed worker holds a shard in its scratch folder, then kill it without warning.
+            for (let i = 0; i < 1200 && ((await queue.getActiveCount()) === 0 || !shardFolders().length); i++) await new Promise((r) => setTimeout(r, 25));
             expect(await queue.getActiveCount()).toBeGreaterThan(0);
+            expect(shardFolders().length).toBeGreaterThan(0);
             doomed.kill("SIGKILL");
             await doomed;
             const rescuer = worker("rescuer");
             await coordinator;
             expect(stalled).toBeGreaterThan(0); // the killed shard was taken back from the dead worker
             expect(exportStore(db)).toEqual(exportStore(single));
+            // The rescuer swept the killed worker's scratch folder when it started, and removed its own.
+            expect(shardFolders()).toEqual([]);
             rescuer.kill("SIGTERM");
             await rescuer;
         } finally {
@@ -137,26 +149,42 @@ describe.skipIf(!HAS_REDIS)("eddy worker and the queued study", () => {
         await w;
     });
 
-    it("fails malformed jobs and jobs from another eddy version with a reason, never running them", async () => {
+    it("fails a malformed job; leaves a job it cannot reproduce to other workers, refusing its study once with the reason", async () => {
         const t = parseQueueUrl(redis.url);
         const queue = new Queue(QUEUE_NAME, { connection: t.options });
         const events = new QueueEvents(QUEUE_NAME, { connection: t.options });
-        const w = await startWorker(t, { node: "strict", lockMs: 1500 });
+        const client = new Redis(t.options);
+        const lines: string[] = [];
+        const w = await startWorker(t, { node: "strict", lockMs: 1500, log: (l) => lines.push(l) });
         try {
             await events.waitUntilReady();
-            const job = {
-                v: 1, runId: "r1", eddyVersion: "0.0.0-elsewhere", modelSha256: null,
-                study: { backend: "reference", instances: 1, rounds: 1, seed: 1, maxTokens: 16, mode: "reproducible" },
-                shard: { model: "reference", modelPath: null, template: TEMPLATES[0], temperature: 0, wrapper: "default", wrapperSource: "default" }
-            };
-            const other = await queue.add("shard", job);
-            await expect(other.waitUntilFinished(events)).rejects.toThrow(`refused by strict: this worker runs eddy ${eddyVersion()}, the study eddy 0.0.0-elsewhere`);
-            const bad = await queue.add("shard", { ...job, eddyVersion: eddyVersion(), shard: { ...job.shard, template: "../../etc/passwd" } });
+            // What a coordinator would send for one instance of TEMPLATES[0] on the reference backend.
+            const study = { backend: "reference", templates: TEMPLATES[0], instances: 1, rounds: 1, seed: 1, maxTokens: 16, mode: "reproducible" };
+            const config = normalizeStudyConfig(study);
+            const plan = planStudy(config);
+            const identity = { eddyVersion: eddyVersion(), modelSha256: null, oracleHash: plan.templates[0]!.oracleHash, questionsHash: questionsHash(shardPrompts(plan, TEMPLATES[0]!, 0)), judgeModes: ["bwrap"] };
+            const job = { v: 2, runId: "r-ok", identity, study, shard: { model: "reference", modelPath: null, template: TEMPLATES[0], temperature: 0, wrapper: "default", wrapperSource: "default" }, refusedBy: [] };
+            const bad = await queue.add("shard", { ...job, shard: { ...job.shard, template: "../../etc/passwd" } });
             await expect(bad.waitUntilFinished(events)).rejects.toThrow(/^malformed shard job: shard\.template: /);
-            const sha = await queue.add("shard", { ...job, eddyVersion: eddyVersion(), modelSha256: "0".repeat(64), shard: { ...job.shard, model: "m", modelPath: BIN } });
-            await expect(sha.waitUntilFinished(events)).rejects.toThrow(/model file .*bin\.js on this node has sha256 [0-9a-f]{12}…, the study's has 000000000000…: a different file/);
+
+            const other = await queue.add("shard", { ...job, runId: "r-version", identity: { ...identity, eddyVersion: "0.0.0-elsewhere" } });
+            const sha = await queue.add("shard", { ...job, runId: "r-sha", identity: { ...identity, modelSha256: "0".repeat(64) }, shard: { ...job.shard, model: "m", modelPath: BIN } });
+            const old = await queue.add("shard", { v: 1, runId: "r-v1", eddyVersion: eddyVersion(), study, shard: job.shard });
+            const reasons = async (): Promise<string[]> => (await Promise.all(["r-version", "r-sha", "r-v1"].map((r) => readRefusals(client, r)))).map((x) => x.strict ?? "");
+            for (let i = 0; i < 600 && (await reasons()).some((x) => !x); i++) await new Promise((r) => setTimeout(r, 50));
+            const [version, model, format] = await reasons();
+            expect(version).toBe(`this worker runs eddy ${eddyVersion()}, the study eddy 0.0.0-elsewhere: results would not be comparable (install eddy 0.0.0-elsewhere on this node)`);
+            expect(model).toMatch(/^model file .*bin\.js on this node has sha256 [0-9a-f]{12}…, the study's has 000000000000…: a different file$/);
+            expect(format).toBe("the shard was made by another eddy (job format 1; this worker reads 2)");
+            // Offered again and again, they are put back each time, never failed, and each study is refused in one line.
+            await new Promise((r) => setTimeout(r, 1500));
+            for (const j of [other, sha, old]) expect(await j.getState()).not.toBe("failed");
+            expect(await queue.getFailedCount()).toBe(1); // the malformed one
+            for (const r of ["r-version", "r-sha", "r-v1"]) expect(lines.filter((l) => l.startsWith(`refusing study ${r}:`))).toHaveLength(1);
         } finally {
             await w.close();
+            await queue.obliterate({ force: true });
+            client.disconnect();
             await events.close();
             await queue.close();
         }

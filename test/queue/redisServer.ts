@@ -19,10 +19,13 @@ export async function freePort(): Promise<number> {
     });
 }
 
-/** A throwaway Redis on a loopback port with a password, its data in a temp folder, nothing saved. */
-export async function startRedis(password: string): Promise<{ port: number; url: string; stop(): Promise<void> }> {
+/**
+ * A throwaway Redis on a loopback port with a password, its data in a temp folder, nothing saved: started
+ * again on the same port (`port`), it comes back empty, as a server without persistence does after a restart.
+ */
+export async function startRedis(password: string, port?: number): Promise<{ port: number; url: string; stop(): Promise<void> }> {
     const dir = mkdtempSync(path.join(os.tmpdir(), "eddy-redis-"));
-    const port = await freePort();
+    port ??= await freePort();
     const proc: ChildProcess = spawn(
         "redis-server",
         ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "no", "--requirepass", password, "--daemonize", "no"],

@@ -142,6 +142,9 @@ describe("eddy run (CLI)", () => {
         const per = d.prepare("SELECT c.run_id, COUNT(*) AS n, SUM(v.category = 'passed') AS passed FROM generations g JOIN configurations c ON c.id = g.config_id JOIN verdicts v ON v.generation_id = g.id GROUP BY c.run_id").all() as { n: number; passed: number }[];
         d.close();
         expect(per.map((r) => [r.n, r.passed])).toEqual([[90, 90], [90, 90]]);
+        // One process per run at a time: the two on one run did its 90 answers once between them, not twice.
+        const generated = errs.slice(0, 2).map((e) => Number(/generate: (\d+) responses/.exec(e())?.[1]));
+        expect(generated.reduce((a, b) => a + b), errs.map((e) => e()).join("\n")).toBe(90);
     });
 
     it("runs list/show and export (jsonl, csv) after a tiny-model run; dry-run prints the plan", async () => {

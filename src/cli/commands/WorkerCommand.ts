@@ -31,13 +31,20 @@ export function registerWorkerCommand(program: Command): void {
                 log
             });
             log(`worker waiting for shards on ${target.where}`);
-            await new Promise<void>((resolve) => {
+            await new Promise<void>((resolve, reject) => {
+                let stopping = false;
+                // The first signal hands a running shard back to the queue and exits 0; a second one quits at once.
                 const stop = (): void => {
-                    log("worker stopping (a running shard finishes first)");
-                    void w.close().then(resolve);
+                    if (stopping) process.exit(130);
+                    stopping = true;
+                    log("worker stopping: a running shard is handed back to the queue");
+                    w.stop().then(() => {
+                        log("worker stopped");
+                        resolve();
+                    }, reject);
                 };
-                process.once("SIGINT", stop);
-                process.once("SIGTERM", stop);
+                process.on("SIGINT", stop);
+                process.on("SIGTERM", stop);
             });
         });
 }

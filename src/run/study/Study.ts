@@ -6,7 +6,8 @@ import { BatchWriter } from "../writer.js";
 import { StudyCounters } from "./counters.js";
 import { GenerateStage } from "./GenerateStage.js";
 import { JudgeStage } from "./JudgeStage.js";
-import { openRun, resumeConfig, type OpenedRun } from "./openRun.js";
+import { leaseRun } from "../../store/runLease.js";
+import { openRun, sessionConfig, type OpenedRun } from "./openRun.js";
 import type { StudyHooks, StudyResult } from "./types.js";
 import { validateOracles } from "./validateOracles.js";
 
@@ -38,9 +39,15 @@ export class Study {
     }
 
     async run(): Promise<StudyResult> {
-        const config = this.input.resume ? resumeConfig(this.store, this.input.resume, this.input) : this.input;
+        const config = sessionConfig(this.store, this.input);
         const opened = this.open(config);
-        return this.work(config, opened);
+        // One process per run at a time: a second one on the same run waits, then does what is left.
+        const lease = await leaseRun(this.store, opened.run.id, { log: this.log, ...(this.hooks.signal ? { signal: this.hooks.signal } : {}) });
+        try {
+            return await this.work(config, opened);
+        } finally {
+            lease.release();
+        }
     }
 
     /** Step 1 and 2: create or resume the run, and plan it. */

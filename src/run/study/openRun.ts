@@ -41,6 +41,14 @@ export function resumeConfig(store: Store, runId: string, overrides: Partial<Stu
     return normalizeStudyConfig({ ...stored, ...ops, resume: run.id, db: store.path });
 }
 
+/**
+ * The configuration a session works on: a resumed run's stored one (this session's operational settings on
+ * top), else the given one. Local runs and queued runs (`--queue`) both start here.
+ */
+export function sessionConfig(store: Store, input: StudyConfig): StudyConfig {
+    return input.resume ? resumeConfig(store, input.resume, input) : input;
+}
+
 /** Model files must exist (and remote ones be allowed) before a run is created, so a typo leaves no empty run behind. */
 export function checkModels(config: StudyConfig): void {
     if (config.backend !== "llama") return;

@@ -11,7 +11,7 @@ export function readNodeId(db: Database.Database): string | undefined {
     }
 }
 
-/** The node id, written as a new ULID on first use (a writable, migrated database). */
+/** The node id, written as a new ULID when eddy first opens the database for writing (a migrated database). */
 export function ensureNodeId(db: Database.Database): string {
     const have = readNodeId(db);
     if (have) return have;

@@ -1,0 +1,58 @@
+import { existsSync, statSync } from "node:fs";
+import { sha256File } from "../inference/gguf/sha256File.js";
+import type { IsolationReport } from "../judge/types.js";
+import { planStudy } from "../run/plan.js";
+import { oneLine } from "../util/errors.js";
+import { eddyVersion } from "../util/paths.js";
+import { questionsHash, shardPrompts, short } from "./identity.js";
+import { shardConfig, type WorkerSettings } from "./runShard.js";
+import type { ShardJob } from "./shardJob.js";
+
+/** Model files hashed by this process, by path, size and mtime: a GGUF of several GB is hashed once, not per shard. */
+const hashed = new Map<string, { key: string; sha: string }>();
+async function fileSha256(file: string): Promise<string> {
+    const st = statSync(file);
+    const key = `${st.size}:${st.mtimeMs}`;
+    const have = hashed.get(file);
+    if (have?.key === key) return have.sha;
+    const sha = await sha256File(file);
+    hashed.set(file, { key, sha });
+    return sha;
+}
+
+/**
+ * Why this node cannot reproduce the shard exactly (and must leave it to other workers), or undefined
+ * when it can: the same eddy version, the same template and oracle, the same rendered questions, the
+ * same model file, and a judge the study accepts.
+ */
+export async function refusal(job: ShardJob, w: WorkerSettings, judgeHere: () => Promise<IsolationReport>): Promise<string | undefined> {
+    const id = job.identity;
+    const mine = eddyVersion();
+    if (id.eddyVersion !== mine) return `this worker runs eddy ${mine}, the study eddy ${id.eddyVersion}: results would not be comparable (install eddy ${id.eddyVersion} on this node)`;
+    const tid = job.shard.template;
+    let prompts: string[];
+    let oracleHash: string;
+    try {
+        const plan = planStudy(shardConfig(job, w));
+        const t = plan.templates.find((x) => x.id === tid);
+        if (!t) return `template ${tid} is not on this node`;
+        oracleHash = t.oracleHash;
+        prompts = shardPrompts(plan, tid, 0);
+    } catch (err) {
+        return `the shard's study cannot be planned here: ${oneLine(err)}`;
+    }
+    if (oracleHash !== id.oracleHash) return `template ${tid}: the study's oracle hash is ${short(id.oracleHash)}, this node's ${short(oracleHash)} (another version of its YAML or oracle)`;
+    if (questionsHash(prompts) !== id.questionsHash) return `template ${tid}: this node renders other questions than the study (another template engine or wrapper '${job.shard.wrapperSource}')`;
+    const file = job.shard.modelPath ?? (typeof job.study.replay === "string" ? job.study.replay : undefined);
+    if (!file) {
+        if (id.modelSha256 !== null) return "the shard names a model sha256 but no model file";
+    } else {
+        if (!existsSync(file)) return `model file ${file} is not on this node`;
+        const sha = await fileSha256(file);
+        if (sha !== id.modelSha256) return `model file ${file} on this node has sha256 ${short(sha)}, the study's has ${short(id.modelSha256)}: a different file`;
+    }
+    const judge = await judgeHere();
+    if (!id.judgeModes.includes(judge.mode)) return `the study needs a sandboxed judge; this node has none (${judge.level})`;
+    if (judge.mode === "none" && !w.allowUnsandboxed) return `this node's judge has no sandbox (${judge.level}) and the worker was started without --allow-unsandboxed`;
+    return undefined;
+}

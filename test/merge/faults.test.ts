@@ -1,0 +1,205 @@
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { closeSync, copyFileSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync, writeSync } from "node:fs";
+import path from "node:path";
+import Database from "better-sqlite3";
+import { execa } from "execa";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { normalizeStudyConfig } from "../../src/run/config.js";
+import { runStudy } from "../../src/run/runStudy.js";
+import { MergeConflictError, mergeStores } from "../../src/merge/mergeStores.js";
+import { MIGRATIONS } from "../../src/store/schema.js";
+import { BIN, cleanTmp, tmpDir } from "../run/helpers.js";
+import { TEMPLATES, exportStore, useFixedTemplates } from "./studyFixture.js";
+
+let dir: string;
+let restore: () => void;
+beforeAll(() => {
+    dir = tmpDir("eddy-merge-faults-");
+    restore = useFixedTemplates(dir);
+});
+afterAll(() => {
+    restore();
+    cleanTmp();
+});
+
+const sha = (file: string): string => createHash("sha256").update(readFileSync(file)).digest("hex");
+/** The database file and whatever sits beside it (-wal, -shm): what "never touched" is checked against. */
+const files = (file: string): string[] => readdirSync(path.dirname(file)).filter((f) => f.startsWith(path.basename(file))).sort();
+/** The CLI, optionally under a prefix (bubblewrap's read-only view). */
+const cli = (args: string[], prefix: string[] = []) => {
+    const argv = [...prefix, "node", BIN, ...args];
+    return execa(argv[0]!, argv.slice(1), { reject: false, env: process.env, timeout: 60_000 });
+};
+
+async function node(name: string, templates = TEMPLATES.join(",")): Promise<string> {
+    const db = path.join(dir, `${name}.db`);
+    const r = await runStudy(normalizeStudyConfig({ backend: "reference", templates, instances: 3, rounds: 2, temperatures: "0,0.7", seed: 5, judgeWorkers: 1, db }));
+    expect(r.status).toBe("complete");
+    return db;
+}
+
+const one = (file: string, sql: string): Record<string, unknown> | undefined => {
+    const db = new Database(file, { readonly: true });
+    try {
+        return db.prepare(sql).get() as Record<string, unknown> | undefined;
+    } finally {
+        db.close();
+    }
+};
+
+/** Whether bubblewrap can give a command a read-only view of a folder (a stand-in for read-only media, root included). */
+const HAS_RO_BIND = spawnSync("bwrap", ["--dev-bind", "/", "/", "--ro-bind", "/tmp", "/tmp", "true"], { stdio: "ignore" }).status === 0;
+
+describe("eddy merge never alters a source, and says which file is at fault", () => {
+    let good: string;
+    beforeAll(async () => {
+        good = await node("good");
+    });
+
+    it("a foreign SQLite file and an empty file are refused untouched, and no target is left behind", async () => {
+        const foreign = path.join(dir, "foreign.sqlite");
+        const f = new Database(foreign);
+        f.exec("CREATE TABLE songs (title TEXT); INSERT INTO songs VALUES ('la')");
+        f.close();
+        const empty = path.join(dir, "empty.db");
+        writeFileSync(empty, "");
+        const before = { foreign: sha(foreign), empty: sha(empty), foreignFiles: files(foreign), emptyFiles: files(empty) };
+        for (const [file, why] of [
+            [foreign, /^eddy: .*foreign\.sqlite is not an eddy database \(no eddy tables\)$/],
+            [empty, /^eddy: .*empty\.db is empty: not an eddy database$/]
+        ] as const) {
+            const into = path.join(dir, `into-${path.basename(file)}.db`);
+            const r = await cli(["merge", good, file, "--into", into]);
+            expect(r.exitCode, r.stderr).toBe(65);
+            expect(r.stderr.trim()).toMatch(why);
+            expect(existsSync(into)).toBe(false);
+        }
+        expect(sha(foreign)).toBe(before.foreign);
+        expect(sha(empty)).toBe(before.empty);
+        expect(readFileSync(empty).length).toBe(0);
+        expect(files(foreign)).toEqual(before.foreignFiles);
+        expect(files(empty)).toEqual(before.emptyFiles);
+        expect(one(foreign, "SELECT COUNT(*) AS n FROM sqlite_master")).toEqual({ n: 1 });
+        expect(one(foreign, "PRAGMA journal_mode")).toEqual({ journal_mode: "delete" });
+    });
+
+    it("a source from an older eddy (older schema, no node id) is merged without writing to it", async () => {
+        const old = path.join(dir, "old.db");
+        copyFileSync(good, old);
+        // The schema before merge existed: the migrations from the one that made `meta` on are not applied.
+        const before = MIGRATIONS.findIndex((m) => m.includes("CREATE TABLE meta"));
+        const db = new Database(old);
+        for (const t of ["meta", "provenance", "run_leases"]) db.exec(`DROP TABLE IF EXISTS ${t}`);
+        db.pragma(`user_version = ${before}`);
+        db.pragma("journal_mode = DELETE");
+        db.close();
+        const hash = sha(old);
+        const into = path.join(dir, "from-old.db");
+        const r = mergeStores([old], into);
+        expect(r.sources[0]!.nodeId).toMatch(/^sha256:[0-9a-f]{26}$/);
+        expect(exportStore(into)).toEqual(exportStore(good));
+        expect(sha(old)).toBe(hash);
+        expect(one(old, "PRAGMA user_version")).toEqual({ user_version: before });
+        expect(one(old, "SELECT COUNT(*) AS n FROM sqlite_master WHERE name = 'meta'")).toEqual({ n: 0 });
+    });
+
+    it("a damaged source is named as the damaged file, never the target", async () => {
+        // Pages of the generations table overwritten: the file opens, reading its rows fails.
+        const pages = Math.floor(readFileSync(good).length / 4096);
+        let named = 0;
+        for (const page of [6, 10, Math.floor(pages * 0.75)]) {
+            const bad = path.join(dir, `damaged-${page}.db`);
+            copyFileSync(good, bad);
+            const fd = openSync(bad, "r+");
+            writeSync(fd, Buffer.alloc(4096, 0x5a), 0, 4096, 4096 * page);
+            closeSync(fd);
+            const into = path.join(dir, `into-damaged-${page}.db`);
+            let msg = "";
+            try {
+                mergeStores([bad], into);
+            } catch (err) {
+                msg = (err as Error).message;
+            }
+            if (!msg) continue; // this page held nothing merge reads
+            named++;
+            expect(msg).toContain(bad);
+            expect(msg).not.toContain(into);
+            expect(existsSync(into)).toBe(false);
+        }
+        expect(named).toBeGreaterThan(0);
+    });
+
+    it("a refused merge into a new target leaves no database behind; conflicts show where the values differ", async () => {
+        const edited = path.join(dir, "edited.db");
+        copyFileSync(good, edited);
+        const db = new Database(edited);
+        // A change after the first 60 characters of a long response: both values must still read differently.
+        db.prepare("UPDATE generations SET response = substr(response, 1, 80) || 'EDITED' || substr(response, 81) WHERE id = (SELECT MIN(id) FROM generations)").run();
+        db.close();
+        const into = path.join(dir, "refused-new.db");
+        const r = await cli(["merge", good, edited, "--into", into]);
+        expect(r.exitCode).toBe(65);
+        expect(existsSync(into)).toBe(false);
+        expect(files(into)).toEqual([]);
+        const line = r.stderr.split("\n").find((l) => l.startsWith("conflict: edited.db"))!;
+        const m = /here (.*), incoming (.*)\)$/.exec(line)!;
+        expect(m[1]).not.toBe(m[2]);
+        expect(m[2]).toContain("EDITED");
+        expect(() => mergeStores([good, edited], into)).toThrow(MergeConflictError);
+        expect(existsSync(into)).toBe(false);
+    });
+
+    it("a run merged while partial becomes complete when its complete copy is merged", async () => {
+        const partial = path.join(dir, "partial.db");
+        copyFileSync(good, partial);
+        const db = new Database(partial);
+        db.exec("DELETE FROM verdicts WHERE generation_id IN (SELECT id FROM generations WHERE round = 1)");
+        db.exec("DELETE FROM generations WHERE round = 1");
+        db.exec("UPDATE runs SET status = 'interrupted', error = 'stopped'");
+        db.close();
+        const into = path.join(dir, "status.db");
+        mergeStores([partial], into);
+        expect(one(into, "SELECT status FROM runs")).toEqual({ status: "interrupted" });
+        mergeStores([good], into);
+        expect(one(into, "SELECT status, error FROM runs")).toEqual({ status: "complete", error: null });
+        expect(exportStore(into)).toEqual(exportStore(good));
+        // A partial copy merged after the complete one does not undo it.
+        mergeStores([partial], into);
+        expect(one(into, "SELECT status FROM runs")).toEqual({ status: "complete" });
+    });
+
+    describe.skipIf(!HAS_RO_BIND)("a store on read-only media (no -shm can be made beside it)", () => {
+        let media: string;
+        let id: string;
+        beforeAll(() => {
+            media = path.join(dir, "stick");
+            mkdirSync(media);
+            copyFileSync(good, path.join(media, "node.db"));
+            id = one(good, "SELECT id FROM runs")!.id as string;
+        });
+        const ro = (): string[] => ["bwrap", "--dev-bind", "/", "/", "--ro-bind", media, media, "--"];
+
+        it("runs list, export and report read it", async () => {
+            const db = path.join(media, "node.db");
+            const list = await cli(["runs", "list", "--json", "--db", db], ro());
+            expect(list.exitCode, list.stderr).toBe(0);
+            expect(JSON.parse(list.stdout)).toMatchObject([{ id, status: "complete" }]);
+            const exp = await cli(["export", id, "--format", "jsonl", "--db", db], ro());
+            expect(exp.exitCode, exp.stderr).toBe(0);
+            expect(exp.stdout.trim().split("\n")).toHaveLength(24);
+            const rep = await cli(["report", id, "--db", db], ro());
+            expect(rep.exitCode, rep.stderr).toBe(0);
+            expect(rep.stdout).toContain(id);
+            expect(files(db)).toEqual(["node.db"]);
+        });
+
+        it("merge reads it as a source", async () => {
+            const into = path.join(dir, "from-stick.db");
+            const r = await cli(["merge", path.join(media, "node.db"), "--into", into], ro());
+            expect(r.exitCode, r.stderr).toBe(0);
+            expect(exportStore(into)).toEqual(exportStore(good));
+            expect(sha(path.join(media, "node.db"))).toBe(sha(good));
+        });
+    });
+});
