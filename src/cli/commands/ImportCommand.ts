@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { importTurbulence } from "../../import/turbulence/importQuestions.js";
 import { importTurbulenceResults } from "../../import/turbulence/importResults.js";
 import { readRulesFile } from "../../import/turbulence/rules.js";
+import { registerHumanEvalImports } from "./importHumanEval.js";
 import { EddyError } from "../../util/errors.js";
 import { safeTerminalLine } from "../../util/safeText.js";
 import { defaultDbPath } from "../../util/paths.js";
@@ -95,4 +96,6 @@ export function registerImportCommand(program: Command): void {
                 process.stdout.write(`run ${r.runId}: ${summary.model} t=${summary.temperature}, ${r.templates.length} template(s) × ${r.instances} instance(s) × ${r.rounds} round(s), ${r.responses} response(s)${r.missing ? `, ${r.missing} missing` : ""}\n`);
             process.stdout.write(`next: eddy report ${summary.runs.map((r) => r.runId).join(" ")}\n`);
         });
+
+    registerHumanEvalImports(cmd);
 }

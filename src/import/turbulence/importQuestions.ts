@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { JudgePool } from "../../judge/JudgePool.js";
 import { validateTemplate } from "../../judge/validateTemplate.js";
@@ -12,6 +12,7 @@ import { isCustomCompare, oracleSource, type MutantSpec } from "./oracleSource.j
 import { probeQuestion, type ProbeFacts } from "./probe.js";
 import { ruleFor, type ArgumentRule, type QuestionRule } from "./rules.js";
 import { withTemplateFolders } from "./folders.js";
+import { moveInto, stagingFolder } from "../validatedWrite.js";
 
 /** Mutants a template keeps at most, and at least (eddy's validate asks for three). */
 const MAX_MUTANTS = 5;
@@ -66,12 +67,7 @@ export interface ImportOptions {
 export async function importTurbulence(root: string, opts: ImportOptions): Promise<ImportSummary> {
     const folders = readQuestionFolders(root, opts.only);
     const out = path.resolve(opts.out);
-    mkdirSync(path.dirname(out), { recursive: true });
-    const tmp = mkdtempSync(path.join(path.dirname(out), `.${path.basename(out)}.importing-`));
-    const tmpTemplates = path.join(tmp, "templates");
-    const tmpOracles = path.join(tmp, "oracles");
-    mkdirSync(tmpTemplates);
-    mkdirSync(tmpOracles);
+    const { tmp, templates: tmpTemplates, oracles: tmpOracles } = stagingFolder(out);
     const log = opts.onLog ?? (() => {});
     let pool: JudgePool | undefined;
     try {
@@ -87,31 +83,11 @@ export async function importTurbulence(root: string, opts: ImportOptions): Promi
         writeFileSync(path.join(tmp, "turbulence-import.json"), JSON.stringify(summary, null, 2) + "\n");
         await pool.close();
         pool = undefined;
-        moveInto(tmp, out, results.map((r) => r.id));
+        moveInto(tmp, out, results.map((r) => r.id), "turbulence-import.json");
         return summary;
     } finally {
         await pool?.close();
         rmSync(tmp, { recursive: true, force: true });
-    }
-}
-
-/** Moves the validated files into `out` (created when absent); re-importing replaces those templates' files, nothing else. */
-function moveInto(tmp: string, out: string, ids: string[]): void {
-    // Python's bytecode caches from validation stay behind (and go with the temporary folder).
-    rmSync(path.join(tmp, "oracles", "__pycache__"), { recursive: true, force: true });
-    try {
-        if (!existsSync(out)) {
-            renameSync(tmp, out);
-            return;
-        }
-        for (const sub of ["templates", "oracles"]) mkdirSync(path.join(out, sub), { recursive: true });
-        for (const id of ids) {
-            renameSync(path.join(tmp, "templates", `${id}.yaml`), path.join(out, "templates", `${id}.yaml`));
-            renameSync(path.join(tmp, "oracles", `${id}.py`), path.join(out, "oracles", `${id}.py`));
-        }
-        renameSync(path.join(tmp, "turbulence-import.json"), path.join(out, "turbulence-import.json"));
-    } catch (err) {
-        throw new EddyError(`cannot move the imported files into ${out}: ${oneLine(err)}`, 73, { cause: err });
     }
 }
 
@@ -180,7 +156,7 @@ function mapReturn(t: string): string | undefined {
 }
 
 /** A problem group from the question's wording; a `--rules` entry overrides it. */
-function guessGroup(question: string): ProblemGroup {
+export function guessGroup(question: string): ProblemGroup {
     const q = question.toLowerCase();
     if (/\bcop(y|ies)\b/.test(q)) return "copying";
     if (/\bsets?\b/.test(q)) return "set";
@@ -212,7 +188,7 @@ const SUBGROUP_WORDS: [RegExp, string][] = [
     [/\bfilter|\bat least\b|\bonly\b/, "filtering"]
 ];
 
-function guessSubgroup(group: ProblemGroup, question: string): string {
+export function guessSubgroup(group: ProblemGroup, question: string): string {
     const q = question.toLowerCase();
     const names = TAXONOMY[group].subgroups.map((s) => s.name);
     for (const [re, name] of SUBGROUP_WORDS) if (names.includes(name) && re.test(q)) return name;
