@@ -6,6 +6,21 @@ import { exportRows } from "../../store/outcomes.js";
 import { csvField } from "../../report/csv.js";
 import { safeJsonStringify } from "../../util/safeText.js";
 import { writePrivateFile } from "../../util/privateFiles.js";
+import { configurationResponses } from "../../export/responses.js";
+import { evalPlusSamples } from "../../export/evalplus.js";
+import { inspectLog } from "../../export/inspect.js";
+import type { Store } from "../../store/Store.js";
+
+const FORMATS = ["jsonl", "csv", "evalplus", "inspect"];
+
+/** The export text of one run in one format. */
+function exportText(store: Store, runId: string, format: string, config?: string): string {
+    if (format === "evalplus") return evalPlusSamples(configurationResponses(store, runId, config).rows);
+    if (format === "inspect") return JSON.stringify(inspectLog(store, configurationResponses(store, runId, config)), null, 1) + "\n";
+    const rows = exportRows(store, runId);
+    // JSONL keeps every character (control characters as JSON escapes); CSV fields escape them (see csvField).
+    return format === "csv" ? toCsv(rows) : rows.map((r) => safeJsonStringify(r)).join("\n") + (rows.length ? "\n" : "");
+}
 
 /** Rows as CSV with a header line (columns from the first row). */
 export function toCsv(rows: Record<string, unknown>[]): string {
@@ -19,18 +34,17 @@ export function registerExportCommand(program: Command): void {
     program
         .command("export <run>")
         .description("Export one row per response of a run (template, instance, params, round, seed, code, category, detail, …)")
-        .option("--format <fmt>", "jsonl | csv", "jsonl")
+        .option("--format <fmt>", "jsonl | csv | evalplus (samples.jsonl for evalplus.evaluate) | inspect (an inspect_ai eval log, JSON)", "jsonl")
+        .option("--config <label>", "evalplus and inspect hold one model: the configuration to export when the run has several ('<model> t=<t> <wrapper>')")
         .option("--out <file>", "write to this file instead of stdout")
         .option("--db <file>", `database file (default ${defaultDbPath()})`)
-        .addHelpText("after", "\nExamples:\n  $ eddy export latest --format csv --out run.csv   # latest: the newest run; or a run id\n  $ eddy export latest | head -3")
-        .action((runId: string, o: { format: string; out?: string; db?: string }) => {
-            if (o.format !== "jsonl" && o.format !== "csv") throw new EddyError(`unknown export format '${o.format}' (use jsonl or csv)`);
+        .addHelpText("after", "\nExamples:\n  $ eddy export latest --format csv --out run.csv   # latest: the newest run; or a run id\n  $ eddy export latest | head -3\n  $ eddy export latest --format evalplus --out samples.jsonl   # then: evalplus.evaluate --dataset humaneval --samples samples.jsonl\n  $ eddy export latest --format inspect --out run.eval.json    # then: inspect view")
+        .action((runId: string, o: { format: string; config?: string; out?: string; db?: string }) => {
+            if (!FORMATS.includes(o.format)) throw new EddyError(`unknown export format '${o.format}' (use ${FORMATS.join(", ")})`);
             const store = openStore(o.db ?? defaultDbPath(), { readonly: true });
             let text: string;
             try {
-                const rows = exportRows(store, runId);
-                // JSONL keeps every character (control characters as JSON escapes); CSV fields escape them (see csvField).
-                text = o.format === "csv" ? toCsv(rows) : rows.map((r) => safeJsonStringify(r)).join("\n") + (rows.length ? "\n" : "");
+                text = exportText(store, runId, o.format, o.config);
             } finally {
                 store.close();
             }
