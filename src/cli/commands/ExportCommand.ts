@@ -38,7 +38,7 @@ export function registerExportCommand(program: Command): void {
         .option("--config <label>", "evalplus and inspect hold one model: the configuration to export when the run has several ('<model> t=<t> <wrapper>')")
         .option("--out <file>", "write to this file instead of stdout")
         .option("--db <file>", `database file (default ${defaultDbPath()})`)
-        .addHelpText("after", "\nExamples:\n  $ eddy export latest --format csv --out run.csv   # latest: the newest run; or a run id\n  $ eddy export latest | head -3\n  $ eddy export latest --format evalplus --out samples.jsonl   # then: evalplus.evaluate --dataset humaneval --samples samples.jsonl\n  $ eddy export latest --format inspect --out run.eval.json    # then: inspect view")
+        .addHelpText("after", "\nExamples:\n  $ eddy export latest --format csv --out run.csv   # latest: the newest run; or a run id\n  $ eddy export latest | head -3\n  $ eddy export latest --db study.db --format evalplus --out samples.jsonl   # then: evalplus.evaluate --dataset humaneval --samples samples.jsonl\n  $ eddy export latest --db study.db --format inspect --out run.json        # then: inspect view")
         .action((runId: string, o: { format: string; config?: string; out?: string; db?: string }) => {
             if (!FORMATS.includes(o.format)) throw new EddyError(`unknown export format '${o.format}' (use ${FORMATS.join(", ")})`);
             const store = openStore(o.db ?? defaultDbPath(), { readonly: true });

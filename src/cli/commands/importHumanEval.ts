@@ -25,7 +25,7 @@ export function registerHumanEvalImports(cmd: Command): void {
         .option("--json", "print the import summary as JSON")
         .addHelpText(
             "after",
-            `\nEach problem becomes templates/<id>.yaml (one instance: its only parameter task_id takes one value) and oracles/<id>.py; ask them with --wrapper completion. A summary goes to <out>/humaneval-import.json.\n\nExamples:\n  $ eddy import humaneval ${SAMPLE}/problems.jsonl --out ${DEFAULT_OUT}\n  $ EDDY_TEMPLATES=${DEFAULT_OUT}/templates EDDY_ORACLES=${DEFAULT_OUT}/oracles eddy run --backend reference --instances 1 --wrapper completion`
+            `\nEach problem becomes templates/<id>.yaml (one instance: its only parameter task_id takes one value) and oracles/<id>.py; ask them with --wrapper completion. A summary goes to <out>/humaneval-import.json.\n\nExamples:\n  $ eddy import humaneval ${SAMPLE}/problems.jsonl --out ${DEFAULT_OUT}\n  $ EDDY_TEMPLATES=${DEFAULT_OUT}/templates EDDY_ORACLES=${DEFAULT_OUT}/oracles eddy run --backend reference --instances 1 --rounds 1 --wrapper completion`
         )
         .action(async (file: string, o: { out: string; workers?: number; json?: boolean }) => {
             const summary = await importHumanEval(file, { out: o.out, ...(o.workers ? { workers: o.workers } : {}), onLog: (line) => process.stderr.write(safeTerminalLine(line) + "\n") });
