@@ -1,6 +1,6 @@
 import type { Store } from "../store/Store.js";
 import type { ChatMessage } from "../inference/types.js";
-import type { ConfigurationResponses, ResponseRow } from "./responses.js";
+import { askedMessages, type ConfigurationResponses, type ResponseRow } from "./responses.js";
 
 /**
  * An inspect_ai eval log in its JSON form (log format version 2), shaped after the log schema
@@ -46,14 +46,6 @@ function usage(input: number, output: number): Record<string, unknown> {
 }
 
 const STATUS: Record<string, string> = { complete: "success", failed: "error", interrupted: "cancelled", running: "started" };
-
-/** The chat messages each response was asked with, by template|instance|round. */
-function prompts(store: Store, configId: number): Map<string, ChatMessage[]> {
-    const rows = store.db
-        .prepare("SELECT template_id, instance_idx, round, prompt_json FROM generations WHERE config_id = ?")
-        .all(configId) as { template_id: string; instance_idx: number; round: number; prompt_json: string }[];
-    return new Map(rows.map((r) => [`${r.template_id}|${r.instance_idx}|${r.round}`, JSON.parse(r.prompt_json) as ChatMessage[]]));
-}
 
 function sample(r: ResponseRow, model: string, input: ChatMessage[]): Record<string, unknown> {
     const assistant = { id: null, content: r.response, source: "generate", metadata: null, role: "assistant", tool_calls: null, model };
@@ -110,7 +102,7 @@ function sample(r: ResponseRow, model: string, input: ChatMessage[]): Record<str
 /** The inspect_ai eval log (JSON) of one configuration of a run: one sample per response. */
 export function inspectLog(store: Store, { run, configuration: c, rows }: ConfigurationResponses): Record<string, unknown> {
     const model = `eddy/${c.model}`;
-    const asked = prompts(store, c.id);
+    const asked = askedMessages(store, c.id);
     const samples = rows.map((r) => sample(r, model, asked.get(`${r.template}|${r.instance}|${r.round}`) ?? []));
     const decoding = (c.decoding ?? {}) as Record<string, unknown>;
     const meta = c.metadata ?? {};

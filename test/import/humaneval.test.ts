@@ -151,6 +151,31 @@ describe("eddy import humaneval / export evalplus / import evalplus-samples: a r
         expect(check(file).stdout.trim()).not.toBe("0");
     });
 
+    it("export --format eee writes an Every Eval Ever aggregate and per-instance records, valid against its published schemas", () => {
+        const folder = path.join(dir, "eee");
+        const r = eddy(["export", referenceRun, "--format", "eee", "--out", folder]);
+        expect(r.status, r.stderr).toBe(0);
+        const [aggFile, samplesFile] = r.stdout.trim().split("\n");
+        expect(aggFile).toMatch(/eee\/data\/eddy\/unknown\/reference\/[0-9a-f-]{36}\.json$/);
+        const agg = JSON.parse(readFileSync(aggFile!, "utf8"));
+        expect(agg.model_info).toMatchObject({ name: "reference", inference_engine: { name: "eddy reference" }, additional_details: { deployment_type: "self_deployed" } });
+        const as = agg.evaluation_results.find((x: { evaluation_result_id: string }) => x.evaluation_result_id === "as");
+        expect(as.score_details).toMatchObject({ score: 1, uncertainty: { num_samples: 4, confidence_interval: { lower: 1, upper: 1, confidence_level: 0.95 } } });
+        expect(as.generation_config.generation_args).toMatchObject({ temperature: 0, prompt_template: "completion" });
+        const lines = readFileSync(samplesFile!, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+        expect(lines).toHaveLength(8);
+        expect(lines[0]).toMatchObject({ sample_id: "eddy_0/0/0", evaluation: { score: 1, is_correct: true }, metadata: { template: "eddy_0", params: '["Eddy/0"]' } });
+        expect(lines[0].input.raw).toContain("def count_vowels(text):");
+        expect(agg.detailed_evaluation_results).toMatchObject({ total_rows: 8, file_path: path.relative(folder, samplesFile!) });
+        const validate = (schema: string, docs: string[]) =>
+            spawnSync("python3", ["-c", "import json,sys,jsonschema\ns=json.load(open(sys.argv[1]))\nv=jsonschema.Draft7Validator(s)\nprint(sum(len(list(v.iter_errors(json.loads(d)))) for d in sys.argv[2:]))", schema, ...docs], { encoding: "utf8" });
+        expect(validate(path.resolve("test/export/fixtures/eee-eval.schema.json"), [JSON.stringify(agg)]).stdout.trim()).toBe("0");
+        expect(validate(path.resolve("test/export/fixtures/eee-instance_level_eval.schema.json"), lines.map((l) => JSON.stringify(l))).stdout.trim()).toBe("0");
+        // The check can fail: a record with a field the closed schema does not know is rejected.
+        expect(validate(path.resolve("test/export/fixtures/eee-instance_level_eval.schema.json"), [JSON.stringify({ ...lines[0], extra: 1 })]).stdout.trim()).not.toBe("0");
+        expect(eddy(["export", referenceRun, "--format", "eee"]).stderr).toContain("pass --out <folder>");
+    });
+
     it("--config names the configuration; an unknown one is a one-line error", () => {
         const r = eddy(["export", referenceRun, "--format", "evalplus", "--config", "nope"]);
         expect(r.status).not.toBe(0);
