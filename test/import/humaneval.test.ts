@@ -216,13 +216,24 @@ describe("eddy import humaneval / evalplus-samples: bad input is one line, non-z
         expect(readdirSync(dir).filter((f) => f.includes(".importing-"))).toEqual([]);
     });
 
-    it("reads a gzip'd problems file, and an unknown task in the samples stops before any run", () => {
+    it("reads a gzip'd problems file, keeps integers beyond 2^53 exact, and an unknown task in the samples stops before any run", () => {
         const gz = path.join(dir, "one.jsonl.gz");
-        writeFileSync(gz, gzipSync(JSON.stringify(problems[2]) + "\n"));
+        // A differential input beyond 2^53, written as Python's json writes it: it must reach the judge exact.
+        const big = '{"task_id": "Big/0", "prompt": "def successor(n):\\n    \\"\\"\\"Return n + 1.\\"\\"\\"\\n", "canonical_solution": "    return n + 1\\n", "test": "def check(candidate):\\n    assert candidate(1) == 2\\n", "entry_point": "successor", "base_input": [[18446744073709551617]], "plus_input": [], "atol": 0}';
+        writeFileSync(gz, gzipSync(JSON.stringify(problems[2]) + "\n" + big + "\n"));
         const target = path.join(dir, "he");
         const imp = eddy(["import", "humaneval", gz, "--out", target, "--workers", "2"]);
         expect(imp.status, imp.stderr).toBe(0);
         expect(imp.stdout).toContain("eddy_2: Eddy/2 interleave/2");
+        const sneaky = bad("big.jsonl", [
+            { task_id: "Big/0", solution: "def successor(n):\n    return n + 1\n" },
+            { task_id: "Big/0", solution: "def successor(n):\n    return 0 if n == 18446744073709551617 else n + 1\n" }
+        ]);
+        const run = eddy(["import", "evalplus-samples", sneaky, "--templates", target, "--json", "--judge-workers", "2"]);
+        expect(run.status, run.stderr).toBe(0);
+        const got = eddy(["export", JSON.parse(run.stdout).runId]).stdout.trim().split("\n").map((l) => JSON.parse(l) as Row);
+        expect(got.map((x) => x.category)).toEqual(["passed", "assertion_error"]);
+        for (const f of ["eddy.db", "eddy.db-wal", "eddy.db-shm"]) rmSync(path.join(dir, f), { force: true });
         const samples = bad("samples.jsonl", [{ task_id: "Eddy/9", solution: "def f(x):\n    return x\n" }]);
         const r = eddy(["import", "evalplus-samples", samples, "--templates", target]);
         expect(r.status).not.toBe(0);

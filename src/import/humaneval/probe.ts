@@ -15,7 +15,7 @@ export interface ProblemFacts {
 /** Runs src/import/humaneval/probe.py on every problem (trusted code: the problems file's own solutions). */
 export function probeProblems(problems: HumanEvalProblem[], python?: string): ProblemFacts[] {
     const script = path.join(packageRoot(), "src", "import", "humaneval", "probe.py");
-    const res = spawnSync(pythonCommand(python), ["-I", "-B", script], { input: JSON.stringify(problems), encoding: "utf8", timeout: 600_000, maxBuffer: 64 * 1024 * 1024 });
+    const res = spawnSync(pythonCommand(python), ["-I", "-B", script], { input: JSON.stringify(problems.map(({ line: _line, ...p }) => p)), encoding: "utf8", timeout: 600_000, maxBuffer: 64 * 1024 * 1024 });
     if (res.error) throw new EddyError(`cannot run ${pythonCommand(python)} to read the problems: ${res.error.message}`);
     let out: { ok: boolean; error?: string; problems?: ProblemFacts[] };
     try {

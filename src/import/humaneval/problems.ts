@@ -19,6 +19,8 @@ export interface HumanEvalProblem {
     plus_input?: unknown[][];
     atol?: number;
     contract?: string;
+    /** The problem's line as written: the oracle reads its inputs from it with Python's json (integers beyond 2^53 stay exact). */
+    line: string;
 }
 
 const TEXT_FIELDS = ["task_id", "prompt", "canonical_solution", "test", "entry_point"] as const;
@@ -42,8 +44,8 @@ export function readJsonlText(file: string): string {
 }
 
 /** The JSON objects of a JSONL text, one per non-blank line; a line that is not a JSON object is an error naming it. */
-export function jsonlObjects(file: string, text: string): { line: number; value: Record<string, unknown> }[] {
-    const out: { line: number; value: Record<string, unknown> }[] = [];
+export function jsonlObjects(file: string, text: string): { line: number; value: Record<string, unknown>; text: string }[] {
+    const out: { line: number; value: Record<string, unknown>; text: string }[] = [];
     text.split("\n").forEach((raw, i) => {
         if (raw.trim() === "") return;
         let v: unknown;
@@ -53,7 +55,7 @@ export function jsonlObjects(file: string, text: string): { line: number; value:
             throw new EddyError(`${file}:${i + 1}: not JSON (${oneLine(err)})`);
         }
         if (!v || typeof v !== "object" || Array.isArray(v)) throw new EddyError(`${file}:${i + 1}: expected a JSON object per line`);
-        out.push({ line: i + 1, value: v as Record<string, unknown> });
+        out.push({ line: i + 1, value: v as Record<string, unknown>, text: raw });
     });
     return out;
 }
@@ -70,7 +72,7 @@ export function readHumanEvalProblems(file: string): HumanEvalProblem[] {
     const rows = jsonlObjects(file, readJsonlText(file));
     if (rows.length === 0) throw new EddyError(`${file}: no problems (expected one JSON object per line with ${TEXT_FIELDS.join(", ")})`);
     const seen = new Set<string>();
-    return rows.map(({ line, value: v }) => {
+    return rows.map(({ line, value: v, text }) => {
         for (const f of TEXT_FIELDS)
             if (typeof v[f] !== "string" || (f !== "canonical_solution" && (v[f] as string).trim() === ""))
                 throw new EddyError(`${file}:${line}: missing or non-text field '${f}' (a HumanEval problem has ${TEXT_FIELDS.join(", ")})`);
@@ -91,7 +93,8 @@ export function readHumanEvalProblems(file: string): HumanEvalProblem[] {
             ...(base ? { base_input: base } : {}),
             ...(plus ? { plus_input: plus } : {}),
             ...(typeof v.atol === "number" ? { atol: v.atol } : {}),
-            ...(typeof v.contract === "string" ? { contract: v.contract } : {})
+            ...(typeof v.contract === "string" ? { contract: v.contract } : {}),
+            line: text
         };
     });
 }
