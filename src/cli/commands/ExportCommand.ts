@@ -40,7 +40,7 @@ function writeOut(file: string, text: string): void {
     }
 }
 
-/** `eddy export`: one row per response of a run, as JSONL or CSV. */
+/** `eddy export`: one row per response of a run (JSONL, CSV), or the run in another tool's format (EvalPlus samples, inspect_ai log, Every Eval Ever). */
 export function registerExportCommand(program: Command): void {
     program
         .command("export <run>")
