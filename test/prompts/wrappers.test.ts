@@ -23,6 +23,14 @@ describe("prompt wrappers", () => {
         expect(renderMessages(loadWrapper("plain"), "Q")).toEqual([{ role: "user", content: "Q" }]);
     });
 
+    it("the completion wrapper puts a signature and docstring in a Python fence and asks for the whole function", () => {
+        const w = loadWrapper("completion");
+        expect(listWrappers()).toContain("completion");
+        expect(w.system).toMatch(/whole function/);
+        const msgs = renderMessages(w, 'def f(x):\n    """Twice x."""\n');
+        expect(msgs[1]).toEqual({ role: "user", content: 'Complete this Python function:\n\n```python\ndef f(x):\n    """Twice x."""\n\n```' });
+    });
+
     it("loads a wrapper file by path and rejects bad ones clearly", () => {
         const dir = mkdtempSync(path.join(os.tmpdir(), "eddy-wrap-"));
         writeFileSync(path.join(dir, "mine.yaml"), "system: Be brief.\nuser: 'Task: {{question}} Reply in Python.'\n");

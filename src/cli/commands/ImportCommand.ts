@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { importTurbulence } from "../../import/turbulence/importQuestions.js";
 import { DEFAULT_RERUN_SEEDS, importTurbulenceResults } from "../../import/turbulence/importResults.js";
 import { readRulesFile } from "../../import/turbulence/rules.js";
+import { registerHumanEvalImports } from "./importHumanEval.js";
 import { EddyError } from "../../util/errors.js";
 import { safeTerminalLine } from "../../util/safeText.js";
 import { defaultDbPath } from "../../util/paths.js";
@@ -124,4 +125,6 @@ export function registerImportCommand(program: Command): void {
                 process.stdout.write(`next: eddy report ${summary.runs.map((r) => r.runId).join(" ")}\n`);
             }
         );
+
+    registerHumanEvalImports(cmd);
 }

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import path from "node:path";
 import { JudgePool } from "../../judge/JudgePool.js";
@@ -7,7 +7,7 @@ import { sampleInstances } from "../../templates/instances.js";
 import { measureStrength } from "../../templates/strength/measure.js";
 import type { ParamValue, ProblemGroup, Template } from "../../templates/types.js";
 import { EddyError, oneLine } from "../../util/errors.js";
-import { makeTempDir, sweepStale } from "../../util/tempDir.js";
+import { moveInto, stagingFolder } from "../validatedWrite.js";
 import { withTemplateFolders } from "./folders.js";
 import { maxPlaceholder, questionDirs, readQuestionFolders, type QuestionFolder, type Skipped } from "./layout.js";
 import { deriveMutants, genericMutants } from "./mutants.js";
@@ -103,13 +103,8 @@ export async function importTurbulence(root: string, opts: ImportOptions): Promi
     const { folders, skipped } = readQuestionFolders(root, opts.only, opts.strict);
     const out = path.resolve(opts.out);
     const previous = readSummary(out);
-    mkdirSync(path.dirname(out), { recursive: true });
-    const prefix = `.${path.basename(out)}.importing-`;
-    sweepStale(path.dirname(out), prefix);
-    const tmp = makeTempDir(path.dirname(out), prefix);
-    const dirs = { templates: path.join(tmp.path, "templates"), oracles: path.join(tmp.path, "oracles") };
-    mkdirSync(dirs.templates);
-    mkdirSync(dirs.oracles);
+    const tmp = stagingFolder(out);
+    const dirs = { templates: tmp.templates, oracles: tmp.oracles };
     const log = opts.onLog ?? (() => {});
     const skip = (n: number, err: unknown): void => {
         if (opts.strict || !(err instanceof EddyError)) throw err;
@@ -160,10 +155,10 @@ export async function importTurbulence(root: string, opts: ImportOptions): Promi
             skipped: skipped.sort((a, b) => a.location.localeCompare(b.location, undefined, { numeric: true })),
             warnings: results.flatMap((r) => r.warnings.map((w) => `${r.id}: ${w}`))
         };
-        writeFileSync(path.join(tmp.path, SUMMARY), JSON.stringify(summary, null, 2) + "\n");
+        writeFileSync(path.join(tmp.tmp, SUMMARY), JSON.stringify(summary, null, 2) + "\n");
         await closePool(pool);
         pool = undefined;
-        moveInto(tmp.path, out, [...ids]);
+        moveInto(tmp.tmp, out, [...ids], SUMMARY);
         return summary;
     } finally {
         await closePool(pool);
@@ -191,27 +186,6 @@ function readSummary(out: string): ImportSummary | undefined {
         return Array.isArray(s.templates) ? s : undefined;
     } catch {
         return undefined;
-    }
-}
-
-/** Moves the validated files into `out` (created when absent); re-importing replaces those templates' files, nothing else. */
-function moveInto(tmp: string, out: string, ids: string[]): void {
-    // Python's bytecode caches from validation stay behind (and go with the temporary folder).
-    rmSync(path.join(tmp, "oracles", "__pycache__"), { recursive: true, force: true });
-    try {
-        if (!existsSync(out)) {
-            mkdirSync(out);
-            for (const sub of ["templates", "oracles"]) renameSync(path.join(tmp, sub), path.join(out, sub));
-        } else {
-            for (const sub of ["templates", "oracles"]) mkdirSync(path.join(out, sub), { recursive: true });
-            for (const id of ids) {
-                renameSync(path.join(tmp, "templates", `${id}.yaml`), path.join(out, "templates", `${id}.yaml`));
-                renameSync(path.join(tmp, "oracles", `${id}.py`), path.join(out, "oracles", `${id}.py`));
-            }
-        }
-        renameSync(path.join(tmp, SUMMARY), path.join(out, SUMMARY));
-    } catch (err) {
-        throw new EddyError(`cannot move the imported files into ${out}: ${oneLine(err)}`, 73, { cause: err });
     }
 }
 

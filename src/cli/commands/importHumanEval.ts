@@ -1,0 +1,74 @@
+import type { Command } from "commander";
+import { importHumanEval } from "../../import/humaneval/importProblems.js";
+import { importEvalPlusSamples } from "../../import/humaneval/importSamples.js";
+import { defaultDbPath } from "../../util/paths.js";
+import { EddyError } from "../../util/errors.js";
+import { safeTerminalLine } from "../../util/safeText.js";
+
+const DEFAULT_OUT = "eddy-humaneval";
+/** Original problems and samples in EvalPlus's layouts, written for eddy. */
+const SAMPLE = "test/import/humaneval-sample";
+
+function positiveInt(v: string): number {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < 1) throw new EddyError(`expected a positive integer, got '${v}'`);
+    return n;
+}
+
+/** `eddy import humaneval <file>` and `eddy import evalplus-samples <samples>`. */
+export function registerHumanEvalImports(cmd: Command): void {
+    cmd.command("humaneval")
+        .description("Turn HumanEval-format problems (HumanEval.jsonl[.gz], EvalPlus's HumanEvalPlus.jsonl) into eddy templates and oracles, each validated before anything is written")
+        .argument("<file>", "JSONL (or gzip'd JSONL) with task_id, prompt, canonical_solution, test, entry_point, and optionally base_input, plus_input, atol")
+        .option("--out <folder>", "where templates/ and oracles/ go", DEFAULT_OUT)
+        .option("--workers <n>", "judge worker processes for validation", positiveInt)
+        .option("--json", "print the import summary as JSON")
+        .addHelpText(
+            "after",
+            `\nEach problem becomes templates/<id>.yaml (one instance: its only parameter task_id takes one value) and oracles/<id>.py; ask them with --wrapper completion. A summary goes to <out>/humaneval-import.json.\n\nExamples:\n  $ eddy import humaneval ${SAMPLE}/problems.jsonl --out ${DEFAULT_OUT}\n  $ EDDY_TEMPLATES=${DEFAULT_OUT}/templates EDDY_ORACLES=${DEFAULT_OUT}/oracles eddy run --backend reference --instances 1 --rounds 1 --wrapper completion`
+        )
+        .action(async (file: string, o: { out: string; workers?: number; json?: boolean }) => {
+            const summary = await importHumanEval(file, { out: o.out, ...(o.workers ? { workers: o.workers } : {}), onLog: (line) => process.stderr.write(safeTerminalLine(line) + "\n") });
+            if (o.json) {
+                process.stdout.write(JSON.stringify(summary, null, 2) + "\n");
+                return;
+            }
+            for (const t of summary.templates)
+                process.stdout.write(`${t.id}: ${t.taskId} ${t.function}/${t.arity}, check() + ${t.fixedTests.base} base + ${t.fixedTests.plus} plus input(s)${t.atol ? `, atol ${t.atol}` : ""}, ${t.mutants.length} mutant(s)\n`);
+            process.stdout.write(`${summary.templates.length} template(s) imported into ${summary.out} (summary: humaneval-import.json)\n`);
+        });
+
+    cmd.command("evalplus-samples")
+        .description("Judge EvalPlus samples over problems 'eddy import humaneval' imported, in a replay run; EvalPlus's own statuses (an eval_results.json beside them) are kept beside eddy's verdicts")
+        .argument("<samples>", "samples.jsonl ({task_id, solution | completion} per line) or a folder of <task_id with / as _>/<n>.py")
+        .option("--templates <folder>", "the folder 'eddy import humaneval' wrote", DEFAULT_OUT)
+        .option("--db <file>", `database file (default ${defaultDbPath()})`)
+        .option("--model <name>", "model label of the run (default: the samples file or folder name)")
+        .option("--temperature <t>", "the temperature the samples were drawn at (default 0)", (v) => {
+            const t = Number(v);
+            if (!Number.isFinite(t) || t < 0) throw new EddyError(`--temperature must be a non-negative number, got '${v}'`);
+            return t;
+        })
+        .option("--judge-workers <n>", "judge worker processes", positiveInt)
+        .option("--json", "print the run made as JSON")
+        .addHelpText(
+            "after",
+            `\nEach task's samples are the rounds of its one instance. Then 'eddy report <run id>' shows eddy's verdicts, scores and, with <samples>.eval_results.json (or _eval_results.json) beside the samples, the agreement with EvalPlus.\n\nExample (after 'eddy import humaneval ${SAMPLE}/problems.jsonl --out ${DEFAULT_OUT}'):\n  $ eddy import evalplus-samples ${SAMPLE}/samples.jsonl --templates ${DEFAULT_OUT}`
+        )
+        .action(async (samples: string, o: { templates: string; db?: string; model?: string; temperature?: number; judgeWorkers?: number; json?: boolean }) => {
+            const r = await importEvalPlusSamples(samples, {
+                templates: o.templates,
+                ...(o.db ? { db: o.db } : {}),
+                ...(o.model ? { model: o.model } : {}),
+                ...(o.temperature !== undefined ? { temperature: o.temperature } : {}),
+                ...(o.judgeWorkers ? { judgeWorkers: o.judgeWorkers } : {}),
+                onLog: (line) => process.stderr.write(safeTerminalLine(line) + "\n")
+            });
+            if (o.json) {
+                process.stdout.write(JSON.stringify(r, null, 2) + "\n");
+                return;
+            }
+            process.stdout.write(`run ${r.runId}: ${r.model} t=${r.temperature}, ${r.templates.length} task(s), ${r.samples} sample(s) in up to ${r.rounds} round(s)${r.missing ? `, ${r.missing} missing` : ""}${r.published ? `; EvalPlus statuses from ${r.published}` : ""}\n`);
+            process.stdout.write(`next: eddy report ${r.runId}\n`);
+        });
+}

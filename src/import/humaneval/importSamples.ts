@@ -1,0 +1,129 @@
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { normalizeStudyConfig } from "../../run/config.js";
+import { runStudy } from "../../run/runStudy.js";
+import { openStore } from "../../store/Store.js";
+import { loadTemplate } from "../../templates/loadTemplates.js";
+import { EddyError, oneLine } from "../../util/errors.js";
+import { defaultDbPath } from "../../util/paths.js";
+import { writePublishedVerdicts, type PublishedVerdict } from "../store.js";
+import { withTemplateFolders } from "../turbulence/folders.js";
+import { HUMANEVAL_SUMMARY, type HumanEvalImportSummary } from "./importProblems.js";
+import { evalResultsPath, readEvalPlusSamples, readEvalResults, type EvalPlusStatus } from "./samples.js";
+
+/** The source name published verdicts from EvalPlus carry. */
+export const EVALPLUS_SOURCE = "EvalPlus";
+
+export interface SamplesImportOptions {
+    /** The folder `eddy import humaneval` wrote. */
+    templates: string;
+    db?: string;
+    /** Model label of the replay run (default: the samples file or folder name). */
+    model?: string;
+    temperature?: number;
+    replayDir?: string;
+    judgeWorkers?: number;
+    onLog?: (line: string) => void;
+}
+
+export interface SamplesImportSummary {
+    runId: string;
+    model: string;
+    temperature: number;
+    replay: string;
+    templates: string[];
+    rounds: number;
+    samples: number;
+    missing: number;
+    /** The EvalPlus results file whose statuses were stored, if one was beside the samples. */
+    published: string | null;
+}
+
+function readSummary(folder: string): HumanEvalImportSummary {
+    const file = path.join(folder, HUMANEVAL_SUMMARY);
+    if (!existsSync(file)) throw new EddyError(`${folder} holds no ${HUMANEVAL_SUMMARY}: run 'eddy import humaneval <problems.jsonl> --out ${folder}' first`);
+    try {
+        return JSON.parse(readFileSync(file, "utf8")) as HumanEvalImportSummary;
+    } catch (err) {
+        throw new EddyError(`${file}: not JSON (${oneLine(err)})`);
+    }
+}
+
+/** EvalPlus's verdict as a published verdict: correct when base and plus (where run) pass. */
+function publishedOf(s: EvalPlusStatus): Pick<PublishedVerdict, "correct" | "stage" | "fault" | "detail"> {
+    const correct = s.base === "pass" && (s.plus === null || s.plus === "pass");
+    const stage = correct ? "passed" : s.base !== "pass" ? "fixed_tests" : "fuzzing";
+    const failed = s.base !== "pass" ? s.baseFailTests : s.plusFailTests;
+    return { correct, stage, fault: null, detail: `base ${s.base}, plus ${s.plus ?? "not run"}${failed.length ? `; failing input ${JSON.stringify(failed[0]).slice(0, 200)}` : ""}` };
+}
+
+/**
+ * Replays EvalPlus samples over problems imported by `eddy import humaneval`: one run, each task's
+ * samples as rounds of its single instance, judged by eddy; the statuses of an EvalPlus results
+ * file beside the samples are stored as published verdicts, so `eddy report` shows the agreement.
+ */
+export async function importEvalPlusSamples(source: string, opts: SamplesImportOptions): Promise<SamplesImportSummary> {
+    const folder = path.resolve(opts.templates);
+    const summary = readSummary(folder);
+    const idOf = new Map(summary.templates.map((t) => [t.taskId, t.id]));
+    const byFolderName = new Map(summary.templates.map((t) => [t.taskId.replace(/\//g, "_"), t.taskId]));
+    const samples = readEvalPlusSamples(source, (name) => byFolderName.get(name));
+    for (const s of samples) if (!idOf.has(s.taskId)) throw new EddyError(`${s.location}: task '${s.taskId}' is not among the problems imported into ${opts.templates}`);
+    const resultsFile = evalResultsPath(source);
+    const statuses = resultsFile ? readEvalResults(resultsFile) : undefined;
+    if (statuses)
+        for (const s of samples)
+            if (!statuses.get(s.taskId)?.[s.n]) throw new EddyError(`${resultsFile}: no result for ${s.taskId} sample ${s.n + 1} (the results do not belong to these samples)`);
+    const temperature = opts.temperature ?? 0;
+    const model = opts.model ?? path.basename(path.resolve(source)).replace(/\.jsonl(\.gz)?$/, "");
+    if (!/^[A-Za-z0-9._-]+$/.test(model)) throw new EddyError(`model label '${model}' may only use letters, digits, '.', '_' and '-': pass --model`);
+    const db = path.resolve(opts.db ?? defaultDbPath());
+
+    return withTemplateFolders(path.join(folder, "templates"), path.join(folder, "oracles"), async () => {
+        const ids = [...new Set(samples.map((s) => idOf.get(s.taskId)!))];
+        const prompts = new Map(ids.map((id) => [id, loadTemplate(id).question]));
+        const lines = samples.map((s) => {
+            const id = idOf.get(s.taskId)!;
+            // EvalPlus's own rule: a completion is appended to the prompt.
+            const code = s.solution ?? prompts.get(id)! + s.completion!;
+            return { template: id, instance: 0, round: s.n, response: "```python\n" + code.replace(/\n*$/, "\n") + "```\n" };
+        });
+        const dir = path.join(path.resolve(opts.replayDir ?? path.join(path.dirname(db), "imports")), `${model}_T_${temperature}`);
+        mkdirSync(dir, { recursive: true });
+        const replay = path.join(dir, `${model}.jsonl`);
+        writeFileSync(`${replay}.tmp`, lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
+        renameSync(`${replay}.tmp`, replay);
+        const rounds = Math.max(...samples.map((s) => s.n)) + 1;
+        const config = normalizeStudyConfig({
+            backend: "replay",
+            replay,
+            templates: ids,
+            instances: 1,
+            rounds,
+            temperatures: [temperature],
+            wrappers: ["completion"],
+            seed: 1,
+            db,
+            ...(opts.judgeWorkers ? { judgeWorkers: opts.judgeWorkers } : {})
+        });
+        const result = await runStudy(config, { onLog: opts.onLog ?? (() => {}) });
+        if (statuses) {
+            const verdicts: PublishedVerdict[] = samples.map((s) => ({
+                ...publishedOf(statuses.get(s.taskId)![s.n]!),
+                templateId: idOf.get(s.taskId)!,
+                instance: 0,
+                round: s.n,
+                source: EVALPLUS_SOURCE,
+                extracted: s.solution ?? prompts.get(idOf.get(s.taskId)!)! + s.completion!,
+                location: s.location
+            }));
+            const store = openStore(db);
+            try {
+                writePublishedVerdicts(store, result.runId, verdicts);
+            } finally {
+                store.close();
+            }
+        }
+        return { runId: result.runId, model, temperature, replay, templates: ids, rounds, samples: samples.length, missing: result.missing.length, published: resultsFile ?? null };
+    });
+}

@@ -1,0 +1,105 @@
+import { readFileSync } from "node:fs";
+import { gunzipSync } from "node:zlib";
+import { EddyError, oneLine } from "../../util/errors.js";
+
+/**
+ * One problem in the HumanEval layout (openai/human-eval's HumanEval.jsonl.gz), with the fields
+ * EvalPlus's HumanEvalPlus.jsonl adds (base_input, plus_input, atol, contract) where present.
+ */
+export interface HumanEvalProblem {
+    task_id: string;
+    /** Function signature and docstring: the question, completion style. */
+    prompt: string;
+    /** The body that completes the prompt into the model solution. */
+    canonical_solution: string;
+    /** Python source defining check(candidate). */
+    test: string;
+    entry_point: string;
+    base_input?: unknown[][];
+    plus_input?: unknown[][];
+    atol?: number;
+    contract?: string;
+    /** The problem's line as written: the oracle reads its inputs from it with Python's json (integers beyond 2^53 stay exact). */
+    line: string;
+}
+
+const TEXT_FIELDS = ["task_id", "prompt", "canonical_solution", "test", "entry_point"] as const;
+
+/** The text of a .jsonl or .jsonl.gz file (gzip recognised by its magic bytes, whatever the name). */
+export function readJsonlText(file: string): string {
+    let bytes: Buffer;
+    try {
+        bytes = readFileSync(file);
+    } catch (err) {
+        throw new EddyError(`cannot read ${file}: ${oneLine(err)}`);
+    }
+    if (bytes[0] === 0x1f && bytes[1] === 0x8b) {
+        try {
+            bytes = gunzipSync(bytes);
+        } catch (err) {
+            throw new EddyError(`${file}: not a readable gzip file (${oneLine(err)})`);
+        }
+    }
+    return bytes.toString("utf8");
+}
+
+/** The JSON objects of a JSONL text, one per non-blank line; a line that is not a JSON object is an error naming it. */
+export function jsonlObjects(file: string, text: string): { line: number; value: Record<string, unknown>; text: string }[] {
+    const out: { line: number; value: Record<string, unknown>; text: string }[] = [];
+    text.split("\n").forEach((raw, i) => {
+        if (raw.trim() === "") return;
+        let v: unknown;
+        try {
+            v = JSON.parse(raw);
+        } catch (err) {
+            throw new EddyError(`${file}:${i + 1}: not JSON (${oneLine(err)})`);
+        }
+        if (!v || typeof v !== "object" || Array.isArray(v)) throw new EddyError(`${file}:${i + 1}: expected a JSON object per line`);
+        out.push({ line: i + 1, value: v as Record<string, unknown>, text: raw });
+    });
+    return out;
+}
+
+function inputList(file: string, line: number, name: string, v: unknown): unknown[][] | undefined {
+    if (v === undefined || v === null) return undefined;
+    if (!Array.isArray(v) || !v.every((x) => Array.isArray(x)))
+        throw new EddyError(`${file}:${line}: '${name}' must be a list of argument lists, e.g. [[1, 2], [3, 4]]`);
+    return v as unknown[][];
+}
+
+/** Reads and checks every problem of a HumanEval-format file; any problem out of format fails the whole file. */
+export function readHumanEvalProblems(file: string): HumanEvalProblem[] {
+    const rows = jsonlObjects(file, readJsonlText(file));
+    if (rows.length === 0) throw new EddyError(`${file}: no problems (expected one JSON object per line with ${TEXT_FIELDS.join(", ")})`);
+    const seen = new Set<string>();
+    return rows.map(({ line, value: v, text }) => {
+        for (const f of TEXT_FIELDS)
+            if (typeof v[f] !== "string" || (f !== "canonical_solution" && (v[f] as string).trim() === ""))
+                throw new EddyError(`${file}:${line}: missing or non-text field '${f}' (a HumanEval problem has ${TEXT_FIELDS.join(", ")})`);
+        const id = v.task_id as string;
+        if (seen.has(id)) throw new EddyError(`${file}:${line}: task_id '${id}' appears twice`);
+        seen.add(id);
+        if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(v.entry_point as string)) throw new EddyError(`${file}:${line}: entry_point '${String(v.entry_point)}' is not a Python identifier`);
+        if (!/\bdef\s+check\s*\(/.test(v.test as string)) throw new EddyError(`${file}:${line} (${id}): 'test' defines no check(candidate) function`);
+        if (v.atol !== undefined && v.atol !== null && (typeof v.atol !== "number" || !(v.atol >= 0))) throw new EddyError(`${file}:${line} (${id}): 'atol' must be a non-negative number`);
+        const base = inputList(file, line, "base_input", v.base_input);
+        const plus = inputList(file, line, "plus_input", v.plus_input);
+        return {
+            task_id: id,
+            prompt: v.prompt as string,
+            canonical_solution: v.canonical_solution as string,
+            test: v.test as string,
+            entry_point: v.entry_point as string,
+            ...(base ? { base_input: base } : {}),
+            ...(plus ? { plus_input: plus } : {}),
+            ...(typeof v.atol === "number" ? { atol: v.atol } : {}),
+            ...(typeof v.contract === "string" ? { contract: v.contract } : {}),
+            line: text
+        };
+    });
+}
+
+/** The eddy template id of a task id: `HumanEval/12` → `humaneval_12`. */
+export function templateIdForTask(taskId: string): string {
+    return taskId.toLowerCase().replace(/[^a-z0-9]+/g, "_").replace(/^_+|_+$/g, "");
+}
