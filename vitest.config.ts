@@ -23,7 +23,6 @@ export const UNIT_TESTS = [
     "test/inference/seeds.test.ts",
     "test/templates/loadTemplates.test.ts",
     "test/templates/instances.test.ts",
-    "test/import/units.test.ts",
     "test/lanes.test.ts"
 ];
 
@@ -36,7 +35,9 @@ export default defineConfig({
                     name: "unit",
                     include: UNIT_TESTS,
                     pool: "threads",
-                    testTimeout: 10_000
+                    testTimeout: 10_000,
+                    // The unit lane first (seconds), then the integration lane with its own worker count.
+                    sequence: { groupOrder: 0 }
                 }
             },
             {
@@ -50,6 +51,7 @@ export default defineConfig({
                     pool: "forks",
                     fileParallelism: true,
                     maxWorkers: 2,
+                    sequence: { groupOrder: 1 },
                     globalSetup: ["test/globalSetup.ts"]
                 }
             }
