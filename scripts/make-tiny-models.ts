@@ -4,7 +4,7 @@
  */
 import { statSync } from "node:fs";
 import path from "node:path";
-import { sha256File } from "../src/inference/gguf/sha256File.js";
+import { sha256File } from "../src/util/files.js";
 import { ensureTinyModels } from "../src/inference/gguf/tinyModel.js";
 import { modelsDir } from "../src/util/paths.js";
 

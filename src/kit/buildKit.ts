@@ -5,7 +5,8 @@ import { create } from "tar";
 import { assertGgufFile } from "../inference/gguf/inspectGguf.js";
 import { EddyError, oneLine } from "../util/errors.js";
 import { packageRoot } from "../util/paths.js";
-import { hashFiles, KIT_FORMAT, listFiles, MANIFEST_NAME, sha256File, type KitManifest } from "./manifest.js";
+import { hashFiles, KIT_FORMAT, listFiles, MANIFEST_NAME, type KitManifest } from "./manifest.js";
+import { sha256File } from "../util/files.js";
 import { hostPlatform, parsePlatforms, type KitTarget } from "./platforms.js";
 import { llamaPlatformsInLock, productionPackages, pruned, readLockfile } from "./productionTree.js";
 

@@ -1,6 +1,6 @@
-import { createHash } from "node:crypto";
-import { createReadStream, existsSync, lstatSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { sha256File } from "../util/files.js";
 
 // Node built-ins only: install.sh runs this module's checks from the kit before anything else works.
 
@@ -26,14 +26,6 @@ export interface KitManifest {
     models: string[];
     files: ManifestFile[];
     bytes: number;
-}
-
-export async function sha256File(file: string): Promise<string> {
-    // Most files are small: one read is much cheaper than a stream per file (a kit has ~15k).
-    if (lstatSync(file).size < 1 << 20) return createHash("sha256").update(readFileSync(file)).digest("hex");
-    const hash = createHash("sha256");
-    for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
-    return hash.digest("hex");
 }
 
 /** Every regular file under `dir`, relative and `/`-separated, sorted; links are refused (kits hold none). */

@@ -1,11 +1,11 @@
-import { createHash } from "node:crypto";
-import { existsSync, readFileSync, realpathSync, rmSync, statSync } from "node:fs";
+import { existsSync, realpathSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { applyMigrations, capDetail, openStore, storeError, type Store } from "../store/Store.js";
 import { openReadonlyDatabase, rollbackImage } from "../store/readonlyOpen.js";
 import { MIGRATIONS } from "../store/schema.js";
 import { EddyError } from "../util/errors.js";
+import { sha256FileSync } from "../util/files.js";
 import { ensureNodeId, readNodeId } from "../store/nodeId.js";
 import { LOCAL_TABLES, MERGED_TABLES, type MergedTable } from "./tables.js";
 
@@ -67,9 +67,6 @@ function capRow(row: Row): Row {
 /** A compared column's value as stored by this eddy (see {@link capRow}). */
 const stored = (column: string, v: unknown): unknown => (column === "detail" && typeof v === "string" ? capDetail(v) : v);
 
-function sha256File(file: string): string {
-    return createHash("sha256").update(readFileSync(file)).digest("hex");
-}
 
 function tables(db: Database.Database): string[] {
     return (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[]).map((r) => r.name);
@@ -105,7 +102,7 @@ function openSource(file: string): Source {
             db = copy;
             applyMigrations(db);
         }
-        const sha256 = sha256File(abs);
+        const sha256 = sha256FileSync(abs);
         return { path: abs, sha256, nodeId: nodeId ?? `sha256:${sha256.slice(0, 26)}`, db };
     } catch (err) {
         db?.close();

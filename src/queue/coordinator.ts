@@ -1,6 +1,6 @@
 import { Job, Queue } from "bullmq";
 import { Redis } from "ioredis";
-import { sha256File } from "../inference/gguf/sha256File.js";
+import { sha256File } from "../util/files.js";
 import type { StudyConfig } from "../run/config.js";
 import { openRun, sessionConfig, type OpenedRun } from "../run/study/openRun.js";
 import { leaseRun, type RunLease } from "../store/runLease.js";

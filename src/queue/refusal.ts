@@ -1,5 +1,5 @@
 import { existsSync, statSync } from "node:fs";
-import { sha256File } from "../inference/gguf/sha256File.js";
+import { sha256File } from "../util/files.js";
 import type { IsolationReport } from "../judge/types.js";
 import { planStudy } from "../run/plan.js";
 import { oneLine } from "../util/errors.js";

@@ -1,6 +1,7 @@
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { EddyError } from "../../util/errors.js";
+import { isDir } from "../../util/files.js";
 
 /** Something in a results or benchmark folder that could not be imported, and why. */
 export interface Skipped {
@@ -26,13 +27,6 @@ export interface QuestionFolder {
     generatorSource: string;
 }
 
-const isDir = (p: string): boolean => {
-    try {
-        return statSync(p).isDirectory();
-    } catch {
-        return false;
-    }
-};
 
 /** `Q<n>` sub-folders of `dir`, by number. */
 export function questionDirs(dir: string): { n: number; dir: string }[] {

@@ -1,7 +1,8 @@
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { ParamValue } from "../../templates/types.js";
 import { EddyError } from "../../util/errors.js";
+import { isDir } from "../../util/files.js";
 import type { PublishedVerdict } from "../store.js";
 import { questionDirs, type Skipped } from "./layout.js";
 import { parsePythonTuple } from "./pythonRepr.js";
@@ -37,13 +38,6 @@ export interface TurbulenceResults {
     skipped: Skipped[];
 }
 
-const isDir = (p: string): boolean => {
-    try {
-        return statSync(p).isDirectory();
-    } catch {
-        return false;
-    }
-};
 const readJson = (file: string): unknown => {
     try {
         return JSON.parse(readFileSync(file, "utf8"));

@@ -2,7 +2,7 @@ import { existsSync, openSync, readSync, closeSync, statSync } from "node:fs";
 import path from "node:path";
 import { GgmlType, GgufFileType, readGgufFileInfo, type GgufFileInfo } from "node-llama-cpp";
 import { EddyError, oneLine } from "../../util/errors.js";
-import { sha256File } from "./sha256File.js";
+import { sha256File } from "../../util/files.js";
 
 /** What eddy reads from a GGUF header (no weights loaded). */
 export interface ModelInfo {
