@@ -41,7 +41,7 @@ export function registerDemoCommand(program: Command): void {
         .option("-R, --rounds <R>", "rounds per instance", "2")
         .option("--threads <n>", "inference threads", "1")
         .option("--wide", "every value in full (the table is otherwise fitted to the terminal, or 100 columns)")
-        .addHelpText("after", "\nExamples:\n  $ eddy demo\n  $ npm start\n  $ eddy demo --templates list --instances 10 --db /tmp/demo.db")
+        .addHelpText("after", "\nExamples:\n  $ eddy demo\n  $ npm start\n  $ eddy demo --templates list --instances 4 --db /tmp/demo.db")
         .action(async (o: { db?: string; templates?: string; instances: string; rounds: string; threads: string; wide?: boolean }) => {
             const db = path.resolve(o.db ?? defaultDbPath());
             const tiny = ensureTinyModels();
