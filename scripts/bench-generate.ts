@@ -1,48 +1,59 @@
 /**
- * `npm run bench:generate`: eddy's llama backend against a minimal direct node-llama-cpp loop, same run,
- * same model, threads, sequences and prompts. Prints one JSON object:
- *   eddy_vs_direct          eddy's aggregate tok/s (default, reproducible mode) ÷ the direct script's
- *   reproducible_vs_fast    eddy's default reproducible mode ÷ the fastest non-reproducible configuration
- *                           (eddy --fast, or the direct script: one context batching N sequences); goal ≥ 0.9
- *   batched_vs_sequential   eddy (reproducible) with N sequences ÷ eddy (reproducible) with 1; goal ≥ 1.3
- *   auto_threads_vs_best    eddy with auto-tuned threads ÷ the best fixed thread count tried
- * Uses stories260K (EDDY_TEST_MODELS, or ../shared/models beside the checkout), else eddy's tiny model. Each figure is the best of
- * REPEATS interleaved runs (the machine is shared; the best run is the least disturbed one).
+ * `npm run bench:generate`: eddy's three ways of decoding, in one run, on the same model, prompts and
+ * cores. The model is a random-weight llama of ~25M parameters that eddy's GGUF writer makes at bench
+ * time, in F32 (100 MB: decoding one token streams every weight from memory, so a batch of 8 costs far
+ * less than 8 steps of one; stories260K, or the same model in Q8_0, fits in the CPU's caches and
+ * batching hardly shows on a CPU). Prints one JSON object:
+ *   lockstep_tok_s            the default: lockstep groups of G = 8 (best of its layouts, see layouts_tok_s)
+ *   per_sequence_tok_s        --group-size 1: one context per sequence, `cores / threads` of them
+ *   fast_tok_s                --fast: one shared context, G × groups sequences scheduled freely (best of its layouts)
+ *   lockstep_vs_fast          goal >= 0.9
+ *   lockstep_vs_per_sequence  goal >= 1.5
+ *   tok_per_cpu_s, …_per_cpu_s  the same per CPU second of the inference workers (what the work cost on a shared machine)
+ *   lockstep_identical        the lockstep responses of every repeat and layout are the same bytes
+ *   auto_threads_vs_best      (stories260K) eddy with auto-tuned threads ÷ the best fixed thread count
+ * Each figure is the best of REPEATS interleaved runs (the machine is shared; the best run is the least
+ * disturbed one); `load_average` is the machine's 1-minute load before and after.
  */
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { getLlama, LlamaCompletion, LlamaLogLevel } from "node-llama-cpp";
-import { ensureTinyModels } from "../src/inference/gguf/tinyModel.js";
-import { createLlamaBackend } from "../src/inference/llama/LlamaBackend.js";
+import { buildTinyLlama, ensureTinyModels, type LlamaShape } from "../src/inference/gguf/tinyModel.js";
+import { createLlamaBackend, type LlamaBackendOptions } from "../src/inference/llama/LlamaBackend.js";
 import type { GenerationRequest } from "../src/inference/types.js";
 
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 3);
-// Reproducible mode runs one context per sequence, each on its own core: as many as there are cores (at most 4).
-const SEQUENCES = Number(process.env.BENCH_SEQUENCES ?? Math.min(4, os.availableParallelism()));
 const THREADS = Number(process.env.BENCH_THREADS ?? 1);
-const MAX_TOKENS = Number(process.env.BENCH_MAX_TOKENS ?? 128);
+const MAX_TOKENS = Number(process.env.BENCH_MAX_TOKENS ?? 64);
+const GROUP_SIZE = 8;
 const PROMPTS = 16;
 const ROUNDS = 2;
+/** The benchmark model: ~25M parameters (8 layers of width 512), F32, random weights. */
+const SHAPE: LlamaShape = { dim: 512, layers: 8, heads: 8, kvHeads: 4, ff: 1536, context: 2048 };
 
-const shared = [process.env.EDDY_TEST_MODELS, path.resolve(import.meta.dirname, "../../shared/models")].find((d) => d && existsSync(path.join(d, "stories260K.gguf")));
-const modelPath = shared ? path.join(shared, "stories260K.gguf") : ensureTinyModels().f32;
+const cores = os.availableParallelism();
+const loadBefore = os.loadavg()[0]!;
+const scratch = mkdtempSync(path.join(os.tmpdir(), "eddy-bench-generate-"));
+const modelPath = path.join(scratch, "eddy-bench-25M-f32.gguf");
+writeFileSync(modelPath, buildTinyLlama({ quant: "f32", shape: SHAPE, name: "eddy-bench-25M-f32" }));
 const texts = Array.from({ length: PROMPTS }, (_, i) => `Once upon a time, there was a ${["little girl", "big dog", "small cat", "happy boy"][i % 4]} who had ${i + 2} friends`);
 
-/** The fixed prompt set: PROMPTS prompts × ROUNDS rounds (the thread sweep uses a small slice of it). */
-function requests(small = false): GenerationRequest[] {
-    const prompts = small ? texts.slice(0, 8) : texts;
-    return prompts.flatMap((t, p) =>
-        Array.from({ length: small ? 1 : ROUNDS }, (_, r) => ({
+/** The fixed prompt set: PROMPTS prompts × ROUNDS rounds, seeded sampling; in lockstep, cut into groups of G in this order. */
+function requests(opts: { small?: boolean; grouped?: boolean } = {}): GenerationRequest[] {
+    const prompts = opts.small ? texts.slice(0, 8) : texts;
+    const list = prompts.flatMap((t, p) =>
+        Array.from({ length: opts.small ? 1 : ROUNDS }, (_, r) => ({
             id: `${p}/${r}`,
             messages: [{ role: "user" as const, content: t }],
-            decoding: { temperature: 0 },
-            seed: r,
-            maxTokens: small ? 32 : MAX_TOKENS,
+            decoding: { temperature: 0.8 },
+            seed: 1000 + p * ROUNDS + r,
+            maxTokens: opts.small ? 32 : MAX_TOKENS,
             prefixKey: `p${p}`
         }))
     );
+    if (!opts.grouped) return list;
+    return list.map((req, i) => ({ ...req, group: { id: `g${Math.floor(i / GROUP_SIZE)}`, member: i % GROUP_SIZE, size: Math.min(GROUP_SIZE, list.length - GROUP_SIZE * Math.floor(i / GROUP_SIZE)) } }));
 }
 
 /** A configuration under test: something that runs the prompt set and counts generated tokens. */
@@ -50,112 +61,149 @@ interface Runner {
     run(small: boolean): Promise<number>;
     close(): Promise<void>;
     threads?: number;
+    /** The responses of the last run, by request id (lockstep: compared across repeats and group counts). */
+    last?: Map<string, string>;
 }
 
 /** eddy's backend (inference in its child process). */
-async function eddyRunner(opts: { threads?: number; sequences: number; mode?: "reproducible" | "fast" }): Promise<Runner> {
+async function eddyRunner(opts: Omit<LlamaBackendOptions, "modelPath"> & { modelPath?: string }, grouped = false): Promise<Runner> {
     const backend = await createLlamaBackend({ modelPath, promptFormat: "raw", onWarning: () => {}, ...opts });
-    return {
+    const runner: Runner = {
         threads: (await backend.metadata()).threads,
         async run(small) {
             let tokens = 0;
-            for await (const r of backend.generate(requests(small))) tokens += r.generatedTokens;
+            const last = new Map<string, string>();
+            for await (const r of backend.generate(requests({ small, grouped }))) {
+                if (r.error) throw new Error(r.error);
+                tokens += r.generatedTokens;
+                last.set(r.id, r.text);
+            }
+            runner.last = last;
             return tokens;
         },
         close: () => backend.close()
     };
+    return runner;
 }
 
-/** The baseline: node-llama-cpp used directly in this process, sequences pulling prompts from one list. */
-async function directRunner(threads: number, sequences: number): Promise<Runner> {
-    const llama = await getLlama({ gpu: false, maxThreads: threads, build: "never", logLevel: LlamaLogLevel.error });
-    const model = await llama.loadModel({ modelPath });
-    const context = await model.createContext({ sequences, threads: { ideal: threads, min: threads }, contextSize: Math.min(model.trainContextSize, 4096) });
-    const completions = Array.from({ length: sequences }, () => new LlamaCompletion({ contextSequence: context.getSequence() }));
-    return {
-        async run(small) {
-            const work = requests(small);
-            let next = 0;
-            let tokens = 0;
-            await Promise.all(
-                completions.map(async (c) => {
-                    while (next < work.length) {
-                        const req = work[next++]!;
-                        await c.generateCompletion(req.messages[0]!.content, { maxTokens: req.maxTokens, temperature: 0, repeatPenalty: false, onToken: (t) => (tokens += t.length) });
-                    }
-                })
-            );
-            return tokens;
-        },
-        async close() {
-            await context.dispose();
-            await model.dispose();
-            await llama.dispose();
+/** CPU seconds used so far by this process's children (the inference workers), from /proc; 0 where there is none. */
+function childCpuSeconds(): number {
+    let ticks = 0;
+    try {
+        for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+            let stat: string;
+            try {
+                stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+            } catch {
+                continue; // exited meanwhile
+            }
+            // Fields after the command name (which may hold spaces): state ppid … utime(14) stime(15).
+            const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+            if (Number(f[1]) === process.pid) ticks += Number(f[11]) + Number(f[12]);
         }
-    };
+    } catch {
+        return 0;
+    }
+    return ticks / 100; // USER_HZ
 }
 
 /**
- * Best tokens/s of each runner over REPEATS rounds, the runners taking turns within each round, so a
- * burst of load from other processes hits all of them alike instead of one.
+ * Best tokens/s of each runner over `repeats` rounds (wall clock, and per CPU second of its inference
+ * worker: on a shared machine the second says what the work cost, the first also what the others
+ * took), the runners taking turns within each round so a burst of load hits all of them alike.
  */
-async function interleaved(runners: Record<string, Runner>, small: boolean, repeats: number): Promise<Record<string, number>> {
-    const best: Record<string, number> = {};
+async function interleaved(
+    runners: Record<string, Runner>, small: boolean, repeats: number, onRun?: (name: string, r: Runner) => void
+): Promise<{ wall: Record<string, number>; cpu: Record<string, number> }> {
+    const wall: Record<string, number> = {};
+    const cpu: Record<string, number> = {};
     for (let i = 0; i < repeats; i++)
         for (const [name, r] of Object.entries(runners)) {
             const t0 = performance.now();
+            const c0 = childCpuSeconds();
             const tokens = await r.run(small);
-            best[name] = Math.max(best[name] ?? 0, tokens / ((performance.now() - t0) / 1000));
+            const rate = tokens / ((performance.now() - t0) / 1000);
+            const cpuSeconds = childCpuSeconds() - c0;
+            wall[name] = Math.max(wall[name] ?? 0, rate);
+            if (cpuSeconds > 0) cpu[name] = Math.max(cpu[name] ?? 0, tokens / cpuSeconds);
+            process.stderr.write(`bench:generate: ${name} ${Math.round(rate)} tok/s, ${Math.round(tokens / cpuSeconds)} tok per CPU second (load ${os.loadavg()[0]!.toFixed(1)})\n`);
+            onRun?.(name, r);
         }
-    return best;
+    return { wall, cpu };
 }
 
-const cores = os.availableParallelism();
-const main = {
-    direct: await directRunner(THREADS, SEQUENCES),
-    eddy: await eddyRunner({ threads: THREADS, sequences: SEQUENCES }),
-    sequential: await eddyRunner({ threads: THREADS, sequences: 1 }),
-    fast: await eddyRunner({ threads: THREADS, sequences: SEQUENCES, mode: "fast" })
+// Every mode with contexts of THREADS threads, as many contexts as its layout has: lockstep groups and
+// per-sequence contexts one per THREADS cores, fast its one shared context. BENCH_ALL_CORES=1 adds the
+// one-context layouts with every core (on a busy machine, threads that spin-wait on each other collapse).
+const parallel = Math.max(1, Math.floor(cores / THREADS));
+const allCores = process.env.BENCH_ALL_CORES === "1" && parallel > 1;
+const main: Record<string, Runner> = {
+    lockstep: await eddyRunner({ threads: THREADS, groupSize: GROUP_SIZE, groups: parallel }, true),
+    per_sequence: await eddyRunner({ threads: THREADS, groupSize: 1, sequences: parallel }),
+    fast: await eddyRunner({ threads: THREADS, sequences: GROUP_SIZE * parallel, mode: "fast" }),
+    ...(allCores
+        ? {
+              lockstep_one_group: await eddyRunner({ threads: THREADS * parallel, groupSize: GROUP_SIZE, groups: 1 }, true),
+              fast_all_cores: await eddyRunner({ threads: THREADS * parallel, sequences: GROUP_SIZE * parallel, mode: "fast" })
+          }
+        : {})
 };
-const m = await interleaved(main, false, REPEATS);
+// Lockstep bytes depend on the groups alone: every run, in either layout, must give the same responses.
+let reference: string | undefined;
+let identical = true;
+const { wall: m, cpu } = await interleaved(main, false, REPEATS, (name, r) => {
+    if (!name.startsWith("lockstep")) return;
+    const bytes = JSON.stringify([...r.last!].sort(([a], [b]) => a.localeCompare(b)));
+    reference ??= bytes;
+    identical &&= bytes === reference;
+});
 for (const r of Object.values(main)) await r.close();
+const lockstep = Math.max(m.lockstep!, m.lockstep_one_group ?? 0);
+const fast = Math.max(m.fast!, m.fast_all_cores ?? 0);
+const tokS = (x: number | undefined): number | undefined => (x === undefined ? undefined : Math.round(x));
 
-// Thread sweep on a small slice, once per setting: a bad thread count can be ~1000x slower on a busy machine.
+// Thread sweep on stories260K, a small slice, once per setting: a bad thread count can be ~1000x slower on a busy machine.
+const shared = [process.env.EDDY_TEST_MODELS, path.resolve(import.meta.dirname, "../../shared/models")].find((d) => d && existsSync(path.join(d, "stories260K.gguf")));
+const small = shared ? path.join(shared, "stories260K.gguf") : ensureTinyModels().f32;
 const sweep: Record<string, Runner> = {};
-for (const t of [...new Set([1, 2, 4, 8].filter((t) => t < cores).concat(cores))]) sweep[`threads_${t}`] = await eddyRunner({ threads: t, sequences: SEQUENCES });
-sweep.auto = await eddyRunner({ sequences: SEQUENCES });
-// One pass over every setting, then the competitive ones (within half of the best) again, interleaved.
-const first = await interleaved(sweep, true, 1);
-const top = Math.max(...Object.values(first));
-const close = Object.fromEntries(Object.entries(sweep).filter(([k]) => first[k]! >= top / 2 || k === "auto"));
-const again = REPEATS > 1 ? await interleaved(close, true, REPEATS - 1) : {};
-const s = Object.fromEntries(Object.keys(first).map((k) => [k, Math.max(first[k]!, again[k] ?? 0)]));
+for (const t of [...new Set([1, 2, 4, 8].filter((t) => t < cores).concat(cores))]) sweep[`threads_${t}`] = await eddyRunner({ modelPath: small, threads: t, groupSize: 1, sequences: 1 });
+sweep.auto = await eddyRunner({ modelPath: small, groupSize: 1, sequences: 1 });
+const s = (await interleaved(sweep, true, Math.max(1, REPEATS - 1))).wall;
 const autoThreads = sweep.auto!.threads;
 for (const r of Object.values(sweep)) await r.close();
-const fixed = Object.fromEntries(Object.entries(s).filter(([k]) => k.startsWith("threads_")).map(([k, v]) => [k.slice("threads_".length), v]));
-const bestFixed = Math.max(...Object.values(fixed));
+const bestFixed = Math.max(...Object.entries(s).filter(([k]) => k.startsWith("threads_")).map(([, v]) => v));
+rmSync(scratch, { recursive: true, force: true });
 
 console.log(
     JSON.stringify(
         {
-            model: path.basename(modelPath),
-            threads: THREADS,
-            sequences: SEQUENCES,
-            prompts: PROMPTS,
-            rounds: ROUNDS,
+            model: "random llama, 25M parameters (dim 512, 8 layers, ff 1536), F32",
+            cores,
+            threads_per_context: THREADS,
+            group_size: GROUP_SIZE,
+            groups: parallel,
+            queries: PROMPTS * ROUNDS,
             max_tokens: MAX_TOKENS,
             repeats: REPEATS,
-            direct_tok_s: Math.round(m.direct!),
-            eddy_tok_s: Math.round(m.eddy!),
-            eddy_vs_direct: round(m.eddy! / m.direct!),
-            sequential_tok_s: Math.round(m.sequential!),
-            batched_vs_sequential: round(m.eddy! / m.sequential!),
-            fast_tok_s: Math.round(m.fast!),
-            reproducible_vs_fast: round(m.eddy! / Math.max(m.fast!, m.direct!)),
-            fixed_threads_tok_s: Object.fromEntries(Object.entries(fixed).map(([k, v]) => [k, Math.round(v)])),
+            lockstep_tok_s: Math.round(lockstep),
+            per_sequence_tok_s: Math.round(m.per_sequence!),
+            fast_tok_s: Math.round(fast),
+            layouts_tok_s: {
+                [`lockstep_${parallel}_groups_x_${THREADS}_threads`]: tokS(m.lockstep),
+                [`lockstep_1_group_x_${THREADS * parallel}_threads`]: tokS(m.lockstep_one_group),
+                [`per_sequence_${parallel}_contexts_x_${THREADS}_threads`]: tokS(m.per_sequence),
+                [`fast_${GROUP_SIZE * parallel}_sequences_x_${THREADS}_threads`]: tokS(m.fast),
+                [`fast_${GROUP_SIZE * parallel}_sequences_x_${THREADS * parallel}_threads`]: tokS(m.fast_all_cores)
+            },
+            lockstep_vs_fast: round(lockstep / fast),
+            lockstep_vs_per_sequence: round(lockstep / m.per_sequence!),
+            tok_per_cpu_s: { lockstep: tokS(cpu.lockstep), per_sequence: tokS(cpu.per_sequence), fast: tokS(cpu.fast) },
+            lockstep_vs_fast_per_cpu_s: cpu.fast ? round(cpu.lockstep! / cpu.fast) : null,
+            lockstep_vs_per_sequence_per_cpu_s: cpu.per_sequence ? round(cpu.lockstep! / cpu.per_sequence) : null,
+            lockstep_identical: identical,
             auto_threads: autoThreads,
-            auto_tok_s: Math.round(s.auto!),
-            auto_threads_vs_best: round(s.auto! / bestFixed)
+            auto_threads_vs_best: round(s.auto! / bestFixed),
+            load_average: [round(loadBefore), round(os.loadavg()[0]!)]
         },
         null,
         2

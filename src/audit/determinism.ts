@@ -5,8 +5,8 @@ import { eddyVersion } from "../util/paths.js";
 import { EddyError } from "../util/errors.js";
 import { openStore, type Store } from "../store/Store.js";
 import { requireRun } from "../store/outcomes.js";
-import type { StudyConfig } from "../run/config.js";
-import { runStudy, type StudyHooks } from "../run/runStudy.js";
+import { DEFAULT_GROUP_SIZE, type StudyConfig } from "../run/config.js";
+import { runStudy, type StudyHooks, type StudyResult } from "../run/runStudy.js";
 import type { DecodingMode } from "../vocabulary.js";
 
 /** One response of an audit session, by its place in the study. */
@@ -32,9 +32,12 @@ export interface Divergence {
 
 /** One session compared with the baseline session. */
 export interface AuditComparison {
-    /** What differs from the baseline: "repeat" (same settings again) or "sequences=N". */
+    /** What differs from the baseline: "repeat" (same settings again), "sequences=N", "groups=N" or "resumed". */
     variant: string;
+    /** Parallel sequences (one context each, or one shared context in fast mode); lockstep: groups decoded at once. */
     sequences: number;
+    /** "resumed": responses kept when the session was interrupted, kept responses generated again with their group, and those that differed. */
+    resume?: { storedBefore: number; regenerated: number; mismatched: number };
     responses: number;
     differingResponses: number;
     differingVerdicts: number;
@@ -49,11 +52,16 @@ export interface DeterminismAudit {
     modelSha256: string;
     mode: DecodingMode;
     eddyVersion: string;
-    settings: { templates: string; instances: number; rounds: number; temperature: number; seed: number; maxTokens: number; threads: number; sequences: number[] };
+    /** sequences: the parallel count of each session (lockstep: groups decoded at once); groupSize: lockstep's G (1: one context per query). */
+    settings: { templates: string; instances: number; rounds: number; temperature: number; seed: number; maxTokens: number; threads: number; sequences: number[]; groupSize?: number };
     comparisons: AuditComparison[];
-    /** Greedy only: queries whose rounds are not all identical within the baseline session, of those with several rounds. */
+    /**
+     * Greedy only: queries whose rounds are not all identical within the baseline session, of those with
+     * several rounds. In lockstep mode the rounds of a prompt sit at different places in the batch (on a
+     * GPU their arithmetic can differ), so there it is reported, not required.
+     */
     rounds: { prompts: number; differing: number } | null;
-    /** True when every comparison (and the rounds) agreed byte for byte. */
+    /** True when every comparison (and, outside lockstep, the rounds) agreed byte for byte. */
     identical: boolean;
 }
 
@@ -67,9 +75,11 @@ export interface DeterminismOptions {
     seed: number;
     maxTokens: number;
     threads: number;
-    /** Sequence counts to try besides 1 (default [4]). */
+    /** Parallel counts to try besides 1 (default [4]): sequences, or in lockstep mode groups decoded at once. */
     sequences: number[];
     mode: DecodingMode;
+    /** Reproducible mode: members per lockstep group (default 8); 1 audits one context per query. */
+    groupSize?: number;
     contextSize?: number;
     promptFormat?: string;
     gpu?: string;
@@ -141,71 +151,118 @@ export function roundAgreement(rows: AuditRow[]): { prompts: number; differing: 
 
 /**
  * `eddy audit determinism`: the same queries answered by the same model in several sessions — a
- * baseline with one sequence, the same again, and with more sequences (other batching) — each a
- * fresh run with the response cache off, in a scratch database. Compares every session with the
- * baseline (and, when greedy, the rounds of each prompt with each other).
+ * baseline with one sequence (lockstep: one group at a time), the same again, and with more in
+ * parallel (other batching) — each a fresh run with the response cache off, in a scratch database;
+ * in lockstep mode also a session interrupted part-way and resumed, whose interrupted groups are
+ * generated again whole. Compares every session with the baseline (and, when greedy, the rounds of
+ * each prompt with each other).
  */
 export async function auditDeterminism(o: DeterminismOptions): Promise<DeterminismAudit> {
     const scratch = mkdtempSync(path.join(os.tmpdir(), "eddy-audit-"));
     const db = path.join(scratch, "audit.db");
+    const lockstep = o.mode === "reproducible" && (o.groupSize ?? DEFAULT_GROUP_SIZE) > 1;
+    const parallel = lockstep ? "groups" : "sequences";
     try {
         const base: StudyConfig = {
             models: [path.resolve(o.model)], templates: o.templates, instances: o.instances, rounds: o.rounds, temperatures: [o.temperature], wrappers: ["default"],
             seed: o.seed, maxTokens: o.maxTokens, backend: "llama", mode: o.mode, threads: o.threads, noCache: true, fresh: true, db,
+            ...(o.mode === "reproducible" ? { groupSize: o.groupSize ?? DEFAULT_GROUP_SIZE } : {}),
             ...(o.contextSize !== undefined ? { contextSize: o.contextSize } : {}),
             ...(o.promptFormat !== undefined ? { promptFormat: o.promptFormat } : {}),
             ...(o.gpu !== undefined ? { gpu: o.gpu } : {}),
             ...(o.judgeWorkers !== undefined ? { judgeWorkers: o.judgeWorkers } : {}),
             ...(o.allowUnsandboxed !== undefined ? { allowUnsandboxed: o.allowUnsandboxed } : {})
         };
-        const sessions: { variant: string; sequences: number }[] = [
+        const more = o.sequences.filter((s) => s !== 1);
+        const sessions: { variant: string; sequences: number; resume?: boolean }[] = [
             { variant: "baseline", sequences: 1 },
             { variant: "repeat", sequences: 1 },
-            ...o.sequences.filter((s) => s !== 1).map((s) => ({ variant: `sequences=${s}`, sequences: s }))
+            ...more.map((s) => ({ variant: `${parallel}=${s}`, sequences: s })),
+            ...(lockstep ? [{ variant: "resumed", sequences: Math.max(1, ...more), resume: true }] : [])
         ];
         const rows: AuditRow[][] = [];
+        const resumes: (AuditComparison["resume"] | undefined)[] = [];
         let sha = "";
         for (const s of sessions) {
             o.onSession?.(s.variant);
-            const r = await runStudy({ ...base, sequences: s.sequences }, o.hooks ?? {});
-            if (r.status !== "complete") throw new EddyError(`audit session '${s.variant}' did not complete (${r.status})`, o.hooks?.signal?.aborted ? 130 : 1);
+            const config = { ...base, [parallel]: s.sequences };
+            const r = s.resume ? await interruptedAndResumed(config, o.hooks ?? {}) : { result: await runStudy(config, o.hooks ?? {}), resume: undefined };
+            if (r.result.status !== "complete") throw new EddyError(`audit session '${s.variant}' did not complete (${r.result.status})`, o.hooks?.signal?.aborted ? 130 : 1);
+            resumes.push(r.resume);
             const store = openStore(db, { readonly: true });
             try {
-                rows.push(auditRows(store, r.runId));
-                sha ||= store.configurations(r.runId)[0]?.model_sha256 ?? "";
+                rows.push(auditRows(store, r.result.runId));
+                sha ||= store.configurations(r.result.runId)[0]?.model_sha256 ?? "";
             } finally {
                 store.close();
             }
         }
-        const comparisons = sessions.slice(1).map((s, i) => compareSessions(s.variant, s.sequences, rows[0]!, rows[i + 1]!));
+        const comparisons = sessions.slice(1).map((s, i) => {
+            const c = compareSessions(s.variant, s.sequences, rows[0]!, rows[i + 1]!);
+            const resume = resumes[i + 1];
+            return resume ? { ...c, resume } : c;
+        });
         const rounds = o.temperature === 0 && o.rounds > 1 ? roundAgreement(rows[0]!) : null;
         return {
             model: path.basename(o.model),
             modelSha256: sha,
             mode: o.mode,
             eddyVersion: eddyVersion(),
-            settings: { templates: o.templates, instances: o.instances, rounds: o.rounds, temperature: o.temperature, seed: o.seed, maxTokens: o.maxTokens, threads: o.threads, sequences: sessions.map((s) => s.sequences) },
+            settings: {
+                templates: o.templates, instances: o.instances, rounds: o.rounds, temperature: o.temperature, seed: o.seed, maxTokens: o.maxTokens, threads: o.threads,
+                sequences: sessions.map((s) => s.sequences), ...(base.groupSize !== undefined ? { groupSize: base.groupSize } : {})
+            },
             comparisons,
             rounds,
-            identical: comparisons.every((c) => c.differingResponses === 0) && (rounds === null || rounds.differing === 0)
+            identical:
+                comparisons.every((c) => c.differingResponses === 0 && (c.resume?.mismatched ?? 0) === 0) && (lockstep || rounds === null || rounds.differing === 0)
         };
     } finally {
         rmSync(scratch, { recursive: true, force: true });
     }
 }
 
+/**
+ * A session interrupted part-way, then resumed: run to the end, then every other response (in study
+ * order) is removed, as a stop in the middle of its groups would leave it, and the run is resumed
+ * with one group at a time. Each group that lost a member is generated again whole: the removed
+ * responses are stored again and the kept ones are compared with what comes out.
+ */
+async function interruptedAndResumed(config: StudyConfig, hooks: Pick<StudyHooks, "onLog" | "signal">): Promise<{ result: StudyResult; resume: NonNullable<AuditComparison["resume"]> }> {
+    const first = await runStudy(config, { ...hooks, judge: false });
+    const store = openStore(config.db!);
+    let storedBefore: number;
+    try {
+        const ids = (store.db.prepare(
+            `SELECT g.id FROM generations g JOIN configurations c ON c.id = g.config_id WHERE c.run_id = ? ORDER BY g.template_id, g.instance_idx, g.round`
+        ).all(first.runId) as { id: number }[]).map((r) => r.id);
+        const removed = ids.filter((_, i) => i % 2 === 1);
+        const drop = store.db.prepare("DELETE FROM generations WHERE id = ?");
+        store.db.transaction(() => {
+            for (const id of removed) drop.run(id);
+        })();
+        storedBefore = ids.length - removed.length;
+    } finally {
+        store.close();
+    }
+    const result = await runStudy({ ...config, resume: first.runId, groups: 1 }, hooks);
+    return { result, resume: { storedBefore, regenerated: result.stats.generation.regenerated, mismatched: result.stats.generation.mismatched } };
+}
+
 const pct = (x: number): string => `${(100 * x).toFixed(1)}%`;
 
 /** The audit as text lines (what the command prints). */
 export function determinismLines(a: DeterminismAudit & { created?: string }): string[] {
+    const g = a.settings.groupSize;
     const lines = [
-        `determinism audit of ${a.model} (${a.mode} mode, eddy ${a.eddyVersion}${a.created ? `, ${a.created.slice(0, 10)}` : ""}): ${a.identical ? "identical" : "NOT identical"}`
+        `determinism audit of ${a.model} (${a.mode} mode${g === undefined ? "" : g > 1 ? `, lockstep groups of ${g}` : ", one context per query"}, eddy ${a.eddyVersion}${a.created ? `, ${a.created.slice(0, 10)}` : ""}): ${a.identical ? "identical" : "NOT identical"}`
     ];
     for (const c of a.comparisons) {
         const where = c.firstDivergence ? `; first divergence ${c.firstDivergence.query} at character ${c.firstDivergence.charOffset}` : "";
-        lines.push(`  ${c.variant.padEnd(12)} responses differ ${c.differingResponses}/${c.responses} (${pct(c.responseShare)}), verdicts differ ${c.differingVerdicts}/${c.responses} (${pct(c.verdictShare)})${where}`);
+        const resumed = c.resume ? `; interrupted with ${c.resume.storedBefore} kept, ${c.resume.regenerated} of them generated again with their groups, ${c.resume.mismatched} differing` : "";
+        lines.push(`  ${c.variant.padEnd(12)} responses differ ${c.differingResponses}/${c.responses} (${pct(c.responseShare)}), verdicts differ ${c.differingVerdicts}/${c.responses} (${pct(c.verdictShare)})${where}${resumed}`);
     }
-    if (a.rounds) lines.push(`  greedy rounds: ${a.rounds.differing} of ${a.rounds.prompts} prompts have rounds that differ`);
+    if (a.rounds) lines.push(`  greedy rounds: ${a.rounds.differing} of ${a.rounds.prompts} prompts have rounds that differ${(a.settings.groupSize ?? 1) > 1 ? " (lockstep: reported, not required)" : ""}`);
     return lines;
 }
 

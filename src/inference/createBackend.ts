@@ -15,6 +15,8 @@ export interface BackendSettings {
     threads?: number;
     sequences?: number;
     batchSize?: number;
+    groupSize?: number;
+    groups?: number;
     contextSize?: number;
     promptFormat?: string;
     allowDownload?: boolean;
@@ -52,6 +54,8 @@ export async function createBackend(settings: BackendSettings, model: { path?: s
             ...(settings.threads !== undefined ? { threads: settings.threads } : {}),
             ...(settings.sequences !== undefined ? { sequences: settings.sequences } : {}),
             ...(settings.batchSize !== undefined ? { batchSize: settings.batchSize } : {}),
+            ...(settings.groupSize !== undefined ? { groupSize: settings.groupSize } : {}),
+            ...(settings.groups !== undefined ? { groups: settings.groups } : {}),
             ...(settings.contextSize !== undefined ? { contextSize: settings.contextSize } : {}),
             ...(settings.promptFormat !== undefined ? { promptFormat: settings.promptFormat } : {}),
             ...(settings.allowDownload !== undefined ? { allowDownload: settings.allowDownload } : {})

@@ -29,7 +29,19 @@ export interface GenerationRequest {
     maxTokens: number;
     /** Requests sharing a prefix key (the R rounds of one prompt) run back-to-back on one sequence. */
     prefixKey?: string;
+    /**
+     * Lockstep mode: the group this request belongs to (`member` of `size`, ids unique within one
+     * generate call). A group is decoded together in one context once all its members have arrived.
+     */
+    group?: LockstepMember;
     task?: TaskRef;
+}
+
+/** A request's place in its lockstep group. */
+export interface LockstepMember {
+    id: string;
+    member: number;
+    size: number;
 }
 
 export type StopReason = "eos" | "max_tokens" | "stop_trigger" | "context_full" | "error";
@@ -79,6 +91,11 @@ export interface BackendMetadata {
     contextSize?: number;
     /** "fast" (parallel batching) or "reproducible" (exact reproduction of seeded sampling). */
     mode?: string;
+    /** Reproducible mode: how queries are scheduled ("lockstep" groups, or "per-sequence" contexts); "shared" in fast mode. */
+    scheduling?: string;
+    /** Lockstep: members per group (G, part of the run's identity) and groups decoded at once. */
+    groupSize?: number;
+    groups?: number;
     [key: string]: unknown;
 }
 

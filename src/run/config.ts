@@ -43,12 +43,20 @@ export interface StudyConfig {
      * Part of the run's identity; reports show it beside the scores.
      */
     mode: DecodingMode;
+    /**
+     * Reproducible mode (llama): members per lockstep group, G. The plan's queries are cut into groups
+     * of G, each decoded together in one context, so a response depends on its group's queries and G
+     * (and never on timing); 1 gives every query a context of its own. Part of the run's identity.
+     */
+    groupSize?: number;
     contextSize?: number;
     /** llama: auto (the GGUF's chat template, or a plain completion prompt when it has none) | gguf-chat-template | plain-completion | a chat wrapper name. */
     promptFormat?: string;
     // Operational settings: they change how fast, not what, so they are not part of the run's identity.
     threads?: number;
     sequences?: number;
+    /** Lockstep groups decoded at once (one context each). */
+    groups?: number;
     batchSize?: number;
     gpu?: string;
     judgeWorkers?: number;
@@ -67,7 +75,7 @@ export interface StudyConfig {
 }
 
 /** Settings that do not change results: excluded from the run identity, taken fresh on resume. */
-export const OPERATIONAL_KEYS = ["threads", "sequences", "batchSize", "gpu", "judgeWorkers", "noCache", "fresh", "db", "resume", "allowDownload", "allowUnsandboxed"] as const;
+export const OPERATIONAL_KEYS = ["threads", "sequences", "groups", "batchSize", "gpu", "judgeWorkers", "noCache", "fresh", "db", "resume", "allowDownload", "allowUnsandboxed"] as const;
 
 /** Defaults from the method (SPEC §1): M = 100, R = 5, greedy. */
 export const STUDY_DEFAULTS = {
@@ -80,6 +88,9 @@ export const STUDY_DEFAULTS = {
     maxTokens: 512,
     backend: "llama" as BackendName
 };
+
+/** G, members per lockstep group, unless set: fixed (never chosen from the hardware), so runs anywhere compare. */
+export const DEFAULT_GROUP_SIZE = 8;
 
 const ALIASES: Record<string, keyof StudyConfig> = {
     model: "models",
@@ -98,6 +109,8 @@ const ALIASES: Record<string, keyof StudyConfig> = {
     "repeat-penalty": "repeatPenalty",
     "context-size": "contextSize",
     "batch-size": "batchSize",
+    "group-size": "groupSize",
+    group_size: "groupSize",
     "prompt-format": "promptFormat",
     "allow-download": "allowDownload",
     "allow-unsandboxed": "allowUnsandboxed",
@@ -106,7 +119,7 @@ const ALIASES: Record<string, keyof StudyConfig> = {
 
 const KNOWN = new Set<string>([
     "models", "templates", "instances", "rounds", "temperatures", "wrappers", "seed", "maxTokens", "backend", "replay",
-    "topK", "topP", "minP", "repeatPenalty", "mode", "fast", "reproducible", "contextSize", "threads", "sequences", "batchSize", "gpu",
+    "topK", "topP", "minP", "repeatPenalty", "mode", "fast", "reproducible", "groupSize", "contextSize", "threads", "sequences", "groups", "batchSize", "gpu",
     "judgeWorkers", "allowUnsandboxed", "noCache", "fresh", "db", "resume", "promptFormat", "allowDownload"
 ]);
 
@@ -179,11 +192,17 @@ export const studySettingsSchema = z
         fast: bool.optional(),
         /** Before mode existed: true meant reproducible, absent meant fast (stored configurations of older runs). */
         reproducible: bool.optional(),
+        groupSize: field((v) => {
+            const g = intSetting("group size", v, 1);
+            if (g > 64) throw new EddyError(`group size must be at most 64 (got ${g})`);
+            return g;
+        }).optional(),
         contextSize: int("context size", 16).optional(),
         promptFormat: str.optional(),
         allowDownload: bool.optional(),
         threads: int("threads", 1).optional(),
         sequences: int("sequences", 1).optional(),
+        groups: int("groups", 1).optional(),
         batchSize: int("batch size", 1).optional(),
         gpu: field((v) => {
             if (!(GPU_CHOICES as readonly string[]).includes(String(v))) throw new EddyError(`--gpu must be one of ${GPU_CHOICES.join(", ")} (got '${String(v)}')`);
@@ -227,7 +246,10 @@ export function normalizeStudyConfig(raw: Record<string, unknown>, baseDir = pro
     if (temperatures.length === 0) throw new EddyError("no temperature given");
     if (s.fast && s.mode === "reproducible") throw new EddyError("--fast and mode reproducible contradict each other");
     const mode: DecodingMode = s.fast ? "fast" : (s.mode ?? (s.reproducible === false ? "fast" : "reproducible"));
-    const { fast: _fast, reproducible: _reproducible, models: _m, replay: _r, templates: _t, temperatures: _temps, wrappers: _w, ...rest } = s;
+    if (mode === "fast" && s.groupSize !== undefined) throw new EddyError("--group-size applies to the reproducible mode; --fast schedules sequences freely (give one or the other)");
+    const { fast: _fast, reproducible: _reproducible, models: _m, replay: _r, templates: _t, temperatures: _temps, wrappers: _w, groupSize: _g, ...rest } = s;
+    // Only a model decodes in groups: the other backends' runs keep the identity they had.
+    const groupSize = backend === "llama" && mode === "reproducible" ? (s.groupSize ?? DEFAULT_GROUP_SIZE) : undefined;
     const out: StudyConfig = {
         ...STUDY_DEFAULTS,
         ...rest,
@@ -237,6 +259,7 @@ export function normalizeStudyConfig(raw: Record<string, unknown>, baseDir = pro
         wrappers: [...new Set(s.wrappers ?? STUDY_DEFAULTS.wrappers)],
         backend,
         mode,
+        ...(groupSize !== undefined ? { groupSize } : {}),
         ...(backend === "replay" ? { replay } : {}),
         ...(s.db !== undefined ? { db: path.resolve(baseDir, s.db) } : {})
     };

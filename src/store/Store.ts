@@ -276,6 +276,14 @@ export class Store {
         return new Set(rows.map((r) => `${r.template_id}|${r.instance_idx}|${r.round}`));
     }
 
+    /** The stored response of one query of a configuration, if any. */
+    storedResponse(k: { configId: number; templateId: string; instance: number; round: number }): string | undefined {
+        const r = this.prep("SELECT response FROM generations WHERE config_id = ? AND template_id = ? AND instance_idx = ? AND round = ?").get(k.configId, k.templateId, k.instance, k.round) as
+            | { response: string }
+            | undefined;
+        return r?.response;
+    }
+
     /**
      * Generations of a run to judge (again) on resume: those without a verdict (the process died
      * before it was written) and those whose judge failed (`judge_error`). Missing replay answers never.

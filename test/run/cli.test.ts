@@ -186,6 +186,26 @@ describe("eddy run (CLI)", () => {
         expect(unknown.stderr.trim().split("\n")).toHaveLength(1);
     });
 
+    it("a group size that cannot be, or one given with --fast, is one clear line and nothing is stored", async () => {
+        const dir = tmpDir();
+        const db = path.join(dir, "g.db");
+        const cases: [string[], RegExp][] = [
+            [["run", "--model", tiny.f32, "--fast", "--group-size", "4"], /^eddy: --group-size applies to the reproducible mode; --fast schedules sequences freely/],
+            [["run", "--model", tiny.f32, "--group-size", "0"], /^eddy: group size must be an integer >= 1 \(got "0"\)/],
+            [["run", "--model", tiny.f32, "--group-size", "65"], /^eddy: group size must be at most 64 \(got 65\)/],
+            [["run", "--model", tiny.f32, "--groups", "none"], /^eddy: groups must be an integer >= 1/],
+            [["audit", "determinism", "--model", tiny.f32, "--group-size", "1", "--groups", "2"], /^eddy: --groups applies to lockstep groups/],
+            [["audit", "determinism", "--model", tiny.f32, "--sequences", "2"], /^eddy: lockstep groups are compared with --groups/]
+        ];
+        for (const [args, message] of cases) {
+            const r = await eddy([...args, "--db", db]);
+            expect(r.code, args.join(" ")).not.toBe(0);
+            expect(r.stderr).toMatch(message);
+            expect(r.stderr.trim().split("\n"), r.stderr).toHaveLength(1);
+        }
+        expect(existsSync(db) ? countRows(db, "runs") : 0).toBe(0);
+    });
+
     it("a YAML config file takes the same keys as the flags; flags win", async () => {
         const dir = tmpDir();
         const cfg = path.join(dir, "study.yaml");

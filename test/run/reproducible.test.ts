@@ -1,11 +1,12 @@
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { normalizeStudyConfig } from "../../src/run/config.js";
 import { runStudy } from "../../src/run/runStudy.js";
 import { auditDeterminism, compareSessions, commonPrefix, determinismLines, recordAudit, roundAgreement, type AuditRow, type DeterminismAudit } from "../../src/audit/determinism.js";
+import { buildTinyLlama } from "../../src/inference/gguf/tinyModel.js";
 import { openStore } from "../../src/store/Store.js";
 import { BIN, cleanTmp, ROOT, tmpDir } from "./helpers.js";
 import { sharedModelsDir } from "./sharedModels.js";
@@ -15,7 +16,8 @@ afterAll(cleanTmp);
 const dir = sharedModelsDir();
 if (!dir) console.warn("[eddy] skipping reproducibility checks on stories260K: no ../shared/models beside the checkout and EDDY_TEST_MODELS not set");
 const model = dir ? path.join(dir, "stories260K.gguf") : "";
-// 3 templates × 2 instances × 2 rounds, answers long enough (a few hundred characters) that batching would show.
+// 3 templates × 2 instances × 2 rounds = 12 queries, answers long enough (a few hundred characters) that
+// batching would show: in the default mode, one lockstep group of 4 per template (three, so several run at once).
 // Each test runs whole studies (model load, judge pool): room beyond the default timeout for a busy 2-core machine.
 const SLOW = 300_000;
 const TEMPLATES = "list_every_kth,math_count_coprime,string_anagram_plus";
@@ -103,50 +105,67 @@ describe("pure parts of the determinism audit", () => {
     });
 });
 
-describe.skipIf(!dir)("reproducible by default on stories260K", () => {
-    it("two identical greedy runs give identical rows, greedy rounds of one prompt agree, and the mode is recorded", async () => {
+describe.skipIf(!dir)("reproducible by default on stories260K: lockstep groups", () => {
+    it("two identical greedy runs give identical rows with one or two groups at once; G and the layout are recorded; the cache serves only the same group", async () => {
         const db = path.join(tmpDir(), "twice.db");
-        const a = await runStudy(normalizeStudyConfig({ ...SHAPE, db, sequences: 1 }));
-        const b = await runStudy(normalizeStudyConfig({ ...SHAPE, db, sequences: 3, fresh: true, noCache: true }));
+        const a = await runStudy(normalizeStudyConfig({ ...SHAPE, db, groups: 1 }));
+        const b = await runStudy(normalizeStudyConfig({ ...SHAPE, db, groups: 2, fresh: true, noCache: true }));
         expect([a.status, b.status]).toEqual(["complete", "complete"]);
         expect(b.stats.generation).toMatchObject({ responses: QUERIES, cached: 0 });
         const ra = rows(db, a.runId);
         expect(ra).toHaveLength(QUERIES);
         expect(ra.every((r) => JSON.parse(r).response.length > 100)).toBe(true); // long enough to diverge if batching mattered
         expect(rows(db, b.runId)).toEqual(ra);
-        // Greedy: both rounds of each prompt are the same text.
-        const byPrompt = new Map<string, Set<string>>();
-        for (const r of ra.map((x) => JSON.parse(x))) byPrompt.set(`${r.template_id}|${r.instance_idx}`, (byPrompt.get(`${r.template_id}|${r.instance_idx}`) ?? new Set()).add(r.response));
-        expect([...byPrompt.values()].map((s) => s.size)).toEqual(Array(6).fill(1));
         const d = new Database(db, { readonly: true });
         const cfg = JSON.parse((d.prepare("SELECT config_json FROM runs WHERE id = ?").get(a.runId) as { config_json: string }).config_json);
         const meta = JSON.parse((d.prepare("SELECT metadata_json FROM configurations WHERE run_id = ?").get(b.runId) as { metadata_json: string }).metadata_json);
         d.close();
-        expect(cfg.mode).toBe("reproducible");
-        expect(meta).toMatchObject({ mode: "reproducible", sequences: 3, threads: 1 });
+        expect(cfg).toMatchObject({ mode: "reproducible", groupSize: 8 });
+        expect(meta).toMatchObject({ mode: "reproducible", scheduling: "lockstep", groupSize: 8, groups: 2, sequences: 16, threads: 1 });
+        // The same plan again: every answer from the cache. One instance more per template puts every
+        // query in another group (per template, in plan order: instance, round): nothing comes from the cache.
+        const same = await runStudy(normalizeStudyConfig({ ...SHAPE, db, fresh: true }), { judge: false });
+        expect(same.stats.generation).toMatchObject({ responses: QUERIES, cached: QUERIES });
+        expect(rows(db, same.runId).map((r) => JSON.parse(r).response)).toEqual(ra.map((r) => JSON.parse(r).response));
+        const regrouped = await runStudy(normalizeStudyConfig({ ...SHAPE, instances: 3, db, fresh: true }), { judge: false });
+        expect(regrouped.stats.generation).toMatchObject({ responses: 18, cached: 0 });
     }, SLOW);
 
-    it("seeded sampling at temperature 0.8 is identical across two runs and sequence counts", async () => {
+    it("seeded sampling at temperature 0.8 is identical across runs and group counts; a partly stored group is generated again whole and its stored rows come out the same", async () => {
         const db = path.join(tmpDir(), "sampled.db");
-        const a = await runStudy(normalizeStudyConfig({ ...SHAPE, temperatures: 0.8, db, sequences: 2 }), { judge: false });
-        const b = await runStudy(normalizeStudyConfig({ ...SHAPE, temperatures: 0.8, db, sequences: 1, fresh: true, noCache: true }), { judge: false });
+        const a = await runStudy(normalizeStudyConfig({ ...SHAPE, temperatures: 0.8, db, groups: 2 }), { judge: false });
+        const b = await runStudy(normalizeStudyConfig({ ...SHAPE, temperatures: 0.8, db, groups: 1, fresh: true, noCache: true }), { judge: false });
         const ra = rows(db, a.runId);
         expect(ra).toHaveLength(QUERIES);
         expect(rows(db, b.runId)).toEqual(ra);
         // Sampling really sampled: the two rounds of a prompt (different seeds) are not all the same.
         const parsed = ra.map((x) => JSON.parse(x));
         expect(parsed.some((r, i) => i % 2 === 1 && r.response !== parsed[i - 1].response)).toBe(true);
+        // As if interrupted: two rows of one template's group and one of another's are gone. The resume
+        // generates both groups (4 members each) again, stores the three, and checks the five it already had.
+        const d = new Database(db);
+        d.prepare(
+            `DELETE FROM generations WHERE id IN (SELECT g.id FROM generations g JOIN configurations c ON c.id = g.config_id
+             WHERE c.run_id = ? AND g.template_id = 'list_every_kth' AND g.round = 1 OR (c.run_id = ? AND g.template_id = 'math_count_coprime' AND g.instance_idx = 0 AND g.round = 0))`
+        ).run(b.runId, b.runId);
+        d.close();
+        expect(rows(db, b.runId)).toHaveLength(QUERIES - 3);
+        const logs: string[] = [];
+        const resumed = await runStudy(normalizeStudyConfig({ ...SHAPE, temperatures: 0.8, db, resume: b.runId, groups: 2, noCache: true }), { judge: false, onLog: (l) => logs.push(l) });
+        expect(resumed.stats.generation).toMatchObject({ responses: 3, cached: 0, regenerated: 5, mismatched: 0 });
+        expect(logs.filter((l) => l.startsWith("determinism:"))).toEqual([]);
+        expect(rows(db, b.runId)).toEqual(ra);
     }, SLOW);
 
-    it("a run SIGKILLed at a random moment, then resumed with another sequence count, exports the same rows as an uninterrupted one", async () => {
+    it("a run SIGKILLed at a random moment, with two groups at once, then resumed with another group count, exports the same rows as an uninterrupted one", async () => {
         const t = tmpDir();
         const baseDb = path.join(t, "base.db");
         const killDb = path.join(t, "kill.db");
-        const base = await runStudy(normalizeStudyConfig({ ...SHAPE, db: baseDb, sequences: 1 }));
+        const base = await runStudy(normalizeStudyConfig({ ...SHAPE, db: baseDb, groups: 1 }));
         expect(base.status).toBe("complete");
         const baseline = rows(baseDb);
         const args = ["run", "--model", model, "--templates", TEMPLATES, "--instances", "2", "--rounds", "2", "--max-tokens", "64", "--threads", "1", "--seed", "7", "--judge-workers", "1", "--no-progress"];
-        const p = spawn(process.execPath, [BIN, ...args, "--sequences", "2", "--db", killDb], { cwd: ROOT, stdio: "ignore" });
+        const p = spawn(process.execPath, [BIN, ...args, "--groups", "2", "--db", killDb], { cwd: ROOT, stdio: "ignore" });
         // A random moment after the first responses are stored and before the last.
         const target = 1 + Math.floor(Math.random() * (QUERIES - 2));
         let midway = false;
@@ -162,19 +181,63 @@ describe.skipIf(!dir)("reproducible by default on stories260K", () => {
         await new Promise((r) => (p.exitCode !== null || p.signalCode !== null ? r(null) : p.once("exit", r)));
         expect(midway, `the kill (after ${target} responses) landed after the study had finished`).toBe(true);
         const id = runIdOf(killDb);
-        const resumed = await runStudy(normalizeStudyConfig({ ...SHAPE, db: killDb, resume: id, sequences: 3 }));
+        const logs: string[] = [];
+        const resumed = await runStudy(normalizeStudyConfig({ ...SHAPE, db: killDb, resume: id, groups: 3 }), { onLog: (l) => logs.push(l) });
         expect(resumed).toMatchObject({ runId: id, status: "complete" });
+        // Only the missing rows were stored; any stored member generated again came out the same.
+        expect(resumed.stats.generation.mismatched).toBe(0);
+        expect(logs.filter((l) => l.startsWith("determinism:"))).toEqual([]);
         expect(rows(killDb)).toEqual(baseline);
     }, SLOW);
 
-    it("eddy audit determinism finds nothing that differs in the default mode", async () => {
+    it("eddy audit determinism finds nothing that differs in lockstep mode: runs, group counts and a resume", async () => {
         const audit = await auditDeterminism({
-            model, templates: "list_every_kth", instances: 2, rounds: 2, temperature: 0, seed: 3, maxTokens: 64, threads: 1, sequences: [2], mode: "reproducible", judgeWorkers: 1
+            model, templates: "list_every_kth,math_count_coprime", instances: 3, rounds: 2, temperature: 0, seed: 3, maxTokens: 48, threads: 1, sequences: [2], mode: "reproducible", judgeWorkers: 1
         });
+        expect(audit.settings).toMatchObject({ groupSize: 8, sequences: [1, 1, 2, 2] });
         expect(audit.comparisons.map((c) => [c.variant, c.responses, c.differingResponses, c.differingVerdicts])).toEqual([
-            ["repeat", 4, 0, 0],
-            ["sequences=2", 4, 0, 0]
+            ["repeat", 12, 0, 0],
+            ["groups=2", 12, 0, 0],
+            ["resumed", 12, 0, 0]
         ]);
-        expect(audit).toMatchObject({ identical: true, rounds: { prompts: 2, differing: 0 }, modelSha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
+        // Every other response removed: both groups (one per template, 6 members) lost three and kept three.
+        expect(audit.comparisons[2]!.resume).toEqual({ storedBefore: 6, regenerated: 6, mismatched: 0 });
+        expect(audit).toMatchObject({ identical: true, rounds: { prompts: 6, differing: 0 }, modelSha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
+        expect(determinismLines(audit)[0]).toMatch(/reproducible mode, lockstep groups of 8/);
+    }, SLOW);
+});
+
+describe.skipIf(!dir)("per-sequence contexts (--group-size 1), the previous default, on stories260K", () => {
+    it("identical across sequence counts; greedy rounds of one prompt agree", async () => {
+        const db = path.join(tmpDir(), "per-sequence.db");
+        const a = await runStudy(normalizeStudyConfig({ ...SHAPE, groupSize: 1, db, sequences: 1 }), { judge: false });
+        const b = await runStudy(normalizeStudyConfig({ ...SHAPE, groupSize: 1, db, sequences: 3, fresh: true, noCache: true }), { judge: false });
+        const ra = rows(db, a.runId);
+        expect(rows(db, b.runId)).toEqual(ra);
+        const byPrompt = new Map<string, Set<string>>();
+        for (const r of ra.map((x) => JSON.parse(x))) byPrompt.set(`${r.template_id}|${r.instance_idx}`, (byPrompt.get(`${r.template_id}|${r.instance_idx}`) ?? new Set()).add(r.response));
+        expect([...byPrompt.values()].map((x) => x.size)).toEqual(Array(6).fill(1));
+        const d = new Database(db, { readonly: true });
+        const meta = JSON.parse((d.prepare("SELECT metadata_json FROM configurations WHERE run_id = ?").get(b.runId) as { metadata_json: string }).metadata_json);
+        d.close();
+        expect(meta).toMatchObject({ mode: "reproducible", scheduling: "per-sequence", groupSize: 1, sequences: 3 });
+    }, SLOW);
+});
+
+describe("the determinism audit on a larger random llama (about a million parameters, Q8_0)", () => {
+    it("finds nothing that differs in lockstep mode, with seeded sampling", async () => {
+        const file = path.join(tmpDir(), "random-1M-q8_0.gguf");
+        writeFileSync(file, buildTinyLlama({ quant: "q8_0", shape: { dim: 128, layers: 4, heads: 4, kvHeads: 2, ff: 352, context: 2048 }, name: "eddy-random-1M" }));
+        const audit = await auditDeterminism({
+            model: file, templates: "list_every_kth,math_count_coprime", instances: 3, rounds: 2, temperature: 0.8, seed: 5, maxTokens: 40, threads: 1, sequences: [2], mode: "reproducible",
+            judgeWorkers: 1, promptFormat: "raw"
+        });
+        expect(audit.comparisons.map((c) => [c.variant, c.responses, c.differingResponses])).toEqual([
+            ["repeat", 12, 0],
+            ["groups=2", 12, 0],
+            ["resumed", 12, 0]
+        ]);
+        expect(audit.comparisons[2]!.resume).toEqual({ storedBefore: 6, regenerated: 6, mismatched: 0 });
+        expect(audit.identical).toBe(true);
     }, SLOW);
 });

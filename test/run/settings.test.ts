@@ -34,6 +34,24 @@ describe("one schema for study settings", () => {
         expect(() => normalizeStudyConfig({ ...base, fast: true, mode: "reproducible" })).toThrow(/contradict/);
     });
 
+    it("lockstep groups of G = 8 are the default for a model; G is part of the run's identity, the number of groups at once is not", () => {
+        const base = { models: ["/m.gguf"], templates: "list_every_kth" };
+        const lockstep = normalizeStudyConfig(base);
+        expect(lockstep).toMatchObject({ mode: "reproducible", groupSize: 8 });
+        expect(identityOf(lockstep)).toMatchObject({ groupSize: 8 });
+        expect(normalizeStudyConfig({ ...base, "group-size": "1" }).groupSize).toBe(1);
+        expect(studyHash(normalizeStudyConfig({ ...base, groupSize: 4 }), ["t"])).not.toBe(studyHash(lockstep, ["t"]));
+        expect(studyHash(normalizeStudyConfig({ ...base, groupSize: 1 }), ["t"])).not.toBe(studyHash(lockstep, ["t"]));
+        expect(studyHash(normalizeStudyConfig({ ...base, groups: 3, threads: 1 }), ["t"])).toBe(studyHash(lockstep, ["t"]));
+        // Free scheduling has no groups; the other backends run no model and keep the identity they had.
+        expect(normalizeStudyConfig({ ...base, fast: true })).not.toHaveProperty("groupSize");
+        expect(normalizeStudyConfig({ backend: "reference", templates: "list_every_kth" })).not.toHaveProperty("groupSize");
+        expect(() => normalizeStudyConfig({ ...base, fast: true, groupSize: 4 })).toThrow(/^--group-size applies to the reproducible mode; --fast schedules sequences freely/);
+        expect(() => parseStudySettings({ groupSize: 0 })).toThrow(/^group size must be an integer >= 1 \(got 0\)$/);
+        expect(() => parseStudySettings({ groupSize: "65" })).toThrow(/^group size must be at most 64 \(got 65\)$/);
+        expect(() => parseStudySettings({ groups: "two" })).toThrow(/^groups must be an integer >= 1/);
+    });
+
     it("a run stored before modes existed resumes in the mode it ran in", () => {
         const db = path.join(tmpDir(), "legacy.db");
         const store = openStore(db);
@@ -45,6 +63,11 @@ describe("one schema for study settings", () => {
             expect(resumeConfig(store, "old-batched").mode).toBe("fast");
             expect(resumeConfig(store, "old-repro").mode).toBe("reproducible");
             expect(resumeConfig(store, "old-repro", { threads: 2, instances: 99 })).toMatchObject({ threads: 2, instances: 2, resume: "old-repro" });
+            // A model's reproducible run from before lockstep groups gave every query a context of its own: it goes on that way.
+            const llama = { ...identityOf(normalizeStudyConfig({ models: ["/m.gguf"], templates: "list_every_kth", instances: 2, rounds: 1 })) };
+            delete llama.groupSize;
+            store.createOrFindRun({ id: "old-per-sequence", configHash: "h3", config: llama, eddyVersion: "0.0.9", backend: "llama", seed: 1 }, false);
+            expect(resumeConfig(store, "old-per-sequence", { groups: 2 })).toMatchObject({ mode: "reproducible", groupSize: 1, groups: 2 });
         } finally {
             store.close();
         }

@@ -1,7 +1,7 @@
 import path from "node:path";
 import type { Command } from "commander";
 import { auditDeterminism, determinismLines, recordAudit } from "../../audit/determinism.js";
-import { parseStudySettings } from "../../run/config.js";
+import { DEFAULT_GROUP_SIZE, parseStudySettings } from "../../run/config.js";
 import { loadAllTemplates } from "../../templates/loadTemplates.js";
 import { openStore } from "../../store/Store.js";
 import { EddyError } from "../../util/errors.js";
@@ -18,6 +18,8 @@ interface DeterminismFlags {
     maxTokens: string;
     threads: string;
     sequences: string[];
+    groups: string[];
+    groupSize?: string;
     contextSize?: string;
     promptFormat?: string;
     gpu?: string;
@@ -41,7 +43,7 @@ export function registerAuditCommand(program: Command): void {
     audit
         .command("determinism")
         .description(
-            "Answer the same queries in several fresh sessions (one sequence, the same again, more sequences) and report the share of responses and verdicts that differ and where they first diverge; recorded on the model for reports"
+            "Answer the same queries in several fresh sessions (one group or sequence at a time, the same again, more at once, and in lockstep mode a session interrupted part-way and resumed) and report the share of responses and verdicts that differ and where they first diverge; recorded on the model for reports"
         )
         .requiredOption("-m, --model <file>", "GGUF model file")
         .option("-t, --templates <spec>", "templates (default: one per problem group, up to 3)")
@@ -51,7 +53,9 @@ export function registerAuditCommand(program: Command): void {
         .option("--seed <S>", "run seed", "1")
         .option("--max-tokens <N>", "maximum generated tokens per response", "128")
         .option("--threads <n>", "inference threads", "1")
-        .option("--sequences <n>", "sequence counts to compare with one sequence (repeatable, or a comma list)", collect, [] as string[])
+        .option("--group-size <G>", "members per lockstep group, as for eddy run (default 8); 1 audits one context per query")
+        .option("--groups <n>", "lockstep: counts of groups decoded at once to compare with one (repeatable, or a comma list; default 2)", collect, [] as string[])
+        .option("--sequences <n>", "with --group-size 1 or --fast: sequence counts to compare with one sequence (repeatable, or a comma list; default 4)", collect, [] as string[])
         .option("--context-size <n>", "context size in tokens")
         .option("--prompt-format <fmt>", "prompt format (as for eddy run)")
         .option("--gpu <kind>", "auto | cuda | metal | vulkan | cpu")
@@ -65,7 +69,7 @@ export function registerAuditCommand(program: Command): void {
             `
 Examples:
   $ eddy audit determinism --model models/eddy-tiny-f32.gguf -t list_every_kth -M 2 -R 2 --max-tokens 16 --context-size 1024
-  $ eddy audit determinism --model models/eddy-tiny-f32.gguf -t list_every_kth -M 2 -R 1 --max-tokens 16 --context-size 1024 --sequences 2,3 --json
+  $ eddy audit determinism --model models/eddy-tiny-f32.gguf -t list_every_kth -M 2 -R 1 --max-tokens 16 --context-size 1024 --group-size 1 --sequences 2,3 --json
 
 Exit code 3 when any response differs between sessions.`
         )
@@ -76,7 +80,12 @@ Exit code 3 when any response differs between sessions.`
                 threads: f.threads, contextSize: f.contextSize, promptFormat: f.promptFormat, gpu: f.gpu, judgeWorkers: f.judgeWorkers,
                 ...(f.templates !== undefined ? { templates: f.templates } : {})
             });
-            const sequences = (f.sequences.length ? f.sequences : ["4"]).map((v) => parseStudySettings({ sequences: v }).sequences!);
+            if (f.fast && f.groupSize !== undefined) throw new EddyError("--group-size applies to the reproducible mode; --fast schedules sequences freely (give one or the other)");
+            const groupSize = f.fast ? undefined : parseStudySettings({ groupSize: f.groupSize ?? DEFAULT_GROUP_SIZE }).groupSize!;
+            const lockstep = groupSize !== undefined && groupSize > 1;
+            if (lockstep && f.sequences.length) throw new EddyError("lockstep groups are compared with --groups; --sequences applies with --group-size 1 or --fast");
+            if (!lockstep && f.groups.length) throw new EddyError("--groups applies to lockstep groups (--group-size 2 or more)");
+            const counts = lockstep ? (f.groups.length ? f.groups : ["2"]).map((v) => parseStudySettings({ groups: v }).groups!) : (f.sequences.length ? f.sequences : ["4"]).map((v) => parseStudySettings({ sequences: v }).sequences!);
             if ((s.temperatures ?? []).length !== 1) throw new EddyError("give one --temperature");
             const db = path.resolve(f.db ?? defaultDbPath());
             const stop = stopOnSigint();
@@ -85,7 +94,7 @@ Exit code 3 when any response differs between sessions.`
                     model: path.resolve(f.model),
                     templates: s.templates?.join(",") ?? defaultTemplates(3),
                     instances: s.instances!, rounds: s.rounds!, temperature: s.temperatures![0]!, seed: s.seed!, maxTokens: s.maxTokens!, threads: s.threads!,
-                    sequences, mode: f.fast ? "fast" : "reproducible",
+                    sequences: counts, mode: f.fast ? "fast" : "reproducible", ...(groupSize !== undefined ? { groupSize } : {}),
                     ...(s.contextSize !== undefined ? { contextSize: s.contextSize } : {}),
                     ...(s.promptFormat !== undefined ? { promptFormat: s.promptFormat } : {}),
                     ...(s.gpu !== undefined ? { gpu: s.gpu } : {}),

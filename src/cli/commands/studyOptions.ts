@@ -1,7 +1,7 @@
 import path from "node:path";
 import type { Command } from "commander";
 import { isRemoteModel } from "../../inference/modelUri.js";
-import { normalizeStudyConfig, OPERATIONAL_KEYS, parseStudySettings, readConfigFile, STUDY_DEFAULTS, type StudyConfig } from "../../run/config.js";
+import { DEFAULT_GROUP_SIZE, normalizeStudyConfig, OPERATIONAL_KEYS, parseStudySettings, readConfigFile, STUDY_DEFAULTS, type StudyConfig } from "../../run/config.js";
 import { defaultDbPath } from "../../util/paths.js";
 
 /** Collect a repeatable option, splitting commas. */
@@ -27,6 +27,10 @@ export interface StudyFlags {
     threads?: string;
     /** --sequences */
     sequences?: string;
+    /** --group-size */
+    groupSize?: string;
+    /** --groups */
+    groups?: string;
     /** --batch-size */
     batchSize?: string;
     /** --context-size */
@@ -103,14 +107,16 @@ export function addStudyShapeOptions(cmd: Command, texts: StudyOptionTexts): Com
 export function addStudyExecutionOptions(cmd: Command, texts: StudyOptionTexts): Command {
     return cmd
         .option("--threads <n>", texts.threads)
-        .option("--sequences <n>", "parallel sequences (default: chosen from memory, model size and cores); results do not depend on it")
+        .option("--group-size <G>", `queries decoded together in lockstep, in one context (default ${DEFAULT_GROUP_SIZE}); part of the run's identity; 1 gives every query a context of its own`)
+        .option("--groups <n>", "lockstep groups decoded at once (default: chosen from memory and cores); results do not depend on it")
+        .option("--sequences <n>", "parallel sequences with --group-size 1 or --fast (default: chosen from memory, model size and cores)")
         .option("--batch-size <n>", "prompt chunk size in tokens (default 512); keep it when comparing runs")
         .option("--context-size <n>", "context size in tokens")
         .option("--prompt-format <fmt>", "auto (the GGUF's chat template; a plain completion prompt when it has none) | gguf-chat-template | plain-completion | a node-llama-cpp chat wrapper name")
         .option("--allow-download", "let an hf: model URI be downloaded (eddy never touches the network otherwise)")
         .option("--gpu <kind>", "auto | cuda | metal | vulkan | cpu")
-        .option("--fast", "batch sequences in one shared context and reuse evaluated prompts: faster, but responses can differ between runs, rounds and sequence counts (recorded on the run)")
-        .option("--reproducible", "the default: byte-identical responses across runs, resumes, rounds and sequence counts")
+        .option("--fast", "batch sequences in one shared context, scheduled freely, and reuse evaluated prompts: responses can differ between runs, rounds and sequence counts (recorded on the run)")
+        .option("--reproducible", "the default: byte-identical responses across runs, resumes and --groups/--sequences counts")
         .option("--allow-unsandboxed", "let the judge run candidate code without a sandbox where none can be had")
         .option("--top-k <k>", "top-k when sampling")
         .option("--top-p <p>", "top-p when sampling")
@@ -146,6 +152,8 @@ export function studyConfigFromFlags(f: StudyConfigFlags): StudyConfig {
         replay: f.replay && path.resolve(f.replay),
         threads: f.threads,
         sequences: f.sequences,
+        groupSize: f.groupSize,
+        groups: f.groups,
         batchSize: f.batchSize,
         contextSize: f.contextSize,
         promptFormat: f.promptFormat,

@@ -12,6 +12,9 @@ export type TinyQuant = "f32" | "q8_0" | "q4_0";
 /** Shape of eddy's tiny llama. */
 export const TINY_SHAPE = { dim: 64, layers: 2, heads: 4, kvHeads: 2, ff: 172, context: 2048 } as const;
 
+/** A llama's shape: width, layers, attention heads, feed-forward width, trained context. */
+export type LlamaShape = { [K in keyof typeof TINY_SHAPE]: number };
+
 /** Knobs for tests that need a variant (a chat template, a deliberately broken tensor). */
 export interface TinyLlamaOptions {
     quant: TinyQuant;
@@ -21,6 +24,10 @@ export interface TinyLlamaOptions {
     overrideDims?: { tensor: string; dims: number[] };
     /** Override metadata values (e.g. a head count that does not divide the width). */
     overrideMetadata?: Record<string, GgufValue>;
+    /** Another shape (a larger random model for benchmarks, where batching shows); default TINY_SHAPE. */
+    shape?: LlamaShape;
+    /** Model name (general.name); default eddy-tiny-<quant>. */
+    name?: string;
 }
 
 const SPECIALS = ["<unk>", "<s>", "</s>"] as const;
@@ -54,7 +61,7 @@ function vocabulary(): { tokens: string[]; types: number[] } {
  * Only exact float operations are used on the random stream, so the bytes are the same on any machine.
  */
 export function buildTinyLlama(opts: TinyLlamaOptions): Buffer {
-    const { dim, layers, heads, kvHeads, ff, context } = TINY_SHAPE;
+    const { dim, layers, heads, kvHeads, ff, context } = opts.shape ?? TINY_SHAPE;
     const headDim = dim / heads;
     const kvDim = headDim * kvHeads;
     const { tokens, types } = vocabulary();
@@ -131,8 +138,8 @@ export function buildTinyLlama(opts: TinyLlamaOptions): Buffer {
     const parameters = f32.reduce((n, t) => n + t.values.length, 0);
     const metadata: [string, GgufValue][] = [
         ["general.architecture", { type: "string", value: "llama" }],
-        ["general.name", { type: "string", value: `eddy-tiny-${opts.quant}` }],
-        ["general.size_label", { type: "string", value: `${Math.round(parameters / 1000)}K` }],
+        ["general.name", { type: "string", value: opts.name ?? `eddy-tiny-${opts.quant}` }],
+        ["general.size_label", { type: "string", value: parameters >= 1e6 ? `${Math.round(parameters / 1e6)}M` : `${Math.round(parameters / 1000)}K` }],
         ["general.file_type", { type: "u32", value: fileType }],
         ["general.quantization_version", { type: "u32", value: 2 }],
         ["llama.vocab_size", { type: "u32", value: vocab }],

@@ -37,7 +37,9 @@ export async function createLlamaBackend(opts: LlamaBackendOptions): Promise<Bac
         ...(cachedThreads !== undefined ? { threads: cachedThreads } : {}),
         ...(opts.contextSize !== undefined ? { contextSize: opts.contextSize } : {}),
         ...(opts.sequences !== undefined ? { sequences: opts.sequences } : {}),
-        ...(opts.batchSize !== undefined ? { batchSize: opts.batchSize } : {})
+        ...(opts.batchSize !== undefined ? { batchSize: opts.batchSize } : {}),
+        ...(opts.groupSize !== undefined ? { groupSize: opts.groupSize } : {}),
+        ...(opts.groups !== undefined ? { groups: opts.groups } : {})
     };
     const warn = opts.onWarning ?? ((line: string) => process.stderr.write(`eddy: warning: ${line}\n`));
     const label = path.basename(modelPath);
@@ -151,11 +153,12 @@ async function* run(workers: Worker[], call: number, requests: AsyncIterable<Gen
     const feeding = (async () => {
         try {
             for await (const req of requests as AsyncIterable<GenerationRequest>) {
-                // The rounds of one prompt stay on one worker; new prompts go to the least busy one.
-                let w = req.prefixKey !== undefined ? assigned.get(req.prefixKey) : undefined;
+                // A lockstep group, or the rounds of one prompt, stay on one worker; the others go to the least busy one.
+                const key = req.group?.id ?? req.prefixKey;
+                let w = key !== undefined ? assigned.get(key) : undefined;
                 if (!w) {
                     w = workers.reduce((a, b) => (b.outstanding < a.outstanding ? b : a));
-                    if (req.prefixKey !== undefined) assigned.set(req.prefixKey, w);
+                    if (key !== undefined) assigned.set(key, w);
                 }
                 w.outstanding++;
                 sent++;

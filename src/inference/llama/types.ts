@@ -26,6 +26,14 @@ export interface LlamaBackendOptions {
     /** Tokens evaluated per batch (prompt chunk size); default 512 (capped by the context size). */
     batchSize?: number;
     /**
+     * Reproducible mode: members per lockstep group (G). 1 (the default here) gives every sequence a
+     * context of its own; G > 1 decodes requests in groups (GenerationRequest.group), each in one
+     * context of G sequences batched in lockstep (see lockstep.ts). `eddy run` defaults to 8.
+     */
+    groupSize?: number;
+    /** Lockstep groups decoded at once (one context each); default from free memory and (on the CPU) cores per thread count. */
+    groups?: number;
+    /**
      * "reproducible" (default): one context per sequence, every prompt evaluated from a clean state in
      * the same chunks, so a response depends only on the model, the request and the settings — never on
      * what else is generating or what ran before. "fast": one shared context whose sequences are batched
@@ -58,6 +66,8 @@ export interface WorkerInit {
     contextSize?: number;
     sequences?: number;
     batchSize?: number;
+    groupSize?: number;
+    groups?: number;
     mode: DecodingMode;
     promptFormat: string;
 }

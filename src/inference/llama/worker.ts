@@ -7,12 +7,17 @@ import os from "node:os";
 import { performance } from "node:perf_hooks";
 import { getLlama, getModuleVersion, LlamaCompletion, LlamaLogLevel, type Llama, type LlamaContext, type LlamaContextSequence, type LlamaModel } from "node-llama-cpp";
 import type { BackendMetadata, GenerationRequest, GenerationResult, StopReason } from "../types.js";
-import { beginningToken, createPromptRenderer, type PromptRenderer } from "./promptFormat.js";
+import { GroupQueue } from "./groupQueue.js";
+import { LockstepSlot } from "./lockstep.js";
+import { answerText, errorLine, failed, preparePrompt, samplingOptions } from "./prepare.js";
+import { createPromptRenderer, type PromptRenderer } from "./promptFormat.js";
 import { PrefixQueue } from "./scheduler.js";
 import type { FromWorker, ToWorker, WorkerInit } from "./types.js";
 
 const send = (msg: FromWorker) => process.send!(msg);
 const queue = new PrefixQueue<GenerationRequest & { call: number }>();
+/** Lockstep mode's queue of groups (set before the worker says it is ready). */
+let groups: GroupQueue<GenerationRequest> | undefined;
 /** llama.cpp's recent error lines: its own reason for a failed load is only logged. */
 const recentErrors: string[] = [];
 /** Calls still sending requests. */
@@ -24,11 +29,17 @@ process.on("message", (msg: ToWorker) => {
             // llama.cpp's log lines arrive asynchronously; give them a moment, they carry the real reason.
             await new Promise((resolve) => setTimeout(resolve, 200));
             const said = recentErrors.filter((l) => !/failed to load model$/i.test(l)).slice(-2).join(" / ");
-            const message = String((err as Error)?.message ?? err).replace(/\s*\n\s*/g, " ");
+            const message = errorLine(err);
             send({ type: "fatal", message: said ? `${message} (llama.cpp: ${said})` : message });
             setTimeout(() => process.exit(1), 50);
         });
-    else if (msg.type === "request") {
+    else if (groups) {
+        if (msg.type === "request") groups.push(msg.call, msg.req);
+        else if (msg.type === "end")
+            for (const req of groups.end(msg.call)) send({ type: "result", call: msg.call, result: failed(req.id, "its lockstep group never arrived whole (the caller sent only part of it)") });
+        else if (msg.type === "cancel") groups.remove(msg.call);
+        else if (msg.type === "close") groups.close();
+    } else if (msg.type === "request") {
         if (!openCalls.has(msg.call)) {
             openCalls.add(msg.call);
             queue.beginInput();
@@ -59,27 +70,13 @@ async function start(init: WorkerInit): Promise<void> {
     }
     const reproducible = init.mode === "reproducible";
     const onGpu = llama.gpu !== false && model.gpuLayers > 0;
-    // Reproducible: each sequence is a context of its own and they run side by side on their own threads,
-    // so a sequence on the CPU wants `threads` cores of its own.
-    const sequences =
-        init.sequences ??
-        Math.min(await chooseSequences(llama, model, contextSize), reproducible && !onGpu ? Math.max(1, Math.floor(cores / threads)) : Infinity);
+    // On the CPU, contexts that decode side by side each want `threads` cores of their own.
+    const perCores = onGpu ? Infinity : Math.max(1, Math.floor(cores / threads));
     // The prompt chunk size is pinned (not left to the library, whose default depends on the sequence
     // count): the same prompt is then always evaluated in the same chunks.
     const batchSize = Math.min(init.batchSize ?? 512, contextSize);
-    const contexts: LlamaContext[] = [];
-    try {
-        for (let i = 0; i < (reproducible ? sequences : 1); i++)
-            contexts.push(
-                await model.createContext({ contextSize, sequences: reproducible ? 1 : sequences, threads: { ideal: threads, min: threads }, batchSize })
-            );
-    } catch (err) {
-        if (contexts.length === 0) throw err;
-        throw new Error(`only ${contexts.length} of ${sequences} contexts fit in memory (${String((err as Error)?.message ?? err)}); pass a smaller --sequences`);
-    }
-    const context = contexts[0]!;
-    const vram = await llama.getVramState().catch(() => undefined);
-    const metadata: BackendMetadata = {
+    const groupSize = reproducible ? Math.max(1, init.groupSize ?? 1) : 1;
+    const common = {
         backend: "llama",
         promptFormat: renderer.format,
         llamaCppRelease: llama.llamaCppRelease.release,
@@ -88,20 +85,76 @@ async function start(init: WorkerInit): Promise<void> {
         nodeLlamaCppVersion: await getModuleVersion().catch(() => undefined),
         gpu: llama.gpu === false ? "cpu" : llama.gpu,
         devices: await llama.getGpuDeviceNames().catch(() => []),
-        ...(vram && llama.gpu !== false ? { vramBytes: vram.total } : {}),
         threads,
-        sequences,
-        batchSize: context.batchSize,
-        contextSize: context.contextSize,
         mode: init.mode,
         gpuLayers: model.gpuLayers,
         cpuCores: cores
     };
+    const withVram = async (m: BackendMetadata): Promise<BackendMetadata> => {
+        const vram = await llama.getVramState().catch(() => undefined);
+        return vram && llama.gpu !== false ? { ...m, vramBytes: vram.total } : m;
+    };
+
+    if (groupSize > 1) {
+        const count = init.groups ?? Math.min(await fitting(llama, model, contextSize, groupSize), perCores);
+        // node-llama-cpp shares `maxThreads` among its contexts: room for every slot's threads at once.
+        llama.maxThreads = Math.max(llama.maxThreads, threads * count);
+        const slots: LockstepSlot[] = [];
+        try {
+            for (let i = 0; i < count; i++) slots.push(await LockstepSlot.create(model, { groupSize, contextSize, batchSize, threads }));
+        } catch (err) {
+            if (slots.length === 0) throw err;
+            throw new Error(`only ${slots.length} of ${count} lockstep groups fit in memory (${errorLine(err)}); pass a smaller --groups`);
+        }
+        groups = new GroupQueue<GenerationRequest>();
+        const metadata = await withVram({
+            ...common, scheduling: "lockstep", groupSize, groups: count, sequences: count * groupSize, batchSize: slots[0]!.context.batchSize, contextSize: slots[0]!.context.contextSize
+        });
+        send({ type: "ready", metadata, ...(threadTrials ? { threadTrials } : {}) });
+        await Promise.all(slots.map((slot, i) => serveGroups(i, slot, model, renderer)));
+        for (const slot of slots) await slot.dispose();
+        await model.dispose();
+        process.exit(0);
+    }
+
+    // Per-sequence (reproducible, G = 1): each sequence is a context of its own. Fast: one shared context.
+    const sequences = init.sequences ?? Math.min(await chooseSequences(llama, model, contextSize), reproducible ? perCores : Infinity);
+    if (reproducible) llama.maxThreads = Math.max(llama.maxThreads, threads * sequences);
+    const contexts: LlamaContext[] = [];
+    try {
+        for (let i = 0; i < (reproducible ? sequences : 1); i++)
+            contexts.push(
+                await model.createContext({ contextSize, sequences: reproducible ? 1 : sequences, threads: { ideal: threads, min: threads }, batchSize })
+            );
+    } catch (err) {
+        if (contexts.length === 0) throw err;
+        throw new Error(`only ${contexts.length} of ${sequences} contexts fit in memory (${errorLine(err)}); pass a smaller --sequences`);
+    }
+    const context = contexts[0]!;
+    const metadata = await withVram({
+        ...common, scheduling: reproducible ? "per-sequence" : "shared", ...(reproducible ? { groupSize: 1 } : {}), sequences, batchSize: context.batchSize, contextSize: context.contextSize
+    });
     send({ type: "ready", metadata, ...(threadTrials ? { threadTrials } : {}) });
     await Promise.all(Array.from({ length: sequences }, (_, slot) => serve(slot, reproducible ? contexts[slot]! : context, renderer, reproducible)));
     for (const c of contexts) await c.dispose();
     await model.dispose();
     process.exit(0);
+}
+
+/** One lockstep slot's loop: take complete groups until the queue closes. */
+async function serveGroups(index: number, slot: LockstepSlot, model: LlamaModel, renderer: PromptRenderer): Promise<void> {
+    for (;;) {
+        const g = await groups!.take();
+        if (!g) break;
+        const emit = (r: GenerationResult): void => {
+            send({ type: "result", call: g.call, result: { ...r, sequence: index } });
+        };
+        if (g.members.length > slot.groupSize) {
+            for (const req of g.members) emit(failed(req.id, `a lockstep group of ${g.members.length} members does not fit contexts of ${slot.groupSize} sequences`));
+            continue;
+        }
+        await slot.run(model, renderer, g.members, (_, r) => emit(r));
+    }
 }
 
 async function loadLlama(init: WorkerInit, cores: number): Promise<Llama> {
@@ -159,11 +212,22 @@ async function measureThreads(model: LlamaModel, cores: number): Promise<{ threa
 async function chooseSequences(llama: Llama, model: LlamaModel, contextSize: number): Promise<number> {
     const onGpu = llama.gpu !== false && model.gpuLayers > 0;
     const free = onGpu ? (await llama.getVramState()).free : os.freemem();
-    for (const s of onGpu ? [16, 8, 4, 2] : [8, 4, 2]) {
-        const need = await model.fileInsights.estimateContextResourceRequirementsV2({ contextSize, modelGpuLayers: model.gpuLayers, sequences: s });
-        if ((onGpu ? need.gpuVram : need.cpuRam) <= free / 2) return s;
-    }
+    for (const s of onGpu ? [16, 8, 4, 2] : [8, 4, 2]) if ((await contextBytes(model, contextSize, s, onGpu)) <= free / 2) return s;
     return 1;
+}
+
+/** Lockstep groups from free memory: how many contexts of G sequences fit in half of the free RAM/VRAM (1 to 8). */
+async function fitting(llama: Llama, model: LlamaModel, contextSize: number, groupSize: number): Promise<number> {
+    const onGpu = llama.gpu !== false && model.gpuLayers > 0;
+    const free = onGpu ? (await llama.getVramState()).free : os.freemem();
+    const need = await contextBytes(model, contextSize, groupSize, onGpu);
+    return Math.max(1, Math.min(8, Math.floor(free / 2 / Math.max(1, need))));
+}
+
+/** node-llama-cpp's estimate of one context's memory. */
+async function contextBytes(model: LlamaModel, contextSize: number, sequences: number, onGpu: boolean): Promise<number> {
+    const need = await model.fileInsights.estimateContextResourceRequirementsV2({ contextSize, modelGpuLayers: model.gpuLayers, sequences });
+    return onGpu ? need.gpuVram : need.cpuRam;
 }
 
 /** One sequence's loop: take requests from the shared queue until it closes. */
@@ -179,7 +243,7 @@ async function serve(slot: number, context: LlamaContext, renderer: PromptRender
         try {
             result = await generateOne(completion, context, renderer, request, reproducible);
         } catch (err) {
-            result = failed(request.id, `generation failed: ${String((err as Error)?.message ?? err).replace(/\s*\n\s*/g, " ")}`);
+            result = failed(request.id, `generation failed: ${errorLine(err)}`);
         }
         send({ type: "result", call, result: { ...result, sequence: slot } });
     }
@@ -188,18 +252,9 @@ async function serve(slot: number, context: LlamaContext, renderer: PromptRender
 }
 
 async function generateOne(completion: LlamaCompletion, context: LlamaContext, renderer: PromptRenderer, req: GenerationRequest, reproducible: boolean): Promise<GenerationResult> {
-    const prompt = renderer.render(req.messages);
-    // LlamaCompletion evaluates [its beginning token (if the model wants one), ...prompt tokens].
-    const bos = beginningToken(context.model);
-    const full = bos != null ? [bos, ...prompt.tokens] : prompt.tokens;
-    const promptTokens = full.length;
-    if (promptTokens + 1 > context.contextSize)
-        return {
-            ...failed(req.id, `prompt is ${promptTokens} tokens but the context holds ${context.contextSize}; raise --context-size`),
-            stopReason: "context_full",
-            promptTokens
-        };
-    const d = req.decoding;
+    const prepared = preparePrompt(context.model, renderer, context.contextSize, req);
+    if (!("full" in prepared)) return prepared;
+    const { prompt, full, promptTokens } = prepared;
     const sequence = completionSequence(completion);
     // LlamaCompletion keeps the longest common prefix of the sequence's state (all but the last prompt token).
     let cachedPromptTokens = Math.min(sequence.compareContextTokens(full).firstDifferentIndex, promptTokens - 1);
@@ -216,16 +271,10 @@ async function generateOne(completion: LlamaCompletion, context: LlamaContext, r
     const t0 = performance.now();
     let firstAt = 0;
     let generated = 0;
-    // Never let the library shift or truncate the context: an answer that fills it stops as context_full.
-    const room = context.contextSize - promptTokens - 1;
+    const d = req.decoding;
     const res = await completion.generateCompletionWithMeta(prompt.tokens, {
-        maxTokens: Math.min(req.maxTokens, room),
-        temperature: d.temperature,
-        ...(d.temperature > 0 ? { seed: req.seed } : {}),
-        // Unset filters are off, not node-llama-cpp's hidden defaults (top-k 40, top-p 0.95): the request says it all.
-        topK: d.topK ?? 0,
-        topP: d.topP ?? 1,
-        minP: d.minP ?? 0,
+        maxTokens: prepared.maxTokens,
+        ...samplingOptions(d, req.seed),
         // node-llama-cpp applies a repeat penalty by default; eddy's default is none.
         repeatPenalty: d.repeatPenalty !== undefined && d.repeatPenalty !== 1 ? { penalty: d.repeatPenalty } : false,
         customStopTriggers: prompt.stopTriggers,
@@ -241,11 +290,11 @@ async function generateOne(completion: LlamaCompletion, context: LlamaContext, r
     const why = res.metadata.stopReason;
     if (why === "eogToken") stopReason = "eos";
     else if (why === "customStopTrigger" || why === "stopGenerationTrigger") stopReason = "stop_trigger";
-    else if (why === "maxTokens") stopReason = req.maxTokens > room ? "context_full" : "max_tokens"; // the binding limit was the context
+    else if (why === "maxTokens") stopReason = prepared.contextBound ? "context_full" : "max_tokens"; // the binding limit was the context
     else stopReason = "error";
     return {
         id: req.id,
-        text: prompt.responsePrefix + res.response + (stopReason === "stop_trigger" ? prompt.stopSuffix : ""),
+        text: answerText(prompt, res.response, stopReason),
         stopReason,
         promptTokens,
         generatedTokens: generated,
@@ -260,8 +309,3 @@ const sequences = new WeakMap<LlamaCompletion, LlamaContextSequence>();
 function completionSequence(c: LlamaCompletion): LlamaContextSequence {
     return sequences.get(c)!;
 }
-
-function failed(id: string, error: string): GenerationResult {
-    return { id, text: "", stopReason: "error", promptTokens: 0, generatedTokens: 0, ttftMs: 0, genMs: 0, error };
-}
-

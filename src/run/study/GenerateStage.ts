@@ -18,22 +18,61 @@ import type { StudyCounters } from "./counters.js";
 import { countFences } from "./JudgeStage.js";
 import { genKey, type JudgeItem, type Query } from "./types.js";
 
+/** A lockstep group of one configuration: its members in member order, and which are stored already. */
+interface LockstepGroup {
+    id: string;
+    members: Query[];
+    done: boolean[];
+}
+
+/** What is sent to the backend together: a lockstep group (with its id), or one query. */
+interface Unit {
+    id?: string;
+    members: { query: Query; stored: boolean }[];
+}
+
+/** The groups as units of requests. */
+function lockstepRequests(groups: LockstepGroup[]): Unit[] {
+    return groups.map((g) => ({ id: g.id, members: g.members.map((query, i) => ({ query, stored: g.done[i]! })) }));
+}
+
+/** What a cached response depends on besides the request: the model file and how its prompts are rendered and fit. */
+export interface CacheModel {
+    sha256: string;
+    promptFormat?: string | undefined;
+    contextSize?: number | undefined;
+    mode?: string | undefined;
+}
+
 /**
  * Key of a response in the response cache: the model file's sha256 plus everything that decides
  * the rendered prompt (messages, prompt format, context size) and the decoding (settings, seed,
  * max tokens, and the decoding mode: a fast-mode answer never stands in for a reproducible one).
+ * These are the keys of one context per query (G = 1); lockstep members have {@link lockstepCacheKeys}.
  */
-export function responseCacheKey(
-    model: { sha256: string; promptFormat?: string | undefined; contextSize?: number | undefined; mode?: string | undefined },
-    messages: ChatMessage[],
-    decoding: Decoding,
-    seed: number,
-    maxTokens: number
-): string {
+export function responseCacheKey(model: CacheModel, messages: ChatMessage[], decoding: Decoding, seed: number, maxTokens: number): string {
     const parts: unknown[] = [model.sha256, model.promptFormat ?? null, model.contextSize ?? null, messages, decoding, seed, maxTokens];
     // Keys of the batched mode stay what they were before modes existed.
     if (model.mode !== undefined && model.mode !== "fast") parts.push(model.mode);
     return createHash("sha256").update(JSON.stringify(parts)).digest("hex");
+}
+
+/**
+ * Keys of a lockstep group's responses: a member's answer depends on the whole group (every member's
+ * request, in order), G (the context's sequence count) and the prompt chunk size, so a cached answer
+ * is only reused for the same member of the same group.
+ */
+export function lockstepCacheKeys(
+    model: CacheModel & { batchSize?: number | undefined },
+    groupSize: number,
+    members: readonly Pick<Query, "messages" | "decoding" | "seed">[],
+    maxTokens: number
+): string[] {
+    const group = createHash("sha256")
+        .update(JSON.stringify(members.map((m) => [m.messages, m.decoding, m.seed])))
+        .digest("hex");
+    const parts = [model.sha256, model.promptFormat ?? null, model.contextSize ?? null, model.batchSize ?? null, "lockstep", groupSize, maxTokens, group];
+    return members.map((_, i) => createHash("sha256").update(JSON.stringify([...parts, i])).digest("hex"));
 }
 
 /** The decoding of a configuration: greedy at temperature 0, the sampling knobs otherwise. */
@@ -101,26 +140,50 @@ export class GenerateStage {
         return out;
     }
 
-    /** Plan the queries of one model: every (template, instance, configuration, round) not yet stored. */
-    private queries(confs: ReturnType<GenerateStage["configurations"]>, cacheModel: Parameters<typeof responseCacheKey>[0] | undefined): Query[] {
+    /** Every query of one model's plan (template, instance, configuration, round), with whether it is stored already. */
+    private planned(confs: ReturnType<GenerateStage["configurations"]>): { query: Query; done: boolean }[] {
         const { config, plan } = this.o;
-        const queries: Query[] = [];
+        const out: { query: Query; done: boolean }[] = [];
         for (const t of plan.templates)
             for (const inst of plan.instances.get(t.id)!)
                 for (const c of confs) {
                     const messages = renderMessages(c.wrapper.wrapper, inst.question);
                     for (let round = 0; round < config.rounds; round++) {
                         const key = { configId: c.row.id, templateId: t.id, instance: inst.index, round };
-                        if (c.done.has(genKey(key))) continue;
                         // Every request carries its own seed: sampling never depends on what ran before it.
                         const seed = deriveSeed(config.seed, t.id, inst.index, round);
-                        queries.push({
-                            key, template: t, instance: inst, messages, decoding: c.decoding, seed, prefixKey: `${c.row.id}|${t.id}|${inst.index}`,
-                            cacheKey: cacheModel ? responseCacheKey(cacheModel, messages, c.decoding, seed, config.maxTokens) : undefined
-                        });
+                        out.push({ query: { key, template: t, instance: inst, messages, decoding: c.decoding, seed, prefixKey: `${c.row.id}|${t.id}|${inst.index}`, cacheKey: undefined }, done: c.done.has(genKey(key)) });
                     }
                 }
-        return queries;
+        return out;
+    }
+
+    /**
+     * Lockstep: the queries of each configuration and template, in plan order (instance, round), cut
+     * into groups of G (the last may be smaller). A template's answers then never depend on which
+     * other templates the study holds, and a study split into shards (configuration × template) on
+     * several machines gives the bytes of one machine. Only groups with a query not yet stored are
+     * kept, whole: a group is always decoded with all its members, so each comes out as it would in
+     * an uninterrupted run.
+     */
+    private groups(planned: { query: Query; done: boolean }[], groupSize: number, cacheModel: (CacheModel & { batchSize?: number }) | undefined): LockstepGroup[] {
+        const byNeighbourhood = new Map<string, { query: Query; done: boolean }[]>();
+        for (const p of planned) {
+            const key = `${p.query.key.configId}|${p.query.key.templateId}`;
+            const list = byNeighbourhood.get(key);
+            if (list) list.push(p);
+            else byNeighbourhood.set(key, [p]);
+        }
+        const out: LockstepGroup[] = [];
+        for (const [key, list] of byNeighbourhood)
+            for (let at = 0; at < list.length; at += groupSize) {
+                const slice = list.slice(at, at + groupSize);
+                if (slice.every((p) => p.done)) continue;
+                const members = slice.map((p) => p.query);
+                const keys = cacheModel ? lockstepCacheKeys(cacheModel, groupSize, members, this.o.config.maxTokens) : undefined;
+                out.push({ id: `${key}#${at / groupSize}`, members: members.map((q, i) => ({ ...q, cacheKey: keys?.[i] })), done: slice.map((p) => p.done) });
+            }
+        return out;
     }
 
     private async model(model: { label: string; path?: string }): Promise<void> {
@@ -140,35 +203,54 @@ export class GenerateStage {
                 throw new EddyError(`model file ${model.path ?? model.label} changed since run ${run.id} began (sha256 differs); start a new run with --fresh`);
             const confs = this.configurations(model, meta, sha);
             const useCache = config.backend === "llama" && !!meta.model?.sha256;
-            const queries = this.queries(confs, useCache ? { sha256: sha ?? "", promptFormat: meta.promptFormat, contextSize: meta.contextSize, mode: meta.mode } : undefined);
-            s.total += queries.length;
-            await this.generate(backend, queries, sha);
+            const cacheModel = useCache ? { sha256: sha ?? "", promptFormat: meta.promptFormat, contextSize: meta.contextSize, mode: meta.mode } : undefined;
+            const planned = this.planned(confs);
+            if (meta.scheduling === "lockstep") {
+                const groups = this.groups(planned, meta.groupSize!, cacheModel && { ...cacheModel, batchSize: meta.batchSize });
+                s.total += groups.reduce((n, g) => n + g.done.filter((d) => !d).length, 0);
+                await this.generate(backend, lockstepRequests(groups), sha);
+            } else {
+                const queries = planned.filter((p) => !p.done).map((p) => ({ ...p.query, cacheKey: cacheModel && responseCacheKey(cacheModel, p.query.messages, p.query.decoding, p.query.seed, config.maxTokens) }));
+                s.total += queries.length;
+                await this.generate(backend, queries.map((q) => ({ members: [{ query: q, stored: false }] })), sha);
+            }
         } finally {
             await backend.close().catch(() => {});
         }
     }
 
-    /** Stream the queries through the backend; answers come back in completion order. */
-    private async generate(backend: Backend, queries: Query[], sha: string | null): Promise<void> {
+    /**
+     * Stream the queries through the backend; answers come back in completion order. Queries come in
+     * units that are answered from the cache together or not at all (a lockstep group, or one query).
+     * A stored query (a lockstep member generated again with its group) is compared with what is
+     * stored, never stored twice.
+     */
+    private async generate(backend: Backend, units: Unit[], sha: string | null): Promise<void> {
         const { store, config, counters: s, writer, signal } = this.o;
-        const pending = new Map<string, Query>();
+        const pending = new Map<string, { q: Query; stored: boolean }>();
         const self = this;
         async function* requests(): AsyncGenerator<GenerationRequest> {
-            for (const q of queries) {
+            for (const unit of units) {
                 if (signal.aborted) return;
-                if (q.cacheKey !== undefined && !config.noCache) {
-                    const hit = store.cachedResponse(q.cacheKey);
-                    if (hit) {
-                        await self.store(q, { text: hit.response, stopReason: hit.stop_reason, promptTokens: hit.prompt_tokens, generatedTokens: hit.generated_tokens, ttftMs: 0, genMs: 0 }, true, sha);
+                const fresh = unit.members.filter((m) => !m.stored);
+                if (!config.noCache && fresh.every((m) => m.query.cacheKey !== undefined)) {
+                    const hits = fresh.map((m) => store.cachedResponse(m.query.cacheKey!));
+                    if (hits.every((h) => h !== undefined)) {
+                        for (const [i, hit] of hits.entries())
+                            await self.store(fresh[i]!.query, { text: hit!.response, stopReason: hit!.stop_reason, promptTokens: hit!.prompt_tokens, generatedTokens: hit!.generated_tokens, ttftMs: 0, genMs: 0 }, true, sha);
                         continue;
                     }
                 }
-                const id = `${q.key.configId}|${genKey(q.key)}`;
-                pending.set(id, q);
-                yield {
-                    id, messages: q.messages, decoding: q.decoding, seed: q.seed, maxTokens: config.maxTokens, prefixKey: q.prefixKey,
-                    task: { templateId: q.template.id, instance: q.instance.index, round: q.key.round, params: q.instance.params }
-                };
+                for (const [member, m] of unit.members.entries()) {
+                    const q = m.query;
+                    const id = `${q.key.configId}|${genKey(q.key)}`;
+                    pending.set(id, { q, stored: m.stored });
+                    yield {
+                        id, messages: q.messages, decoding: q.decoding, seed: q.seed, maxTokens: config.maxTokens, prefixKey: q.prefixKey,
+                        task: { templateId: q.template.id, instance: q.instance.index, round: q.key.round, params: q.instance.params },
+                        ...(unit.id !== undefined ? { group: { id: unit.id, member, size: unit.members.length } } : {})
+                    };
+                }
             }
         }
         s.genStart = performance.now();
@@ -176,9 +258,14 @@ export class GenerateStage {
             for await (const r of backend.generate(requests())) {
                 // Leaving the loop tells the backend to drop the queries it has not started.
                 if (signal.aborted) break;
-                const q = pending.get(r.id);
-                if (!q) continue;
+                const p = pending.get(r.id);
+                if (!p) continue;
                 pending.delete(r.id);
+                const q = p.q;
+                if (p.stored) {
+                    this.verify(q, r);
+                    continue;
+                }
                 if (r.stopReason !== "error") {
                     await this.store(q, r, false, sha);
                     continue;
@@ -201,6 +288,21 @@ export class GenerateStage {
             s.genWall += performance.now() - s.genStart;
             s.genStart = 0;
         }
+    }
+
+    /** A stored response generated again (its lockstep group was resumed): it must come out the same, byte for byte. */
+    private verify(q: Query, r: GenerationResult): void {
+        const s = this.o.counters;
+        s.tokens += r.generatedTokens;
+        if (r.stopReason === "error") return;
+        const stored = this.o.store.storedResponse(q.key);
+        if (stored === undefined) return;
+        s.regenerated++;
+        if (stored === r.text) return;
+        s.mismatched++;
+        let at = 0;
+        while (at < stored.length && stored[at] === r.text[at]) at++;
+        this.o.log(`determinism: ${genKey(q.key)} (configuration ${q.key.configId}) generated again with its group differs from the stored response at character ${at}; the stored one is kept`);
     }
 
     /** Extract the code, store the response (and, when fresh, its cache entry), and pass it on to the judge. */

@@ -11,6 +11,9 @@ export class StudyCounters {
     tokens = 0;
     errors = 0;
     missing = 0;
+    /** Stored responses generated again with their lockstep group (on resume), and those that came out different. */
+    regenerated = 0;
+    mismatched = 0;
     judgeCached = 0;
     judgeMs = 0;
     genStart = 0;
@@ -53,7 +56,8 @@ export class StudyCounters {
         return {
             wallMs: performance.now() - this.wallStart,
             generation: {
-                responses: this.generated - this.missing, cached: this.cached, missing: this.missing, errors: this.errors, tokens: this.tokens, wallMs: this.genWall,
+                responses: this.generated - this.missing, cached: this.cached, missing: this.missing, errors: this.errors, regenerated: this.regenerated, mismatched: this.mismatched,
+                tokens: this.tokens, wallMs: this.genWall,
                 tokensPerS: this.genWall > 0 ? (this.tokens * 1000) / this.genWall : 0,
                 responsesPerS: this.genWall > 0 ? ((this.generated - this.cached) * 1000) / this.genWall : 0
             },

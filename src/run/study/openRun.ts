@@ -27,7 +27,8 @@ function newRunId(): string {
 
 /**
  * A stored run's configuration, with this session's operational settings on top. Runs stored before
- * decoding modes existed were computed in the batched mode unless `reproducible` was set: they keep it.
+ * decoding modes existed were computed in the batched mode unless `reproducible` was set: they keep it;
+ * reproducible runs stored before lockstep groups keep one context per query.
  */
 export function resumeConfig(store: Store, runId: string, overrides: Partial<StudyConfig> = {}): StudyConfig {
     const run = requireRun(store, runId);
@@ -36,6 +37,8 @@ export function resumeConfig(store: Store, runId: string, overrides: Partial<Stu
         stored.mode = stored.reproducible === true ? "reproducible" : "fast";
         delete stored.reproducible;
     }
+    // Before lockstep groups, the reproducible mode gave every query a context of its own: G = 1.
+    if (stored.mode === "reproducible" && (stored.backend ?? "llama") === "llama" && stored.groupSize === undefined) stored.groupSize = 1;
     const ops: Record<string, unknown> = {};
     for (const k of OPERATIONAL_KEYS) if (overrides[k] !== undefined) ops[k] = overrides[k];
     return normalizeStudyConfig({ ...stored, ...ops, resume: run.id, db: store.path });

@@ -31,7 +31,10 @@ export interface StudyProgress {
 /** Per-stage throughput of one session of a study. */
 export interface StudyStats {
     wallMs: number;
-    generation: { responses: number; cached: number; missing: number; errors: number; tokens: number; wallMs: number; tokensPerS: number; responsesPerS: number };
+    /** regenerated: stored responses generated again with their lockstep group on resume; mismatched: those that differed (kept as stored). */
+    generation: {
+        responses: number; cached: number; missing: number; errors: number; regenerated: number; mismatched: number; tokens: number; wallMs: number; tokensPerS: number; responsesPerS: number;
+    };
     judging: { verdicts: number; cached: number; wallMs: number; judgeMs: number; verdictsPerS: number };
     store: { rows: number; transactions: number; ms: number; rowsPerS: number };
 }
