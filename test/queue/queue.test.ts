@@ -24,6 +24,18 @@ if (!HAS_REDIS) console.warn("SKIPPED test/queue: redis-server is not installed 
 const PASSWORD = "eddy-test-pw";
 
 /** Generations stored so far (0 before the coordinator has created the database). */
+/**
+ * Polls until `ready` holds or a bound passes. The bound is generous, not a timing claim: on a loaded
+ * 2-core machine the first shard (tsx start, model-free study, oracle validation) took over 30 s.
+ */
+/** The kill tests wait for a moment mid-study, then for the whole study: room beyond the lane default. */
+const KILL_TEST_MS = 400_000;
+
+async function until(ready: () => Promise<boolean>, ms = 240_000): Promise<void> {
+    const end = Date.now() + ms;
+    while (Date.now() < end && !(await ready())) await new Promise((r) => setTimeout(r, 25));
+}
+
 const storedGenerations = (db: string): number => {
     try {
         return existsSync(db) ? countRows(db, "generations") : 0;
@@ -111,7 +123,7 @@ describe.skipIf(!HAS_REDIS)("eddy worker and the queued study", () => {
             const coordinator = runQueued(study(db), t);
             const doomed = worker("doomed");
             // Wait until the doomed worker holds a shard in its scratch folder, then kill it without warning.
-            for (let i = 0; i < 1200 && ((await queue.getActiveCount()) === 0 || !shardFolders().length); i++) await new Promise((r) => setTimeout(r, 25));
+            await until(async () => (await queue.getActiveCount()) > 0 && shardFolders().length > 0);
             expect(await queue.getActiveCount()).toBeGreaterThan(0);
             expect(shardFolders().length).toBeGreaterThan(0);
             doomed.kill("SIGKILL");
@@ -128,7 +140,7 @@ describe.skipIf(!HAS_REDIS)("eddy worker and the queued study", () => {
             await events.close();
             await queue.close();
         }
-    });
+    }, KILL_TEST_MS);
 
     it("a coordinator SIGKILLed mid-study and started again stores every shard once", async () => {
         const db = path.join(dir, "restarted.db");
@@ -136,7 +148,7 @@ describe.skipIf(!HAS_REDIS)("eddy worker and the queued study", () => {
         const coordinator = execa("node", ["--import", "tsx", path.join(ROOT, "test/queue/coordinatorMain.ts"), JSON.stringify(raw), redis.url], { reject: false, env: process.env });
         const w = worker("steady");
         // Kill the coordinator once the first shard is stored and others are still to come.
-        for (let i = 0; i < 1200 && storedGenerations(db) === 0; i++) await new Promise((r) => setTimeout(r, 25));
+        await until(async () => storedGenerations(db) > 0);
         const before = storedGenerations(db);
         expect(before).toBeGreaterThan(0);
         expect(before).toBeLessThan(24);
@@ -147,7 +159,7 @@ describe.skipIf(!HAS_REDIS)("eddy worker and the queued study", () => {
         expect(exportStore(db)).toEqual(exportStore(single));
         w.kill("SIGTERM");
         await w;
-    });
+    }, KILL_TEST_MS);
 
     it("fails a malformed job; leaves a job it cannot reproduce to other workers, refusing its study once with the reason", async () => {
         const t = parseQueueUrl(redis.url);
