@@ -71,7 +71,8 @@ export function decodingMode(run: ReportRunMeta | undefined, config: string): De
 /** The latest determinism audit of a configuration's model file in its mode, in words. */
 function audit(run: ReportRunMeta | undefined, config: string, mode: DecodingMode, audits: ReadonlyMap<string, DeterminismSummary> | undefined): string {
     const c = run?.configurations?.find((x) => x.label === config || `${x.label} @${run.id}` === config);
-    const a = c?.modelSha256 ? audits?.get(determinismKey(c.modelSha256, mode)) : undefined;
+    const g = c?.metadata?.groupSize ?? run?.config?.groupSize;
+    const a = c?.modelSha256 ? audits?.get(determinismKey(c.modelSha256, mode, typeof g === "number" ? g : undefined)) : undefined;
     if (!a) return c?.modelSha256 ? "not audited" : "–";
     return a.identical ? `identical (${a.created.slice(0, 10)})` : `differs in ${(100 * a.differingShare).toFixed(1)}% of responses (${a.created.slice(0, 10)})`;
 }

@@ -17,6 +17,16 @@ function summariseAudit(a: { identical: number; created: string; result_json: st
     return { identical: a.identical === 1, differingShare: worst, created: a.created };
 }
 
+/** The lockstep group size an audit ran with (absent before lockstep groups, and in fast mode). */
+function auditGroupSize(resultJson: string): number | undefined {
+    try {
+        const g = (JSON.parse(resultJson) as { settings?: { groupSize?: unknown } }).settings?.groupSize;
+        return typeof g === "number" ? g : undefined;
+    } catch {
+        return undefined;
+    }
+}
+
 /** What a report needs from the database: judged outcomes, run metadata and the planned instance counts. */
 export interface LoadedStudy {
     outcomes: Outcome[];
@@ -53,7 +63,7 @@ export function loadStudy(dbPath: string, runIds: readonly string[]): LoadedStud
         } catch {
             // A database from before audits were recorded (opened read-only, so not migrated): no audit to show.
         }
-        for (const a of audits) determinism.set(determinismKey(a.model_sha256, a.mode), summariseAudit(a));
+        for (const a of audits) determinism.set(determinismKey(a.model_sha256, a.mode, auditGroupSize(a.result_json)), summariseAudit(a));
         return { outcomes, runs, planned, determinism };
     } finally {
         store.close();

@@ -34,9 +34,14 @@ export interface DeterminismSummary {
     created: string;
 }
 
-/** Key of the determinism lookup: model file sha256 and decoding mode. */
-export function determinismKey(sha256: string, mode: string): string {
-    return `${sha256}\u0000${mode}`;
+/**
+ * Key of the determinism lookup: model file sha256, decoding mode and lockstep group size. A lockstep
+ * run (G > 1) and a run with one context per query (G = 1, and every reproducible run from before
+ * lockstep groups) are both "reproducible" but batch differently, so neither's audit speaks for the other.
+ */
+export function determinismKey(sha256: string, mode: string, groupSize?: number): string {
+    const g = mode === "reproducible" && (groupSize ?? 1) > 1 ? `\u0000G=${groupSize}` : "";
+    return `${sha256}\u0000${mode}${g}`;
 }
 
 /** How a configuration's responses were decoded: `reproducible` (the default) or `fast` (opt-in). */

@@ -402,12 +402,14 @@ export class Store {
         return Number(r.lastInsertRowid);
     }
 
-    /** The latest determinism audit of each given model file (by sha256), newest first; all models when none given. */
+    /** The latest determinism audit of each given model file (by sha256), mode and group size, newest first; all models when none given. */
     determinismAudits(modelSha256s?: string[]): { model_sha256: string; model: string; mode: string; created: string; identical: number; result_json: string }[] {
         const rows = this.db
             .prepare(
                 `SELECT model_sha256, model, mode, created, identical, result_json FROM determinism_audits a
-                 WHERE id = (SELECT MAX(id) FROM determinism_audits b WHERE b.model_sha256 = a.model_sha256 AND b.mode = a.mode) ORDER BY id DESC`
+                 WHERE id = (SELECT MAX(id) FROM determinism_audits b WHERE b.model_sha256 = a.model_sha256 AND b.mode = a.mode
+                   AND COALESCE(json_extract(b.result_json, '$.settings.groupSize'), 1) = COALESCE(json_extract(a.result_json, '$.settings.groupSize'), 1))
+                 ORDER BY id DESC`
             )
             .all() as { model_sha256: string; model: string; mode: string; created: string; identical: number; result_json: string }[];
         return modelSha256s ? rows.filter((r) => modelSha256s.includes(r.model_sha256)) : rows;

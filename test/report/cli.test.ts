@@ -121,4 +121,28 @@ describe("eddy report / eddy compare on a stored study", () => {
         // A run stored without any mode reads as reproducible; its model was never audited.
         expect(JSON.parse(eddy("report", "run-a", "--format", "json")).configs.map((c: { mode: string; determinism: string }) => [c.mode, c.determinism])[0]).toEqual(["reproducible", "–"]);
     });
+
+    it("a lockstep run shows its group size's audit, and a run with one context per query shows its own", () => {
+        const sha = "cd".repeat(32);
+        const outcomes = sampleStudy().filter((o) => o.runId === "run-b");
+        const audit = { modelSha256: sha, model: "tiny-b", mode: "reproducible", eddyVersion: "0.1.0", responses: 8, differingVerdicts: 0 };
+        const determinism = (groupSize: number | undefined): string => {
+            const db = path.join(dir, `lockstep-${groupSize ?? "none"}.db`);
+            writeOutcomes(db, outcomes, { modelSha256: sha, metadata: { mode: "reproducible", ...(groupSize ? { groupSize } : {}) } });
+            const store = openStore(db);
+            try {
+                // The lockstep audit first, then a newer one with one context per query (G = 1) that differed.
+                store.recordDeterminismAudit({ ...audit, differingResponses: 0, identical: true, result: { settings: { groupSize: 8 }, comparisons: [{ responseShare: 0 }] } });
+                store.recordDeterminismAudit({ ...audit, differingResponses: 2, identical: false, result: { settings: { groupSize: 1 }, comparisons: [{ responseShare: 0.25 }] } });
+            } finally {
+                store.close();
+            }
+            return JSON.parse(execFileSync(process.execPath, [BIN, "report", "run-b", "--db", db, "--format", "json"], { encoding: "utf8" })).configs[0].determinism;
+        };
+        expect(determinism(8)).toMatch(/^identical \(\d{4}-\d\d-\d\d\)$/);
+        expect(determinism(1)).toMatch(/^differs in 25\.0% of responses/);
+        // A reproducible run stored before lockstep groups had one context per query: G = 1's audit.
+        expect(determinism(undefined)).toMatch(/^differs in 25\.0% of responses/);
+        expect(determinism(4)).toBe("not audited");
+    });
 });
