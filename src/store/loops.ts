@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import type Database from "better-sqlite3";
+import { capDetail } from "../util/detail.js";
 import { EddyError } from "../util/errors.js";
 import { connection } from "./connection.js";
-import { capDetail } from "../util/detail.js";
 import type { Store } from "./Store.js";
 
 /** A loop run as stored (loop_runs). */
