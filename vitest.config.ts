@@ -23,6 +23,7 @@ export const UNIT_TESTS = [
     "test/inference/seeds.test.ts",
     "test/templates/loadTemplates.test.ts",
     "test/templates/instances.test.ts",
+    "test/store/wall.test.ts",
     "test/lanes.test.ts"
 ];
 

@@ -95,13 +95,7 @@ const keyOf = (r: { template_id: string; instance_idx: number; round: number }):
 /** Every response of a run with its final verdict, in study order. */
 export function auditRows(store: Store, runId: string): AuditRow[] {
     requireRun(store, runId);
-    const rows = store.db
-        .prepare(
-            `SELECT g.template_id, g.instance_idx, g.round, g.response, v.category
-             FROM generations g JOIN configurations c ON c.id = g.config_id LEFT JOIN verdicts v ON v.generation_id = g.id
-             WHERE c.run_id = ? ORDER BY g.template_id, g.instance_idx, g.round`
-        )
-        .all(runId) as { template_id: string; instance_idx: number; round: number; response: string; category: string | null }[];
+    const rows = store.audits.responses(runId);
     return rows.map((r) => ({ key: keyOf(r), template: r.template_id, instance: r.instance_idx, round: r.round, response: r.response, category: r.category }));
 }
 
@@ -233,14 +227,9 @@ async function interruptedAndResumed(config: StudyConfig, hooks: Pick<StudyHooks
     const store = openStore(config.db!);
     let storedBefore: number;
     try {
-        const ids = (store.db.prepare(
-            `SELECT g.id FROM generations g JOIN configurations c ON c.id = g.config_id WHERE c.run_id = ? ORDER BY g.template_id, g.instance_idx, g.round`
-        ).all(first.runId) as { id: number }[]).map((r) => r.id);
+        const ids = store.audits.generationIds(first.runId);
         const removed = ids.filter((_, i) => i % 2 === 1);
-        const drop = store.db.prepare("DELETE FROM generations WHERE id = ?");
-        store.db.transaction(() => {
-            for (const id of removed) drop.run(id);
-        })();
+        store.audits.removeGenerations(removed);
         storedBefore = ids.length - removed.length;
     } finally {
         store.close();
@@ -268,7 +257,7 @@ export function determinismLines(a: DeterminismAudit & { created?: string }): st
 
 /** Store an audit on its model. */
 export function recordAudit(store: Store, a: DeterminismAudit): void {
-    store.recordDeterminismAudit({
+    store.audits.record({
         modelSha256: a.modelSha256, model: a.model, mode: a.mode, eddyVersion: a.eddyVersion,
         responses: a.comparisons[0]?.responses ?? 0,
         differingResponses: Math.max(0, ...a.comparisons.map((c) => c.differingResponses)),

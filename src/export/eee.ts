@@ -4,7 +4,8 @@ import { scoresOverInstances, type RateScore } from "../scores/rates.js";
 import { bootstrapMeanInterval } from "../stats/bootstrap.js";
 import { instanceRateInterval, type Interval } from "../stats/wilson.js";
 import type { Store } from "../store/Store.js";
-import { askedMessages, type ConfigurationResponses, type ResponseRow } from "./responses.js";
+import { askedMessages } from "../store/outcomes.js";
+import type { ConfigurationResponses, ResponseRow } from "./responses.js";
 
 /**
  * Every Eval Ever (evaleval/every_eval_ever, schema 0.3.0): an aggregate log

@@ -1,6 +1,7 @@
 import type { Store } from "../store/Store.js";
 import type { ChatMessage } from "../inference/types.js";
-import { askedMessages, type ConfigurationResponses, type ResponseRow } from "./responses.js";
+import { askedMessages } from "../store/outcomes.js";
+import type { ConfigurationResponses, ResponseRow } from "./responses.js";
 
 /**
  * An inspect_ai eval log in its JSON form (log format version 2), shaped after the log schema

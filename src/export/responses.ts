@@ -1,7 +1,6 @@
 import { EddyError } from "../util/errors.js";
 import { exportRows, runInfo, type ConfigurationInfo, type RunInfo } from "../store/outcomes.js";
 import type { Store } from "../store/Store.js";
-import type { ChatMessage } from "../inference/types.js";
 
 /** One response row of `eddy export` (see exportRows), with the fields the format writers read. */
 export type ResponseRow = ReturnType<typeof exportRows>[number] & {
@@ -42,12 +41,4 @@ export function configurationResponses(store: Store, runId: string, label?: stri
         .filter((r) => r.config === configuration.label)
         .sort((a, b) => (a.template < b.template ? -1 : a.template > b.template ? 1 : a.instance - b.instance || a.round - b.round));
     return { run, configuration, rows };
-}
-
-/** The chat messages each response of a configuration was asked with, by `template|instance|round`. */
-export function askedMessages(store: Store, configId: number): Map<string, ChatMessage[]> {
-    const rows = store.db
-        .prepare("SELECT template_id, instance_idx, round, prompt_json FROM generations WHERE config_id = ?")
-        .all(configId) as { template_id: string; instance_idx: number; round: number; prompt_json: string }[];
-    return new Map(rows.map((r) => [`${r.template_id}|${r.instance_idx}|${r.round}`, JSON.parse(r.prompt_json) as ChatMessage[]]));
 }

@@ -4,7 +4,7 @@ import { isHarness } from "../scores/neighbourhood.js";
 import { safeTerminalLine, safeTerminalText } from "../util/safeText.js";
 import { averageSustainableLoops, type AslResult } from "./asl.js";
 import { diffStat, lineDiff } from "./diff.js";
-import { LoopStore, type LoopRunRow, type LoopStepRow } from "./store.js";
+import type { LoopRepository, LoopRunRow, LoopStepRow } from "../store/loops.js";
 
 /** One task's loops as the report shows them. */
 export interface LoopTaskReport {
@@ -75,11 +75,11 @@ const mean = (xs: number[]): number | null => (xs.length === 0 ? null : xs.reduc
 
 /** Everything `eddy loop report` shows, for one or more loop runs (several: side by side, e.g. models or quantisations). */
 export function buildLoopReport(store: Store, runIds: string[]): LoopReport {
-    const ls = new LoopStore(store);
+    const ls = store.loops;
     return { generated: new Date().toISOString(), runs: runIds.map((id) => buildRun(ls, ls.requireRun(id))) };
 }
 
-function buildRun(ls: LoopStore, run: LoopRunRow): LoopRunReport {
+function buildRun(ls: LoopRepository, run: LoopRunRow): LoopRunReport {
     const config = JSON.parse(run.config_json) as { maxLoops: number; temperature: number; embedModel?: string };
     const M = config.maxLoops;
     const steps = ls.steps(run.id);

@@ -17,7 +17,7 @@ import type { ParamValue, Template } from "../templates/types.js";
 import { EddyError, oneLine } from "../util/errors.js";
 import { defaultDbPath, eddyVersion } from "../util/paths.js";
 import { deriveSeed } from "../util/seeds.js";
-import { LoopStore, newLoopRunId, type LoopRunRow, type LoopStepRow, type LoopTaskRow } from "./store.js";
+import { newLoopRunId, type LoopRunRow, type LoopStepRow, type LoopTaskRow } from "../store/loops.js";
 
 /** Which backend answers in a loop study (the same three as a run). */
 export type LoopBackendName = "llama" | "reference" | "replay";
@@ -168,7 +168,7 @@ export async function runLoop(input: LoopConfig, hooks: LoopHooks = {}): Promise
     for (const m of [input.model, input.summariser])
         if (m && !isRemoteModel(m) && !existsSync(m)) throw new EddyError(`model file ${m} does not exist`);
     const store = openStore(input.db ?? defaultDbPath());
-    const ls = new LoopStore(store);
+    const ls = store.loops;
     let config = input;
     let run: LoopRunRow;
     // A run this call created, or one whose work has begun, is marked failed on an error; an existing
@@ -243,9 +243,7 @@ export async function runLoop(input: LoopConfig, hooks: LoopHooks = {}): Promise
         if (run.model_sha256 && sha && run.model_sha256 !== sha)
             throw new EddyError(`model ${run.model_path} changed since loop run ${run.id} began (sha256 differs); start a new run with --fresh`);
         markFailed = true;
-        store.write(() =>
-            store.db.prepare("UPDATE loop_runs SET model_sha256 = ?, quantization = ?, status = 'running', error = NULL WHERE id = ?").run(sha, meta.model?.quantization ?? null, run.id)
-        );
+        ls.markRunning(run.id, sha, meta.model?.quantization ?? null);
         ls.setMetadata(run.id, { ...meta, ...(summariser !== backend ? { summariser: await summariser.metadata() } : {}), isolation: judge.isolation }, judge.isolation.level);
 
         const byTask = new Map<string, LoopStepRow[]>();

@@ -7,7 +7,8 @@ import { EddyError } from "../util/errors.js";
 import { safeTerminalLine } from "../util/safeText.js";
 import type { Outcome } from "../vocabulary.js";
 import { kendallW, maxPerformanceImprovement, topK, topKIoU, zScore, type KendallW } from "./sensitivity.js";
-import { readMutateStudy, type MutateStudyRow } from "./study.js";
+import { readMutateStudy } from "../store/mutateStudies.js";
+import type { MutateStudyRow } from "./study.js";
 
 /** One model configuration (model × quantisation × temperature) across the wrapper variants. */
 export interface ConfigSensitivity {
@@ -71,7 +72,7 @@ function asByWrapper(rows: Outcome[], wrappers: string[]): (number | null)[] {
 /** Sensitivity of one or more mutation-study runs (SPEC §8): Z, MPI per configuration and template, Kendall's W, top-k IoU. */
 export function buildMutateReport(store: Store, runIds: string[], opts: { ks?: number[] } = {}): MutateReport {
     const studies: MutateStudyRow[] = runIds.map((id) => {
-        const s = readMutateStudy(store, store.getRun(id)?.id ?? id);
+        const s = readMutateStudy<MutateStudyRow["variants"][number]>(store, store.getRun(id)?.id ?? id);
         if (!s) throw new EddyError(`run '${id}' is not a mutation study (start one with 'eddy mutate run')`);
         return s;
     });

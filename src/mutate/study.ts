@@ -3,7 +3,7 @@ import { Embedder } from "../embed/Embedder.js";
 import { loadWrapper } from "../prompts/PromptWrapper.js";
 import type { StudyConfig } from "../run/config.js";
 import { runStudy, type StudyHooks, type StudyResult } from "../run/runStudy.js";
-import type { Store } from "../store/Store.js";
+import { recordMutateStudy, type MutateStudyRecord } from "../store/mutateStudies.js";
 import { openStore } from "../store/Store.js";
 import { EddyError } from "../util/errors.js";
 import { defaultDbPath } from "../util/paths.js";
@@ -22,13 +22,7 @@ export interface MutateOptions {
 }
 
 /** What a mutation study stores beside its run (mutate_studies). */
-export interface MutateStudyRow {
-    runId: string;
-    original: string;
-    embedModel: string | null;
-    minSimilarity: number;
-    variants: Omit<VariantRecord, "wrapper">[];
-}
+export type MutateStudyRow = MutateStudyRecord<Omit<VariantRecord, "wrapper">>;
 
 /**
  * Make the variants of the original wrapper, keep those the embedding model finds close enough,
@@ -71,20 +65,4 @@ export async function runMutateStudy(config: StudyConfig, opts: MutateOptions, h
         }
     );
     return { result, variants };
-}
-
-export function recordMutateStudy(store: Store, row: MutateStudyRow): void {
-    store.write(() =>
-        store.db
-            .prepare("INSERT OR REPLACE INTO mutate_studies (run_id, created, original, embed_model, min_similarity, variants_json) VALUES (?, ?, ?, ?, ?, ?)")
-            .run(row.runId, new Date().toISOString(), row.original, row.embedModel, row.minSimilarity, JSON.stringify(row.variants))
-    );
-}
-
-/** The mutation record of a run, or undefined when the run is not a mutation study. */
-export function readMutateStudy(store: Store, runId: string): MutateStudyRow | undefined {
-    const r = store.db.prepare("SELECT * FROM mutate_studies WHERE run_id = ?").get(runId) as
-        | { run_id: string; original: string; embed_model: string | null; min_similarity: number; variants_json: string }
-        | undefined;
-    return r && { runId: r.run_id, original: r.original, embedModel: r.embed_model, minSimilarity: r.min_similarity, variants: JSON.parse(r.variants_json) };
 }

@@ -4,6 +4,7 @@ import { sha256File } from "../util/files.js";
 import type { StudyConfig } from "../run/config.js";
 import { openRun, sessionConfig, type OpenedRun } from "../run/study/openRun.js";
 import { leaseRun, type RunLease } from "../store/runLease.js";
+import { shardProgress } from "../store/shards.js";
 import { openStore, type Store } from "../store/Store.js";
 import type { NewGeneration, NewVerdict, RunRow } from "../store/types.js";
 import { EddyError, oneLine } from "../util/errors.js";
@@ -227,13 +228,7 @@ class WorkerJudges {
 
 /** A shard is stored when every answer of its template is there and judged (missing replay answers need no verdict). */
 function shardStored(store: Store, runId: string, s: Shard, perShard: number): boolean {
-    const r = store.db
-        .prepare(
-            `SELECT COUNT(*) AS n, SUM(CASE WHEN g.missing = 0 AND (v.generation_id IS NULL OR v.category = 'judge_error') THEN 1 ELSE 0 END) AS unjudged
-             FROM generations g JOIN configurations c ON c.id = g.config_id LEFT JOIN verdicts v ON v.generation_id = g.id
-             WHERE c.run_id = ? AND c.model = ? AND c.temperature = ? AND c.wrapper = ? AND g.template_id = ?`
-        )
-        .get(runId, s.model, s.temperature, s.wrapper, s.template) as { n: number; unjudged: number | null };
+    const r = shardProgress(store, runId, s);
     return r.n >= perShard && !r.unjudged;
 }
 

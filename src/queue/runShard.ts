@@ -1,7 +1,7 @@
 import path from "node:path";
-import Database from "better-sqlite3";
 import { normalizeStudyConfig, type StudyConfig } from "../run/config.js";
 import { runStudy } from "../run/runStudy.js";
+import { readScratchRun } from "../store/shards.js";
 import { EddyError, oneLine } from "../util/errors.js";
 import { questionsHash } from "./identity.js";
 import { makeScratch, removeScratch } from "./scratch.js";
@@ -54,36 +54,22 @@ export async function runShard(job: ShardJob, w: WorkerSettings, signal?: AbortS
     try {
         const r = await runStudy(shardConfig(job, w, db), signal ? { signal } : {});
         if (r.status !== "complete") throw new EddyError(`shard stopped before it finished (${r.status})`);
-        const sdb = new Database(db, { readonly: true });
-        try {
-            return { node: w.node, ms: Date.now() - started, ...readShard(sdb) };
-        } finally {
-            sdb.close();
-        }
+        return { node: w.node, ms: Date.now() - started, ...readShard(db) };
     } finally {
         removeScratch(dir);
     }
 }
 
 /** The scratch run's one configuration, its generations with verdicts, and the identity they prove. */
-function readShard(sdb: Database.Database): Pick<ShardResult, "identity" | "configuration" | "generations"> {
-    const conf = sdb.prepare("SELECT id, model_sha256, quantization, decoding_json, metadata_json FROM configurations").all() as {
-        id: number; model_sha256: string | null; quantization: string | null; decoding_json: string; metadata_json: string | null;
-    }[];
+function readShard(file: string): Pick<ShardResult, "identity" | "configuration" | "generations"> {
+    const scratch = readScratchRun<Omit<ShardGeneration, "verdict"> & { category: string | null; judge_category: string; detail: string; v_ms: number; v_cached: number }>(file);
+    const conf = scratch.configurations;
     if (conf.length !== 1) throw new EddyError(`a shard should make one configuration, it made ${conf.length}`);
-    const { id, ...configuration } = conf[0]!;
-    const run = sdb.prepare("SELECT eddy_version, isolation_json FROM runs").get() as { eddy_version: string; isolation_json: string | null };
-    const templates = sdb.prepare("SELECT oracle_hash FROM run_templates").all() as { oracle_hash: string }[];
+    const { id: _id, ...configuration } = conf[0]!;
+    const { run, oracleHashes: templates } = scratch;
     if (templates.length !== 1 || !run.isolation_json) throw new EddyError("the shard's run recorded no template or no judge isolation");
     const isolation = JSON.parse(run.isolation_json) as { mode: JudgeMode; level: string };
-    const rows = sdb
-        .prepare(
-            `SELECT g.template_id, g.instance_idx, g.round, g.seed, g.prompt_json, g.response, g.code, g.stop_reason, g.prompt_tokens,
-                    g.generated_tokens, g.ttft_ms, g.gen_ms, g.cached, g.missing,
-                    v.category, v.judge_category, v.detail, v.ms AS v_ms, v.cached AS v_cached
-             FROM generations g LEFT JOIN verdicts v ON v.generation_id = g.id WHERE g.config_id = ? ORDER BY g.id`
-        )
-        .all(id) as (Omit<ShardGeneration, "verdict"> & { category: string | null; judge_category: string; detail: string; v_ms: number; v_cached: number })[];
+    const rows = scratch.generations;
     const generations = rows.map(({ category, judge_category, detail, v_ms, v_cached, ...g }) => ({
         ...g,
         verdict: category === null ? null : { category, judge_category, detail, ms: v_ms, cached: v_cached }
@@ -92,7 +78,7 @@ function readShard(sdb: Database.Database): Pick<ShardResult, "identity" | "conf
     const prompts = new Map<number, string>();
     for (const g of [...generations].sort((a, b) => a.instance_idx - b.instance_idx || a.round - b.round)) if (!prompts.has(g.instance_idx)) prompts.set(g.instance_idx, g.prompt_json);
     return {
-        identity: { eddyVersion: run.eddy_version, modelSha256: configuration.model_sha256, oracleHash: templates[0]!.oracle_hash, questionsHash: questionsHash([...prompts.values()]), isolation },
+        identity: { eddyVersion: run.eddy_version, modelSha256: configuration.model_sha256, oracleHash: templates[0]!, questionsHash: questionsHash([...prompts.values()]), isolation },
         configuration,
         generations
     };

@@ -1,4 +1,4 @@
-import { judgedResponses, publishedVerdicts, type PublishedRerun, type PublishedVerdict } from "../import/store.js";
+import { judgedResponses, publishedVerdicts, type PublishedRerun, type PublishedVerdict } from "../store/publishedVerdicts.js";
 import { HARNESS_CATEGORIES, type Category } from "../judge/types.js";
 import { scoresOverInstances } from "../scores/rates.js";
 import type { Store } from "../store/Store.js";

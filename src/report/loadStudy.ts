@@ -49,17 +49,16 @@ export function loadStudy(dbPath: string, runIds: readonly string[]): LoadedStud
         );
         if (outcomes.length === 0) throw new EddyError(`no judged responses in run(s) ${runs.map((r) => r.id).join(", ")} yet`);
         const planned = new Map<string, PlannedNeighbourhood>();
-        const count = store.db.prepare("SELECT template_id, COUNT(*) AS n FROM instances WHERE run_id = ? GROUP BY template_id");
         for (const r of runs) {
             // R as the study asked for it (runs of every eddy version record `rounds` in their config).
             const rounds = typeof r.config.rounds === "number" ? r.config.rounds : 0;
-            for (const row of count.all(r.id) as { template_id: string; n: number }[]) planned.set(plannedKey(r.id, row.template_id), { instances: row.n, rounds });
+            for (const row of store.instanceCounts(r.id)) planned.set(plannedKey(r.id, row.template_id), { instances: row.n, rounds });
         }
         const determinism = new Map<string, DeterminismSummary>();
         const shas = [...new Set(runs.flatMap((r) => r.configurations.map((c) => c.modelSha256)).filter((x): x is string => !!x))];
-        let audits: ReturnType<typeof store.determinismAudits> = [];
+        let audits: ReturnType<typeof store.audits.latest> = [];
         try {
-            if (shas.length) audits = store.determinismAudits(shas);
+            if (shas.length) audits = store.audits.latest(shas);
         } catch {
             // A database from before audits were recorded (opened read-only, so not migrated): no audit to show.
         }

@@ -8,6 +8,9 @@ import { createPrivateFile, ensurePrivateDir, tightenIfExposed } from "../util/p
 // One cap for every stored detail, defined beside the judge's (src/util/detail.ts).
 export { capDetail, MAX_DETAIL_CHARS } from "../util/detail.js";
 import type { Verdict, VerdictCache } from "../judge/types.js";
+import { attachConnection } from "./connection.js";
+import { AuditRepository } from "./audits.js";
+import { LoopRepository } from "./loops.js";
 import { ensureNodeId } from "./nodeId.js";
 import { openReadonlyDatabase } from "./readonlyOpen.js";
 import { MIGRATIONS } from "./schema.js";
@@ -58,8 +61,8 @@ export function openStore(dbPath: string, opts: { readonly?: boolean } = {}): St
  * several eddy processes can share one file; every batch of writes is one transaction.
  */
 export class Store {
-    /** The underlying connection (for accessors in this folder). */
-    readonly db: Database.Database;
+    /** The connection: private to the store; repositories in this folder reach it through connection.ts. */
+    private readonly db: Database.Database;
     /** Absolute path of the database file. */
     readonly path: string;
 
@@ -82,6 +85,7 @@ export class Store {
             for (const f of sideFiles(this.path)) tightenIfExposed(f);
             // Read-only: never a write to the file, and read-only media work too (see openReadonlyDatabase).
             this.db = opts.readonly ? openReadonlyDatabase(this.path, busyTimeout()) : new Database(this.path, { timeout: busyTimeout() });
+            attachConnection(this, this.db);
             this.db.pragma(`busy_timeout = ${busyTimeout()}`);
             if (!opts.readonly) {
                 this.db.pragma("journal_mode = WAL");
@@ -99,7 +103,7 @@ export class Store {
             } else this.checkVersion();
         } catch (err) {
             // A file that opened but cannot be used (newer schema, damaged) must not keep its handle.
-            (this as { db?: Database.Database }).db?.close();
+            (this as unknown as { db?: Database.Database }).db?.close();
             throw storeError(err, this.path);
         }
     }
@@ -126,6 +130,18 @@ export class Store {
         } catch (err) {
             throw storeError(err, this.path);
         }
+    }
+
+    private loopRepository?: LoopRepository;
+    /** The loop runs, their tasks and steps. */
+    get loops(): LoopRepository {
+        return (this.loopRepository ??= new LoopRepository(this));
+    }
+
+    private auditRepository?: AuditRepository;
+    /** Determinism audits, and the generations an audit reads and removes. */
+    get audits(): AuditRepository {
+        return (this.auditRepository ??= new AuditRepository(this));
     }
 
     /** Close the connection (idempotent). */
@@ -264,6 +280,11 @@ export class Store {
         return rows.map((r) => ({ templateId: r.template_id, index: r.idx, params: JSON.parse(r.params_json), bindings: JSON.parse(r.bindings_json), question: r.question }));
     }
 
+    /** How many instances each template of a run has (its planned neighbourhood sizes). */
+    instanceCounts(runId: string): { template_id: string; n: number }[] {
+        return this.db.prepare("SELECT template_id, COUNT(*) AS n FROM instances WHERE run_id = ? GROUP BY template_id").all(runId) as { template_id: string; n: number }[];
+    }
+
     // ---- generations and verdicts ----------------------------------------------------------
 
     /** Keys `template|instance|round` of every generation stored for a configuration. */
@@ -389,30 +410,6 @@ export class Store {
                 .prepare("INSERT OR REPLACE INTO oracle_validations (key, template_id, oracle_hash, instances, ok, result_json, created) VALUES (?, ?, ?, ?, ?, ?, ?)")
                 .run(v.key, v.templateId, v.oracleHash, v.instances, v.ok ? 1 : 0, JSON.stringify(v.result), new Date().toISOString())
         );
-    }
-
-    /** Record a determinism audit on a model (eddy audit determinism). */
-    recordDeterminismAudit(a: { modelSha256: string; model: string; mode: string; eddyVersion: string; responses: number; differingResponses: number; differingVerdicts: number; identical: boolean; result: unknown }): number {
-        const r = this.db
-            .prepare(
-                `INSERT INTO determinism_audits (model_sha256, model, mode, eddy_version, created, responses, differing_responses, differing_verdicts, identical, result_json)
-                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-            )
-            .run(a.modelSha256, a.model, a.mode, a.eddyVersion, new Date().toISOString(), a.responses, a.differingResponses, a.differingVerdicts, a.identical ? 1 : 0, JSON.stringify(a.result));
-        return Number(r.lastInsertRowid);
-    }
-
-    /** The latest determinism audit of each given model file (by sha256), mode and group size, newest first; all models when none given. */
-    determinismAudits(modelSha256s?: string[]): { model_sha256: string; model: string; mode: string; created: string; identical: number; result_json: string }[] {
-        const rows = this.db
-            .prepare(
-                `SELECT model_sha256, model, mode, created, identical, result_json FROM determinism_audits a
-                 WHERE id = (SELECT MAX(id) FROM determinism_audits b WHERE b.model_sha256 = a.model_sha256 AND b.mode = a.mode
-                   AND COALESCE(json_extract(b.result_json, '$.settings.groupSize'), 1) = COALESCE(json_extract(a.result_json, '$.settings.groupSize'), 1))
-                 ORDER BY id DESC`
-            )
-            .all() as { model_sha256: string; model: string; mode: string; created: string; identical: number; result_json: string }[];
-        return modelSha256s ? rows.filter((r) => modelSha256s.includes(r.model_sha256)) : rows;
     }
 }
 

@@ -1,7 +1,9 @@
 import path from "node:path";
 import { EddyError } from "../util/errors.js";
+import type { ChatMessage } from "../inference/types.js";
 import type { Category } from "../vocabulary.js";
 import type { Outcome } from "../vocabulary.js";
+import { connection } from "./connection.js";
 import type { Store } from "./Store.js";
 import type { ConfigurationRow, RunRow } from "./types.js";
 
@@ -148,7 +150,7 @@ export function loadOutcomes(store: Store, runIds: string[]): Outcome[] {
             owners.get(l)!.add(r.id);
         }
     const out: Outcome[] = [];
-    const stmt = store.db.prepare(JOINED_SQL);
+    const stmt = connection(store).prepare(JOINED_SQL);
     for (const r of runs) {
         for (const row of stmt.iterate(r.id) as IterableIterator<JoinedRow>) {
             const base = configLabel(row);
@@ -180,7 +182,7 @@ export function loadOutcomes(store: Store, runIds: string[]): Outcome[] {
 export function exportRows(store: Store, runId: string): Record<string, unknown>[] {
     const run = requireRun(store, runId);
     const sql = JOINED_SQL.replace("JOIN verdicts v", "LEFT JOIN verdicts v").replace(" AND g.missing = 0", "");
-    const rows = store.db.prepare(sql.replace("g.cached", "g.cached, g.missing")).all(run.id) as (JoinedRow & { missing: number })[];
+    const rows = connection(store).prepare(sql.replace("g.cached", "g.cached, g.missing")).all(run.id) as (JoinedRow & { missing: number })[];
     return rows.map((r) => ({
         run: r.run_id,
         config: configLabel(r),
@@ -206,6 +208,14 @@ export function exportRows(store: Store, runId: string): Record<string, unknown>
         cached: r.cached === 1,
         response: r.response
     }));
+}
+
+/** The chat messages each response of a configuration was asked with, by `template|instance|round`. */
+export function askedMessages(store: Store, configId: number): Map<string, ChatMessage[]> {
+    const rows = connection(store)
+        .prepare("SELECT template_id, instance_idx, round, prompt_json FROM generations WHERE config_id = ?")
+        .all(configId) as { template_id: string; instance_idx: number; round: number; prompt_json: string }[];
+    return new Map(rows.map((r) => [`${r.template_id}|${r.instance_idx}|${r.round}`, JSON.parse(r.prompt_json) as ChatMessage[]]));
 }
 
 /** Model label for a model file: its file name without `.gguf`. */

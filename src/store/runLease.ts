@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import os from "node:os";
 import { EddyError } from "../util/errors.js";
 import { processAlive } from "../util/processAlive.js";
+import { connection } from "./connection.js";
 import type { Store } from "./Store.js";
 
 /** How often the holder refreshes its lease, and how old a refresh may get before the lease counts as abandoned (ms). */
@@ -39,9 +40,9 @@ export async function leaseRun(store: Store, runId: string, o: { log?: (line: st
     const take = (): LeaseRow | undefined =>
         store.write(() => {
             const now = Date.now();
-            const have = store.db.prepare("SELECT holder, host, pid, heartbeat FROM run_leases WHERE run_id = ?").get(runId) as LeaseRow | undefined;
+            const have = connection(store).prepare("SELECT holder, host, pid, heartbeat FROM run_leases WHERE run_id = ?").get(runId) as LeaseRow | undefined;
             if (have && have.holder !== holder && holderAlive(have, now)) return have;
-            store.db
+            connection(store)
                 .prepare("INSERT OR REPLACE INTO run_leases (run_id, holder, host, pid, acquired, heartbeat) VALUES (?, ?, ?, ?, ?, ?)")
                 .run(runId, holder, os.hostname(), process.pid, new Date(now).toISOString(), now);
             return undefined;
@@ -56,7 +57,7 @@ export async function leaseRun(store: Store, runId: string, o: { log?: (line: st
     }
     const beat = setInterval(() => {
         try {
-            store.db.prepare("UPDATE run_leases SET heartbeat = ? WHERE run_id = ? AND holder = ?").run(Date.now(), runId, holder);
+            connection(store).prepare("UPDATE run_leases SET heartbeat = ? WHERE run_id = ? AND holder = ?").run(Date.now(), runId, holder);
         } catch {
             // Busy for a moment: the next beat comes well before the lease goes stale.
         }
@@ -69,7 +70,7 @@ export async function leaseRun(store: Store, runId: string, o: { log?: (line: st
             held = false;
             clearInterval(beat);
             try {
-                if (store.db.open) store.db.prepare("DELETE FROM run_leases WHERE run_id = ? AND holder = ?").run(runId, holder);
+                if (connection(store).open) connection(store).prepare("DELETE FROM run_leases WHERE run_id = ? AND holder = ?").run(runId, holder);
             } catch {
                 // A database that cannot be written now (full, locked): the lease goes stale on its own.
             }

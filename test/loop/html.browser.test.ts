@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildLoopReport, renderLoopHtml } from "../../src/loop/report.js";
 import { normalizeLoopConfig, runLoop } from "../../src/loop/runLoop.js";
 import { buildMutateReport, renderMutateHtml } from "../../src/mutate/report.js";
-import { recordMutateStudy } from "../../src/mutate/study.js";
+import { recordMutateStudy } from "../../src/store/mutateStudies.js";
 import { openStore } from "../../src/store/Store.js";
 import type { Outcome } from "../../src/vocabulary.js";
 import { writeOutcomes } from "../report/storeFixture.js";

@@ -7,10 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Embedder, cosine } from "../../src/embed/Embedder.js";
 import { writeTinyEmbedModel } from "../../src/embed/tinyEmbedModel.js";
 import { buildLoopReport, renderLoopHtml, renderLoopText } from "../../src/loop/report.js";
-import { LoopStore } from "../../src/loop/store.js";
 import { cleanSummary, normalizeLoopConfig, runLoop } from "../../src/loop/runLoop.js";
 import { openStore } from "../../src/store/Store.js";
 import { modelsDir } from "../../src/util/paths.js";
+import { connection } from "../../src/store/connection.js";
 
 const run = promisify(execFile);
 const tmp = mkdtempSync(path.join(tmpdir(), "eddy-loop-"));
@@ -52,7 +52,7 @@ describe("pass@loop1 under the run's exclusion rules", () => {
         const db = path.join(tmp, "first-loop.db");
         const store = openStore(db);
         try {
-            const ls = new LoopStore(store);
+            const ls = store.loops;
             const id = "loop-20260101-aaaaaa";
             ls.createRun({ id, config_hash: "h", config_json: JSON.stringify({ maxLoops: 2, temperature: 0 }), eddy_version: "test", backend: "replay", model: "m", model_path: null, model_sha256: null, quantization: null, summariser: null, metadata_json: null, isolation_level: null });
             ls.addTasks([0, 1, 2, 3, 4].map((i) => ({ run_id: id, template_id: "t", instance_idx: i, params_json: "[]", bindings_json: "{}", question: "q", oracle_hash: "o" })));
@@ -213,7 +213,7 @@ describe("eddy loop CLI", () => {
         const store = openStore(db);
         try {
             // Refused before anything was stored: still just the two runs.
-            expect(store.db.prepare("SELECT COUNT(*) AS n FROM loop_runs").get()).toEqual({ n: 2 });
+            expect(connection(store).prepare("SELECT COUNT(*) AS n FROM loop_runs").get()).toEqual({ n: 2 });
         } finally {
             store.close();
         }

@@ -7,7 +7,7 @@ import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { normalizeStudyConfig } from "../../src/run/config.js";
 import { runStudy } from "../../src/run/runStudy.js";
-import { MergeConflictError, mergeStores } from "../../src/merge/mergeStores.js";
+import { MergeConflictError, mergeStores } from "../../src/store/merge.js";
 import { MIGRATIONS } from "../../src/store/schema.js";
 import { BIN, cleanTmp, tmpDir } from "../run/helpers.js";
 import { TEMPLATES, exportStore, useFixedTemplates } from "./studyFixture.js";

@@ -106,8 +106,8 @@ describe("eddy report / eddy compare on a stored study", () => {
         const store = openStore(audited);
         try {
             const audit = { modelSha256: "ab".repeat(32), model: "tiny-b", eddyVersion: "0.1.0", responses: 8, differingVerdicts: 0 };
-            store.recordDeterminismAudit({ ...audit, mode: "fast", differingResponses: 1, identical: false, result: { comparisons: [{ responseShare: 0.125 }] } });
-            store.recordDeterminismAudit({ ...audit, mode: "reproducible", differingResponses: 0, identical: true, result: { comparisons: [{ responseShare: 0 }] } });
+            store.audits.record({ ...audit, mode: "fast", differingResponses: 1, identical: false, result: { comparisons: [{ responseShare: 0.125 }] } });
+            store.audits.record({ ...audit, mode: "reproducible", differingResponses: 0, identical: true, result: { comparisons: [{ responseShare: 0 }] } });
         } finally {
             store.close();
         }
@@ -132,8 +132,8 @@ describe("eddy report / eddy compare on a stored study", () => {
             const store = openStore(db);
             try {
                 // The lockstep audit first, then a newer one with one context per query (G = 1) that differed.
-                store.recordDeterminismAudit({ ...audit, differingResponses: 0, identical: true, result: { settings: { groupSize: 8 }, comparisons: [{ responseShare: 0 }] } });
-                store.recordDeterminismAudit({ ...audit, differingResponses: 2, identical: false, result: { settings: { groupSize: 1 }, comparisons: [{ responseShare: 0.25 }] } });
+                store.audits.record({ ...audit, differingResponses: 0, identical: true, result: { settings: { groupSize: 8 }, comparisons: [{ responseShare: 0 }] } });
+                store.audits.record({ ...audit, differingResponses: 2, identical: false, result: { settings: { groupSize: 1 }, comparisons: [{ responseShare: 0.25 }] } });
             } finally {
                 store.close();
             }

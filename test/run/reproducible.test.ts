@@ -91,9 +91,9 @@ describe("pure parts of the determinism audit", () => {
             recordAudit(store, audit(false, "reproducible"));
             recordAudit(store, audit(true, "reproducible"));
             recordAudit(store, audit(false, "fast"));
-            const latest = store.determinismAudits(["ab".repeat(32)]);
+            const latest = store.audits.latest(["ab".repeat(32)]);
             expect(latest.map((r) => [r.mode, r.identical])).toEqual([["fast", 0], ["reproducible", 1]]);
-            expect(store.determinismAudits(["cd".repeat(32)])).toEqual([]);
+            expect(store.audits.latest(["cd".repeat(32)])).toEqual([]);
             expect(determinismLines(JSON.parse(latest[0]!.result_json))[1]).toMatch(/repeat\s+responses differ 1\/1 \(100\.0%\).*first divergence a\|0\|0 at character 0/);
         } finally {
             store.close();

@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { capDetail, MAX_DETAIL_CHARS, openStore, StoreVerdictCache } from "../../src/store/Store.js";
+import { connection } from "../../src/store/connection.js";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -57,8 +58,8 @@ describe("verdict details are bounded at the store", () => {
         }
         const again = openStore(db, { readonly: true });
         try {
-            const stored = (again.db.prepare("SELECT detail FROM verdicts").all() as { detail: string }[]).map((r) => r.detail);
-            const cached = (again.db.prepare("SELECT detail FROM verdict_cache ORDER BY key").all() as { detail: string }[]).map((r) => r.detail);
+            const stored = (connection(again).prepare("SELECT detail FROM verdicts").all() as { detail: string }[]).map((r) => r.detail);
+            const cached = (connection(again).prepare("SELECT detail FROM verdict_cache ORDER BY key").all() as { detail: string }[]).map((r) => r.detail);
             expect(stored).toHaveLength(1);
             expect(cached).toHaveLength(2);
             for (const d of [...stored, ...cached, again.cachedVerdict("k2")!.detail]) {

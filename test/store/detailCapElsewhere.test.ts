@@ -4,9 +4,8 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { openStore, type Store } from "../../src/store/Store.js";
-import { LoopStore } from "../../src/loop/store.js";
-import { mergeStores } from "../../src/merge/mergeStores.js";
-import { publishedVerdicts, writePublishedVerdicts } from "../../src/import/store.js";
+import { mergeStores } from "../../src/store/merge.js";
+import { publishedVerdicts, writePublishedVerdicts } from "../../src/store/publishedVerdicts.js";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -56,7 +55,7 @@ describe("verdict-like details are capped outside the study store too", () => {
         const db = path.join(tmp(), "eddy.db");
         const store = openStore(db);
         try {
-            const loops = new LoopStore(store);
+            const loops = store.loops;
             loops.createRun({
                 id: "loop-1", config_hash: "h", config_json: "{}", eddy_version: "0.1.0", backend: "reference", model: "m",
                 model_path: null, model_sha256: null, quantization: null, summariser: null, metadata_json: null, isolation_level: null

@@ -5,12 +5,13 @@ import { afterAll, describe, expect, it } from "vitest";
 import { leaseRun } from "../../src/store/runLease.js";
 import { openStore, type Store } from "../../src/store/Store.js";
 import { cleanTmp, tmpDir } from "../run/helpers.js";
+import { connection } from "../../src/store/connection.js";
 
 afterAll(cleanTmp);
 
 /** A lease row as another process would have left it. */
 function leftBy(store: Store, runId: string, host: string, pid: number, heartbeat: number): void {
-    store.db.prepare("INSERT OR REPLACE INTO run_leases (run_id, holder, host, pid, acquired, heartbeat) VALUES (?, ?, ?, ?, ?, ?)").run(runId, `${host}:${pid}:x`, host, pid, new Date().toISOString(), heartbeat);
+    connection(store).prepare("INSERT OR REPLACE INTO run_leases (run_id, holder, host, pid, acquired, heartbeat) VALUES (?, ?, ?, ?, ?, ?)").run(runId, `${host}:${pid}:x`, host, pid, new Date().toISOString(), heartbeat);
 }
 
 describe("one process per run (run_leases)", () => {
@@ -32,7 +33,7 @@ describe("one process per run (run_leases)", () => {
         const other = await leaseRun(store, "r2");
         other.release();
         second!.release();
-        expect(store.db.prepare("SELECT COUNT(*) AS n FROM run_leases").get()).toEqual({ n: 0 });
+        expect(connection(store).prepare("SELECT COUNT(*) AS n FROM run_leases").get()).toEqual({ n: 0 });
     });
 
     it("a holder killed without warning (dead pid here, or silent elsewhere) is taken over at once", async () => {
@@ -53,6 +54,6 @@ describe("one process per run (run_leases)", () => {
         setTimeout(() => stop.abort(), 300);
         await expect(wait).rejects.toMatchObject({ exitCode: 130, message: "stopped while waiting for run r5 (nothing was changed)" });
         expect(lines).toEqual(["run r5 is being worked on by another eddy process (pid 1 on another-host); waiting for it to finish"]);
-        expect(store.db.prepare("SELECT host FROM run_leases WHERE run_id = 'r5'").get()).toEqual({ host: "another-host" });
+        expect(connection(store).prepare("SELECT host FROM run_leases WHERE run_id = 'r5'").get()).toEqual({ host: "another-host" });
     });
 });

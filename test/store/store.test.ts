@@ -8,6 +8,7 @@ import { MIGRATIONS } from "../../src/store/schema.js";
 import { exportRows, loadOutcomes, runInfo } from "../../src/store/outcomes.js";
 import { EddyError } from "../../src/util/errors.js";
 import type { NewGeneration } from "../../src/store/types.js";
+import { connection } from "../../src/store/connection.js";
 
 const dirs: string[] = [];
 function tmpDb(): string {
@@ -41,8 +42,8 @@ describe("store", () => {
         const file = tmpDb();
         const store = openStore(file);
         expect(store.schemaVersion()).toBe(MIGRATIONS.length);
-        expect(store.db.pragma("journal_mode", { simple: true })).toBe("wal");
-        expect(store.db.pragma("foreign_keys", { simple: true })).toBe(1);
+        expect(connection(store).pragma("journal_mode", { simple: true })).toBe("wal");
+        expect(connection(store).pragma("foreign_keys", { simple: true })).toBe(1);
         store.close();
         // Reopening applies nothing twice.
         const again = openStore(file);
@@ -68,9 +69,9 @@ describe("store", () => {
         store.writeBatch({ ...empty, generations: [{ ...g, response: "other" }] });
         const v = { configId: cid, templateId: "t1", instance: 0, round: 0, category: "passed" as const, judgeCategory: "passed" as const, detail: "", ms: 3 };
         store.writeBatch({ ...empty, verdicts: [v, { ...v, category: "runtime_error" }] });
-        const rows = store.db.prepare("SELECT response FROM generations").all() as { response: string }[];
+        const rows = connection(store).prepare("SELECT response FROM generations").all() as { response: string }[];
         expect(rows).toEqual([{ response: "r0.0" }]);
-        expect(store.db.prepare("SELECT category FROM verdicts").all()).toEqual([{ category: "passed" }]);
+        expect(connection(store).prepare("SELECT category FROM verdicts").all()).toEqual([{ category: "passed" }]);
         expect(store.counts("run-a")).toMatchObject({ generations: 1, verdicts: 1, categories: { passed: 1 } });
         store.close();
     });
@@ -141,8 +142,8 @@ describe("store", () => {
         const store = openStore(file);
         const cid = seedRun(store, "r1");
         store.writeBatch({ ...empty, generations: [gen(cid, 0, 0)] });
-        const pages = store.db.pragma("page_count", { simple: true }) as number;
-        store.db.pragma(`max_page_count = ${pages + 2}`);
+        const pages = connection(store).pragma("page_count", { simple: true }) as number;
+        connection(store).pragma(`max_page_count = ${pages + 2}`);
         const big = "x".repeat(64 * 1024);
         let err: unknown;
         try {

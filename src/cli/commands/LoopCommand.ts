@@ -1,7 +1,6 @@
 import type { Command } from "commander";
 import { buildLoopReport, renderLoopReport } from "../../loop/report.js";
 import { LOOP_DEFAULTS, normalizeLoopConfig, runLoop } from "../../loop/runLoop.js";
-import { LoopStore } from "../../loop/store.js";
 import { openStore } from "../../store/Store.js";
 import { EddyError } from "../../util/errors.js";
 import { defaultDbPath } from "../../util/paths.js";
@@ -92,7 +91,7 @@ export function registerLoopCommand(program: Command): void {
         .action((o: { db?: string }) => {
             const store = openStore(o.db ?? defaultDbPath(), { readonly: true });
             try {
-                for (const r of new LoopStore(store).listRuns())
+                for (const r of store.loops.listRuns())
                     process.stdout.write([r.id, r.status, r.backend, safeTerminalLine(r.model), r.quantization ?? "", r.created].join("\t") + "\n");
             } finally {
                 store.close();

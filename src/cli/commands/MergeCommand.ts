@@ -1,5 +1,6 @@
 import type { Command } from "commander";
-import { describeConflict, MergeConflictError, mergeStores } from "../../merge/mergeStores.js";
+import { describeConflict } from "../../merge/describeConflict.js";
+import { MergeConflictError, mergeStores } from "../../store/merge.js";
 import { EddyError, oneLine } from "../../util/errors.js";
 import { safeJsonStringify, safeTerminalLine } from "../../util/safeText.js";
 import { writePrivateFile } from "../../util/privateFiles.js";

@@ -60,10 +60,8 @@ async function loopReport(db: string, ids: string[], format: ReportFormat): Prom
     const store = openStore(db, { readonly: true });
     try {
         if (ids.some((id) => store.getRun(id) !== undefined)) return undefined;
-        const hasLoopTables = store.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'loop_runs'").get() !== undefined;
-        if (!hasLoopTables) return undefined;
-        const { LoopStore } = await import("../../loop/store.js");
-        const loops = new LoopStore(store);
+        if (!store.loops.present()) return undefined;
+        const loops = store.loops;
         try {
             for (const id of ids) loops.requireRun(id);
         } catch {

@@ -6,7 +6,7 @@ import { openStore } from "../../store/Store.js";
 import { loadTemplate } from "../../templates/loadTemplates.js";
 import { EddyError, oneLine } from "../../util/errors.js";
 import { defaultDbPath } from "../../util/paths.js";
-import { writePublishedVerdicts, type PublishedVerdict } from "../store.js";
+import { writePublishedVerdicts, type PublishedVerdict } from "../../store/publishedVerdicts.js";
 import { withTemplateFolders } from "../turbulence/folders.js";
 import { HUMANEVAL_SUMMARY, type HumanEvalImportSummary } from "./importProblems.js";
 import { evalResultsPath, readEvalPlusSamples, readEvalResults, type EvalPlusStatus } from "./samples.js";

@@ -11,7 +11,7 @@ import type { ParamValue, Template } from "../../templates/types.js";
 import { EddyError } from "../../util/errors.js";
 import { defaultDbPath } from "../../util/paths.js";
 import { makeTempDir } from "../../util/tempDir.js";
-import { judgedResponses, writePublishedReruns, writePublishedVerdicts, type PublishedVerdict } from "../store.js";
+import { judgedResponses, writePublishedReruns, writePublishedVerdicts, type PublishedVerdict } from "../../store/publishedVerdicts.js";
 import { withTemplateFolders } from "./folders.js";
 import { templateIdFor } from "./importQuestions.js";
 import type { Skipped } from "./layout.js";

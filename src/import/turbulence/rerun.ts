@@ -5,7 +5,7 @@ import type { JudgePool } from "../../judge/JudgePool.js";
 import { questionText } from "../../templates/render.js";
 import type { ParamValue, Template } from "../../templates/types.js";
 import { oneLine } from "../../util/errors.js";
-import type { PublishedRerun, RerunSide } from "../store.js";
+import type { PublishedRerun, RerunSide } from "../../store/publishedVerdicts.js";
 import { readPythonString } from "./pythonRepr.js";
 
 /** The function the re-run calls in the sandbox: the published tests, once per seed. */

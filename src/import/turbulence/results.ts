@@ -3,7 +3,7 @@ import path from "node:path";
 import type { ParamValue } from "../../templates/types.js";
 import { EddyError } from "../../util/errors.js";
 import { isDir } from "../../util/files.js";
-import type { PublishedVerdict } from "../store.js";
+import type { PublishedVerdict } from "../../store/publishedVerdicts.js";
 import { questionDirs, type Skipped } from "./layout.js";
 import { parsePythonTuple } from "./pythonRepr.js";
 import { decodeResponse, type ResponseForm } from "./responseForms.js";

@@ -11,7 +11,7 @@ import { measureDrift } from "../drift/measureDrift.js";
 import type { DriftJob, DriftReport, DriftText } from "../drift/types.js";
 import { checkSameModel, type QuantFile } from "../models/checkSameModel.js";
 import { byPrecision } from "../models/precision.js";
-import { generationSpeeds, storedAnswers } from "./readStudy.js";
+import { generationSpeeds, storedAnswers } from "../../store/quantStudy.js";
 import type { QuantReport } from "./types.js";
 import { buildQuantReport } from "./buildQuantReport.js";
 

@@ -1,5 +1,7 @@
-import { capDetail, type Store } from "../store/Store.js";
 import type { Category } from "../judge/types.js";
+import { capDetail } from "../util/detail.js";
+import { connection } from "./connection.js";
+import type { Store } from "./Store.js";
 
 /** One side of a re-run of the other harness's own test: on the response, or on the model solution. */
 export interface RerunSide {
@@ -44,7 +46,7 @@ export interface PublishedVerdict {
 /** Stores the published verdicts of a run (a re-import replaces them); details are capped by {@link capDetail}. */
 export function writePublishedVerdicts(store: Store, runId: string, rows: PublishedVerdict[]): void {
     store.write(() => {
-        const ins = store.db.prepare(
+        const ins = connection(store).prepare(
             `INSERT OR REPLACE INTO published_verdicts (run_id, template_id, instance_idx, round, source, correct, stage, fault, detail, extracted, location, raw, form, rerun_json)
              VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
         );
@@ -56,16 +58,16 @@ export function writePublishedVerdicts(store: Store, runId: string, rows: Publis
 /** Records re-runs of the published test for some responses of a run. */
 export function writePublishedReruns(store: Store, runId: string, rows: { templateId: string; instance: number; round: number; rerun: PublishedRerun }[]): void {
     store.write(() => {
-        const up = store.db.prepare("UPDATE published_verdicts SET rerun_json = ? WHERE run_id = ? AND template_id = ? AND instance_idx = ? AND round = ?");
+        const up = connection(store).prepare("UPDATE published_verdicts SET rerun_json = ? WHERE run_id = ? AND template_id = ? AND instance_idx = ? AND round = ?");
         for (const r of rows) up.run(JSON.stringify(r.rerun), runId, r.templateId, r.instance, r.round);
     });
 }
 
 /** The published verdicts of a run, or none; an older database without the table (or its later columns) has none of them. */
 export function publishedVerdicts(store: Store, runId: string): PublishedVerdict[] {
-    const table = store.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'published_verdicts'").get();
+    const table = connection(store).prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'published_verdicts'").get();
     if (!table) return [];
-    const rows = store.db.prepare("SELECT * FROM published_verdicts WHERE run_id = ? ORDER BY template_id, instance_idx, round").all(runId) as {
+    const rows = connection(store).prepare("SELECT * FROM published_verdicts WHERE run_id = ? ORDER BY template_id, instance_idx, round").all(runId) as {
         template_id: string;
         instance_idx: number;
         round: number;
@@ -112,7 +114,7 @@ export interface JudgedResponse {
 
 /** Every response of the runs with eddy's verdict, keyed `run|template|instance|round`. */
 export function judgedResponses(store: Store, runIds: readonly string[]): Map<string, JudgedResponse> {
-    const stmt = store.db.prepare(
+    const stmt = connection(store).prepare(
         `SELECT c.run_id, g.template_id, g.instance_idx, g.round, i.params_json, g.code, g.missing, v.category, v.detail
          FROM generations g JOIN configurations c ON c.id = g.config_id
          JOIN instances i ON i.run_id = c.run_id AND i.template_id = g.template_id AND i.idx = g.instance_idx

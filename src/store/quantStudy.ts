@@ -1,5 +1,6 @@
-import type { ChatMessage } from "../../inference/types.js";
-import type { Store } from "../../store/Store.js";
+import type { ChatMessage } from "../inference/types.js";
+import { connection } from "./connection.js";
+import type { Store } from "./Store.js";
 
 /** Generation speed of one configuration, from the timings stored with its responses. */
 export interface GenerationSpeed {
@@ -19,10 +20,9 @@ export interface GenerationSpeed {
  * Per-configuration speeds of a run: Σ prompt tokens / Σ time to first token, and
  * Σ generated tokens / Σ (generation time − time to first token). These are per-sequence
  * rates (requests overlap under batching), comparable between files run with the same settings.
- * A read-only query over the run's tables; the store has no accessor for timings.
  */
 export function generationSpeeds(store: Store, runId: string): GenerationSpeed[] {
-    const rows = store.db
+    const rows = connection(store)
         .prepare(
             `SELECT c.id AS configId, c.model_path AS modelPath, COUNT(g.id) AS responses,
                     COALESCE(SUM(g.prompt_tokens), 0) AS promptTokens, COALESCE(SUM(g.ttft_ms), 0) AS ttftMs,
@@ -61,7 +61,7 @@ export interface StoredAnswer {
  * repeat the same answer, and teacher-forcing it twice adds nothing — in template/instance order.
  */
 export function storedAnswers(store: Store, configId: number, limit: number): StoredAnswer[] {
-    const rows = store.db
+    const rows = connection(store)
         .prepare(
             `SELECT template_id AS template, instance_idx AS instance, MIN(round) AS round, prompt_json AS prompt, response
              FROM generations WHERE config_id = ? AND missing = 0 AND response != ''

@@ -1,13 +1,14 @@
 import { existsSync, realpathSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
-import { applyMigrations, capDetail, openStore, storeError, type Store } from "../store/Store.js";
-import { openReadonlyDatabase, rollbackImage } from "../store/readonlyOpen.js";
-import { MIGRATIONS } from "../store/schema.js";
 import { EddyError } from "../util/errors.js";
 import { sha256FileSync } from "../util/files.js";
-import { ensureNodeId, readNodeId } from "../store/nodeId.js";
-import { LOCAL_TABLES, MERGED_TABLES, type MergedTable } from "./tables.js";
+import { connection } from "./connection.js";
+import { LOCAL_TABLES, MERGED_TABLES, type MergedTable } from "./mergeTables.js";
+import { ensureNodeId, readNodeId } from "./nodeId.js";
+import { openReadonlyDatabase, rollbackImage } from "./readonlyOpen.js";
+import { MIGRATIONS } from "./schema.js";
+import { applyMigrations, capDetail, openStore, storeError, type Store } from "./Store.js";
 
 /** Two copies of one row (same natural key) that differ in a column that carries a result. */
 export interface MergeConflict {
@@ -156,7 +157,7 @@ export function mergeStores(sourceFiles: string[], into: string): MergeResult {
             const target = openStore(intoAbs);
             try {
                 const result = target.write(() => {
-                    const nodeId = ensureNodeId(target.db);
+                    const nodeId = ensureNodeId(connection(target));
                     const merger = new Merger(target, new Date().toISOString());
                     const summaries = sources.map((s) => merger.source(s));
                     if (merger.conflicts.length) throw new MergeConflictError(merger.conflicts);
@@ -193,7 +194,7 @@ class Merger {
     private readonly columns = new Map<string, Set<string>>();
 
     constructor(target: Store, private readonly mergedAt: string) {
-        this.t = target.db;
+        this.t = connection(target);
     }
 
     private prep(sql: string): Database.Statement {
@@ -353,23 +354,4 @@ class Merger {
         }
         return sum;
     }
-}
-
-/** How much of a long value a conflict line shows, and how much of it comes before the first difference. */
-const SHOWN_CHARS = 57;
-const CONTEXT_CHARS = 20;
-
-/** A conflict as one line for the terminal: long values are shown around their first difference, so the two excerpts differ. */
-export function describeConflict(c: MergeConflict): string {
-    const here = JSON.stringify(c.target) ?? "null";
-    const incoming = JSON.stringify(c.incoming) ?? "null";
-    let at = 0;
-    while (at < here.length && at < incoming.length && here[at] === incoming[at]) at++;
-    const show = (s: string): string => {
-        if (s.length <= SHOWN_CHARS + 3) return s;
-        const from = Math.max(0, Math.min(at - CONTEXT_CHARS, s.length - SHOWN_CHARS));
-        return `${from > 0 ? "…" : ""}${s.slice(from, from + SHOWN_CHARS)}${from + SHOWN_CHARS < s.length ? "…" : ""}`;
-    };
-    const where = Math.max(here.length, incoming.length) > SHOWN_CHARS + 3 ? ` from character ${at + 1}` : "";
-    return `${path.basename(c.source)}: ${c.key}: ${c.column} differs${where} (here ${show(here)}, incoming ${show(incoming)})`;
 }
