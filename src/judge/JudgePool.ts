@@ -1,5 +1,6 @@
 import { availableParallelism } from "node:os";
 import { performance } from "node:perf_hooks";
+import type { Language } from "../languages/languages.js";
 import type { ParamValue, Template } from "../templates/types.js";
 import { capDetail } from "../util/detail.js";
 import { EddyError, oneLine } from "../util/errors.js";
@@ -95,7 +96,9 @@ export class JudgePool {
             return { category: "static_error", detail: `the code is ${Math.floor(size / 1024)} KB, more than the judge accepts (${MAX_CODE_BYTES / 1024} KB)`, ms: 0 };
         const tuple = paramTuple(t, req.bindings);
         // A verdict earned under a weaker isolation is never reused under a stronger one.
-        const key = verdictKey(req.code, t, tuple, `${this.version}|${this.isolation.level}`);
+        const language = req.language ?? "python";
+        // Python's keys stay as they were; another language's answers are keyed by it too.
+        const key = verdictKey(req.code, t, tuple, `${this.version}|${this.isolation.level}${language === "python" ? "" : `|${language}`}`);
         const hit = this.cache.get(key);
         if (hit) return { ...hit, cached: true };
         const message = {
@@ -109,7 +112,8 @@ export class JudgePool {
             randomInputs: t.randomInputs,
             seed: inputSeed(t.id, tuple),
             budget: t.budget,
-            code: req.code
+            code: req.code,
+            ...(language === "python" ? {} : { language })
         };
         // The keeper enforces the CPU budget and its backstops; this only catches a hung worker.
         const timeout = t.budget.timeMs * WORKER_TIMEOUT_FACTOR * Math.max(1, this.isolation.cpuFactor ?? 1) + ORACLE_ALLOWANCE_MS;
@@ -178,8 +182,8 @@ export class JudgePool {
     }
 
     /** `solution` (default) or a `mutant_*` of the template's oracle, rendered as an answer for these bindings. */
-    async answerSource(t: Template, bindings: Record<string, ParamValue>, which = "solution"): Promise<string> {
-        const r = await this.control({ op: "source", oracle: t.oracleFile, oracleHash: t.oracleHash, function: t.function, arity: t.arity, bindings, which });
+    async answerSource(t: Template, bindings: Record<string, ParamValue>, which = "solution", language: Language = "python"): Promise<string> {
+        const r = await this.control({ op: "source", oracle: t.oracleFile, oracleHash: t.oracleHash, function: t.function, arity: t.arity, bindings, which, language });
         return String(r.source);
     }
 
