@@ -66,6 +66,7 @@ export class JudgeStage {
         const poolOptions: JudgePoolOptions = {
             workers,
             cache: o.cache,
+            ...(o.language ? { language: o.language } : {}),
             ...(o.allowUnsandboxed !== undefined ? { allowUnsandboxed: o.allowUnsandboxed } : {})
         };
         this.pool = o.needPool
