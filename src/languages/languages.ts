@@ -1,5 +1,6 @@
 import { EddyError } from "../util/errors.js";
 import type { Template } from "../templates/types.js";
+import type { PromptWrapper } from "../prompts/PromptWrapper.js";
 
 /**
  * The languages eddy asks and judges in. Python answers run in the judge's Python sandbox as
@@ -86,4 +87,11 @@ export function questionFor(question: string, t: Template, lang: Language): stri
         question.replace(/\bPython\b/g, info.display) +
         `\n\nAnswer in ${info.display}: define \`${sig}\` at the top level of plain ${info.display} code (no module system, no input or output). ${info.types}`
     );
+}
+
+/** A prompt wrapper speaking of `lang` where it speaks of Python (the default wrapper asks for "a single Python code block"). */
+export function wrapperFor(w: PromptWrapper, lang: Language): PromptWrapper {
+    if (lang === "python") return w;
+    const name = LANGUAGE_INFO[lang].display;
+    return { ...w, system: w.system.replace(/\bPython\b/g, name), user: w.user.replace(/\bPython\b/g, name) };
 }

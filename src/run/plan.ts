@@ -6,7 +6,7 @@ import type { Template } from "../templates/types.js";
 import type { StoredInstance } from "../store/types.js";
 import { modelStem } from "../store/outcomes.js";
 import type { StudyConfig } from "./config.js";
-import { questionFor, unsupportedReason } from "../languages/languages.js";
+import { questionFor, unsupportedReason, wrapperFor } from "../languages/languages.js";
 import { EddyError } from "../util/errors.js";
 
 /** What a study will ask, before anything runs. */
@@ -46,7 +46,7 @@ export function planStudy(c: StudyConfig, stored?: (templateId: string) => Store
                 : sampleInstances(t, c.instances, c.seed).map((i) => ({ templateId: t.id, index: i.index, params: i.params, bindings: i.bindings, question: questionFor(i.question, t, language) }))
         );
     }
-    const wrappers = c.wrappers.map((w) => loadWrapper(w)).map((wrapper) => ({ id: wrapper.id, wrapper }));
+    const wrappers = c.wrappers.map((w) => loadWrapper(w)).map((wrapper) => ({ id: wrapper.id, wrapper: wrapperFor(wrapper, language) }));
     const models =
         c.backend === "llama" ? uniqueLabels(c.models) : [{ label: c.backend === "replay" ? modelStem(c.replay ?? "replay").replace(/\.jsonl?$/i, "") : "reference" }];
     let queries = 0;
