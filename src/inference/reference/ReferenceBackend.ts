@@ -43,8 +43,9 @@ export class ReferenceBackend implements Backend {
             }
             const bindings = Object.fromEntries(t.params.map((p, i) => [p.name, req.task!.params[i]!]));
             try {
-                const src = await this.judge.answerSource(t, bindings, "solution", this.language);
-                const text = "```" + LANGUAGE_INFO[this.language].fences[0] + "\n" + src.trimEnd() + "\n```\n";
+                const language = req.task.language ?? this.language;
+                const src = await this.judge.answerSource(t, bindings, "solution", language);
+                const text = "```" + LANGUAGE_INFO[language].fences[0] + "\n" + src.trimEnd() + "\n```\n";
                 yield { ...base, text, stopReason: "eos", generatedTokens: 0, genMs: performance.now() - start };
             } catch (err) {
                 yield { ...base, text: "", stopReason: "error", generatedTokens: 0, genMs: 0, error: `reference backend: ${err instanceof Error ? err.message : String(err)}` };
