@@ -265,7 +265,8 @@ def candidate(cfg: Config, fds: dict[str, int], uid: int | None, nproc: int, wor
         os.close(job_r)
         code, fn, arity, keep_args, send_args, memory_mb, cpu_s, key, guard, foreign = marshal.loads(head)
         # Another language's calls stay JSON text (languages.py): they are its harness's input.
-        calls = marshal.loads(calls_blob) if foreign is None else calls_blob
+        calls: list[tuple[Any, ...]] = marshal.loads(calls_blob) if foreign is None else []
+        calls_json: bytes = calls_blob if foreign is not None else b""
         del head, calls_blob
         cpu = max(1, int(math.ceil(cpu_s))) + PRECHECK_CPU_S
         resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
@@ -303,7 +304,7 @@ def candidate(cfg: Config, fds: dict[str, int], uid: int | None, nproc: int, wor
         seq += 1
 
     if foreign is not None:
-        relay(RUNTIMES[foreign[0]], foreign[1], foreign[2], code, fn, arity, calls, keep_args or send_args, memory_mb, emit, mark_w, workdir)
+        relay(RUNTIMES[foreign[0]], foreign[1], foreign[2], code, fn, arity, calls_json, keep_args or send_args, memory_mb, emit, mark_w, workdir)
     try:
         verdict, compiled = precheck(code, fn, arity)
     except BaseException as e:  # the analysis itself ran out of memory or time
