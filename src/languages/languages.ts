@@ -8,7 +8,7 @@ import type { PromptWrapper } from "../prompts/PromptWrapper.js";
  * (src/judge/python/eddy_judge/harness/) in the same sandbox, called with the same argument values
  * and compared on the trusted side by the template's comparator (src/judge/python/eddy_judge/wire.py).
  */
-export const LANGUAGES = ["python", "javascript", "ruby"] as const;
+export const LANGUAGES = ["python", "javascript", "ruby", "php"] as const;
 export type Language = (typeof LANGUAGES)[number];
 export const DEFAULT_LANGUAGE: Language = "python";
 
@@ -26,8 +26,12 @@ export interface LanguageInfo {
     types: string;
     /** Templates this language cannot be asked faithfully, and why. */
     excluded: Record<string, string>;
+    /** A rule over the template's declared types (a type the language does not have), or null when it can be asked. */
+    cannot?: (t: Template) => string | null;
 }
 
+// Measured on their edge tuples: answers up to 2^57 and 2^59.
+const NEAR_2_63 = "its answers reach 2^59, next to PHP's 64-bit int limit, beyond which PHP silently turns integers into floats";
 const BEYOND_2_53 = "its answers exceed 2^53, beyond JavaScript's exact Numbers (only a BigInt is faithful, and the question does not ask for one)";
 
 export const LANGUAGE_INFO: Record<Language, LanguageInfo> = {
@@ -41,6 +45,17 @@ export const LANGUAGE_INFO: Record<Language, LanguageInfo> = {
         types:
             "Python's int and float are JavaScript Numbers, str is a string, list and tuple are Arrays, set is a Set, dict is a Map, True/False are true/false and None is null.",
         excluded: { math_grid_paths_avoiding: BEYOND_2_53, math_step_compositions: BEYOND_2_53 }
+    },
+    php: {
+        display: "PHP",
+        fences: ["php"],
+        runtime: "php",
+        package: "php-cli",
+        declare: (fn, p) => `function ${fn}(${p.map((x) => "$" + x).join(", ")})`,
+        types: "Python's int is an int, float a float, str a string, list and tuple are arrays (a list), dict is an array with keys, True/False are true/false and None is null.",
+        excluded: { math_grid_paths_avoiding: NEAR_2_63, math_step_compositions: NEAR_2_63 },
+        // PHP has no set: a set (argument or answer) cannot be passed or returned faithfully.
+        cannot: (t) => (t.group === "set" || t.returns === "set" || t.returns === "frozenset" ? "PHP has no set type" : null)
     },
     ruby: {
         display: "Ruby",
@@ -64,7 +79,8 @@ export function parseLanguage(value: unknown): Language {
 
 /** Why template `t` cannot be asked in `lang`, or null when it can. */
 export function unsupportedReason(t: Template, lang: Language): string | null {
-    const why = LANGUAGE_INFO[lang].excluded[t.id];
+    const info = LANGUAGE_INFO[lang];
+    const why = info.excluded[t.id] ?? info.cannot?.(t) ?? undefined;
     return why === undefined ? null : `template ${t.id} is not asked in ${LANGUAGE_INFO[lang].display}: ${why}`;
 }
 

@@ -17,7 +17,7 @@ import { selectTemplates } from "../../src/templates/loadTemplates.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "../..");
-const EXT: Record<string, Language> = { js: "javascript", rb: "ruby" };
+const EXT: Record<string, Language> = { js: "javascript", rb: "ruby", php: "php" };
 // Every hand-written translation shipped (oracles/translations/<template>.<ext>).
 const translations = readdirSync(path.join(root, "oracles/translations")).map((f) => ({ id: f.replace(/\.\w+$/, ""), language: EXT[path.extname(f).slice(1)]! }));
 const rotate = selectTemplates("list_rotate_right")[0]!;
@@ -28,7 +28,8 @@ const secretFile = path.join(secretDir, "secret.txt");
 
 const RIGHT: Record<string, string> = {
     javascript: "function rotate_right(values) {\n    const n = values.length;\n    if (n === 0) return [];\n    const s = 3 % n;\n    return values.slice(n - s).concat(values.slice(0, n - s));\n}\n",
-    ruby: "def rotate_right(values)\n  return [] if values.empty?\n  values.rotate(-(3 % values.length))\nend\n"
+    ruby: "def rotate_right(values)\n  return [] if values.empty?\n  values.rotate(-(3 % values.length))\nend\n",
+    php: "<?php\nfunction rotate_right($values) {\n    $n = count($values);\n    if ($n === 0) return [];\n    $s = 3 % $n;\n    return array_merge(array_slice($values, $n - $s), array_slice($values, 0, $n - $s));\n}\n"
 };
 
 // [language, name, code, category]: one wrong answer per failure category.
@@ -51,7 +52,21 @@ const wrong: [Language, string, string, Category][] = [
     ["ruby", "a wrong answer only on random inputs", RIGHT.ruby!.replace("  return [] if", "  return values.dup if values.any? { |v| v % 10 != 0 }\n  return [] if"), "fuzzing_failure"],
     ["ruby", "modifying its argument", RIGHT.ruby!.replace("  return [] if values.empty?\n", "  return [] if values.empty?\n  out = values.rotate(-(3 % values.length))\n  values[0] = -1\n  return out\n"), "assertion_error"],
     ["ruby", "returning the argument itself", "def rotate_right(values)\n  values.rotate!(-(3 % values.length)) unless values.empty?\n  values\nend\n", "assertion_error"],
-    ["ruby", "unbounded recursion", "def rotate_right(values)\n  rotate_right(values)\nend\n", "resource_exhaustion"]
+    ["ruby", "unbounded recursion", "def rotate_right(values)\n  rotate_right(values)\nend\n", "resource_exhaustion"],
+    ["php", "a syntax error", "function rotate_right($values) { return array_slice($values, ; }\n", "syntax_error"],
+    ["php", "no function of that name", "function rotate($values) { return $values; }\n", "no_function"],
+    ["php", "the wrong number of parameters", "function rotate_right($values, $k) { return $values; }\n", "wrong_arg_count"],
+    ["php", "a runtime error", "function rotate_right($values) { return $values->nope(); }\n", "runtime_error"],
+    ["php", "a wrong answer on a fixed test", "function rotate_right($values) { return $values; }\n", "assertion_error"],
+    ["php", "a string instead of an array", "function rotate_right($values) { return implode(',', $values); }\n", "assertion_error"],
+    ["php", "a wrong answer only on random inputs", RIGHT.php!.replace("if ($n === 0)", "foreach ($values as $v) if ($v % 10 !== 0) return $values;\n    if ($n === 0)"), "fuzzing_failure"],
+    [
+        "php",
+        "modifying its argument (by reference)",
+        "function rotate_right(&$values) {\n    $n = count($values);\n    if ($n === 0) return [];\n    $s = 3 % $n;\n    $out = array_merge(array_slice($values, $n - $s), array_slice($values, 0, $n - $s));\n    $values[0] = -1;\n    return $out;\n}\n",
+        "assertion_error"
+    ],
+    ["php", "unbounded recursion", "function rotate_right($values) { return rotate_right($values); }\n", "resource_exhaustion"]
 ];
 
 // [language, name, code, categories]: each is contained, and a right answer passes after it.
@@ -77,7 +92,13 @@ const hostile: [Language, string, string, Category[]][] = [
     ["ruby", "fork bomb", "def rotate_right(values)\n  loop { fork { sleep 100 } }\nend\n", ["resource_exhaustion"]],
     ["ruby", "opening a socket", "require 'socket'\ndef rotate_right(values)\n  TCPSocket.new('1.1.1.1', 80)\n  values\nend\n", ["runtime_error"]],
     ["ruby", "reading a private file", `def rotate_right(values)\n  File.read(${JSON.stringify(secretFile)})\nend\n`, ["runtime_error"]],
-    ["ruby", "reading /etc/shadow", "def rotate_right(values)\n  File.read('/etc/shadow')\nend\n", ["runtime_error"]]
+    ["ruby", "reading /etc/shadow", "def rotate_right(values)\n  File.read('/etc/shadow')\nend\n", ["runtime_error"]],
+    ["php", "infinite loop", "function rotate_right($values) { while (true) {} }\n", ["resource_exhaustion"]],
+    ["php", "memory bomb", "function rotate_right($values) { $hog = []; while (true) $hog[] = str_repeat('x', 10000000); }\n", ["resource_exhaustion"]],
+    ["php", "spawning processes without end", "function rotate_right($values) { while (true) proc_open([PHP_BINARY, '-r', 'while (true) {}'], [], $pipes); }\n", ["resource_exhaustion", "runtime_error"]],
+    ["php", "opening a socket", "function rotate_right($values) { $s = fsockopen('1.1.1.1', 80, $errno, $errstr, 1); if (!$s) throw new Exception($errstr); return $values; }\n", ["runtime_error"]],
+    ["php", "reading a private file", `function rotate_right($values) { $t = file_get_contents(${JSON.stringify(secretFile)}); if ($t === false) throw new Exception('unreadable'); return $t; }\n`, ["runtime_error"]],
+    ["php", "reading /etc/shadow", "function rotate_right($values) { $t = file_get_contents('/etc/shadow'); if ($t === false) throw new Exception('unreadable'); return $t; }\n", ["runtime_error"]]
 ];
 
 beforeAll(() => {
@@ -104,10 +125,11 @@ for (const who of ["as root", "as an ordinary user"] as const) {
             expect(pool.isolation.sandboxed, pool.isolation.notes.join("; ")).toBe(true);
             expect(pool.runtimes.javascript).toBeTruthy();
             expect(pool.runtimes.ruby).toBeTruthy();
+            expect(pool.runtimes.php).toBeTruthy();
         });
 
         it("every hand-written reference translation passes its template's instances", async () => {
-            expect(translations.length).toBeGreaterThanOrEqual(10);
+            expect(translations.length).toBeGreaterThanOrEqual(15);
             for (const { id, language } of translations) {
                 const t = selectTemplates(id)[0]!;
                 for (const inst of sampleInstances(t, who === "as root" ? 3 : 1, 7)) {
@@ -123,7 +145,7 @@ for (const who of ["as root", "as an ordinary user"] as const) {
                 it(`${language}: ${name} → ${want}`, async () => {
                     const v = await pool.judge({ template: rotate, bindings, code, language });
                     expect(v.category, v.detail).toBe(want);
-                    if (name === "modifying its argument") expect(v.detail).toContain("modified its argument");
+                    if (name.startsWith("modifying its argument")) expect(v.detail).toContain("modified its argument");
                 });
 
         for (const [language, name, code, want] of hostile)

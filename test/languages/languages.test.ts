@@ -22,7 +22,7 @@ describe("the run's language", () => {
     });
 
     it("refuses an unknown language with one line", () => {
-        expect(() => parseLanguage("cobol")).toThrow(/^unknown language 'cobol' \(use python, javascript, ruby\)$/);
+        expect(() => parseLanguage("cobol")).toThrow(/^unknown language 'cobol' \(use python, javascript, ruby, php\)$/);
         expect(() => normalizeStudyConfig({ backend: "reference", language: "klingon" })).toThrow(/^unknown language 'klingon'/);
     });
 

@@ -55,7 +55,7 @@ describe("the translation chain", () => {
 
     it("refuses a chain of one language or an unknown language with one line", () => {
         expect(() => parseChain("python")).toThrow(/^--translate needs at least two languages/);
-        expect(() => parseChain("python,cobol")).toThrow(/^unknown language 'cobol' \(use python, javascript, ruby\)$/);
+        expect(() => parseChain("python,cobol")).toThrow(/^unknown language 'cobol' \(use python, javascript, ruby, php\)$/);
         expect(() => normalizeLoopConfig({ backend: "reference", translate: "python,ruby", embedModel: "x" })).toThrow(/--summariser and --embed-model apply to the summary loop/);
     });
 });

@@ -40,12 +40,14 @@ class Runtime:
 RUNTIMES: dict[str, Runtime] = {
     "javascript": Runtime("javascript", "node", "js", 1024, (), ("--max-old-space-size={mb}", "--stack-size=2000"), "nodejs"),
     "ruby": Runtime("ruby", "ruby", "rb", 256, ("/usr/share/rubygems-integration", "/var/lib/gems"), ("--disable-gems",), "ruby"),
+    # -n: no php.ini (nothing of the host's configuration); PHP's own memory limit reports first.
+    "php": Runtime("php", "php", "php", 128, (), ("-n", "-d", "memory_limit={mb}M", "-d", "display_errors=stderr", "-d", "log_errors=0"), "php-cli"),
 }
 RESULT_FD = 3
 TAIL_BYTES = 4096
 MAX_LINE_BYTES = 32 * 1024 * 1024
 # How a runtime says it ran out of memory or stack when it cannot say so to the harness.
-_RESOURCE_WORDS = ("heap out of memory", "Reached heap limit", "NoMemoryError", "failed to allocate memory", "stack level too deep", "Maximum call stack")
+_RESOURCE_WORDS = ("Allowed memory size", "heap out of memory", "Reached heap limit", "NoMemoryError", "failed to allocate memory", "stack level too deep", "Maximum call stack")
 _PRE = {"syntax": "syntax_error", "missing": "no_function", "arity": "wrong_arg_count"}
 
 

@@ -5,7 +5,9 @@ Out (arguments): null, true/false, strings as JSON; {"int": "12"}, {"float": 1.5
 | "-inf"}, {"list": [...]}, {"tuple": [...]}, {"set": [...]}, {"dict": [[k, v], ...]}.
 Back (answers), in what the language can say: {"int": "12"} (a language with integers),
 {"num": "12"} (an integral number in a language without an int/float distinction),
-{"float": ...}, {"seq": [...]} (an array), {"set": [...]}, {"map": [[k, v], ...]}, {"opaque": text}.
+{"float": ...}, {"seq": [...]} (an array), {"set": [...]}, {"map": [[k, v], ...]}, {"opaque": text},
+{"arr": [[k, v], ...], "list": bool} (PHP's one container: a dict where one is expected, else a
+list when its keys are 0, 1, 2…, else a dict).
 
 A language without tuples (or without integers) cannot say which one it meant; the expected value
 at the same place decides (`like`): an array where a tuple is expected reads as a tuple, an
@@ -84,6 +86,8 @@ def from_wire(v: Any, like: Any = None) -> Any:
     """One answer value, read as the expected value `like` reads where the language cannot say."""
     if v is None or type(v) in (bool, str):
         return v
+    if type(v) is dict and "arr" in v and type(v.get("list")) is bool:
+        return _from_array(v["arr"], v["list"] is True, like)
     if type(v) is not dict or len(v) != 1:
         raise WireError("a value without a type tag")
     tag, x = next(iter(v.items()))
@@ -124,6 +128,14 @@ def from_wire(v: Any, like: Any = None) -> Any:
                 return Opaque("a map with an unhashable key")
         return out
     raise WireError("an unknown type tag %r" % tag[:20])
+
+
+def _from_array(pairs: Any, is_list: bool, like: Any) -> Any:
+    if type(pairs) is not list or not all(type(p) is list and len(p) == 2 for p in pairs):
+        raise WireError("a malformed array")
+    if is_list and not isinstance(like, dict):
+        return from_wire({"seq": [p[1] for p in pairs]}, like)
+    return from_wire({"map": pairs}, like)
 
 
 def read_answer(value_json: str, meta_json: str, expected: Any, args: tuple[Any, ...]) -> tuple[Any, Any, bool]:

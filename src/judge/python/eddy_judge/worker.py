@@ -978,7 +978,11 @@ def translated_source(req: dict[str, Any], lang: str) -> str:
     if lang == "javascript":
         kw = json.dumps(bindings)
         return "%s\n\nfunction %s(%s) {\n    return solution(%s);\n}\n" % (src, fn, args, ", ".join(([args] if args else []) + [kw]))
+    # Ruby's keyword arguments and PHP's named arguments read alike; so do these literals.
     kw = ", ".join("%s: %s" % (k, _ruby_literal(v)) for k, v in bindings.items())
+    if lang == "php":
+        args = ", ".join("$arg%d" % k for k in range(int(req["arity"])))
+        return "%s\n\nfunction %s(%s) {\n    return solution(%s);\n}\n" % (src, fn, args, ", ".join(([args] if args else []) + ([kw] if kw else [])))
     return "%s\n\ndef %s(%s)\n  solution(%s)\nend\n" % (src, fn, args, ", ".join(([args] if args else []) + ([kw] if kw else [])))
 
 
