@@ -267,6 +267,7 @@ export function renderLoopHtml(r: LoopReport): string {
             );
             return html`<section class="run" id="${run.runId}">
 <h2>${run.model} <small>${run.runId} · ${run.backend} · ${run.status}</small></h2>
+${run.translate ? html`<p class="translate">Translation loop: ${run.translate.join(" → ")} (s = 1); loops below are steps (1: the first answer, then one per translation).</p>` : ""}
 <p>ASL <b class="asl">${f3(run.asl.asl)}</b> over ${run.asl.tasks} tasks, M = ${run.maxLoops}; ${run.embedModel ? "s from embeddings" : "s = 1 (no embedding model)"}.
 Sustained loops: ${run.asl.sustainedCounts.map((n, i) => `${i}:${n}`).join(" ")}${run.unfinished ? `; ${run.unfinished} unfinished` : ""}${run.harness ? `; ${run.harness} ended by a harness outcome (left out)` : ""}</p>
 <h3>ASL per template</h3>

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { buildLoopReport, renderLoopText } from "../../src/loop/report.js";
+import { buildLoopReport, renderLoopHtml, renderLoopText } from "../../src/loop/report.js";
 import { normalizeLoopConfig, runLoop } from "../../src/loop/runLoop.js";
 import { parseChain, stepLanguage, stepsFor, sustainedLoops } from "../../src/loop/translate.js";
 import { openStore } from "../../src/store/Store.js";
@@ -92,6 +92,7 @@ describe("eddy loop run --translate on replayed answers", () => {
             expect(t1.loops[1]!.code).toMatch(/^function rotate_right\(values\) \{/);
             expect(t1.loops[2]!.code).toMatch(/^def rotate_right\(values\)\n  return \[\] if values\.empty\?/);
             expect(renderLoopText(report)).toContain("translation loop: python → javascript → ruby → python (s = 1)");
+            expect(renderLoopHtml(report)).toContain("Translation loop: python → javascript → ruby → python (s = 1)");
         } finally {
             store.close();
         }
