@@ -17,6 +17,10 @@
  *    `class`, `import`, `from` or decorator line.
  * Returns null when nothing code-like is found (→ no_function).
  *
+ * In another language (`language`), only fenced blocks count: those tagged with one of the
+ * language's names (```js, ```javascript, ```ruby…), else untagged ones; the first that mentions
+ * the requested function is taken, else the first. There is no unfenced fallback.
+ *
  * Model output is untrusted and can be megabytes long, and this runs on the event loop: every
  * pass here is linear in its length (explicit scans, or regexes without overlapping quantifiers
  * that could backtrack), and no pass is restarted from every position of the text: a scan that
@@ -25,13 +29,26 @@
  * charges what it examines to a work counter (`lastExtractionWork`), so tests can check that the
  * total stays proportional to the response's length without timing anything.
  */
-export function extractCode(response: string, functionName?: string): string | null {
+import { LANGUAGE_INFO, type Language } from "../languages/languages.js";
+
+export function extractCode(response: string, functionName?: string, language: Language = "python"): string | null {
     work = 0;
     charge(response.length);
     const text = dropReasoning(response.replace(/\r\n?/g, "\n"));
     const blocks = fencedBlocks(text);
+    if (language !== "python") return fromForeignBlocks(blocks, language, functionName);
     if (blocks.length > 0) return fromBlocks(blocks, functionName);
     return bareRun(text);
+}
+
+function fromForeignBlocks(all: Block[], language: Language, functionName?: string): string | null {
+    const names = LANGUAGE_INFO[language].fences;
+    const tagged = all.filter((b) => names.includes(b.lang));
+    const blocks = tagged.length > 0 ? tagged : all.filter((b) => b.lang === "");
+    if (blocks.length === 0) return null;
+    const word = functionName === undefined ? null : new RegExp("(^|[^\\w$])" + functionName + "(?![\\w$])");
+    const main = (word ? blocks.find((b) => { charge(b.code.length); return word.test(b.code); }) : undefined) ?? blocks[0]!;
+    return trimBlank(main.code);
 }
 
 let work = 0;

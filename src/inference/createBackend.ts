@@ -10,6 +10,8 @@ import type { Backend } from "./types.js";
 /** The settings a backend is made from (a study's, or a command's own). */
 export interface BackendSettings {
     backend: "llama" | "reference" | "replay";
+    /** The answers' language (the reference backend answers in it). */
+    language?: import("../languages/languages.js").Language;
     mode?: DecodingMode;
     gpu?: string;
     threads?: number;
@@ -38,7 +40,7 @@ export interface BackendParts {
 export async function createBackend(settings: BackendSettings, model: { path?: string }, parts: BackendParts = {}): Promise<Backend> {
     if (settings.backend === "reference") {
         if (!parts.pool) throw new Error("the reference backend needs the judge pool");
-        return new ReferenceBackend(parts.pool, parts.templates ?? []);
+        return new ReferenceBackend(parts.pool, parts.templates ?? [], settings.language ?? "python");
     }
     if (settings.backend === "replay") {
         if (!parts.replay) throw new Error("the replay backend needs its file read first");

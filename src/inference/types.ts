@@ -17,6 +17,8 @@ export interface TaskRef {
     instance: number;
     round: number;
     params: ParamValue[];
+    /** The language the answer is asked in, when not the backend's own (a translation loop's step). */
+    language?: import("../languages/languages.js").Language;
 }
 
 export interface GenerationRequest {

@@ -1,5 +1,6 @@
 import { availableParallelism } from "node:os";
 import { performance } from "node:perf_hooks";
+import { LANGUAGE_INFO, type Language } from "../languages/languages.js";
 import type { ParamValue, Template } from "../templates/types.js";
 import { capDetail } from "../util/detail.js";
 import { EddyError, oneLine } from "../util/errors.js";
@@ -21,6 +22,8 @@ export interface JudgePoolOptions {
      * oracles included). Default false: start() refuses. EDDY_ALLOW_UNSANDBOXED=1 also allows it.
      */
     allowUnsandboxed?: boolean;
+    /** The language answers will be in: start() refuses when its runtime is not installed. */
+    language?: Language;
 }
 
 /** Largest code the judge accepts; more is a static_error without starting anything. */
@@ -55,7 +58,9 @@ export class JudgePool {
         private readonly script: string[],
         private readonly cache: VerdictCache,
         /** What contains candidate code on this machine (as the first worker found it). */
-        readonly isolation: IsolationReport
+        readonly isolation: IsolationReport,
+        /** Other languages' runtimes the judge found (language → path, null when not installed). */
+        readonly runtimes: Record<string, string | null> = {}
     ) {
         this.version = judgeVersion();
     }
@@ -74,6 +79,11 @@ export class JudgePool {
             throw failed.reason;
         }
         const isolation = workers[0]!.isolation;
+        const missing = opts.language ? missingRuntime(opts.language, workers[0]!.runtimes) : null;
+        if (missing) {
+            await Promise.all(workers.map((w) => w.worker.close()));
+            throw new EddyError(missing);
+        }
         if (!isolation.sandboxed && !opts.allowUnsandboxed && process.env.EDDY_ALLOW_UNSANDBOXED !== "1") {
             await Promise.all(workers.map((w) => w.worker.close()));
             throw new EddyError(
@@ -81,7 +91,7 @@ export class JudgePool {
                     "oracles included. Pass --allow-unsandboxed (or set EDDY_ALLOW_UNSANDBOXED=1) to judge anyway; 'eddy doctor' shows why"
             );
         }
-        const pool = new JudgePool(python, script, opts.cache ?? new MemoryVerdictCache(), workers[0]!.isolation);
+        const pool = new JudgePool(python, script, opts.cache ?? new MemoryVerdictCache(), workers[0]!.isolation, workers[0]!.runtimes);
         for (const w of workers) pool.slots.push({ worker: w.worker, busy: false });
         return pool;
     }
@@ -95,7 +105,9 @@ export class JudgePool {
             return { category: "static_error", detail: `the code is ${Math.floor(size / 1024)} KB, more than the judge accepts (${MAX_CODE_BYTES / 1024} KB)`, ms: 0 };
         const tuple = paramTuple(t, req.bindings);
         // A verdict earned under a weaker isolation is never reused under a stronger one.
-        const key = verdictKey(req.code, t, tuple, `${this.version}|${this.isolation.level}`);
+        const language = req.language ?? "python";
+        // Python's keys stay as they were; another language's answers are keyed by it too.
+        const key = verdictKey(req.code, t, tuple, `${this.version}|${this.isolation.level}${language === "python" ? "" : `|${language}`}`);
         const hit = this.cache.get(key);
         if (hit) return { ...hit, cached: true };
         const message = {
@@ -109,7 +121,8 @@ export class JudgePool {
             randomInputs: t.randomInputs,
             seed: inputSeed(t.id, tuple),
             budget: t.budget,
-            code: req.code
+            code: req.code,
+            ...(language === "python" ? {} : { language })
         };
         // The keeper enforces the CPU budget and its backstops; this only catches a hung worker.
         const timeout = t.budget.timeMs * WORKER_TIMEOUT_FACTOR * Math.max(1, this.isolation.cpuFactor ?? 1) + ORACLE_ALLOWANCE_MS;
@@ -178,8 +191,8 @@ export class JudgePool {
     }
 
     /** `solution` (default) or a `mutant_*` of the template's oracle, rendered as an answer for these bindings. */
-    async answerSource(t: Template, bindings: Record<string, ParamValue>, which = "solution"): Promise<string> {
-        const r = await this.control({ op: "source", oracle: t.oracleFile, oracleHash: t.oracleHash, function: t.function, arity: t.arity, bindings, which });
+    async answerSource(t: Template, bindings: Record<string, ParamValue>, which = "solution", language: Language = "python"): Promise<string> {
+        const r = await this.control({ op: "source", oracle: t.oracleFile, oracleHash: t.oracleHash, function: t.function, arity: t.arity, bindings, which, language });
         return String(r.source);
     }
 
@@ -250,12 +263,19 @@ export class JudgePool {
     }
 }
 
-async function startWorker(python: string, script: string[]): Promise<{ worker: PythonWorker; isolation: IsolationReport }> {
+/** The one-line error for a language whose runtime the judge did not find, or null. */
+export function missingRuntime(language: Language, runtimes: Record<string, string | null>): string | null {
+    const info = LANGUAGE_INFO[language];
+    if (info.runtime === null || runtimes[language]) return null;
+    return `${info.display} answers need ${info.runtime}, which is not installed: install Debian's ${info.package} package ('eddy doctor' lists the languages)`;
+}
+
+async function startWorker(python: string, script: string[]): Promise<{ worker: PythonWorker; isolation: IsolationReport; runtimes: Record<string, string | null> }> {
     const worker = await PythonWorker.spawn(python, script);
     try {
         const hello = await worker.request({ op: "hello" }, CONTROL_TIMEOUT_MS);
         if (typeof hello.error === "string") throw new WorkerFailure(hello.error);
-        return { worker, isolation: hello.isolation as IsolationReport };
+        return { worker, isolation: hello.isolation as IsolationReport, runtimes: (hello.runtimes ?? {}) as Record<string, string | null> };
     } catch (err) {
         worker.kill();
         await worker.ended;

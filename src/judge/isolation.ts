@@ -2,11 +2,11 @@ import { JudgePool } from "./JudgePool.js";
 import type { IsolationReport } from "./types.js";
 
 /** Which protections the judge would put around candidate code on this machine (for `eddy doctor`). */
-export async function probeIsolation(python?: string): Promise<IsolationReport> {
+export async function probeIsolation(python?: string): Promise<IsolationReport & { runtimes: Record<string, string | null> }> {
     // Only looking: a machine without a sandbox is reported, not refused.
     const pool = await JudgePool.start({ workers: 1, allowUnsandboxed: true, ...(python === undefined ? {} : { python }) });
     try {
-        return pool.isolation;
+        return { ...pool.isolation, runtimes: pool.runtimes };
     } finally {
         await pool.close();
     }

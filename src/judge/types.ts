@@ -52,6 +52,8 @@ export interface JudgeRequest {
     bindings: Record<string, import("../templates/types.js").ParamValue>;
     /** Extracted code; null when nothing could be extracted (→ no_function). */
     code: string | null;
+    /** The answer's language (default python). */
+    language?: import("../languages/languages.js").Language;
 }
 
 /** Where verdicts are remembered between identical judgements; the store may persist one. */

@@ -31,6 +31,9 @@ export function judgeVersion(): string {
     const dir = path.join(judgePackageParent(), "eddy_judge");
     const hash = createHash("sha256");
     for (const name of readdirSync(dir).filter((n) => n.endsWith(".py")).sort()) hash.update(name).update("\0").update(readFileSync(path.join(dir, name)));
+    // The other languages' harnesses judge too: a change to one is a new judge.
+    const harness = path.join(dir, "harness");
+    for (const name of readdirSync(harness).sort()) hash.update("harness/" + name).update("\0").update(readFileSync(path.join(harness, name)));
     version = `${JUDGE_PROTOCOL}-${hash.digest("hex").slice(0, 16)}`;
     return version;
 }

@@ -5,6 +5,8 @@ import { safeTerminalLine, safeTerminalText } from "../util/safeText.js";
 import { averageSustainableLoops, type AslResult } from "./asl.js";
 import { diffStat, lineDiff } from "./diff.js";
 import type { LoopRepository, LoopRunRow, LoopStepRow } from "../store/loops.js";
+import { stepsFor, sustainedLoops } from "./translate.js";
+import type { Language } from "../languages/languages.js";
 
 /** One task's loops as the report shows them. */
 export interface LoopTaskReport {
@@ -46,6 +48,8 @@ export interface LoopRunReport {
     maxLoops: number;
     temperature: number;
     embedModel: string | null;
+    /** A translation loop's chain of languages (its `loops` are steps: the first answer, then one per translation); null: the summary loop. */
+    translate: Language[] | null;
     asl: AslResult;
     /** Per template: ASL over its tasks. */
     perTemplate: { template: string; asl: AslResult }[];
@@ -80,7 +84,8 @@ export function buildLoopReport(store: Store, runIds: string[]): LoopReport {
 }
 
 function buildRun(ls: LoopRepository, run: LoopRunRow): LoopRunReport {
-    const config = JSON.parse(run.config_json) as { maxLoops: number; temperature: number; embedModel?: string };
+    const config = JSON.parse(run.config_json) as { maxLoops: number; temperature: number; embedModel?: string; translate?: Language[] };
+    const chain = config.translate ?? null;
     const M = config.maxLoops;
     const steps = ls.steps(run.id);
     const byTask = new Map<string, LoopStepRow[]>();
@@ -91,11 +96,13 @@ function buildRun(ls: LoopRepository, run: LoopRunRow): LoopRunReport {
     }
     const tasks: LoopTaskReport[] = ls.tasks(run.id).map((t) => {
         const ss = byTask.get(`${t.template_id}#${t.instance_idx}`) ?? [];
-        let sustained = 0;
-        while (sustained < ss.length && ss[sustained]!.category === "passed") sustained++;
-        const failed = ss[sustained];
-        const finished = failed !== undefined || sustained >= M;
-        const boundary = failed && sustained > 0 ? ss[sustained - 1]!.similarity : null;
+        let passed = 0;
+        while (passed < ss.length && ss[passed]!.category === "passed") passed++;
+        const failed = ss[passed];
+        // A translation loop counts full passes along its chain; its similarity is not measured (s = 1).
+        const sustained = chain ? sustainedLoops(passed, chain) : passed;
+        const finished = failed !== undefined || passed >= (chain ? stepsFor(chain, M) : M);
+        const boundary = failed && passed > 0 && !chain ? ss[passed - 1]!.similarity : null;
         return {
             template: t.template_id,
             instance: t.instance_idx,
@@ -126,7 +133,7 @@ function buildRun(ls: LoopRepository, run: LoopRunRow): LoopRunReport {
     const asl = averageSustainableLoops(scored.map((t) => ({ sustained: t.sustained, boundarySimilarity: t.boundarySimilarity })), M);
     const templates = [...new Set(tasks.map((t) => t.template))];
     const firstJudged = tasks.flatMap((t) => (t.loops[0] && !isHarness(t.loops[0].category) ? [t.loops[0].category] : []));
-    const perLoop = Array.from({ length: M }, (_, j) => {
+    const perLoop = Array.from({ length: chain ? stepsFor(chain, M) : M }, (_, j) => {
         const at = steps.filter((s) => s.loop === j + 1);
         return {
             loop: j + 1,
@@ -146,6 +153,7 @@ function buildRun(ls: LoopRepository, run: LoopRunRow): LoopRunReport {
         maxLoops: M,
         temperature: config.temperature,
         embedModel: config.embedModel ?? null,
+        translate: chain,
         asl,
         perTemplate: templates.map((template) => ({
             template,
@@ -177,6 +185,7 @@ export function renderLoopText(r: LoopReport, opts: { diffs?: boolean } = {}): s
     for (const run of r.runs) {
         out.push("");
         out.push(`== ${run.runId}  ${safeTerminalLine(run.model)}  (${run.backend}, ${run.status}${run.summariser ? `, summariser ${safeTerminalLine(run.summariser)}` : ""}, t=${run.temperature})`);
+        if (run.translate) out.push(`translation loop: ${run.translate.join(" → ")} (s = 1); "loop" below means step: 1 is the first answer, then one per translation`);
         out.push(`ASL ${f3(run.asl.asl)} over ${run.asl.tasks} tasks, M = ${run.maxLoops}${run.embedModel ? "; s from embeddings" : "; s = 1 (no embedding model)"}`);
         if (run.unfinished) out.push(`${run.unfinished} task(s) unfinished (resume the run): left out of ASL`);
         if (run.harness) out.push(`${run.harness} task(s) ended by a harness outcome (truncated, judge_error): left out of ASL`);
@@ -258,6 +267,7 @@ export function renderLoopHtml(r: LoopReport): string {
             );
             return html`<section class="run" id="${run.runId}">
 <h2>${run.model} <small>${run.runId} · ${run.backend} · ${run.status}</small></h2>
+${run.translate ? html`<p class="translate">Translation loop: ${run.translate.join(" → ")} (s = 1); loops below are steps (1: the first answer, then one per translation).</p>` : ""}
 <p>ASL <b class="asl">${f3(run.asl.asl)}</b> over ${run.asl.tasks} tasks, M = ${run.maxLoops}; ${run.embedModel ? "s from embeddings" : "s = 1 (no embedding model)"}.
 Sustained loops: ${run.asl.sustainedCounts.map((n, i) => `${i}:${n}`).join(" ")}${run.unfinished ? `; ${run.unfinished} unfinished` : ""}${run.harness ? `; ${run.harness} ended by a harness outcome (left out)` : ""}</p>
 <h3>ASL per template</h3>

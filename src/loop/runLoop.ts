@@ -18,6 +18,9 @@ import { EddyError, oneLine } from "../util/errors.js";
 import { defaultDbPath, eddyVersion } from "../util/paths.js";
 import { deriveSeed } from "../util/seeds.js";
 import { newLoopRunId, type LoopRunRow, type LoopStepRow, type LoopTaskRow } from "../store/loops.js";
+import { missingRuntime } from "../judge/JudgePool.js";
+import { wrapperFor, type Language } from "../languages/languages.js";
+import { nextTranslation, parseChain, translationMessages, type TranslationNext } from "./translate.js";
 
 /** Which backend answers in a loop study (the same three as a run). */
 export type LoopBackendName = "llama" | "reference" | "replay";
@@ -43,6 +46,8 @@ export interface LoopConfig {
     wrapper: string;
     /** Embedding model folder: similarity of successive prompts (ASL's s at the failure boundary) and drift. */
     embedModel?: string;
+    /** A translation loop over this chain of languages instead of the summary loop (src/loop/translate.ts); absent: the summary loop. */
+    translate?: Language[];
     // Operational: they change how fast, not what.
     threads?: number;
     contextSize?: number;
@@ -117,6 +122,8 @@ export function normalizeLoopConfig(raw: Partial<Record<keyof LoopConfig, unknow
     if (backend === "llama" && !raw.model && !resuming) throw new EddyError("no model given: pass --model <file.gguf> (or use --backend reference|replay)");
     if (backend === "replay" && !raw.replay && !resuming) throw new EddyError("--backend replay needs --replay <file.jsonl>");
     if (raw.summariser && backend !== "llama") throw new EddyError("--summariser needs --backend llama (reference and replay answer summaries themselves)");
+    const translate = raw.translate === undefined ? undefined : parseChain(raw.translate);
+    if (translate && (raw.summariser || raw.embedModel)) throw new EddyError("--translate runs the translation loop (s = 1): --summariser and --embed-model apply to the summary loop");
     const abs = (v: unknown) => (v === undefined ? undefined : path.resolve(String(v)));
     const c: LoopConfig = {
         backend: backend as LoopBackendName,
@@ -131,6 +138,7 @@ export function normalizeLoopConfig(raw: Partial<Record<keyof LoopConfig, unknow
         temperature,
         wrapper: String(raw.wrapper ?? LOOP_DEFAULTS.wrapper),
         ...(raw.embedModel ? { embedModel: abs(raw.embedModel)! } : {}),
+        ...(translate ? { translate } : {}),
         ...(raw.threads !== undefined ? { threads: int("threads", raw.threads, 1) } : {}),
         ...(raw.contextSize !== undefined ? { contextSize: int("context size", raw.contextSize, 16) } : {}),
         ...(raw.promptFormat !== undefined ? { promptFormat: String(raw.promptFormat) } : {}),
@@ -235,6 +243,10 @@ export async function runLoop(input: LoopConfig, hooks: LoopHooks = {}): Promise
     let embedder: Embedder | undefined;
     try {
         judge = await JudgePool.start({ ...(config.judgeWorkers ? { workers: config.judgeWorkers } : {}), ...(config.allowUnsandboxed ? { allowUnsandboxed: true } : {}) });
+        for (const lang of new Set(config.translate ?? [])) {
+            const missing = missingRuntime(lang, judge.runtimes);
+            if (missing) throw new EddyError(missing);
+        }
         backend = await openBackend(config, config.model, judge, [...templates.values()], log);
         summariser = config.summariser ? await openBackend(config, config.summariser, judge, [...templates.values()], log) : backend;
         if (config.embedModel) embedder = await Embedder.load(config.embedModel);
@@ -261,7 +273,11 @@ export async function runLoop(input: LoopConfig, hooks: LoopHooks = {}): Promise
             if (hooks.signal?.aborted) break;
             const plans = tasks
                 .filter((t) => !stalled.has(key(t.template_id, t.instance_idx)))
-                .map((t) => ({ task: t, next: nextStep(t, byTask.get(key(t.template_id, t.instance_idx)) ?? [], config.maxLoops) }));
+                .map((t): { task: LoopTaskRow; next: Next | TranslationNext } => {
+                    const steps = byTask.get(key(t.template_id, t.instance_idx)) ?? [];
+                    const chain = config.translate;
+                    return { task: t, next: chain ? nextTranslation(templates.get(t.template_id)!, t.question, steps, chain, config.maxLoops) : nextStep(t, steps, config.maxLoops) };
+                });
             const coding = plans.filter((p) => p.next.kind === "code");
             const summarising = plans.filter((p) => p.next.kind === "summary");
             if (coding.length === 0 && summarising.length === 0) break;
@@ -313,14 +329,17 @@ export async function runLoop(input: LoopConfig, hooks: LoopHooks = {}): Promise
             }
 
             const reqs = coding.map(({ task, next }) => {
-                const n = next as Extract<Next, { kind: "code" }>;
+                const n = next as Extract<Next | TranslationNext, { kind: "code" }>;
+                const lang = languageOf(n);
                 return {
                     id: key(task.template_id, task.instance_idx),
-                    messages: renderMessages(wrapper, n.question),
+                    // A translation step's prompt goes as it is; a first answer through the wrapper, in its language.
+                    messages: "from" in n && n.from ? translationMessages(n.question) : renderMessages(wrapperFor(wrapper, lang), n.question),
                     decoding: { temperature: config.temperature },
                     seed: deriveSeed(config.seed, task.template_id, task.instance_idx, n.loop, "code"),
                     maxTokens: config.maxTokens,
-                    task: { templateId: task.template_id, instance: task.instance_idx, round: 2 * (n.loop - 1), params: JSON.parse(task.params_json) as ParamValue[] }
+                    // Replay's turn: a translation loop's step s is round s − 1; the summary loop's code of loop k is 2(k − 1).
+                    task: { templateId: task.template_id, instance: task.instance_idx, round: config.translate ? n.loop - 1 : 2 * (n.loop - 1), params: JSON.parse(task.params_json) as ParamValue[], ...(lang !== "python" ? { language: lang } : {}) }
                 } satisfies GenerationRequest;
             });
             const results = await collect(backend.generate(reqs), hooks.signal);
@@ -334,9 +353,10 @@ export async function runLoop(input: LoopConfig, hooks: LoopHooks = {}): Promise
                         return undefined;
                     }
                     const t = templates.get(p.task.template_id)!;
-                    const code = extractCode(r.text, t.function);
-                    const v = await judge!.judge({ template: t, bindings: JSON.parse(p.task.bindings_json), code });
-                    const n = p.next as Extract<Next, { kind: "code" }>;
+                    const n = p.next as Extract<Next | TranslationNext, { kind: "code" }>;
+                    const lang = languageOf(n);
+                    const code = extractCode(r.text, t.function, lang);
+                    const v = await judge!.judge({ template: t, bindings: JSON.parse(p.task.bindings_json), code, language: lang });
                     return {
                         run_id: run.id, template_id: p.task.template_id, instance_idx: p.task.instance_idx, loop: n.loop, question: n.question,
                         prompt_json: JSON.stringify(reqs.find((q) => q.id === r.id)!.messages), response: r.text, code,
@@ -367,6 +387,10 @@ export async function runLoop(input: LoopConfig, hooks: LoopHooks = {}): Promise
         await judge?.close().catch(() => {});
         store.close();
     }
+}
+
+function languageOf(n: Extract<Next | TranslationNext, { kind: "code" }>): Language {
+    return "language" in n ? n.language : "python";
 }
 
 async function collect(results: AsyncIterable<GenerationResult>, signal?: AbortSignal): Promise<GenerationResult[]> {

@@ -8,6 +8,7 @@ import { z } from "zod";
 import { intSetting, numberSetting } from "../util/settings.js";
 import { DECODING_MODES, type DecodingMode } from "../vocabulary.js";
 import { GPU_CHOICES } from "../inference/llama/types.js";
+import { parseLanguage, type Language } from "../languages/languages.js";
 
 /** Which backend answers the questions. */
 export const BACKENDS = ["llama", "reference", "replay"] as const;
@@ -30,6 +31,11 @@ export interface StudyConfig {
     seed: number;
     maxTokens: number;
     backend: BackendName;
+    /**
+     * The language questions are asked and answers judged in; absent means python, so that a
+     * Python run's identity (and hash) is what it was before languages existed.
+     */
+    language?: Language;
     /** JSONL of responses (replay backend). */
     replay?: string;
     /** Sampling knobs beyond temperature (only apply when sampling). */
@@ -118,7 +124,7 @@ const ALIASES: Record<string, keyof StudyConfig> = {
 };
 
 const KNOWN = new Set<string>([
-    "models", "templates", "instances", "rounds", "temperatures", "wrappers", "seed", "maxTokens", "backend", "replay",
+    "models", "templates", "instances", "rounds", "temperatures", "wrappers", "seed", "maxTokens", "backend", "language", "replay",
     "topK", "topP", "minP", "repeatPenalty", "mode", "fast", "reproducible", "groupSize", "contextSize", "threads", "sequences", "groups", "batchSize", "gpu",
     "judgeWorkers", "allowUnsandboxed", "noCache", "fresh", "db", "resume", "promptFormat", "allowDownload"
 ]);
@@ -179,6 +185,7 @@ export const studySettingsSchema = z
             if (!(BACKENDS as readonly string[]).includes(String(v))) throw new EddyError(`unknown backend '${String(v)}' (use ${BACKENDS.join(", ")})`);
             return String(v) as BackendName;
         }).optional(),
+        language: field(parseLanguage).optional(),
         replay: str.optional(),
         topK: int("top-k", 0).optional(),
         topP: num("top-p", 0, 1).optional(),
@@ -247,7 +254,7 @@ export function normalizeStudyConfig(raw: Record<string, unknown>, baseDir = pro
     if (s.fast && s.mode === "reproducible") throw new EddyError("--fast and mode reproducible contradict each other");
     const mode: DecodingMode = s.fast ? "fast" : (s.mode ?? (s.reproducible === false ? "fast" : "reproducible"));
     if (mode === "fast" && s.groupSize !== undefined) throw new EddyError("--group-size applies to the reproducible mode; --fast schedules sequences freely (give one or the other)");
-    const { fast: _fast, reproducible: _reproducible, models: _m, replay: _r, templates: _t, temperatures: _temps, wrappers: _w, groupSize: _g, ...rest } = s;
+    const { fast: _fast, reproducible: _reproducible, models: _m, replay: _r, templates: _t, temperatures: _temps, wrappers: _w, groupSize: _g, language, ...rest } = s;
     // Only a model decodes in groups: the other backends' runs keep the identity they had.
     const groupSize = backend === "llama" && mode === "reproducible" ? (s.groupSize ?? DEFAULT_GROUP_SIZE) : undefined;
     const out: StudyConfig = {
@@ -260,6 +267,7 @@ export function normalizeStudyConfig(raw: Record<string, unknown>, baseDir = pro
         backend,
         mode,
         ...(groupSize !== undefined ? { groupSize } : {}),
+        ...(language !== undefined && language !== "python" ? { language } : {}),
         ...(backend === "replay" ? { replay } : {}),
         ...(s.db !== undefined ? { db: path.resolve(baseDir, s.db) } : {})
     };

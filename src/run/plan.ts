@@ -6,6 +6,8 @@ import type { Template } from "../templates/types.js";
 import type { StoredInstance } from "../store/types.js";
 import { modelStem } from "../store/outcomes.js";
 import type { StudyConfig } from "./config.js";
+import { questionFor, unsupportedReason, wrapperFor } from "../languages/languages.js";
+import { EddyError } from "../util/errors.js";
 
 /** What a study will ask, before anything runs. */
 export interface StudyPlan {
@@ -21,11 +23,19 @@ export interface StudyPlan {
     promptTokensEstimate: number;
     /** Upper bound on generated tokens: queries × max tokens. */
     maxGeneratedTokens: number;
+    /** Selected templates left out because the run's language cannot ask them faithfully (why, one line each). */
+    skipped: string[];
 }
 
 /** Resolve templates, sample instances (or take the stored ones) and load wrappers. */
 export function planStudy(c: StudyConfig, stored?: (templateId: string) => StoredInstance[]): StudyPlan {
-    const templates = selectTemplates(c.templates);
+    const language = c.language ?? "python";
+    const chosen = selectTemplates(c.templates);
+    // A template that cannot be asked faithfully in the language is left out (said in `skipped`);
+    // when none is left, the run cannot start.
+    const skipped = chosen.map((t) => unsupportedReason(t, language)).filter((r): r is string => r !== null);
+    const templates = chosen.filter((t) => unsupportedReason(t, language) === null);
+    if (templates.length === 0) throw new EddyError(skipped[0] ?? "no template selected");
     const instances = new Map<string, StoredInstance[]>();
     for (const t of templates) {
         const have = stored?.(t.id) ?? [];
@@ -33,10 +43,10 @@ export function planStudy(c: StudyConfig, stored?: (templateId: string) => Store
             t.id,
             have.length >= c.instances
                 ? have.slice(0, c.instances)
-                : sampleInstances(t, c.instances, c.seed).map((i) => ({ templateId: t.id, index: i.index, params: i.params, bindings: i.bindings, question: i.question }))
+                : sampleInstances(t, c.instances, c.seed).map((i) => ({ templateId: t.id, index: i.index, params: i.params, bindings: i.bindings, question: questionFor(i.question, t, language) }))
         );
     }
-    const wrappers = c.wrappers.map((w) => loadWrapper(w)).map((wrapper) => ({ id: wrapper.id, wrapper }));
+    const wrappers = c.wrappers.map((w) => loadWrapper(w)).map((wrapper) => ({ id: wrapper.id, wrapper: wrapperFor(wrapper, language) }));
     const models =
         c.backend === "llama" ? uniqueLabels(c.models) : [{ label: c.backend === "replay" ? modelStem(c.replay ?? "replay").replace(/\.jsonl?$/i, "") : "reference" }];
     let queries = 0;
@@ -49,7 +59,7 @@ export function planStudy(c: StudyConfig, stored?: (templateId: string) => Store
                 queries += k;
                 promptChars += chars * k;
             }
-    return { templates, instances, wrappers, models, queries, promptTokensEstimate: Math.ceil(promptChars / 4), maxGeneratedTokens: queries * c.maxTokens };
+    return { templates, instances, wrappers, models, queries, promptTokensEstimate: Math.ceil(promptChars / 4), maxGeneratedTokens: queries * c.maxTokens, skipped };
 }
 
 /** Model labels are file stems; two files with the same stem get their folder in front (or their whole path), so configurations never merge. */

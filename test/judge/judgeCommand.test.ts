@@ -50,6 +50,16 @@ describe("eddy judge", () => {
         expect(r.stdout).toMatch(/^assertion_error /);
     });
 
+    it("judges an answer in another language with --language, and refuses an unknown one with one line", async () => {
+        const js = file("ok-js.md", "```js\nfunction sum_range(values) { return values.slice(1, 4).reduce((a, b) => a + b, 0); }\n```\n");
+        const ok = await eddy(["judge", "-t", "sum_range", "-p", "[1, 3]", "-c", js, "--language", "javascript"]);
+        expect(ok.code).toBe(0);
+        expect(ok.stdout).toMatch(/^passed /);
+        const bad = await eddy(["judge", "-t", "sum_range", "-p", "[1, 3]", "-c", js, "--language", "cobol"]);
+        expect(bad.code).not.toBe(0);
+        expect(bad.stderr.trim().split("\n")).toEqual(["eddy: unknown language 'cobol' (use python, javascript, ruby, php)"]);
+    });
+
     it("rejects bad input with one line and a non-zero exit", async () => {
         const answer = file("a.py", "def sum_range(values):\n    return 0\n");
         const [unknown, arity, constraint, missing] = await Promise.all([

@@ -3,6 +3,8 @@ import os from "node:os";
 import type { Command } from "commander";
 import type { IsolationReport } from "../../judge/types.js";
 import { minPython } from "../../judge/worker/PythonWorker.js";
+import { missingRuntime } from "../../judge/JudgePool.js";
+import { LANGUAGE_INFO, LANGUAGES, type Language } from "../../languages/languages.js";
 import { oneLine } from "../../util/errors.js";
 import { safeTerminalLine } from "../../util/safeText.js";
 
@@ -23,6 +25,8 @@ export interface DoctorReport {
     threads?: { chosen: number; trials: { threads: number; tokensPerSecond: number }[] };
     /** Judge isolation level, from the judge's own probe. */
     isolation?: IsolationReport;
+    /** Answer languages: the runtime each needs and where the judge found it (null: not installed). */
+    languages?: { language: Language; runtime: string; path: string | null; package: string | null }[];
     problems: string[];
 }
 
@@ -53,6 +57,12 @@ export function registerDoctorCommand(program: Command): void {
                 ["judge sandbox", iso ? iso.mechanism : "unknown"],
                 ["judge CPU budgets", iso ? `CPU time, scaled by this machine's speed (factor ${iso.cpuFactor})` : "unknown"]
             ];
+            lines.push([
+                "languages",
+                (report.languages ?? [])
+                    .map((l) => `${l.language} (${l.path ? `${l.runtime}: ${l.path}` : `${l.runtime} NOT INSTALLED: apt-get install ${l.package}`})`)
+                    .join(", ") || "unknown (judge probe not available)"
+            ]);
             for (const [k, v] of lines) process.stdout.write(`${k.padEnd(16)} ${v}\n`);
             for (const note of iso?.notes ?? []) process.stdout.write(`${"".padEnd(16)} ${safeTerminalLine(note)}\n`);
             for (const p of report.problems) process.stdout.write(`problem: ${safeTerminalLine(p)}\n`);
@@ -103,7 +113,14 @@ async function diagnose(python: string): Promise<DoctorReport> {
     }
     try {
         const { probeIsolation } = await import("../../judge/isolation.js");
-        report.isolation = await probeIsolation(python);
+        const { runtimes, ...isolation } = await probeIsolation(python);
+        report.isolation = isolation;
+        report.languages = LANGUAGES.map((language) => {
+            const info = LANGUAGE_INFO[language];
+            const found = info.runtime === null ? python : (runtimes[language] ?? null);
+            if (found === null) problems.push(missingRuntime(language, runtimes)!);
+            return { language, runtime: info.runtime ?? python, path: found, package: info.package };
+        });
         if (!report.isolation.sandboxed)
             problems.push(
                 `no sandbox here (${report.isolation.notes[0] ?? "bubblewrap unavailable"}): the judge runs answers WITHOUT one and refuses to unless --allow-unsandboxed (or EDDY_ALLOW_UNSANDBOXED=1) is given`

@@ -1,4 +1,5 @@
 import { open } from "node:fs/promises";
+import { parseLanguage } from "../../languages/languages.js";
 import type { Command } from "commander";
 import { extractCode } from "../../extract/extractCode.js";
 import { JudgePool } from "../../judge/JudgePool.js";
@@ -12,6 +13,7 @@ interface JudgeOptions {
     params: string;
     code: string;
     raw?: boolean;
+    language?: string;
     json?: boolean;
     python?: string;
     allowUnsandboxed?: boolean;
@@ -85,6 +87,7 @@ export function registerJudgeCommand(program: Command): void {
         .requiredOption("-p, --params <json>", "the parameter tuple as a JSON array, in the template's parameter order")
         .requiredOption("-c, --code <file>", "file with the answer, or '-' for stdin; code is extracted from fences/prose first")
         .option("--raw", "judge the file as code exactly, without extracting it from a response")
+        .option("--language <lang>", "the answer's language: python (default), javascript, ruby, php")
         .option("--python <path>", "Python interpreter for the judge (default: $EDDY_PYTHON or python3)")
         .option("--allow-unsandboxed", "judge even where no sandbox is possible (the answer could read your files); also EDDY_ALLOW_UNSANDBOXED=1")
         .option("--json", "print the verdict as JSON (category, detail, ms, plus template, params, isolation)")
@@ -112,10 +115,11 @@ async function judgeOne(opts: JudgeOptions): Promise<void> {
     checkParamsDepth(opts.params);
     const bindings = parseParamTuple(template, opts.params);
     const text = await readCode(opts.code);
-    const code = opts.raw ? text : extractCode(text, template.function);
-    const pool = await JudgePool.start({ workers: 1, allowUnsandboxed: opts.allowUnsandboxed === true, ...(opts.python === undefined ? {} : { python: opts.python }) });
+    const language = parseLanguage(opts.language ?? "python");
+    const code = opts.raw ? text : extractCode(text, template.function, language);
+    const pool = await JudgePool.start({ workers: 1, language, allowUnsandboxed: opts.allowUnsandboxed === true, ...(opts.python === undefined ? {} : { python: opts.python }) });
     try {
-        const verdict = await pool.judge({ template, bindings, code });
+        const verdict = await pool.judge({ template, bindings, code, language });
         if (opts.json) {
             // JSON escapes control characters itself.
             const out = { category: verdict.category, detail: verdict.detail, ms: Math.round(verdict.ms * 10) / 10, template: template.id, params: template.params.map((p) => bindings[p.name]), isolation: pool.isolation.level, sandboxed: pool.isolation.sandboxed };

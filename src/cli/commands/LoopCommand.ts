@@ -21,6 +21,7 @@ export function registerLoopCommand(program: Command): void {
         .option("--backend <name>", "llama | reference (model solutions: every loop sustains) | replay (answers from a JSONL file)", "llama")
         .option("--replay <file>", "JSONL answers for --backend replay; 'round' is the turn: 2(k−1) = loop k's code, 2k−1 = its summary")
         .option("--summariser <file>", "GGUF model that writes the summaries (default: the model itself)")
+        .option("--translate <chain>", "the translation loop instead of the summary loop: a comma list of languages (e.g. python,javascript,ruby,python); each loop translates the last passing code along the chain, s = 1; replay's round is the step − 1")
         .option("-t, --templates <spec>", `templates: all, a group, or comma-separated ids (default ${LOOP_DEFAULTS.templates})`)
         .option("-M, --instances <M>", `instances per template (default ${LOOP_DEFAULTS.instances})`)
         .option("-N, --loops <N>", `loops at most (default ${LOOP_DEFAULTS.maxLoops})`)
@@ -37,7 +38,7 @@ export function registerLoopCommand(program: Command): void {
         .option("--fresh", "start a new loop run even if one with these settings exists")
         .option("--resume <id>", "continue this loop run")
         .option("--db <file>", `database file (default ${defaultDbPath()})`)
-        .addHelpText("after", "\nExamples:\n  $ eddy loop run -m models/eddy-tiny-f32.gguf -t list_every_kth -M 3 -N 5 --threads 1\n  $ eddy loop run --backend reference -t list -M 2\n  $ eddy loop report latest --format html --out loop.html   # latest: the newest loop run; or its id")
+        .addHelpText("after", "\nExamples:\n  $ eddy loop run -m models/eddy-tiny-f32.gguf -t list_every_kth -M 3 -N 5 --threads 1\n  $ eddy loop run --backend reference -t list -M 2\n  $ eddy loop run --backend reference -t list_rotate_right -M 2 -N 2 --translate python,javascript,ruby,python\n  $ eddy loop report latest --format html --out loop.html   # latest: the newest loop run; or its id")
         .action(async (o: Record<string, unknown> & { model?: string[] }) => {
             const models = o.backend === "llama" && !o.resume ? (o.model ?? []) : [undefined];
             if (models.length === 0) throw new EddyError("no model given: pass --model <file.gguf> (or use --backend reference|replay)");
@@ -45,7 +46,7 @@ export function registerLoopCommand(program: Command): void {
             try {
                 for (const model of models) {
                     const config = normalizeLoopConfig({
-                        backend: o.backend, model, replay: o.replay, summariser: o.summariser, templates: o.templates, instances: o.instances,
+                        backend: o.backend, model, replay: o.replay, summariser: o.summariser, translate: o.translate, templates: o.templates, instances: o.instances,
                         maxLoops: o.loops, temperature: o.temperature, wrapper: o.wrapper, seed: o.seed, maxTokens: o.maxTokens, embedModel: o.embedModel,
                         threads: o.threads, contextSize: o.contextSize, promptFormat: o.promptFormat, judgeWorkers: o.judgeWorkers, allowUnsandboxed: o.allowUnsandboxed, db: o.db, fresh: o.fresh, resume: o.resume
                     });

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { LANGUAGES } from "../../languages/languages.js";
 import { EddyError } from "../../util/errors.js";
 import { defaultDbPath } from "../../util/paths.js";
 import { planStudy } from "../../run/plan.js";
@@ -44,7 +45,8 @@ export function registerRunCommand(program: Command): void {
         .option("-m, --model <file>", "GGUF model file (repeatable, or a comma list)", collect);
     addStudyShapeOptions(cmd, RUN_OPTION_TEXTS)
         .option("--backend <name>", "llama | reference (model solutions; must score AS = 1) | replay (answers from a JSONL file)")
-        .option("--replay <file>", "JSONL of responses for --backend replay (template, instance, round, response per line)");
+        .option("--replay <file>", "JSONL of responses for --backend replay (template, instance, round, response per line)")
+        .option("--language <lang>", `ask and judge in this language: ${LANGUAGES.join(", ")} (default python; part of the run's identity)`);
     addStudyExecutionOptions(cmd, RUN_OPTION_TEXTS).option("--resume <id>", "continue this run where it stopped");
     addStudyStoreOptions(cmd, RUN_OPTION_TEXTS)
         .option("--dry-run", "print the plan (queries, expected tokens) and exit")
@@ -60,6 +62,7 @@ Examples:
   $ eddy run --model models/eddy-tiny-f32.gguf,models/eddy-tiny-q8_0.gguf --temperature 0,0.8 --templates list --dry-run
   $ eddy run --backend reference --templates math --instances 5 --rounds 1
   $ eddy run --backend replay --replay answers.jsonl --templates list_every_kth --instances 3 --rounds 1
+  $ eddy run --backend reference --language javascript --templates list_rotate_right --instances 3 --rounds 1
   $ eddy run --resume latest            # the newest run, or a run id
   $ eddy run --backend reference --templates list --queue redis://:s3cret@lab-redis:6379   # shards for 'eddy worker' nodes
 
@@ -79,13 +82,17 @@ A real study uses the defaults, --instances 100 --rounds 5, over the templates y
                     wrappers: plan.wrappers.map((w) => w.id),
                     queries: plan.queries,
                     prompt_tokens_estimate: plan.promptTokensEstimate,
-                    max_generated_tokens: plan.maxGeneratedTokens
+                    max_generated_tokens: plan.maxGeneratedTokens,
+                    language: config.language ?? "python",
+                    skipped: plan.skipped
                 };
                 if (flags.json) process.stdout.write(JSON.stringify(out, null, 2) + "\n");
                 else
                     process.stdout.write(
                         [
                             `models:       ${out.models.join(", ")}`,
+                            ...(config.language ? [`language:     ${config.language}`] : []),
+                            ...out.skipped.map((s) => `skipped:      ${s}`),
                             `templates:    ${out.templates.length} (${out.templates.slice(0, 8).join(", ")}${out.templates.length > 8 ? ", …" : ""})`,
                             `instances:    ${out.instances} per template, ${out.rounds} round(s) each`,
                             `temperatures: ${out.temperatures.join(", ")}   wrappers: ${out.wrappers.join(", ")}`,

@@ -75,6 +75,8 @@ export interface StudyConfigFlags extends StudyFlags {
     backend?: string;
     /** --replay */
     replay?: string;
+    /** --language */
+    language?: string;
     /** --resume */
     resume?: string;
 }
@@ -149,6 +151,7 @@ export function studyConfigFromFlags(f: StudyConfigFlags): StudyConfig {
         seed: f.seed,
         maxTokens: f.maxTokens,
         backend: f.backend,
+        language: f.language,
         replay: f.replay && path.resolve(f.replay),
         threads: f.threads,
         sequences: f.sequences,

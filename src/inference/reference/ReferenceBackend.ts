@@ -1,21 +1,28 @@
 import type { Backend, BackendMetadata, GenerationRequest, GenerationResult } from "../types.js";
 import type { ParamValue, Template } from "../../templates/types.js";
+import { LANGUAGE_INFO, type Language } from "../../languages/languages.js";
 
 /** What the reference backend needs from the judge: the model solution rendered as answer source. */
 export interface SolutionSource {
-    answerSource(t: Template, bindings: Record<string, ParamValue>, which?: string): Promise<string>;
+    answerSource(t: Template, bindings: Record<string, ParamValue>, which?: string, language?: Language): Promise<string>;
 }
 
 /**
  * Answers every question with the oracle's model solution, in a ```python fence, as a model
  * would. A self-check of the whole pipeline: a study on it must score AS = 1 on every template.
+ * In another language it answers with the oracle's hand-written translation
+ * (oracles/translations/<id>.<ext>); a template without one gets an error for its requests.
  */
 export class ReferenceBackend implements Backend {
     /** Backend name recorded with runs. */
     readonly name = "reference";
     private readonly templates: Map<string, Template>;
 
-    constructor(private readonly judge: SolutionSource, templates: Template[]) {
+    constructor(
+        private readonly judge: SolutionSource,
+        templates: Template[],
+        private readonly language: Language = "python"
+    ) {
         this.templates = new Map(templates.map((t) => [t.id, t]));
     }
 
@@ -36,8 +43,9 @@ export class ReferenceBackend implements Backend {
             }
             const bindings = Object.fromEntries(t.params.map((p, i) => [p.name, req.task!.params[i]!]));
             try {
-                const src = await this.judge.answerSource(t, bindings);
-                const text = "```python\n" + src.trimEnd() + "\n```\n";
+                const language = req.task.language ?? this.language;
+                const src = await this.judge.answerSource(t, bindings, "solution", language);
+                const text = "```" + LANGUAGE_INFO[language].fences[0] + "\n" + src.trimEnd() + "\n```\n";
                 yield { ...base, text, stopReason: "eos", generatedTokens: 0, genMs: performance.now() - start };
             } catch (err) {
                 yield { ...base, text: "", stopReason: "error", generatedTokens: 0, genMs: 0, error: `reference backend: ${err instanceof Error ? err.message : String(err)}` };

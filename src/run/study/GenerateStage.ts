@@ -308,7 +308,7 @@ export class GenerateStage {
     /** Extract the code, store the response (and, when fresh, its cache entry), and pass it on to the judge. */
     private store(q: Query, r: Pick<GenerationResult, "text" | "stopReason" | "promptTokens" | "generatedTokens" | "ttftMs" | "genMs">, cached: boolean, sha: string | null): Promise<void> {
         const s = this.o.counters;
-        const code = extractCode(r.text, q.template.function);
+        const code = extractCode(r.text, q.template.function, this.o.config.language);
         const g: NewGeneration = {
             ...q.key, seed: q.seed, prompt: JSON.stringify(q.messages), response: r.text, code, stopReason: r.stopReason,
             promptTokens: r.promptTokens, generatedTokens: r.generatedTokens, ttftMs: r.ttftMs, genMs: r.genMs, cached

@@ -1,4 +1,5 @@
 import { availableParallelism } from "node:os";
+import type { Language } from "../../languages/languages.js";
 import { oneLine } from "../../util/errors.js";
 import { JudgePool, type JudgePoolOptions } from "../../judge/JudgePool.js";
 import type { Verdict } from "../../judge/types.js";
@@ -31,6 +32,8 @@ export function countFences(text: string): number {
 /** What the judge stage needs from the study around it. */
 export interface JudgeStageOptions {
     workers?: number | undefined;
+    /** The answers' language (absent: python). */
+    language?: Language | undefined;
     /** false: no verdicts (the pool may still start, for the reference backend). */
     judging: boolean;
     /** Start the pool even without judging (the reference backend answers through it). */
@@ -63,6 +66,7 @@ export class JudgeStage {
         const poolOptions: JudgePoolOptions = {
             workers,
             cache: o.cache,
+            ...(o.language ? { language: o.language } : {}),
             ...(o.allowUnsandboxed !== undefined ? { allowUnsandboxed: o.allowUnsandboxed } : {})
         };
         this.pool = o.needPool
@@ -123,7 +127,7 @@ export class JudgeStage {
         if (!s.judgeStart) s.judgeStart = performance.now();
         let v: Verdict;
         try {
-            v = await (await this.pool)!.judge({ template: item.template, bindings: item.instance.bindings, code: item.code });
+            v = await (await this.pool)!.judge({ template: item.template, bindings: item.instance.bindings, code: item.code, ...(this.o.language ? { language: this.o.language } : {}) });
         } catch (err) {
             // The judge itself failed: leave the generation without a verdict, so a resume judges it again.
             s.errors++;

@@ -67,6 +67,7 @@ export class Study {
         const writer = new BatchWriter(store, verdictCache, (err) => this.stop(err));
         const judge = new JudgeStage({
             workers: config.judgeWorkers,
+            language: config.language,
             judging,
             needPool: judging || config.backend === "reference",
             allowUnsandboxed: config.allowUnsandboxed,

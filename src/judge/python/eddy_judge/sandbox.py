@@ -35,6 +35,7 @@ from types import CodeType
 from typing import Any, Callable
 
 from . import isolation as iso
+from .languages import RUNTIMES, relay
 from .static_check import precheck
 
 MAX_FILE_BYTES = 16 * 1024 * 1024
@@ -78,6 +79,7 @@ class Config:
     temp_base: str = "/tmp"
     zygote: int = 0
     filter: bytes = b""
+    filter_foreign: bytes = b""  # the allow-list plus what another language's runtime needs
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -261,12 +263,16 @@ def candidate(cfg: Config, fds: dict[str, int], uid: int | None, nproc: int, wor
         # Waiting here is the warm state; the job is trusted data from the worker.
         head, calls_blob = _read_frames(job_r, 2)
         os.close(job_r)
-        code, fn, arity, keep_args, send_args, memory_mb, cpu_s, key, guard = marshal.loads(head)
-        calls = marshal.loads(calls_blob)
+        code, fn, arity, keep_args, send_args, memory_mb, cpu_s, key, guard, foreign = marshal.loads(head)
+        # Another language's calls stay JSON text (languages.py): they are its harness's input.
+        calls: list[tuple[Any, ...]] = marshal.loads(calls_blob) if foreign is None else []
+        calls_json: bytes = calls_blob if foreign is not None else b""
         del head, calls_blob
         cpu = max(1, int(math.ceil(cpu_s))) + PRECHECK_CPU_S
         resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
         limit = base_vm + (memory_mb + PRECHECK_MEMORY_MB) * 1024 * 1024
+        if foreign is not None:
+            limit = (memory_mb + RUNTIMES[foreign[0]].vm_mb) * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
         resource.setrlimit(resource.RLIMIT_FSIZE, (MAX_FILE_BYTES, MAX_FILE_BYTES))
         resource.setrlimit(resource.RLIMIT_NOFILE, (MAX_OPEN_FILES, MAX_OPEN_FILES))
@@ -274,7 +280,7 @@ def candidate(cfg: Config, fds: dict[str, int], uid: int | None, nproc: int, wor
         resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
         if cfg.mode == "bwrap":
             iso.drop_capabilities()
-            iso.apply_seccomp(cfg.filter)
+            iso.apply_seccomp(cfg.filter if foreign is None else cfg.filter_foreign)
         else:
             if uid is not None:
                 os.setgroups([])
@@ -297,6 +303,8 @@ def candidate(cfg: Config, fds: dict[str, int], uid: int | None, nproc: int, wor
         _write_all(res_w, struct.pack(">I", len(payload) + MAC_BYTES) + mac(key, seq, payload) + payload)
         seq += 1
 
+    if foreign is not None:
+        relay(RUNTIMES[foreign[0]], foreign[1], foreign[2], code, fn, arity, calls_json, keep_args or send_args, memory_mb, emit, mark_w, workdir)
     try:
         verdict, compiled = precheck(code, fn, arity)
     except BaseException as e:  # the analysis itself ran out of memory or time

@@ -31,8 +31,10 @@ from . import isolation as iso
 from .budget import MARGIN, Budget, host_factor, make_budget
 from .categories import Category, as_category
 from .compare import Comparator, Opaque, UnknownComparator, make_comparator, strict_equal
+from .languages import RUNTIMES, runtime_path
 from .protocol import FrameBuffer, Malformed, Partial, TooLarge, exc_line, frame, recv_control, send_control, shares, short
 from .sandbox import MAC_BYTES, MAX_FILE_BYTES, MAX_OPEN_FILES, MAX_PROCS, SCRATCH_BYTES, TAMPER_EXIT, mac
+from .wire import WireError, calls_json, read_answer
 from .world import WorldError, Zygote, report, start_zygote
 
 MAX_CODE_BYTES = 256 * 1024
@@ -123,6 +125,7 @@ class Prepared:
     calls_blob: bytes
     solution_ms: float
     reference_ok: dict[str, bool] = field(default_factory=dict)
+    wire_blob: bytes | None = None  # the calls as JSON, for another language's harness (wire.py)
 
 
 _prepared: dict[tuple[Any, ...], Prepared] = {}
@@ -254,6 +257,7 @@ class Run:
     usage: Usage | None = None
     captured: bytes = b""
     seq: int = 0
+    shared: set[int] = field(default_factory=set)  # calls whose answer held an argument object (another language)
 
 
 def _close(*fds: int | None) -> None:
@@ -364,7 +368,7 @@ def finish_stopped() -> None:
         box.close()
 
 
-def run_candidate(code: str, fn: str, arity: int, p: Prepared, budget: Budget, memory_mb: int) -> Run:
+def run_candidate(code: str, fn: str, arity: int, p: Prepared, budget: Budget, memory_mb: int, foreign: tuple[str, str, str] | None = None) -> Run:
     finish_stopped()
     box = _take_sandbox()
     run = Run()
@@ -373,8 +377,8 @@ def run_candidate(code: str, fn: str, arity: int, p: Prepared, budget: Budget, m
         # EDDY_JUDGE_GUARD=0 (tests only) leaves the in-process guard out, to show what the
         # kernel's layers hold on their own.
         guard = os.environ.get("EDDY_JUDGE_GUARD") != "0"
-        head = marshal.dumps((code, fn, arity, p.keep_args, p.new_object, memory_mb, budget.kill_ms / 1000.0, key, guard))
-        job = frame(head) + frame(p.calls_blob)
+        head = marshal.dumps((code, fn, arity, p.keep_args, p.new_object, memory_mb, budget.kill_ms / 1000.0, key, guard, foreign))
+        job = frame(head) + frame(p.calls_blob if foreign is None else _wire_blob(p))
         os.set_blocking(box.job_w, False)
         os.write(box.ctl_w, frame(marshal.dumps(budget.limits())))
         _collect(run, job, box, key, budget)
@@ -695,7 +699,10 @@ def judge(req: dict[str, Any], reference: bool = False) -> Outcome:
     budget_req = req.get("budget") or {}
     budget = make_budget(float(budget_req.get("timeMs", 2000)), cpu_factor(), p.solution_ms)
     memory_mb = int(budget_req.get("memoryMb", 256))
-    run = run_candidate(code, fn, int(req["arity"]), p, budget, memory_mb)
+    foreign = foreign_runtime(req)
+    run = run_candidate(code, fn, int(req["arity"]), p, budget, memory_mb, foreign)
+    if foreign is not None:
+        _read_foreign(run, p)
     out = _verdict(run, p, fn, budget, bool(req.get("rejudge")), memory_mb)
     if out is None:
         # Something went wrong around the candidate before its code ran: a judge_error only if
@@ -714,7 +721,8 @@ def _reference_fails(req: dict[str, Any], p: Prepared) -> bool:
     key = "solution"
     if key not in p.reference_ok:
         try:
-            ref = dict(req, code=answer_source(dict(req, which="solution")))
+            # The model solution in Python: it checks the oracle and the sandbox, in any language.
+            ref = dict(req, code=answer_source(dict(req, which="solution", language="python")), language="python")
             p.reference_ok[key] = judge(ref, reference=True).category == "passed"
         except OracleError:
             p.reference_ok[key] = False
@@ -856,9 +864,63 @@ def _natural_verdict(run: Run, p: Prepared, fn: str, memory_mb: int) -> Outcome:
             return Outcome(wrong, "%s: %s %s" % (label, call_text(fn, args), changed))
         # The value and the arguments came back in one marshal stream: an argument object that
         # is also (part of) the answer is one object here.
-        if p.new_object and isinstance(after, tuple) and shares(value, after):
+        if p.new_object and (i in run.shared or (isinstance(after, tuple) and shares(value, after))):
             return Outcome(wrong, "%s: %s returned its argument object (or holds it) instead of a new one, which the question asks for" % (label, call_text(fn, args)))
     return Outcome("passed", "%d fixed tests and %d random inputs agree" % (n_fixed, len(p.calls) - n_fixed))
+
+
+# ---------------------------------------------------------------- other languages
+
+_harnesses: dict[str, str] = {}
+
+
+def foreign_runtime(req: dict[str, Any]) -> tuple[str, str, str] | None:
+    """(language, runtime binary, harness source) for an answer in another language; None for Python."""
+    lang = req.get("language") or "python"
+    if lang == "python":
+        return None
+    rt = RUNTIMES.get(str(lang))
+    if rt is None:
+        raise OracleError("the judge knows no language %r" % short(lang, 40))
+    binary = runtime_path(rt.binary)
+    if binary is None:
+        raise OracleError("%s answers need %s, which is not installed: install Debian's %s package" % (rt.name, rt.binary, rt.package))
+    if rt.name not in _harnesses:
+        with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "harness", "harness." + rt.ext), encoding="utf-8") as f:
+            _harnesses[rt.name] = f.read()
+    return (rt.name, binary, _harnesses[rt.name])
+
+
+def _wire_blob(p: Prepared) -> bytes:
+    if p.wire_blob is None:
+        try:
+            p.wire_blob = calls_json(p.calls)
+        except WireError as e:
+            raise OracleError("the template's calls cannot be sent to another language: %s" % e) from None
+    return p.wire_blob
+
+
+def _read_foreign(run: Run, p: Prepared) -> None:
+    """Another language's answers, read as Python values beside the expected ones (wire.py)."""
+    if run.pre is not None or run.too_large or run.tamper is not None:
+        return
+    _read_results(run)
+    for i in sorted(run.results):
+        tag, a, b = run.results[i]
+        if tag != "r":
+            continue
+        try:
+            value, after, shared = read_answer(str(a), str(b), p.expected[i], p.calls[i])
+        except (WireError, IndexError) as e:
+            run.broken = "result %d: %s" % (i + 1, e)
+            run.results = {k: v for k, v in run.results.items() if k < i}
+            return
+        if isinstance(value, Opaque):
+            run.results[i] = ("o", value.text, after)
+        else:
+            run.results[i] = ("r", value, after)
+        if shared:
+            run.shared.add(i)
 
 
 # ---------------------------------------------------------------- rendering reference answers
@@ -866,6 +928,9 @@ def _natural_verdict(run: Run, p: Prepared, fn: str, memory_mb: int) -> Outcome:
 
 def answer_source(req: dict[str, Any]) -> str:
     """solution() or a mutant_*() rendered as an answer defining the required function."""
+    lang = req.get("language") or "python"
+    if lang != "python":
+        return translated_source(req, str(lang))
     mod = load_oracle(req["oracle"], req["oracleHash"])
     which = req.get("which") or "solution"
     ref = getattr(mod, which, None)
@@ -878,6 +943,47 @@ def answer_source(req: dict[str, Any]) -> str:
     kw = ", ".join("%s=%r" % (k, v) for k, v in req["bindings"].items())
     call = ", ".join(args + ([kw] if kw else []))
     return "%s\n\n_ref = %s\n\n\ndef %s(%s):\n    return _ref(%s)\n" % (src.rstrip(), which, req["function"], ", ".join(args), call)
+
+
+def translation_path(oracle: str, lang: str) -> str:
+    """Where the hand-written translation of an oracle's solution into `lang` lives."""
+    rt = RUNTIMES[lang]
+    base = os.path.splitext(os.path.basename(oracle))[0]
+    return os.path.join(os.path.dirname(oracle), "translations", "%s.%s" % (base, rt.ext))
+
+
+def _ruby_literal(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, list):
+        return "[" + ", ".join(_ruby_literal(x) for x in v) + "]"
+    if isinstance(v, str):
+        return "'" + v.replace("\\", "\\\\").replace("'", "\\'") + "'"
+    return repr(v)
+
+
+def translated_source(req: dict[str, Any], lang: str) -> str:
+    """The hand-written translation's `solution`, wrapped as an answer defining the required function."""
+    if lang not in RUNTIMES:
+        raise OracleError("the judge knows no language %r" % short(lang, 40))
+    which = req.get("which") or "solution"
+    path = translation_path(req["oracle"], lang)
+    if which != "solution" or not os.path.isfile(path):
+        raise OracleError("oracle %s has no %s translation of %s()" % (os.path.basename(req["oracle"]), lang, which))
+    with open(path, encoding="utf-8") as f:
+        src = f.read().rstrip()
+    fn = str(req["function"])
+    args = ", ".join("arg%d" % k for k in range(int(req["arity"])))
+    bindings: dict[str, Any] = req["bindings"]
+    if lang == "javascript":
+        kw = json.dumps(bindings)
+        return "%s\n\nfunction %s(%s) {\n    return solution(%s);\n}\n" % (src, fn, args, ", ".join(([args] if args else []) + [kw]))
+    # Ruby's keyword arguments and PHP's named arguments read alike; so do these literals.
+    kw = ", ".join("%s: %s" % (k, _ruby_literal(v)) for k, v in bindings.items())
+    if lang == "php":
+        args = ", ".join("$arg%d" % k for k in range(int(req["arity"])))
+        return "%s\n\nfunction %s(%s) {\n    return solution(%s);\n}\n" % (src, fn, args, ", ".join(([args] if args else []) + ([kw] if kw else [])))
+    return "%s\n\ndef %s(%s)\n  solution(%s)\nend\n" % (src, fn, args, ", ".join(([args] if args else []) + ([kw] if kw else [])))
 
 
 def mutants(req: dict[str, Any]) -> list[str]:
@@ -901,7 +1007,7 @@ def handle(req: dict[str, Any]) -> dict[str, Any]:
     if op == "hello":
         report = isolation_report()
         _prefork()
-        return {"isolation": report, "python": sys.version.split()[0]}
+        return {"isolation": report, "python": sys.version.split()[0], "runtimes": {n: runtime_path(rt.binary) for n, rt in RUNTIMES.items()}}
     if op == "judge":
         t0 = time.monotonic()
         out = judge(req)

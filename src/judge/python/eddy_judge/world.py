@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import isolation as iso
+from .languages import RUNTIMES, runtime_path
 from .protocol import recv_control, send_control
 from .zygote import BOOT, MODULES
 
@@ -80,6 +81,9 @@ def world_args(bwrap: str, seccomp_fd: int, as_root: bool) -> list[str]:
         # An ordinary uid inside: the zygote maps its own uid into each candidate's user namespace.
         args += ["--unshare-all", "--unshare-user", "--cap-drop", "ALL", "--uid", str(iso.CANDIDATE_UID), "--gid", str(iso.CANDIDATE_UID)]
     bound: list[str] = []
+    # Made first, traversable: bubblewrap would otherwise make /usr (for /usr/lib) and /etc 0700,
+    # owned by root, and another language's runtime under /usr/bin could not be reached by candidates.
+    args += ["--perms", "0755", "--dir", "/usr", "--perms", "0755", "--dir", "/etc"]
     for p in LIB_DIRS:
         if os.path.islink(p):
             args += ["--symlink", os.readlink(p), p]
@@ -87,7 +91,7 @@ def world_args(bwrap: str, seccomp_fd: int, as_root: bool) -> list[str]:
             args += ["--ro-bind", p, p]
             bound.append(p)
     exe = _interpreter()
-    made: set[str] = set()
+    made: set[str] = {"/usr", "/etc"}
 
     def bind(p: str) -> list[str]:
         # bubblewrap gives the folders it makes on the way the host's modes: /root's 0700 would
@@ -109,6 +113,18 @@ def world_args(bwrap: str, seccomp_fd: int, as_root: bool) -> list[str]:
         bound.append(p)
     if not any(exe.startswith(b + "/") for b in bound):
         args += bind(exe)
+    # Other languages' runtimes (those installed), read-only, with what they read at start-up.
+    for rt in RUNTIMES.values():
+        path = runtime_path(rt.binary)
+        if path is None:
+            continue
+        if not any(path.startswith(b + "/") for b in bound):
+            args += bind(path)
+            bound.append(path)
+        for extra in rt.binds:
+            if os.path.isdir(extra) and not any(extra.startswith(b + "/") for b in bound):
+                args += bind(extra)
+                bound.append(extra)
     args += ["--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache"]
     args += ["--proc", "/proc", "--dev", "/dev", "--size", str(ZYGOTE_TMP_BYTES), "--tmpfs", "/tmp"]
     # Nothing shared between candidates is writable: each mounts its own scratch space.

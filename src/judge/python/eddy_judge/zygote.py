@@ -58,7 +58,7 @@ BOOT = (
     "sys.modules['eddy_judge.zygote'].main(s)\n"
 )
 # The modules BOOT loads, in dependency order.
-MODULES = ("protocol", "isolation", "static_check", "sandbox", "zygote")
+MODULES = ("protocol", "isolation", "static_check", "languages", "sandbox", "zygote")
 
 
 def setup(want: str, protect: list[int]) -> tuple[Config, list[str]]:
@@ -84,6 +84,7 @@ def setup(want: str, protect: list[int]) -> tuple[Config, list[str]]:
             raise SystemExit(17)  # the worker starts a fallback zygote and says why
         cfg.mode = "bwrap"
         cfg.filter = iso.candidate_filter()
+        cfg.filter_foreign = iso.candidate_filter(foreign=True)
     else:
         notes.append("no sandbox: %s" % want)
     cfg.fresh_uid = cfg.mode == "none" and os.geteuid() == 0  # (bwrap: set by main when it changed uid)

@@ -1,0 +1,204 @@
+/**
+ * Answers in JavaScript and Ruby (issue #26): judged by the same oracles, in the same sandbox, as
+ * root and as an ordinary user. Reference translations pass, wrong answers fail with the right
+ * category, hostile answers are contained, and a missing runtime is one clear line.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { JudgePool } from "../../src/judge/JudgePool.js";
+import type { Category } from "../../src/judge/types.js";
+import type { Language } from "../../src/languages/languages.js";
+import { sampleInstances } from "../../src/templates/instances.js";
+import { selectTemplates } from "../../src/templates/loadTemplates.js";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, "../..");
+const EXT: Record<string, Language> = { js: "javascript", rb: "ruby", php: "php" };
+// Every hand-written translation shipped (oracles/translations/<template>.<ext>).
+const translations = readdirSync(path.join(root, "oracles/translations")).map((f) => ({ id: f.replace(/\.\w+$/, ""), language: EXT[path.extname(f).slice(1)]! }));
+const rotate = selectTemplates("list_rotate_right")[0]!;
+const quick = { ...rotate, budget: { timeMs: 400, memoryMb: 128 }, randomInputs: 10 };
+const bindings = { k: 3 };
+const secretDir = mkdtempSync(path.join(tmpdir(), "eddy-lang-secret-"));
+const secretFile = path.join(secretDir, "secret.txt");
+
+const RIGHT: Record<string, string> = {
+    javascript: "function rotate_right(values) {\n    const n = values.length;\n    if (n === 0) return [];\n    const s = 3 % n;\n    return values.slice(n - s).concat(values.slice(0, n - s));\n}\n",
+    ruby: "def rotate_right(values)\n  return [] if values.empty?\n  values.rotate(-(3 % values.length))\nend\n",
+    php: "<?php\nfunction rotate_right($values) {\n    $n = count($values);\n    if ($n === 0) return [];\n    $s = 3 % $n;\n    return array_merge(array_slice($values, $n - $s), array_slice($values, 0, $n - $s));\n}\n"
+};
+
+// [language, name, code, category]: one wrong answer per failure category.
+const wrong: [Language, string, string, Category][] = [
+    ["javascript", "a syntax error", "function rotate_right(values) { return values.slice( }\n", "syntax_error"],
+    ["javascript", "no function of that name", "function rotate(values) { return values; }\n", "no_function"],
+    ["javascript", "the wrong number of parameters", "function rotate_right(values, k) { return values; }\n", "wrong_arg_count"],
+    ["javascript", "a runtime error", "function rotate_right(values) { return values.nope.length; }\n", "runtime_error"],
+    ["javascript", "a wrong answer on a fixed test", "function rotate_right(values) { return values.slice(); }\n", "assertion_error"],
+    ["javascript", "a string instead of an array", "function rotate_right(values) { return String(values); }\n", "assertion_error"],
+    // Fixed tests hold multiples of 10; random inputs hold digits: only they see the mistake.
+    ["javascript", "a wrong answer only on random inputs", RIGHT.javascript!.replace("if (n === 0)", "if (values.some((v) => v % 10 !== 0)) return values.slice();\n    if (n === 0)"), "fuzzing_failure"],
+    ["javascript", "modifying its argument", RIGHT.javascript!.replace("return values.slice(n - s).concat(values.slice(0, n - s));", "const out = values.slice(n - s).concat(values.slice(0, n - s));\n    values[0] = -1;\n    return out;"), "assertion_error"],
+    ["javascript", "unbounded recursion", "function rotate_right(values) { return rotate_right(values); }\n", "resource_exhaustion"],
+    ["ruby", "a syntax error", "def rotate_right(values)\n  values.rotate(\nend\n", "syntax_error"],
+    ["ruby", "no method of that name", "def rotate(values)\n  values\nend\n", "no_function"],
+    ["ruby", "the wrong number of parameters", "def rotate_right(values, k)\n  values\nend\n", "wrong_arg_count"],
+    ["ruby", "a runtime error", "def rotate_right(values)\n  values.nope\nend\n", "runtime_error"],
+    ["ruby", "a wrong answer on a fixed test", "def rotate_right(values)\n  values.dup\nend\n", "assertion_error"],
+    ["ruby", "a wrong answer only on random inputs", RIGHT.ruby!.replace("  return [] if", "  return values.dup if values.any? { |v| v % 10 != 0 }\n  return [] if"), "fuzzing_failure"],
+    ["ruby", "modifying its argument", RIGHT.ruby!.replace("  return [] if values.empty?\n", "  return [] if values.empty?\n  out = values.rotate(-(3 % values.length))\n  values[0] = -1\n  return out\n"), "assertion_error"],
+    ["ruby", "returning the argument itself", "def rotate_right(values)\n  values.rotate!(-(3 % values.length)) unless values.empty?\n  values\nend\n", "assertion_error"],
+    ["ruby", "unbounded recursion", "def rotate_right(values)\n  rotate_right(values)\nend\n", "resource_exhaustion"],
+    ["php", "a syntax error", "function rotate_right($values) { return array_slice($values, ; }\n", "syntax_error"],
+    ["php", "no function of that name", "function rotate($values) { return $values; }\n", "no_function"],
+    ["php", "the wrong number of parameters", "function rotate_right($values, $k) { return $values; }\n", "wrong_arg_count"],
+    ["php", "a runtime error", "function rotate_right($values) { return $values->nope(); }\n", "runtime_error"],
+    ["php", "a wrong answer on a fixed test", "function rotate_right($values) { return $values; }\n", "assertion_error"],
+    ["php", "a string instead of an array", "function rotate_right($values) { return implode(',', $values); }\n", "assertion_error"],
+    ["php", "a wrong answer only on random inputs", RIGHT.php!.replace("if ($n === 0)", "foreach ($values as $v) if ($v % 10 !== 0) return $values;\n    if ($n === 0)"), "fuzzing_failure"],
+    [
+        "php",
+        "modifying its argument (by reference)",
+        "function rotate_right(&$values) {\n    $n = count($values);\n    if ($n === 0) return [];\n    $s = 3 % $n;\n    $out = array_merge(array_slice($values, $n - $s), array_slice($values, 0, $n - $s));\n    $values[0] = -1;\n    return $out;\n}\n",
+        "assertion_error"
+    ],
+    ["php", "unbounded recursion", "function rotate_right($values) { return rotate_right($values); }\n", "resource_exhaustion"]
+];
+
+// [language, name, code, categories]: each is contained, and a right answer passes after it.
+const hostile: [Language, string, string, Category[]][] = [
+    ["javascript", "infinite loop", "function rotate_right(values) { for (;;) {} }\n", ["resource_exhaustion"]],
+    ["javascript", "memory bomb", "function rotate_right(values) { const hog = []; for (;;) hog.push(new Array(1e6).fill(7)); }\n", ["resource_exhaustion"]],
+    [
+        "javascript",
+        "spawning processes without end",
+        "const cp = require('child_process');\nfunction rotate_right(values) { for (;;) cp.spawnSync(process.execPath, ['-e', 'for(;;){}']); }\n",
+        ["resource_exhaustion", "runtime_error"]
+    ],
+    [
+        "javascript",
+        "opening a socket",
+        "const cp = require('child_process');\nfunction rotate_right(values) {\n  cp.execFileSync(process.execPath, ['-e', \"require('net').connect(80, '1.1.1.1').on('connect', () => process.exit(0)).on('error', (e) => { console.error(e.code); process.exit(3); })\"]);\n  return values;\n}\n",
+        ["runtime_error"]
+    ],
+    ["javascript", "reading a private file", `function rotate_right(values) { return require('fs').readFileSync(${JSON.stringify(secretFile)}, 'utf8'); }\n`, ["runtime_error"]],
+    ["javascript", "reading /etc/shadow", "function rotate_right(values) { return require('fs').readFileSync('/etc/shadow', 'utf8'); }\n", ["runtime_error"]],
+    ["ruby", "infinite loop", "def rotate_right(values)\n  loop {}\nend\n", ["resource_exhaustion"]],
+    ["ruby", "memory bomb", "def rotate_right(values)\n  hog = []\n  loop { hog << ('x' * 10_000_000) }\nend\n", ["resource_exhaustion"]],
+    ["ruby", "fork bomb", "def rotate_right(values)\n  loop { fork { sleep 100 } }\nend\n", ["resource_exhaustion"]],
+    ["ruby", "opening a socket", "require 'socket'\ndef rotate_right(values)\n  TCPSocket.new('1.1.1.1', 80)\n  values\nend\n", ["runtime_error"]],
+    ["ruby", "reading a private file", `def rotate_right(values)\n  File.read(${JSON.stringify(secretFile)})\nend\n`, ["runtime_error"]],
+    ["ruby", "reading /etc/shadow", "def rotate_right(values)\n  File.read('/etc/shadow')\nend\n", ["runtime_error"]],
+    ["php", "infinite loop", "function rotate_right($values) { while (true) {} }\n", ["resource_exhaustion"]],
+    ["php", "memory bomb", "function rotate_right($values) { $hog = []; while (true) $hog[] = str_repeat('x', 10000000); }\n", ["resource_exhaustion"]],
+    ["php", "spawning processes without end", "function rotate_right($values) { while (true) proc_open([PHP_BINARY, '-r', 'while (true) {}'], [], $pipes); }\n", ["resource_exhaustion", "runtime_error"]],
+    ["php", "opening a socket", "function rotate_right($values) { $s = fsockopen('1.1.1.1', 80, $errno, $errstr, 1); if (!$s) throw new Exception($errstr); return $values; }\n", ["runtime_error"]],
+    ["php", "reading a private file", `function rotate_right($values) { $t = file_get_contents(${JSON.stringify(secretFile)}); if ($t === false) throw new Exception('unreadable'); return $t; }\n`, ["runtime_error"]],
+    ["php", "reading /etc/shadow", "function rotate_right($values) { $t = file_get_contents('/etc/shadow'); if ($t === false) throw new Exception('unreadable'); return $t; }\n", ["runtime_error"]]
+];
+
+beforeAll(() => {
+    writeFileSync(secretFile, "the oracle's secret", { mode: 0o600 });
+});
+afterAll(() => {
+    rmSync(secretDir, { recursive: true, force: true });
+});
+
+const nobodyPython = path.join(here, "fixtures/nobody-python.sh");
+const canRunAsNobody = existsSync("/usr/bin/python3") && existsSync("/usr/bin/setpriv") && process.getuid?.() === 0;
+
+for (const who of ["as root", "as an ordinary user"] as const) {
+    describe.skipIf(who === "as an ordinary user" && !canRunAsNobody)(`answers in other languages (${who})`, () => {
+        let pool: JudgePool;
+        beforeAll(async () => {
+            pool = await JudgePool.start({ workers: 1, ...(who === "as root" ? {} : { python: nobodyPython }) });
+        });
+        afterAll(async () => {
+            await pool?.close();
+        });
+
+        it("runs them in bubblewrap's sandbox", () => {
+            expect(pool.isolation.sandboxed, pool.isolation.notes.join("; ")).toBe(true);
+            expect(pool.runtimes.javascript).toBeTruthy();
+            expect(pool.runtimes.ruby).toBeTruthy();
+            expect(pool.runtimes.php).toBeTruthy();
+        });
+
+        it("every hand-written reference translation passes its template's instances", async () => {
+            expect(translations.length).toBeGreaterThanOrEqual(15);
+            for (const { id, language } of translations) {
+                const t = selectTemplates(id)[0]!;
+                for (const inst of sampleInstances(t, who === "as root" ? 3 : 1, 7)) {
+                    const code = await pool.answerSource(t, inst.bindings, "solution", language);
+                    const v = await pool.judge({ template: t, bindings: inst.bindings, code, language });
+                    expect(`${id} ${language} ${JSON.stringify(inst.bindings)}: ${v.category} ${v.detail}`).toContain(": passed");
+                }
+            }
+        }, 300_000);
+
+        if (who === "as root")
+            for (const [language, name, code, want] of wrong)
+                it(`${language}: ${name} → ${want}`, async () => {
+                    const v = await pool.judge({ template: rotate, bindings, code, language });
+                    expect(v.category, v.detail).toBe(want);
+                    if (name.startsWith("modifying its argument")) expect(v.detail).toContain("modified its argument");
+                });
+
+        for (const [language, name, code, want] of hostile)
+            it(`${language}: ${name} → ${want.join(" | ")}, and a right answer passes after it`, async () => {
+                const v = await pool.judge({ template: quick, bindings, code, language });
+                expect(want, `${v.category}: ${v.detail}`).toContain(v.category);
+                const ok = await pool.judge({ template: quick, bindings, code: RIGHT[language]!, language });
+                expect(ok.category, ok.detail).toBe("passed");
+            }, 60_000);
+
+        it("the private file really was there to be read (the read tests can fail)", async () => {
+            const v = await pool.judge({ template: quick, bindings, code: "def rotate_right(values):\n    return open(" + JSON.stringify(secretFile) + ").read()\n" });
+            expect(v.category).not.toBe("judge_error");
+            expect(existsSync(secretFile)).toBe(true);
+        });
+    });
+}
+
+describe("a missing runtime", () => {
+    const empty = mkdtempSync(path.join(tmpdir(), "eddy-no-runtimes-"));
+    const saved = process.env.EDDY_RUNTIME_PATH;
+    beforeAll(() => {
+        process.env.EDDY_RUNTIME_PATH = empty;
+    });
+    afterAll(() => {
+        if (saved === undefined) delete process.env.EDDY_RUNTIME_PATH;
+        else process.env.EDDY_RUNTIME_PATH = saved;
+        rmSync(empty, { recursive: true, force: true });
+    });
+
+    it("refuses a pool for that language with one line", async () => {
+        await expect(JudgePool.start({ workers: 1, language: "ruby" })).rejects.toThrow(/^Ruby answers need ruby, which is not installed: install Debian's ruby package/);
+    });
+
+    it("makes a judge_error (never the answer's fault) where a pool judges it anyway", async () => {
+        const pool = await JudgePool.start({ workers: 1 });
+        try {
+            const v = await pool.judge({ template: rotate, bindings, code: RIGHT.ruby!, language: "ruby" });
+            expect(v.category).toBe("judge_error");
+            expect(v.detail).toContain("ruby answers need ruby, which is not installed");
+        } finally {
+            await pool.close();
+        }
+    });
+
+    it("stops `eddy run --language ruby` with one line and a non-zero exit", () => {
+        const db = path.join(empty, "e.db");
+        const r = spawnSync(process.execPath, [path.join(root, "dist/cli/bin.js"), "run", "--backend", "reference", "--language", "ruby", "--templates", "list_rotate_right", "--instances", "1", "--rounds", "1", "--db", db, "--no-progress"], {
+            encoding: "utf8",
+            env: { ...process.env, EDDY_RUNTIME_PATH: empty }
+        });
+        expect(r.status).not.toBe(0);
+        const lines = r.stderr.trim().split("\n").filter((l) => !l.startsWith("eddy: run "));
+        expect(lines.at(-1)).toMatch(/Ruby answers need ruby, which is not installed: install Debian's ruby package/);
+    });
+});
