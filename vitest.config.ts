@@ -23,6 +23,8 @@ export const UNIT_TESTS = [
     "test/inference/seeds.test.ts",
     "test/templates/loadTemplates.test.ts",
     "test/templates/instances.test.ts",
+    "test/report/shell.test.ts",
+    "test/structure.test.ts",
     "test/lanes.test.ts"
 ];
 

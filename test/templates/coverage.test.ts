@@ -56,7 +56,7 @@ describe("templateCoverage", () => {
         expect(c.gaps.emptySubgroups).toHaveLength(29);
         const text = await execa(process.execPath, [bin, "templates", "coverage"], { cwd: root, env: { ...process.env }, reject: false });
         expect(text.exitCode).toBe(0);
-        expect(text.stdout).toMatch(/summation +│ 2 +│ int: 1, list: 1 +│ 1 arg: 1, 2 args: 1/);
+        expect(text.stdout).toMatch(/summation +2 +int: 1, list: 1 +1 arg: 1, 2 args: 1/);
         expect(text.stdout).toContain("4 template(s); answer types: int: 1, list: 1, set: 1, unspecified: 1; arity: 1 arg: 3, 2 args: 1");
         expect(text.stdout).toMatch(/empty subgroups \(29\): list\/indexing, /);
         expect(text.stdout).toContain("templates without 'returns:' (1): gamma");

@@ -17,7 +17,7 @@ import { decodingMode } from "../../report/buildReport.js";
 import { renderTable, terminalWidth, wrap } from "../../report/terminalTable.js";
 import { safeTerminalText } from "../../util/safeText.js";
 import { writePrivateFile } from "../../util/privateFiles.js";
-import { summarize } from "./RunCommand.js";
+import { summarize } from "../../run/summary.js";
 
 /** A few templates, one per problem group where possible, so the demo touches the whole taxonomy. */
 function demoTemplates(n: number): string {

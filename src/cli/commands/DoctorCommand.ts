@@ -5,6 +5,7 @@ import type { IsolationReport } from "../../judge/types.js";
 import { minPython } from "../../judge/worker/PythonWorker.js";
 import { oneLine } from "../../util/errors.js";
 import { safeTerminalLine } from "../../util/safeText.js";
+import { renderPairs } from "../../report/terminalTable.js";
 
 /** What `eddy doctor` finds. */
 export interface DoctorReport {
@@ -53,8 +54,8 @@ export function registerDoctorCommand(program: Command): void {
                 ["judge sandbox", iso ? iso.mechanism : "unknown"],
                 ["judge CPU budgets", iso ? `CPU time, scaled by this machine's speed (factor ${iso.cpuFactor})` : "unknown"]
             ];
-            for (const [k, v] of lines) process.stdout.write(`${k.padEnd(16)} ${v}\n`);
-            for (const note of iso?.notes ?? []) process.stdout.write(`${"".padEnd(16)} ${safeTerminalLine(note)}\n`);
+            const notes = (iso?.notes ?? []).map((note): [string, string] => ["", note]);
+            for (const line of renderPairs([...lines, ...notes])) process.stdout.write(line + "\n");
             for (const p of report.problems) process.stdout.write(`problem: ${safeTerminalLine(p)}\n`);
         });
 }

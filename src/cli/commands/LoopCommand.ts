@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { buildLoopReport, renderLoopReport } from "../../loop/report.js";
+import { buildLoopReport, LOOP_REPORT_FORMATS, renderLoopReport } from "../../loop/report.js";
 import { LOOP_DEFAULTS, normalizeLoopConfig, runLoop } from "../../loop/runLoop.js";
 import { LoopStore } from "../../loop/store.js";
 import { openStore } from "../../store/Store.js";
@@ -10,7 +10,6 @@ import { reportFormat, writeReport } from "./reportOutput.js";
 import { collect, stopOnSigint } from "./studyOptions.js";
 
 /** What `loop report` and `mutate report` write. */
-export const LOOP_REPORT_FORMATS = ["text", "json", "html"] as const;
 
 /** `eddy loop run|report|list`: EvaLOOP self-consistency studies (SPEC §7). */
 export function registerLoopCommand(program: Command): void {

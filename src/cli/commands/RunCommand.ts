@@ -3,7 +3,8 @@ import { EddyError } from "../../util/errors.js";
 import { defaultDbPath } from "../../util/paths.js";
 import { planStudy } from "../../run/plan.js";
 import { createProgressDisplay } from "../../run/progress.js";
-import { runStudy, type StudyResult } from "../../run/runStudy.js";
+import { runStudy } from "../../run/runStudy.js";
+import { summarize } from "../../run/summary.js";
 import { addStudyExecutionOptions, addStudyShapeOptions, addStudyStoreOptions, collect, stopOnSigint, studyConfigFromFlags, type StudyConfigFlags, type StudyOptionTexts } from "./studyOptions.js";
 
 /** Flags of `eddy run`: the shared study flags plus model, backend, resume and output choices. */
@@ -22,19 +23,6 @@ const RUN_OPTION_TEXTS: StudyOptionTexts = {
     threads: "inference threads (default: tuned by the backend)",
     config: "YAML or JSON file with the same keys as these flags (flags win)"
 };
-
-/** A short end-of-run summary with per-stage throughput. */
-export function summarize(r: StudyResult): string {
-    const g = r.stats.generation;
-    const j = r.stats.judging;
-    const st = r.stats.store;
-    return [
-        `run ${r.runId}: ${r.status} in ${(r.stats.wallMs / 1000).toFixed(1)}s`,
-        `  generate: ${g.responses} responses (${g.cached} cached${g.missing ? `, ${g.missing} missing` : ""}${g.errors ? `, ${g.errors} errors` : ""}), ${g.tokens} tokens in ${(g.wallMs / 1000).toFixed(1)}s — ${g.tokensPerS.toFixed(0)} tok/s, ${g.responsesPerS.toFixed(1)} responses/s`,
-        `  judge:    ${j.verdicts} verdicts (${j.cached} cached) in ${(j.wallMs / 1000).toFixed(1)}s — ${j.verdictsPerS.toFixed(1)} verdicts/s`,
-        `  store:    ${st.rows} rows in ${st.transactions} transactions, ${st.ms.toFixed(0)} ms — ${st.rowsPerS.toFixed(0)} rows/s`
-    ].join("\n");
-}
 
 /** `eddy run`: plan, generate, judge and store a study (or continue one). */
 export function registerRunCommand(program: Command): void {

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import Table from "cli-table3";
+import { renderTable } from "../../../../report/terminalTable.js";
 import { templateCoverage, type Coverage } from "../../../../templates/coverage.js";
 import { loadAllTemplates } from "../../../../templates/loadTemplates.js";
 
@@ -13,14 +13,14 @@ const arities = (c: Record<string, number>) =>
         .join(", ");
 
 function coverageText(c: Coverage): string {
-    const table = new Table({ head: ["group", "subgroup", "templates", "answer types", "arity"], style: { head: [], border: [], compact: true } });
-    for (const g of c.groups) {
-        table.push([`${g.group} (${g.templates})`, "", "", counts(g.returns), arities(g.arity)]);
-        for (const s of g.subgroups) table.push(["", s.name, s.templates === 0 ? "0  (empty)" : String(s.templates), counts(s.returns), arities(s.arity)]);
-    }
+    const rows = c.groups.flatMap((g) => [
+        [`${g.group} (${g.templates})`, "", "", counts(g.returns), arities(g.arity)],
+        ...g.subgroups.map((s) => ["", s.name, s.templates === 0 ? "0  (empty)" : String(s.templates), counts(s.returns), arities(s.arity)])
+    ]);
+    const table = renderTable(["group", "subgroup", "templates", "answer types", "arity"], rows, { wide: true });
     const gaps = c.gaps;
     const lines = [
-        table.toString(),
+        table,
         `${c.templates} template(s); answer types: ${counts(c.returns)}; arity: ${arities(c.arity)}`,
         `empty subgroups (${gaps.emptySubgroups.length}): ${gaps.emptySubgroups.join(", ") || "none"}`,
         `subgroups with fewer than ${c.minPerSubgroup} templates (${gaps.thinSubgroups.length}): ${gaps.thinSubgroups.join(", ") || "none"}`,

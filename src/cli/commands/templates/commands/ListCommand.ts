@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import Table from "cli-table3";
+import { renderTable } from "../../../../report/terminalTable.js";
 import { loadAllTemplates } from "../../../../templates/loadTemplates.js";
 import { PROBLEM_GROUPS } from "../../../../templates/types.js";
 import { EddyError } from "../../../../util/errors.js";
@@ -21,9 +21,7 @@ export function registerListCommand(parent: Command): void {
                 process.stdout.write(JSON.stringify(templates.map(templateSummary), null, 2) + "\n");
                 return;
             }
-            const table = new Table({ head: ["id", "group", "subgroups", "function", "params"], style: { head: [], border: [] } });
-            for (const t of templates)
-                table.push([t.id, t.group, t.subgroups.join(", "), `${t.function}/${t.arity}`, t.params.map((p) => `${p.name}: ${domainText(p.domain)}`).join("\n")]);
-            process.stdout.write(table.toString() + `\n${templates.length} template(s)\n`);
+            const rows = templates.map((t) => [t.id, t.group, t.subgroups.join(", "), `${t.function}/${t.arity}`, t.params.map((p) => `${p.name}: ${domainText(p.domain)}`).join("\n")]);
+            process.stdout.write(renderTable(["id", "group", "subgroups", "function", "params"], rows, { wide: true }) + `\n${templates.length} template(s)\n`);
         });
 }
