@@ -19,6 +19,30 @@ describe("code structure", () => {
         expect([...new Set(hits(SRC, /Content-Security-Policy"|<!doctype/i).map((h) => h.split(":")[0]))]).toEqual(["src/report/page.ts"]);
     });
 
+    it("no backend name is compared outside src/inference: callers ask the backend's descriptor", () => {
+        const outside = SRC.filter((s) => !s.file.startsWith("src/inference/"));
+        expect(outside.flatMap(({ file, text }) => text.split("\n").flatMap((line, i) => (comparesBackendName(line) ? [`${file}:${i + 1}: ${line.trim()}`] : [])))).toEqual([]);
+    });
+
+    it("the backend-name scan catches each form of the check it forbids", () => {
+        const caught = [
+            `if (config.backend === "llama") return;`,
+            `const x = c.backend !== 'replay' ? a : b;`,
+            `if ("reference" === run.backend) {}`,
+            `    case "replay":`,
+            `const sha = backend instanceof ReplayBackend ? backend.sha256 : null;`,
+            `if (!["llama", "reference", "replay"].includes(backend)) throw x;`,
+            `(stored.backend ?? "llama") === "llama"`
+        ];
+        expect(caught.filter((l) => !comparesBackendName(l))).toEqual([]);
+        // Naming a backend is not comparing one; a settings key that happens to share a name is not a backend.
+        expect([`{ ...common, backend: "replay", replay: simulated }`, `else if (k === "replay" || k === "db") out[k] = v;`].filter(comparesBackendName)).toEqual([]);
+    });
+
+    it("inference does not import the judge (the reference backend is handed a solution source)", () => {
+        expect(hits(SRC.filter((s) => s.file.startsWith("src/inference/")), /from "[^"]*\/judge\//)).toEqual([]);
+    });
+
     it("no command imports another command (shared code lives outside src/cli/commands)", () => {
         const commands = SRC.filter((s) => s.file.startsWith("src/cli/commands/"));
         const offenders = commands.flatMap(({ file, text }) =>
@@ -38,4 +62,15 @@ function isSubcommandOf(file: string, target: string): boolean {
 }
 function capitalise(s: string): string {
     return s.charAt(0).toUpperCase() + s.slice(1);
+}
+
+const BACKEND_LITERAL = String.raw`["'](?:llama|replay|reference)["']`;
+const COMPARED = new RegExp(String.raw`[!=]==?\s*${BACKEND_LITERAL}|${BACKEND_LITERAL}\s*[!=]==?`);
+const CASE = new RegExp(String.raw`\bcase\s+${BACKEND_LITERAL}\s*:`);
+const INSTANCEOF = /\binstanceof\s+(?:Llama|Replay|Reference)Backend\b/;
+const NAME_LIST = new RegExp(String.raw`\[\s*${BACKEND_LITERAL}\s*,\s*${BACKEND_LITERAL}`);
+
+/** A line that decides by a backend's name: compares one, switches on one, tests a backend's class, or lists the names. */
+function comparesBackendName(line: string): boolean {
+    return (/backend/i.test(line) && COMPARED.test(line)) || CASE.test(line) || INSTANCEOF.test(line) || NAME_LIST.test(line);
 }

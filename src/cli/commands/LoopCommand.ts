@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { backendDescriptor } from "../../inference/backends.js";
 import { buildLoopReport, LOOP_REPORT_FORMATS, renderLoopReport } from "../../loop/report.js";
 import { LOOP_DEFAULTS, normalizeLoopConfig, runLoop } from "../../loop/runLoop.js";
 import { LoopStore } from "../../loop/store.js";
@@ -39,7 +40,7 @@ export function registerLoopCommand(program: Command): void {
         .option("--db <file>", `database file (default ${defaultDbPath()})`)
         .addHelpText("after", "\nExamples:\n  $ eddy loop run -m models/eddy-tiny-f32.gguf -t list_every_kth -M 3 -N 5 --threads 1\n  $ eddy loop run --backend reference -t list -M 2\n  $ eddy loop report latest --format html --out loop.html   # latest: the newest loop run; or its id")
         .action(async (o: Record<string, unknown> & { model?: string[] }) => {
-            const models = o.backend === "llama" && !o.resume ? (o.model ?? []) : [undefined];
+            const models = backendDescriptor(String(o.backend)).decodes && !o.resume ? (o.model ?? []) : [undefined];
             if (models.length === 0) throw new EddyError("no model given: pass --model <file.gguf> (or use --backend reference|replay)");
             const stop = stopOnSigint();
             try {

@@ -2,6 +2,7 @@ import { EddyError, isEddyError, oneLine } from "../../util/errors.js";
 import { StoreVerdictCache, type Store } from "../../store/Store.js";
 import type { RunRow } from "../../store/types.js";
 import type { StudyConfig } from "../config.js";
+import { backendDescriptor } from "../../inference/backends.js";
 import { BatchWriter } from "../writer.js";
 import { StudyCounters } from "./counters.js";
 import { GenerateStage } from "./GenerateStage.js";
@@ -68,7 +69,7 @@ export class Study {
         const judge = new JudgeStage({
             workers: config.judgeWorkers,
             judging,
-            needPool: judging || config.backend === "reference",
+            needPool: judging || backendDescriptor(config.backend).needsSolutions,
             allowUnsandboxed: config.allowUnsandboxed,
             cache: verdictCache,
             writer,
@@ -97,7 +98,8 @@ export class Study {
         }
         const generate = new GenerateStage({
             store, config, run, plan, writer, counters,
-            parts: async () => ({ ...(config.backend === "reference" ? { pool: (await judge.pool)!, templates: plan.templates } : {}), ...(replay ? { replay } : {}) }),
+            // The judge pool is the solution source of a backend that answers with the model solutions.
+            parts: async () => ({ ...(backendDescriptor(config.backend).needsSolutions ? { solutions: (await judge.pool)!, templates: plan.templates } : {}), ...(replay ? { replay } : {}) }),
             judge: (item) => judge.submit(item),
             log: this.log,
             signal: this.stopController.signal,
