@@ -43,6 +43,28 @@ describe("code structure", () => {
         expect(hits(SRC.filter((s) => s.file.startsWith("src/inference/")), /from "[^"]*\/judge\//)).toEqual([]);
     });
 
+    it("the shared vocabulary is imported from src/vocabulary.ts, not through re-exporting types files", () => {
+        expect(hits(SRC.filter((s) => s.file.endsWith("/types.ts")), /^export .* from "[./]*vocabulary\.js"/)).toEqual([]);
+    });
+
+    it("src/templates has no import cycle, and reaches into the judge only for the Python command", () => {
+        const templates = SRC.filter((s) => s.file.startsWith("src/templates/"));
+        expect(cycles(templates)).toEqual([]);
+        // The detector finds the cycle taxonomy ⇄ types had (a type-only import counts: it is still an arrow back).
+        const pair = [
+            { file: "src/t/types.ts", text: 'import type { ReturnType } from "./taxonomy.js";\n' },
+            { file: "src/t/taxonomy.ts", text: 'import type { ProblemGroup } from "./types.js";\n' }
+        ];
+        expect(cycles(pair)).toEqual(["src/t/taxonomy.ts → src/t/types.ts"]);
+        // inputSeed and paramTuple describe an instance: they live in src/templates, which the judge imports, not the reverse.
+        expect(hits(templates, /from "[^"]*\/judge\/(?!workerScript\.js")/)).toEqual([]);
+    });
+
+    it("the template library is read from the environment at the CLI edge only", () => {
+        expect(hits(SRC.filter((s) => !s.file.startsWith("src/cli/")), /process\.env(?:\.|\[["'])EDDY_(?:TEMPLATES|ORACLES)\b/)).toEqual([]);
+        expect(hits(SRC, /process\.env(?:\.|\[["'])EDDY_(?:TEMPLATES|ORACLES)\b/).map((h) => h.split(":")[0])).toEqual(["src/cli/templateLibrary.ts"]);
+    });
+
     it("no command imports another command (shared code lives outside src/cli/commands)", () => {
         const commands = SRC.filter((s) => s.file.startsWith("src/cli/commands/"));
         const offenders = commands.flatMap(({ file, text }) =>
@@ -73,4 +95,30 @@ const NAME_LIST = new RegExp(String.raw`\[\s*${BACKEND_LITERAL}\s*,\s*${BACKEND_
 /** A line that decides by a backend's name: compares one, switches on one, tests a backend's class, or lists the names. */
 function comparesBackendName(line: string): boolean {
     return (/backend/i.test(line) && COMPARED.test(line)) || CASE.test(line) || INSTANCEOF.test(line) || NAME_LIST.test(line);
+}
+
+
+/** Import cycles among `files` (relative imports only), each as the chain of files that closes it. */
+function cycles(files: { file: string; text: string }[]): string[] {
+    const known = new Set(files.map((f) => f.file));
+    const edges = new Map(
+        files.map(({ file, text }) => [
+            file,
+            [...text.matchAll(/^(?:import|export)\s[^;]*?from "(\.[^"]+)\.js"/gm)].map((m) => path.posix.join(path.posix.dirname(file), `${m[1]!}.ts`)).filter((t) => known.has(t))
+        ])
+    );
+    const found = new Set<string>();
+    const walk = (file: string, chain: string[]): void => {
+        const at = chain.indexOf(file);
+        if (at >= 0) {
+            const loop = chain.slice(at);
+            // One name per cycle, whichever file it was entered from.
+            const start = loop.indexOf([...loop].sort()[0]!);
+            found.add([...loop.slice(start), ...loop.slice(0, start)].join(" → "));
+            return;
+        }
+        for (const next of edges.get(file) ?? []) walk(next, [...chain, file]);
+    };
+    for (const f of known) walk(f, []);
+    return [...found];
 }

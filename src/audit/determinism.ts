@@ -86,7 +86,7 @@ export interface DeterminismOptions {
     gpu?: string;
     judgeWorkers?: number;
     allowUnsandboxed?: boolean;
-    hooks?: Pick<StudyHooks, "onLog" | "signal">;
+    hooks?: Pick<StudyHooks, "onLog" | "signal" | "library">;
     /** Called before each session. */
     onSession?: (label: string) => void;
 }
@@ -229,7 +229,7 @@ export async function auditDeterminism(o: DeterminismOptions): Promise<Determini
  * with one group at a time. Each group that lost a member is generated again whole: the removed
  * responses are stored again and the kept ones are compared with what comes out.
  */
-async function interruptedAndResumed(config: StudyConfig, hooks: Pick<StudyHooks, "onLog" | "signal">): Promise<{ result: StudyResult; resume: NonNullable<AuditComparison["resume"]> }> {
+async function interruptedAndResumed(config: StudyConfig, hooks: Pick<StudyHooks, "onLog" | "signal" | "library">): Promise<{ result: StudyResult; resume: NonNullable<AuditComparison["resume"]> }> {
     const first = await runStudy(config, { ...hooks, judge: false });
     const store = openStore(config.db!);
     let storedBefore: number;

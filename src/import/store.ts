@@ -1,5 +1,5 @@
 import { capDetail, type Store } from "../store/Store.js";
-import type { Category } from "../judge/types.js";
+import type { Category } from "../vocabulary.js";
 
 /** One side of a re-run of the other harness's own test: on the response, or on the model solution. */
 export interface RerunSide {

@@ -6,14 +6,16 @@ import { extractCode } from "../extract/extractCode.js";
 import { backendDescriptor, createBackend, DEFAULT_BACKEND, type BackendName } from "../inference/backends.js";
 import { isRemoteModel } from "../inference/modelUri.js";
 import { ReplayBackend } from "../inference/replay/ReplayBackend.js";
-import type { Backend, ChatMessage, GenerationRequest, GenerationResult } from "../inference/types.js";
+import type { Backend, GenerationRequest, GenerationResult } from "../inference/types.js";
+import type { ChatMessage, ParamValue } from "../vocabulary.js";
 import { JudgePool } from "../judge/JudgePool.js";
 import { loadWrapper, renderMessages } from "../prompts/PromptWrapper.js";
 import { countFences, finalCategory } from "../run/runStudy.js";
 import { openStore } from "../store/Store.js";
 import { sampleInstances } from "../templates/instances.js";
+import { builtInLibrary, type TemplateLibrary } from "../templates/library.js";
 import { loadTemplate, selectTemplates } from "../templates/loadTemplates.js";
-import type { ParamValue, Template } from "../templates/types.js";
+import type { Template } from "../templates/types.js";
 import { EddyError, oneLine } from "../util/errors.js";
 import { defaultDbPath, eddyVersion } from "../util/paths.js";
 import { deriveSeed } from "../util/seeds.js";
@@ -66,6 +68,8 @@ export interface LoopHooks {
     onRunId?: (id: string) => void;
     /** After each phase: loops done so far and tasks still looping. */
     onProgress?: (p: { phase: "code" | "summary"; loop: number; active: number; tasks: number }) => void;
+    /** Where the templates and oracles come from (default: eddy's own). */
+    library?: TemplateLibrary;
 }
 
 export interface LoopResult {
@@ -162,8 +166,9 @@ export function nextStep(task: LoopTaskRow, steps: LoopStepRow[], maxLoops: numb
  */
 export async function runLoop(input: LoopConfig, hooks: LoopHooks = {}): Promise<LoopResult> {
     const log = hooks.onLog ?? (() => {});
+    const library = hooks.library ?? builtInLibrary();
     // Checked before a run is created: a bad template list or model folder must not leave an empty run behind.
-    const selected = input.resume ? [] : selectTemplates(input.templates);
+    const selected = input.resume ? [] : selectTemplates(library, input.templates);
     if (input.embedModel) inspectEmbedModel(input.embedModel);
     for (const m of [input.model, input.summariser])
         if (m && !isRemoteModel(m) && !existsSync(m)) throw new EddyError(`model file ${m} does not exist`);
@@ -214,7 +219,7 @@ export async function runLoop(input: LoopConfig, hooks: LoopHooks = {}): Promise
     const templates = new Map<string, Template>();
     if (ls.tasks(run.id).length === 0) {
         const rows: LoopTaskRow[] = [];
-        for (const t of selected.length > 0 ? selected : selectTemplates(config.templates)) {
+        for (const t of selected.length > 0 ? selected : selectTemplates(library, config.templates)) {
             templates.set(t.id, t);
             for (const inst of sampleInstances(t, config.instances, config.seed))
                 rows.push({ run_id: run.id, template_id: t.id, instance_idx: inst.index, params_json: JSON.stringify(inst.params), bindings_json: JSON.stringify(inst.bindings), question: inst.question, oracle_hash: t.oracleHash });
@@ -223,7 +228,7 @@ export async function runLoop(input: LoopConfig, hooks: LoopHooks = {}): Promise
     }
     const tasks = ls.tasks(run.id);
     for (const t of tasks) {
-        if (!templates.has(t.template_id)) templates.set(t.template_id, loadTemplate(t.template_id));
+        if (!templates.has(t.template_id)) templates.set(t.template_id, loadTemplate(library, t.template_id));
         if (templates.get(t.template_id)!.oracleHash !== t.oracle_hash)
             throw new EddyError(`template ${t.template_id} changed since loop run ${run.id} began (oracle hash differs); start a new run with --fresh`);
     }

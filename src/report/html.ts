@@ -1,6 +1,6 @@
 import { CATEGORY_LABELS, isHarness, NEIGHBOURHOOD_CATEGORIES, type NeighbourhoodScore } from "../scores/neighbourhood.js";
 import { groupBy } from "../scores/aggregates.js";
-import type { Outcome } from "../scores/types.js";
+import type { Outcome } from "../vocabulary.js";
 import { boxPlotSpec, categoryBarsSpec, deltaHeatmapSpec, renderSvg, stripSpec, verdictBarsSpec } from "./charts.js";
 import { fix, interval, pct, pval, runStatus, tuple } from "./format.js";
 import { renderPage } from "./page.js";

@@ -1,5 +1,5 @@
 import { safeJsonStringify } from "../util/safeText.js";
-import type { Outcome } from "../scores/types.js";
+import type { Outcome } from "../vocabulary.js";
 import { EddyError } from "../util/errors.js";
 import { buildReport } from "./buildReport.js";
 import { renderCsv } from "./csv.js";

@@ -1,6 +1,7 @@
 import { selectTemplates } from "../templates/loadTemplates.js";
 import { sampleInstances } from "../templates/instances.js";
 import { loadWrapper, renderMessages, type PromptWrapper } from "../prompts/PromptWrapper.js";
+import type { TemplateLibrary } from "../templates/library.js";
 import type { Template } from "../templates/types.js";
 import type { StoredInstance } from "../store/types.js";
 import { backendDescriptor } from "../inference/backends.js";
@@ -23,8 +24,8 @@ export interface StudyPlan {
 }
 
 /** Resolve templates, sample instances (or take the stored ones) and load wrappers. */
-export function planStudy(c: StudyConfig, stored?: (templateId: string) => StoredInstance[]): StudyPlan {
-    const templates = selectTemplates(c.templates);
+export function planStudy(c: StudyConfig, library: TemplateLibrary, stored?: (templateId: string) => StoredInstance[]): StudyPlan {
+    const templates = selectTemplates(library, c.templates);
     const instances = new Map<string, StoredInstance[]>();
     for (const t of templates) {
         const have = stored?.(t.id) ?? [];

@@ -9,6 +9,7 @@ import { defaultDbPath } from "../../util/paths.js";
 import { safeTerminalLine } from "../../util/safeText.js";
 import { reportFormat, writeReport } from "./reportOutput.js";
 import { collect, stopOnSigint } from "./studyOptions.js";
+import { templateLibrary } from "../templateLibrary.js";
 
 /** What `loop report` and `mutate report` write. */
 
@@ -51,6 +52,7 @@ export function registerLoopCommand(program: Command): void {
                         threads: o.threads, contextSize: o.contextSize, promptFormat: o.promptFormat, judgeWorkers: o.judgeWorkers, allowUnsandboxed: o.allowUnsandboxed, db: o.db, fresh: o.fresh, resume: o.resume
                     });
                     const r = await runLoop(config, {
+                        library: templateLibrary(),
                         signal: stop.signal,
                         onLog: (l) => process.stderr.write(`eddy: ${safeTerminalLine(l)}\n`),
                         onRunId: (id) => process.stderr.write(`eddy: loop run ${id} (database ${config.db ?? defaultDbPath()})\n`),

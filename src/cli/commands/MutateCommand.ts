@@ -11,6 +11,7 @@ import { defaultDbPath } from "../../util/paths.js";
 import { safeTerminalLine } from "../../util/safeText.js";
 import { reportFormat, writeReport } from "./reportOutput.js";
 import { addStudyExecutionOptions, addStudyShapeOptions, addStudyStoreOptions, collect, stopOnSigint, studyConfigFromFlags, type StudyConfigFlags, type StudyOptionTexts } from "./studyOptions.js";
+import { templateLibrary } from "../templateLibrary.js";
 
 const TEXTS: StudyOptionTexts = {
     temperature: ["--temperature <t[,t...]>", "sampling temperature(s); 0 is greedy (default 0)"],
@@ -93,6 +94,7 @@ export function registerMutateCommand(program: Command): void {
             const stop = stopOnSigint();
             try {
                 const hooks = {
+                    library: templateLibrary(),
                     signal: stop.signal,
                     onLog: (l: string) => process.stderr.write(`eddy: ${safeTerminalLine(l)}\n`),
                     onRunId: (id: string) => process.stderr.write(`eddy: run ${id} (database ${config.db ?? defaultDbPath()})\n`)

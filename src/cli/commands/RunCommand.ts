@@ -5,6 +5,7 @@ import { planStudy } from "../../run/plan.js";
 import { createProgressDisplay } from "../../run/progress.js";
 import { runStudy } from "../../run/runStudy.js";
 import { summarize } from "../../run/summary.js";
+import { templateLibrary } from "../templateLibrary.js";
 import { addStudyExecutionOptions, addStudyShapeOptions, addStudyStoreOptions, collect, stopOnSigint, studyConfigFromFlags, type StudyConfigFlags, type StudyOptionTexts } from "./studyOptions.js";
 
 /** Flags of `eddy run`: the shared study flags plus model, backend, resume and output choices. */
@@ -57,7 +58,7 @@ A real study uses the defaults, --instances 100 --rounds 5, over the templates y
             const config = studyConfigFromFlags(flags);
             if (flags.dryRun) {
                 if (config.resume) throw new EddyError("--dry-run plans a new study; it cannot be combined with --resume");
-                const plan = planStudy(config);
+                const plan = planStudy(config, templateLibrary());
                 const out = {
                     models: plan.models.map((m) => m.label),
                     templates: plan.templates.map((t) => t.id),
@@ -86,7 +87,7 @@ A real study uses the defaults, --instances 100 --rounds 5, over the templates y
             if (flags.queue) {
                 // Imported here: the queue pulls in BullMQ and ioredis, which a local run never needs.
                 const { runOnQueue } = await import("../../queue/runOnQueue.js");
-                const r = await runOnQueue(config, flags.queue, { insecureQueue: flags.insecureQueue, progress: flags.progress });
+                const r = await runOnQueue(config, flags.queue, { insecureQueue: flags.insecureQueue, progress: flags.progress, library: templateLibrary() });
                 process.stdout.write((flags.json ? JSON.stringify(r, null, 2) : r.runId) + "\n");
                 return;
             }
@@ -94,6 +95,7 @@ A real study uses the defaults, --instances 100 --rounds 5, over the templates y
             const display = flags.progress === false ? undefined : createProgressDisplay();
             try {
                 const result = await runStudy(config, {
+                    library: templateLibrary(),
                     signal: stop.signal,
                     onProgress: (p) => display?.update(p),
                     onLog: (l) => process.stderr.write(`eddy: ${l}\n`),

@@ -1,4 +1,4 @@
-import type { ChatMessage } from "../../inference/types.js";
+import type { ChatMessage } from "../../vocabulary.js";
 import type { Store } from "../../store/Store.js";
 
 /** Generation speed of one configuration, from the timings stored with its responses. */

@@ -3,6 +3,7 @@ import { StoreVerdictCache, type Store } from "../../store/Store.js";
 import type { RunRow } from "../../store/types.js";
 import type { StudyConfig } from "../config.js";
 import { backendDescriptor } from "../../inference/backends.js";
+import { builtInLibrary } from "../../templates/library.js";
 import { BatchWriter } from "../writer.js";
 import { StudyCounters } from "./counters.js";
 import { GenerateStage } from "./GenerateStage.js";
@@ -53,7 +54,7 @@ export class Study {
 
     /** Step 1 and 2: create or resume the run, and plan it. */
     private open(config: StudyConfig): OpenedRun {
-        return openRun(this.store, config, (run: RunRow, created: boolean) => {
+        return openRun(this.store, config, this.hooks.library ?? builtInLibrary(), (run: RunRow, created: boolean) => {
             this.hooks.onRunId?.(run.id);
             if (!created) this.log(`continuing run ${run.id} (${run.status})`);
         });

@@ -5,6 +5,7 @@ import { eddyVersion } from "../../util/paths.js";
 import { isRemoteModel } from "../../inference/modelUri.js";
 import { ReplayBackend } from "../../inference/replay/ReplayBackend.js";
 import { backendDescriptor, DEFAULT_BACKEND } from "../../inference/backends.js";
+import type { TemplateLibrary } from "../../templates/library.js";
 import type { Store } from "../../store/Store.js";
 import { requireRun } from "../../store/outcomes.js";
 import type { RunRow } from "../../store/types.js";
@@ -67,12 +68,12 @@ export function checkModels(config: StudyConfig): void {
  * plan it, refuse to mix two versions of a template or a replay file in one run, and record the
  * templates and instances it asks.
  */
-export function openRun(store: Store, config: StudyConfig, onRun: (run: RunRow, created: boolean) => void = () => {}): OpenedRun {
+export function openRun(store: Store, config: StudyConfig, library: TemplateLibrary, onRun: (run: RunRow, created: boolean) => void = () => {}): OpenedRun {
     checkModels(config);
     // A replay file stands in for the model: read and validated before anything is stored.
     const replay = backendDescriptor(config.backend).needsReplayFile ? new ReplayBackend(config.replay!) : undefined;
     const existing = config.resume ? requireRun(store, config.resume) : undefined;
-    const plan = planStudy(config, existing ? (t) => store.instances(existing.id, t) : undefined);
+    const plan = planStudy(config, library, existing ? (t) => store.instances(existing.id, t) : undefined);
     const hash = studyHash(config, plan.templates.map((t) => t.id));
     const { run, created } = existing
         ? { run: existing, created: false }

@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { renderTable } from "../../../../report/terminalTable.js";
 import { templateCoverage, type Coverage } from "../../../../templates/coverage.js";
 import { loadAllTemplates } from "../../../../templates/loadTemplates.js";
+import { templateLibrary } from "../../../templateLibrary.js";
 
 const counts = (c: Record<string, number>) =>
     Object.entries(c)
@@ -38,7 +39,7 @@ export function registerCoverageCommand(parent: Command): void {
         .option("--json", "print {templates, groups, returns, arity, gaps, minPerSubgroup} on stdout and nothing else")
         .addHelpText("after", "\nA template counts once in each of its subgroups, as in the paper's Table I.\n\nExamples:\n  $ eddy templates coverage\n  $ eddy templates coverage --json")
         .action((opts: { json?: boolean }) => {
-            const c = templateCoverage(loadAllTemplates());
+            const c = templateCoverage(loadAllTemplates(templateLibrary()));
             process.stdout.write(opts.json ? JSON.stringify(c, null, 2) + "\n" : coverageText(c));
         });
 }

@@ -1,9 +1,10 @@
 import type { Command } from "commander";
 import { renderTable } from "../../../../report/terminalTable.js";
 import { loadAllTemplates } from "../../../../templates/loadTemplates.js";
-import { PROBLEM_GROUPS } from "../../../../templates/types.js";
+import { PROBLEM_GROUPS } from "../../../../templates/taxonomy.js";
 import { EddyError } from "../../../../util/errors.js";
 import { domainText, templateSummary } from "../describe.js";
+import { templateLibrary } from "../../../templateLibrary.js";
 
 /** `eddy templates list`: every template with its taxonomy and signature. */
 export function registerListCommand(parent: Command): void {
@@ -16,7 +17,7 @@ export function registerListCommand(parent: Command): void {
         .action((opts: { json?: boolean; group?: string }) => {
             if (opts.group !== undefined && !(PROBLEM_GROUPS as readonly string[]).includes(opts.group))
                 throw new EddyError(`unknown group '${opts.group}' (one of: ${PROBLEM_GROUPS.join(", ")})`);
-            const templates = loadAllTemplates().filter((t) => !opts.group || t.group === opts.group);
+            const templates = loadAllTemplates(templateLibrary()).filter((t) => !opts.group || t.group === opts.group);
             if (opts.json) {
                 process.stdout.write(JSON.stringify(templates.map(templateSummary), null, 2) + "\n");
                 return;
