@@ -24,6 +24,9 @@ export const UNIT_TESTS = [
     "test/templates/loadTemplates.test.ts",
     "test/templates/instances.test.ts",
     "test/store/wall.test.ts",
+    "test/report/shell.test.ts",
+    "test/inference/backends.test.ts",
+    "test/structure.test.ts",
     "test/lanes.test.ts"
 ];
 

@@ -27,7 +27,7 @@ import { performance } from "node:perf_hooks";
 import { extractCode } from "../src/extract/extractCode.js";
 import { importTurbulence } from "../src/import/turbulence/importQuestions.js";
 import { importTurbulenceResults } from "../src/import/turbulence/importResults.js";
-import { withTemplateFolders } from "../src/import/turbulence/folders.js";
+import { libraryAt } from "../src/templates/library.js";
 import { readTurbulenceResults } from "../src/import/turbulence/results.js";
 import { JudgePool } from "../src/judge/JudgePool.js";
 import { validateTemplate } from "../src/judge/validateTemplate.js";
@@ -111,12 +111,10 @@ async function main(): Promise<void> {
         const pool = await JudgePool.start({ workers });
         let sandboxedValidationS: number;
         try {
-            sandboxedValidationS = await withTemplateFolders(path.join(out100, "templates"), path.join(out100, "oracles"), async () => {
-                const t = loadTemplate("turbulence_q1");
-                const start = performance.now();
-                await validateTemplate(pool, t, sampleInstances(t, 100, 0));
-                return (performance.now() - start) / 1000;
-            });
+            const t = loadTemplate(libraryAt(out100), "turbulence_q1");
+            const start = performance.now();
+            await validateTemplate(pool, t, sampleInstances(t, 100, 0));
+            sandboxedValidationS = (performance.now() - start) / 1000;
         } finally {
             await pool.close();
         }

@@ -28,13 +28,14 @@ import { performance } from "node:perf_hooks";
 import { availableParallelism } from "node:os";
 import { execa } from "execa";
 import { JudgePool } from "../src/judge/JudgePool.js";
-import { inputSeed, paramTuple } from "../src/judge/cache.js";
+import { inputSeed, paramTuple } from "../src/templates/instanceTuple.js";
 import { pythonCommand } from "../src/judge/workerScript.js";
 import { quantileSorted } from "../src/stats/bootstrap.js";
 import { loadTemplate } from "../src/templates/loadTemplates.js";
 import { pythonLiteral } from "../src/templates/render.js";
 import { sampleInstances } from "../src/templates/instances.js";
 import type { Instance, Template } from "../src/templates/types.js";
+import { builtInLibrary } from "../src/templates/library.js";
 
 const TEMPLATE_IDS = ["list_every_kth", "string_substring_inclusive", "math_count_multiples", "search_find_in_window", "set_union_first_n", "copy_last_n"];
 const INSTANCES_PER_TEMPLATE = 4;
@@ -56,7 +57,7 @@ async function buildJobs(pool: JudgePool): Promise<Job[]> {
     for (const id of TEMPLATE_IDS) {
         let t: Template;
         try {
-            t = { ...loadTemplate(id), randomInputs: K };
+            t = { ...loadTemplate(builtInLibrary(), id), randomInputs: K };
         } catch {
             continue; // the set is fixed, but a renamed template should not stop the benchmark
         }

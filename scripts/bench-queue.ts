@@ -20,6 +20,7 @@ import { parseQueueUrl } from "../src/queue/queueUrl.js";
 import { runShard } from "../src/queue/runShard.js";
 import { questionsHash, shardPrompts } from "../src/queue/identity.js";
 import { eddyVersion, packageRoot } from "../src/util/paths.js";
+import { builtInLibrary } from "../src/templates/library.js";
 
 const arg = (name: string, dflt: string): string => {
     const i = process.argv.indexOf(`--${name}`);
@@ -72,7 +73,7 @@ const redis = await startRedis();
 try {
     // 1. In-process: the same shards, no queue.
     const config = normalizeStudyConfig({ ...raw, db: path.join(dir, "plan.db") });
-    const plan = planStudy(config);
+    const plan = planStudy(config, builtInLibrary());
     const study = identityOf(config);
     const shards = plan.templates.flatMap((t) => config.temperatures.map((temperature) => ({ model: "reference", modelPath: null, template: t.id, temperature, wrapper: "default", wrapperSource: "default" })));
     const identity = (template: string) => {

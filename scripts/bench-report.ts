@@ -8,10 +8,10 @@
 import { performance } from "node:perf_hooks";
 import { xoroshiro128plus } from "pure-rand/generator/xoroshiro128plus";
 import { uniformFloat64 } from "pure-rand/distribution/uniformFloat64";
-import type { Category } from "../src/judge/types.js";
-import { PROBLEM_GROUPS } from "../src/templates/types.js";
+import type { Category } from "../src/vocabulary.js";
+import { PROBLEM_GROUPS } from "../src/templates/taxonomy.js";
 import { scoreNeighbourhoods } from "../src/scores/neighbourhood.js";
-import type { Outcome } from "../src/scores/types.js";
+import type { Outcome } from "../src/vocabulary.js";
 import { renderReport } from "../src/report/renderReport.js";
 import { REPORT_FORMATS } from "../src/report/types.js";
 

@@ -8,6 +8,7 @@ import { requireRun } from "../store/outcomes.js";
 import { DEFAULT_GROUP_SIZE, type StudyConfig } from "../run/config.js";
 import { runStudy, type StudyHooks, type StudyResult } from "../run/runStudy.js";
 import type { DecodingMode } from "../vocabulary.js";
+import { renderPairs } from "../report/terminalTable.js";
 
 /** One response of an audit session, by its place in the study. */
 export interface AuditRow {
@@ -85,7 +86,7 @@ export interface DeterminismOptions {
     gpu?: string;
     judgeWorkers?: number;
     allowUnsandboxed?: boolean;
-    hooks?: Pick<StudyHooks, "onLog" | "signal">;
+    hooks?: Pick<StudyHooks, "onLog" | "signal" | "library">;
     /** Called before each session. */
     onSession?: (label: string) => void;
 }
@@ -222,7 +223,7 @@ export async function auditDeterminism(o: DeterminismOptions): Promise<Determini
  * with one group at a time. Each group that lost a member is generated again whole: the removed
  * responses are stored again and the kept ones are compared with what comes out.
  */
-async function interruptedAndResumed(config: StudyConfig, hooks: Pick<StudyHooks, "onLog" | "signal">): Promise<{ result: StudyResult; resume: NonNullable<AuditComparison["resume"]> }> {
+async function interruptedAndResumed(config: StudyConfig, hooks: Pick<StudyHooks, "onLog" | "signal" | "library">): Promise<{ result: StudyResult; resume: NonNullable<AuditComparison["resume"]> }> {
     const first = await runStudy(config, { ...hooks, judge: false });
     const store = openStore(config.db!);
     let storedBefore: number;
@@ -246,11 +247,12 @@ export function determinismLines(a: DeterminismAudit & { created?: string }): st
     const lines = [
         `determinism audit of ${a.model} (${a.mode} mode${g === undefined ? "" : g > 1 ? `, lockstep groups of ${g}` : ", one context per query"}, eddy ${a.eddyVersion}${a.created ? `, ${a.created.slice(0, 10)}` : ""}): ${a.identical ? "identical" : "NOT identical"}`
     ];
-    for (const c of a.comparisons) {
+    const pairs = a.comparisons.map((c): [string, string] => {
         const where = c.firstDivergence ? `; first divergence ${c.firstDivergence.query} at character ${c.firstDivergence.charOffset}` : "";
         const resumed = c.resume ? `; interrupted with ${c.resume.storedBefore} kept, ${c.resume.regenerated} of them generated again with their groups, ${c.resume.mismatched} differing` : "";
-        lines.push(`  ${c.variant.padEnd(12)} responses differ ${c.differingResponses}/${c.responses} (${pct(c.responseShare)}), verdicts differ ${c.differingVerdicts}/${c.responses} (${pct(c.verdictShare)})${where}${resumed}`);
-    }
+        return [c.variant, `responses differ ${c.differingResponses}/${c.responses} (${pct(c.responseShare)}), verdicts differ ${c.differingVerdicts}/${c.responses} (${pct(c.verdictShare)})${where}${resumed}`];
+    });
+    lines.push(...renderPairs(pairs, { indent: "  " }));
     if (a.rounds) lines.push(`  greedy rounds: ${a.rounds.differing} of ${a.rounds.prompts} prompts have rounds that differ${(a.settings.groupSize ?? 1) > 1 ? " (lockstep: reported, not required)" : ""}`);
     return lines;
 }

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { HARNESS_CATEGORIES } from "../vocabulary.js";
+import { backendDescriptor, isBackendName } from "../inference/backends.js";
 import { scoresOverInstances, type RateScore } from "../scores/rates.js";
 import { bootstrapMeanInterval } from "../stats/bootstrap.js";
 import { instanceRateInterval, type Interval } from "../stats/wilson.js";
@@ -150,7 +151,7 @@ export function eeeExport(store: Store, { run, configuration: c, rows }: Configu
             id: modelId,
             developer,
             inference_platform: "local",
-            inference_engine: { name: run.backend === "llama" ? "llama.cpp" : `eddy ${run.backend}`, ...(typeof meta.llamaCppRelease === "string" ? { version: meta.llamaCppRelease } : {}) },
+            inference_engine: { name: isBackendName(run.backend) ? backendDescriptor(run.backend).engine : `eddy ${run.backend}`, ...(typeof meta.llamaCppRelease === "string" ? { version: meta.llamaCppRelease } : {}) },
             additional_details: {
                 deployment_type: "self_deployed",
                 model_availability: "open_weights",

@@ -1,5 +1,5 @@
 import type { Store } from "../store/Store.js";
-import type { ChatMessage } from "../inference/types.js";
+import type { ChatMessage } from "../vocabulary.js";
 import { askedMessages } from "../store/outcomes.js";
 import type { ConfigurationResponses, ResponseRow } from "./responses.js";
 

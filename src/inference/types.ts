@@ -1,5 +1,4 @@
 import type { ChatMessage, ParamValue } from "../vocabulary.js";
-export type { ChatMessage } from "../vocabulary.js";
 
 /** Decoding settings. temperature 0 means greedy; the rest only apply when sampling, and unset filters are off. */
 export interface Decoding {

@@ -1,10 +1,12 @@
 import { availableParallelism } from "node:os";
 import { performance } from "node:perf_hooks";
 import { LANGUAGE_INFO, type Language } from "../languages/languages.js";
-import type { ParamValue, Template } from "../templates/types.js";
+import type { Template } from "../templates/types.js";
+import type { ParamValue } from "../vocabulary.js";
 import { capDetail } from "../util/detail.js";
 import { EddyError, oneLine } from "../util/errors.js";
-import { inputSeed, MemoryVerdictCache, paramTuple, verdictKey } from "./cache.js";
+import { inputSeed, paramTuple } from "../templates/instanceTuple.js";
+import { MemoryVerdictCache, verdictKey } from "./cache.js";
 import type { IsolationReport, JudgeRequest, Verdict, VerdictCache } from "./types.js";
 import { PythonWorker, startFailure, WorkerFailure, type WorkerReply } from "./worker/PythonWorker.js";
 import { judgeVersion, pythonCommand, workerArgs } from "./workerScript.js";

@@ -1,7 +1,8 @@
 import { compileConstraint } from "../templates/constraint.js";
 import { rejectFromDomain } from "../templates/domains/registry.js";
 import type { Domain } from "../templates/domains/types.js";
-import type { ParamValue, Template } from "../templates/types.js";
+import type { Template } from "../templates/types.js";
+import type { ParamValue } from "../vocabulary.js";
 import { EddyError } from "../util/errors.js";
 
 /** Parses `--params '<json tuple>'` for T: right length, each value in its domain, constraint holding. */

@@ -1,6 +1,5 @@
-// The categories live in the shared vocabulary (src/vocabulary.ts); re-exported for existing imports.
-import type { Category } from "../vocabulary.js";
-export { MODEL_CATEGORIES, HARNESS_CATEGORIES, type ModelCategory, type HarnessCategory, type Category } from "../vocabulary.js";
+// The categories live in the shared vocabulary (src/vocabulary.ts); import them from there.
+import type { Category, ParamValue } from "../vocabulary.js";
 
 export interface Verdict {
     category: Category;
@@ -49,7 +48,7 @@ export interface IsolationReport {
 export interface JudgeRequest {
     template: import("../templates/types.js").Template;
     /** Parameter values by name (Instance.bindings). */
-    bindings: Record<string, import("../templates/types.js").ParamValue>;
+    bindings: Record<string, ParamValue>;
     /** Extracted code; null when nothing could be extracted (→ no_function). */
     code: string | null;
     /** The answer's language (default python). */

@@ -1,6 +1,7 @@
-import type { Instance, ParamValue, Template } from "../templates/types.js";
+import type { Instance, Template } from "../templates/types.js";
+import type { Category, ParamValue } from "../vocabulary.js";
 import type { JudgePool } from "./JudgePool.js";
-import type { Category, Verdict } from "./types.js";
+import type { Verdict } from "./types.js";
 
 /** How one mutant fared: killed on the first instance where it did not pass. */
 export interface MutantResult {

@@ -1,6 +1,8 @@
 import type { Store } from "../store/Store.js";
+import { renderPage } from "../report/page.js";
 import { html, raw, type SafeHtml } from "../report/safeHtml.js";
 import { isHarness } from "../scores/neighbourhood.js";
+import { indent, renderTable } from "../report/terminalTable.js";
 import { safeTerminalLine, safeTerminalText } from "../util/safeText.js";
 import { averageSustainableLoops, type AslResult } from "./asl.js";
 import { diffStat, lineDiff } from "./diff.js";
@@ -178,9 +180,8 @@ export function renderLoopText(r: LoopReport, opts: { diffs?: boolean } = {}): s
     const out: string[] = [];
     out.push("EvaLOOP self-consistency (SPEC §7): code → summary → code until the oracle fails or M loops");
     out.push("");
-    out.push(["run", "model", "quant", "M", "tasks", "pass@loop1", "mean l", "ASL"].join("\t"));
-    for (const run of r.runs)
-        out.push([run.runId, safeTerminalLine(run.model), run.quantization ?? "—", run.maxLoops, run.asl.tasks, firstLoopCell(run), f3(run.asl.meanSustained), f3(run.asl.asl)].join("\t"));
+    const runRows = r.runs.map((run) => [run.runId, run.model, run.quantization ?? "—", run.maxLoops, run.asl.tasks, firstLoopCell(run), f3(run.asl.meanSustained), f3(run.asl.asl)]);
+    out.push(renderTable([{ head: "run", ellipsis: "middle" }, "model", "quant", "M", "tasks", "pass@loop1", "mean l", "ASL"], runRows));
     out.push(FIRST_LOOP_NOTE);
     for (const run of r.runs) {
         out.push("");
@@ -191,9 +192,10 @@ export function renderLoopText(r: LoopReport, opts: { diffs?: boolean } = {}): s
         if (run.harness) out.push(`${run.harness} task(s) ended by a harness outcome (truncated, judge_error): left out of ASL`);
         out.push("sustained loops l: " + run.asl.sustainedCounts.map((n, i) => `${i}:${n}`).join(" "));
         out.push("per template:");
-        for (const t of run.perTemplate) out.push(`  ${t.template.padEnd(32)} ASL ${f3(t.asl.asl)}  tasks ${t.asl.tasks}  mean l ${f3(t.asl.meanSustained)}`);
-        out.push("per loop: reached / passed / mean similarity to next prompt / mean drift from the question");
-        for (const l of run.perLoop) if (l.reached > 0) out.push(`  loop ${String(l.loop).padStart(2)}  ${l.reached} / ${l.passed} / ${f3(l.meanSimilarity)} / ${f3(l.meanDrift)}`);
+        out.push(indent(renderTable(["template", "ASL", "tasks", "mean l"], run.perTemplate.map((t) => [t.template, f3(t.asl.asl), t.asl.tasks, f3(t.asl.meanSustained)]))));
+        out.push("per loop:");
+        const loopRows = run.perLoop.filter((l) => l.reached > 0).map((l) => [l.loop, l.reached, l.passed, f3(l.meanSimilarity), f3(l.meanDrift)]);
+        out.push(indent(renderTable(["loop", "reached", "passed", "mean similarity to next prompt", "mean drift from the question"], loopRows)));
         out.push("tasks (first failing loop, verdict):");
         for (const t of run.tasks) {
             out.push(`  ${t.template} #${t.instance}  l=${t.sustained}  ${t.firstFailure === null ? (t.finished ? "sustained all loops" : "unfinished") : `failed at loop ${t.firstFailure}: ${t.failureCategory}`}`);
@@ -213,15 +215,12 @@ export function renderLoopJson(r: LoopReport): string {
     return JSON.stringify(r, null, 2) + "\n";
 }
 
-// Nothing may load or run: the page is inert whatever a model wrote (defence in depth behind the escaping).
-const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
 
+// The page's own classes; the shell (report/page.ts) holds the shared sheet and the policy.
 const LOOP_CSS = `
-body{font-family:system-ui,sans-serif;margin:2em;max-width:70em}
-table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:.2em .5em;text-align:left}
 .bar{background:#4a7;height:.8em}.cat.ok{color:#070}.cat.bad{color:#b00}
 .q{color:#555;font-size:.9em;margin:.2em 0}pre.diff{background:#f6f6f6;padding:.4em;font-size:.85em}
-.add{color:#070}.del{color:#b00}.ctx{color:#666}small{color:#777;font-weight:normal}
+.add{color:#070}.del{color:#b00}.ctx{color:#666}
 `;
 
 /** Markup joined with newlines, as the page lays out rows, loops and diff lines. */
@@ -283,20 +282,27 @@ ${tasks}
 </section>`;
         })
     );
-    return html`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${CSP}"><title>eddy — EvaLOOP report</title>
-<style>${raw(LOOP_CSS)}</style></head><body>
+    const body = html`<main>
 <h1>EvaLOOP self-consistency</h1>
 <p>Code → natural-language summary → code, until the oracle fails or M loops (SPEC §7). ASL = Σ n<sub>i</sub>·i²·s<sub>i</sub> / (M·T).</p>
 <table id="loop-runs"><thead><tr><th>run</th><th>model</th><th>quant</th><th>M</th><th>tasks</th><th>pass@loop1</th><th>mean l</th><th>ASL</th></tr></thead><tbody>
 ${rows}
 </tbody></table>
 ${sections}
-</body></html>
-`.value;
+</main>`;
+    return renderPage({ title: "eddy — EvaLOOP report", css: LOOP_CSS, body });
 }
 
-/** The loop report in one of its formats (`eddy loop report` and `eddy report` on a loop run). */
-export function renderLoopReport(r: LoopReport, format: "text" | "json" | "html", opts: { diffs?: boolean } = {}): string {
-    return format === "json" ? renderLoopJson(r) : format === "html" ? renderLoopHtml(r) : renderLoopText(r, opts);
+/** The loop report's formats, each with its renderer (`eddy loop report` and `eddy report` on a loop run). */
+export const LOOP_RENDERERS = {
+    text: (r: LoopReport, opts: { diffs?: boolean } = {}) => renderLoopText(r, opts),
+    json: (r: LoopReport) => renderLoopJson(r),
+    html: (r: LoopReport) => renderLoopHtml(r)
+} as const satisfies Record<string, (r: LoopReport, opts?: { diffs?: boolean }) => string>;
+export type LoopReportFormat = keyof typeof LOOP_RENDERERS;
+export const LOOP_REPORT_FORMATS = Object.keys(LOOP_RENDERERS) as LoopReportFormat[];
+
+/** The loop report in one of its formats. */
+export function renderLoopReport(r: LoopReport, format: LoopReportFormat, opts: { diffs?: boolean } = {}): string {
+    return LOOP_RENDERERS[format](r, opts);
 }

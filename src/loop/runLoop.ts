@@ -3,17 +3,19 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { Embedder, cosine, inspectEmbedModel } from "../embed/Embedder.js";
 import { extractCode } from "../extract/extractCode.js";
-import { createBackend } from "../inference/createBackend.js";
+import { backendDescriptor, createBackend, DEFAULT_BACKEND, type BackendName } from "../inference/backends.js";
 import { isRemoteModel } from "../inference/modelUri.js";
 import { ReplayBackend } from "../inference/replay/ReplayBackend.js";
-import type { Backend, ChatMessage, GenerationRequest, GenerationResult } from "../inference/types.js";
+import type { Backend, GenerationRequest, GenerationResult } from "../inference/types.js";
+import type { ChatMessage, ParamValue } from "../vocabulary.js";
 import { JudgePool } from "../judge/JudgePool.js";
 import { loadWrapper, renderMessages } from "../prompts/PromptWrapper.js";
 import { countFences, finalCategory } from "../run/runStudy.js";
 import { openStore } from "../store/Store.js";
 import { sampleInstances } from "../templates/instances.js";
+import { builtInLibrary, type TemplateLibrary } from "../templates/library.js";
 import { loadTemplate, selectTemplates } from "../templates/loadTemplates.js";
-import type { ParamValue, Template } from "../templates/types.js";
+import type { Template } from "../templates/types.js";
 import { EddyError, oneLine } from "../util/errors.js";
 import { defaultDbPath, eddyVersion } from "../util/paths.js";
 import { deriveSeed } from "../util/seeds.js";
@@ -22,8 +24,8 @@ import { missingRuntime } from "../judge/JudgePool.js";
 import { wrapperFor, type Language } from "../languages/languages.js";
 import { nextTranslation, parseChain, translationMessages, type TranslationNext } from "./translate.js";
 
-/** Which backend answers in a loop study (the same three as a run). */
-export type LoopBackendName = "llama" | "reference" | "replay";
+/** Which backend answers in a loop study (the registered ones, as for a run). */
+export type LoopBackendName = BackendName;
 
 /** An EvaLOOP study of one model. */
 export interface LoopConfig {
@@ -71,6 +73,8 @@ export interface LoopHooks {
     onRunId?: (id: string) => void;
     /** After each phase: loops done so far and tasks still looping. */
     onProgress?: (p: { phase: "code" | "summary"; loop: number; active: number; tasks: number }) => void;
+    /** Where the templates and oracles come from (default: eddy's own). */
+    library?: TemplateLibrary;
 }
 
 export interface LoopResult {
@@ -108,8 +112,8 @@ export function loopConfigHash(c: LoopConfig): string {
 
 /** Validate settings into a LoopConfig (paths made absolute). */
 export function normalizeLoopConfig(raw: Partial<Record<keyof LoopConfig, unknown>>): LoopConfig {
-    const backend = String(raw.backend ?? "llama");
-    if (!["llama", "reference", "replay"].includes(backend)) throw new EddyError(`unknown backend '${backend}' (use llama, reference, replay)`);
+    const backend = String(raw.backend ?? DEFAULT_BACKEND);
+    const descriptor = backendDescriptor(backend);
     const int = (name: string, v: unknown, min: number): number => {
         const n = typeof v === "number" ? v : Number(v);
         if (!Number.isInteger(n) || n < min) throw new EddyError(`${name} must be an integer >= ${min} (got '${String(v)}')`);
@@ -119,16 +123,16 @@ export function normalizeLoopConfig(raw: Partial<Record<keyof LoopConfig, unknow
     if (!Number.isFinite(temperature) || temperature < 0 || temperature > 5) throw new EddyError(`temperature must be between 0 and 5 (got '${String(raw.temperature)}')`);
     // A resumed run takes its stored settings; only the operational ones come from the caller.
     const resuming = raw.resume !== undefined;
-    if (backend === "llama" && !raw.model && !resuming) throw new EddyError("no model given: pass --model <file.gguf> (or use --backend reference|replay)");
-    if (backend === "replay" && !raw.replay && !resuming) throw new EddyError("--backend replay needs --replay <file.jsonl>");
-    if (raw.summariser && backend !== "llama") throw new EddyError("--summariser needs --backend llama (reference and replay answer summaries themselves)");
+    const missing = resuming ? undefined : descriptor.missing({ ...(raw.model ? { models: [String(raw.model)] } : {}), ...(raw.replay ? { replay: String(raw.replay) } : {}) });
+    if (missing) throw new EddyError(missing);
+    if (raw.summariser && !descriptor.decodes) throw new EddyError(`--summariser needs a backend that runs a model (${backend} answers summaries itself)`);
     const translate = raw.translate === undefined ? undefined : parseChain(raw.translate);
     if (translate && (raw.summariser || raw.embedModel)) throw new EddyError("--translate runs the translation loop (s = 1): --summariser and --embed-model apply to the summary loop");
     const abs = (v: unknown) => (v === undefined ? undefined : path.resolve(String(v)));
     const c: LoopConfig = {
-        backend: backend as LoopBackendName,
-        ...(backend === "llama" && raw.model ? { model: abs(raw.model)! } : {}),
-        ...(backend === "replay" && raw.replay ? { replay: abs(raw.replay)! } : {}),
+        backend: descriptor.name as LoopBackendName,
+        ...(descriptor.decodes && raw.model ? { model: abs(raw.model)! } : {}),
+        ...(descriptor.needsReplayFile && raw.replay ? { replay: abs(raw.replay)! } : {}),
         ...(raw.summariser ? { summariser: abs(raw.summariser)! } : {}),
         templates: String(raw.templates ?? LOOP_DEFAULTS.templates),
         instances: int("instances", raw.instances ?? LOOP_DEFAULTS.instances, 1),
@@ -170,8 +174,9 @@ export function nextStep(task: LoopTaskRow, steps: LoopStepRow[], maxLoops: numb
  */
 export async function runLoop(input: LoopConfig, hooks: LoopHooks = {}): Promise<LoopResult> {
     const log = hooks.onLog ?? (() => {});
+    const library = hooks.library ?? builtInLibrary();
     // Checked before a run is created: a bad template list or model folder must not leave an empty run behind.
-    const selected = input.resume ? [] : selectTemplates(input.templates);
+    const selected = input.resume ? [] : selectTemplates(library, input.templates);
     if (input.embedModel) inspectEmbedModel(input.embedModel);
     for (const m of [input.model, input.summariser])
         if (m && !isRemoteModel(m) && !existsSync(m)) throw new EddyError(`model file ${m} does not exist`);
@@ -200,7 +205,7 @@ export async function runLoop(input: LoopConfig, hooks: LoopHooks = {}): Promise
             config_json: JSON.stringify(Object.fromEntries(Object.entries(input).filter(([k]) => !OPERATIONAL.includes(k as keyof LoopConfig)))),
             eddy_version: eddyVersion(),
             backend: input.backend,
-            model: input.backend === "llama" ? path.basename(input.model!).replace(/\.gguf$/i, "") : input.backend === "replay" ? path.basename(input.replay!).replace(/\.jsonl?$/i, "") : "reference",
+            model: backendDescriptor(input.backend).models({ ...(input.model ? { models: [input.model] } : {}), ...(input.replay ? { replay: input.replay } : {}) })[0]!.label,
             model_path: input.model ?? input.replay ?? null,
             model_sha256: null,
             quantization: null,
@@ -222,7 +227,7 @@ export async function runLoop(input: LoopConfig, hooks: LoopHooks = {}): Promise
     const templates = new Map<string, Template>();
     if (ls.tasks(run.id).length === 0) {
         const rows: LoopTaskRow[] = [];
-        for (const t of selected.length > 0 ? selected : selectTemplates(config.templates)) {
+        for (const t of selected.length > 0 ? selected : selectTemplates(library, config.templates)) {
             templates.set(t.id, t);
             for (const inst of sampleInstances(t, config.instances, config.seed))
                 rows.push({ run_id: run.id, template_id: t.id, instance_idx: inst.index, params_json: JSON.stringify(inst.params), bindings_json: JSON.stringify(inst.bindings), question: inst.question, oracle_hash: t.oracleHash });
@@ -231,7 +236,7 @@ export async function runLoop(input: LoopConfig, hooks: LoopHooks = {}): Promise
     }
     const tasks = ls.tasks(run.id);
     for (const t of tasks) {
-        if (!templates.has(t.template_id)) templates.set(t.template_id, loadTemplate(t.template_id));
+        if (!templates.has(t.template_id)) templates.set(t.template_id, loadTemplate(library, t.template_id));
         if (templates.get(t.template_id)!.oracleHash !== t.oracle_hash)
             throw new EddyError(`template ${t.template_id} changed since loop run ${run.id} began (oracle hash differs); start a new run with --fresh`);
     }
@@ -251,7 +256,7 @@ export async function runLoop(input: LoopConfig, hooks: LoopHooks = {}): Promise
         summariser = config.summariser ? await openBackend(config, config.summariser, judge, [...templates.values()], log) : backend;
         if (config.embedModel) embedder = await Embedder.load(config.embedModel);
         const meta = await backend.metadata();
-        const sha = meta.model?.sha256 ?? (backend instanceof ReplayBackend ? backend.sha256 : null);
+        const sha = backendDescriptor(config.backend).identity(backend, meta);
         if (run.model_sha256 && sha && run.model_sha256 !== sha)
             throw new EddyError(`model ${run.model_path} changed since loop run ${run.id} began (sha256 differs); start a new run with --fresh`);
         markFailed = true;
@@ -411,6 +416,6 @@ async function openBackend(c: LoopConfig, modelPath: string | undefined, judge: 
             ...(c.promptFormat !== undefined ? { promptFormat: c.promptFormat } : {})
         },
         modelPath ? { path: modelPath } : {},
-        { pool: judge, templates, ...(c.backend === "replay" ? { replay: new ReplayBackend(c.replay!) } : {}), onWarning: log }
+        { solutions: judge, templates, ...(backendDescriptor(c.backend).needsReplayFile ? { replay: new ReplayBackend(c.replay!) } : {}), onWarning: log }
     );
 }

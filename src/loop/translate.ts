@@ -1,4 +1,4 @@
-import type { ChatMessage } from "../inference/types.js";
+import type { ChatMessage } from "../vocabulary.js";
 import { LANGUAGE_INFO, parseLanguage, questionFor, type Language } from "../languages/languages.js";
 import type { Template } from "../templates/types.js";
 import { EddyError } from "../util/errors.js";

@@ -1,3 +1,5 @@
+import { renderPage } from "../report/page.js";
+import { indent, renderPairs, renderTable } from "../report/terminalTable.js";
 import { html, raw, type SafeHtml } from "../report/safeHtml.js";
 import { summariseConfigs } from "../scores/aggregates.js";
 import { scoreNeighbourhoods } from "../scores/neighbourhood.js";
@@ -150,11 +152,13 @@ export function renderMutateText(r: MutateReport): string {
     out.push(`Prompt sensitivity (SPEC §8): ${r.wrappers.length - 1} variant(s) of '${r.wrappers[0]?.id}' kept at cosine >= ${r.minSimilarity} (${safeTerminalLine(r.embedModel ?? "—")}); ${r.rejected.length} rejected`);
     out.push("");
     out.push("wrappers:");
-    for (const w of r.wrappers) out.push(`  ${w.id.padEnd(18)} ${w.similarity === null ? "original" : `cos ${w.similarity.toFixed(3)}  ${w.operations.join(" + ")}`}`);
-    for (const w of r.rejected) out.push(`  ${w.id.padEnd(18)} rejected: cos ${w.similarity.toFixed(3)}  ${w.operations.join(" + ")}`);
+    const wrapperPairs = [
+        ...r.wrappers.map((w): [string, string] => [w.id, w.similarity === null ? "original" : `cos ${w.similarity.toFixed(3)}  ${w.operations.join(" + ")}`]),
+        ...r.rejected.map((w): [string, string] => [w.id, `rejected: cos ${w.similarity.toFixed(3)}  ${w.operations.join(" + ")}`])
+    ];
+    out.push(...renderPairs(wrapperPairs, { indent: "  " }));
     out.push("");
-    out.push(["configuration", ...r.wrappers.map((w) => w.id), "Z", "MPI"].join("\t"));
-    for (const c of r.configs) out.push([safeTerminalLine(c.config), ...c.values.map(f3), f3(c.z), pctOrDash(c.mpi)].join("\t"));
+    out.push(renderTable(["configuration", ...r.wrappers.map((w) => w.id), "Z", "MPI"], r.configs.map((c) => [c.config, ...c.values.map(f3), f3(c.z), pctOrDash(c.mpi)])));
     for (const note of unjudgedNotes(r)) out.push(safeTerminalLine(note));
     out.push("");
     out.push(`Kendall's W across variants: ${wLabel(r.kendall)}`);
@@ -162,11 +166,8 @@ export function renderMutateText(r: MutateReport): string {
     out.push("");
     out.push("per template (Z / MPI per configuration; W across variants):");
     const templates = r.configs[0]?.perTemplate.map((t) => t.template) ?? [];
-    templates.forEach((t, i) => {
-        const cells = r.configs.map((c) => `${f3(c.perTemplate[i]!.z)} / ${pctOrDash(c.perTemplate[i]!.mpi)}`);
-        const w = r.kendallPerTemplate[i]?.kendall ?? null;
-        out.push(`  ${t.padEnd(32)} ${cells.join("   ")}${w ? `   W ${wLabel(w)}` : ""}`);
-    });
+    const perTemplate = templates.map((t, i) => [t, ...r.configs.map((c) => `${f3(c.perTemplate[i]!.z)} / ${pctOrDash(c.perTemplate[i]!.mpi)}`), wLabel(r.kendallPerTemplate[i]?.kendall ?? null)]);
+    out.push(indent(renderTable(["template", ...r.configs.map((c) => c.config), "W"], perTemplate)));
     return out.join("\n") + "\n";
 }
 
@@ -181,12 +182,8 @@ export function renderMutateJson(r: MutateReport): string {
     return JSON.stringify(r, null, 2) + "\n";
 }
 
-// Nothing may load or run: the page is inert whatever a file or model name holds (defence in depth behind the escaping).
-const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
-
+// The page's own classes; the shell (report/page.ts) holds the shared sheet and the policy.
 const MUTATE_CSS = `
-body{font-family:system-ui,sans-serif;margin:2em;max-width:80em}
-table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:.2em .5em;text-align:left}
 tr.rejected{color:#999}
 `;
 
@@ -218,9 +215,7 @@ export function renderMutateHtml(r: MutateReport): string {
     const iou = lines(
         r.iou.map((x) => html`<tr><td>${x.k}</td><td>${f3(x.mean)}</td><td>${x.pairs.map((p, i) => html`${i > 0 ? html`<br>` : ""}${p.a} vs ${p.b}: ${p.iou.toFixed(3)}`)}</td></tr>`)
     );
-    return html`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${CSP}"><title>eddy — prompt sensitivity report</title>
-<style>${raw(MUTATE_CSS)}</style></head><body>
+    const body = html`<main>
 <h1>Prompt sensitivity</h1>
 <p>Semantic-preserving mutations of the wrapper '${r.wrappers[0]?.id ?? ""}' (SPEC §8), kept at cosine similarity ≥ ${r.minSimilarity ?? "—"} with ${r.embedModel ?? "—"}. Runs: ${r.runs.join(", ")}.</p>
 <h2>Variants</h2>
@@ -241,6 +236,15 @@ ${iou}
 <table id="per-template"><thead><tr><th>template</th>${r.configs.map((c) => html`<th>Z ${c.config}</th><th>MPI</th>`)}<th>Kendall's W</th></tr></thead><tbody>
 ${perTemplate}
 </tbody></table>
-</body></html>
-`.value;
+</main>`;
+    return renderPage({ title: "eddy — prompt sensitivity report", css: MUTATE_CSS, body });
 }
+
+/** The mutation report's formats, each with its renderer (`eddy mutate report`). */
+export const MUTATE_RENDERERS = {
+    text: renderMutateText,
+    json: renderMutateJson,
+    html: renderMutateHtml
+} as const satisfies Record<string, (r: MutateReport) => string>;
+export type MutateReportFormat = keyof typeof MUTATE_RENDERERS;
+export const MUTATE_REPORT_FORMATS = Object.keys(MUTATE_RENDERERS) as MutateReportFormat[];

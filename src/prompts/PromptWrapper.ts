@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { parse } from "yaml";
-import type { ChatMessage } from "../inference/types.js";
+import type { ChatMessage } from "../vocabulary.js";
 import { EddyError } from "../util/errors.js";
 import { packageRoot } from "../util/paths.js";
 

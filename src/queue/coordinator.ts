@@ -3,6 +3,7 @@ import { Redis } from "ioredis";
 import { sha256File } from "../util/files.js";
 import type { StudyConfig } from "../run/config.js";
 import { openRun, sessionConfig, type OpenedRun } from "../run/study/openRun.js";
+import { builtInLibrary, type TemplateLibrary } from "../templates/library.js";
 import { leaseRun, type RunLease } from "../store/runLease.js";
 import { shardProgress } from "../store/shards.js";
 import { openStore, type Store } from "../store/Store.js";
@@ -38,6 +39,8 @@ export interface QueuedHooks {
     log?: (line: string) => void;
     /** How often the queue is looked at (ms; at least one ms per pending shard). */
     pollMs?: number;
+    /** The templates and oracles the study asks (default: eddy's own). */
+    library?: TemplateLibrary;
 }
 
 /** A shard as planned: what it is, its job id, and what its result must prove. */
@@ -75,7 +78,7 @@ export async function runQueued(input: StudyConfig, t: QueueTarget, hooks: Queue
     try {
         // The same path as a local run: a resumed run's stored study, never the flags' defaults.
         const config = sessionConfig(store, input);
-        const opened = openRun(store, config);
+        const opened = openRun(store, config, hooks.library ?? builtInLibrary());
         const { run } = opened;
         lease = await leaseRun(store, run.id, { log });
         runId = run.id;

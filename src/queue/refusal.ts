@@ -2,6 +2,7 @@ import { existsSync, statSync } from "node:fs";
 import { sha256File } from "../util/files.js";
 import type { IsolationReport } from "../judge/types.js";
 import { planStudy } from "../run/plan.js";
+import { builtInLibrary } from "../templates/library.js";
 import { oneLine } from "../util/errors.js";
 import { eddyVersion } from "../util/paths.js";
 import { questionsHash, shardPrompts, short } from "./identity.js";
@@ -33,7 +34,7 @@ export async function refusal(job: ShardJob, w: WorkerSettings, judgeHere: () =>
     let prompts: string[];
     let oracleHash: string;
     try {
-        const plan = planStudy(shardConfig(job, w));
+        const plan = planStudy(shardConfig(job, w), w.library ?? builtInLibrary());
         const t = plan.templates.find((x) => x.id === tid);
         if (!t) return `template ${tid} is not on this node`;
         oracleHash = t.oracleHash;

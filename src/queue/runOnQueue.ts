@@ -1,4 +1,5 @@
 import type { StudyConfig } from "../run/config.js";
+import type { TemplateLibrary } from "../templates/library.js";
 import { safeTerminalLine } from "../util/safeText.js";
 import { runQueued, type QueuedResult } from "./coordinator.js";
 import { parseQueueUrl } from "./queueUrl.js";
@@ -7,11 +8,12 @@ import { parseQueueUrl } from "./queueUrl.js";
  * `eddy run … --queue <url>`: the coordinator with a line of progress per finished shard, including each
  * worker node's throughput. For RunCommand (H2) to call when --queue is given.
  */
-export async function runOnQueue(config: StudyConfig, url: string, o: { insecureQueue?: boolean; progress?: boolean } = {}): Promise<QueuedResult> {
+export async function runOnQueue(config: StudyConfig, url: string, o: { insecureQueue?: boolean; progress?: boolean; library?: TemplateLibrary } = {}): Promise<QueuedResult> {
     const target = parseQueueUrl(url, { insecure: o.insecureQueue });
     const say = (line: string): void => void process.stderr.write(`eddy: ${safeTerminalLine(line)}\n`);
     let announced = false;
     return runQueued(config, target, {
+        ...(o.library ? { library: o.library } : {}),
         log: say,
         onProgress: (p) => {
             if (!announced) {

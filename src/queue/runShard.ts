@@ -2,6 +2,7 @@ import path from "node:path";
 import { normalizeStudyConfig, type StudyConfig } from "../run/config.js";
 import { runStudy } from "../run/runStudy.js";
 import { readScratchRun } from "../store/shards.js";
+import type { TemplateLibrary } from "../templates/library.js";
 import { EddyError, oneLine } from "../util/errors.js";
 import { questionsHash } from "./identity.js";
 import { makeScratch, removeScratch } from "./scratch.js";
@@ -14,6 +15,8 @@ export interface WorkerSettings {
     threads?: number | undefined;
     gpu?: string | undefined;
     allowUnsandboxed?: boolean | undefined;
+    /** This node's templates and oracles (a shard whose questions differ here is refused). */
+    library?: TemplateLibrary | undefined;
 }
 
 /**
@@ -52,7 +55,7 @@ export async function runShard(job: ShardJob, w: WorkerSettings, signal?: AbortS
     const db = path.join(dir, "shard.db");
     const started = Date.now();
     try {
-        const r = await runStudy(shardConfig(job, w, db), signal ? { signal } : {});
+        const r = await runStudy(shardConfig(job, w, db), { ...(signal ? { signal } : {}), ...(w.library ? { library: w.library } : {}) });
         if (r.status !== "complete") throw new EddyError(`shard stopped before it finished (${r.status})`);
         return { node: w.node, ms: Date.now() - started, ...readShard(db) };
     } finally {

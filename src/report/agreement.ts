@@ -1,8 +1,7 @@
 import { judgedResponses, publishedVerdicts, type PublishedRerun, type PublishedVerdict } from "../store/publishedVerdicts.js";
-import { HARNESS_CATEGORIES, type Category } from "../judge/types.js";
+import { HARNESS_CATEGORIES, type Category, type ParamValue } from "../vocabulary.js";
 import { scoresOverInstances } from "../scores/rates.js";
 import type { Store } from "../store/Store.js";
-import type { ParamValue } from "../templates/types.js";
 
 /** AS, CPS and CCS of one neighbourhood (or their means over neighbourhoods). */
 export interface Scores3 {

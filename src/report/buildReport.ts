@@ -2,7 +2,7 @@ import { findDiscontinuities } from "../scores/discontinuities.js";
 import { compareConfigurations } from "../scores/compare.js";
 import { summariseConfigs, summariseGroups, summariseTemplates } from "../scores/aggregates.js";
 import { scoreNeighbourhoods, type NeighbourhoodScore } from "../scores/neighbourhood.js";
-import type { Outcome } from "../scores/types.js";
+import type { Outcome } from "../vocabulary.js";
 import { eddyVersion } from "../util/paths.js";
 import { noTampering, tamperingByConfig } from "./tampering.js";
 import { determinismKey, type DecodingMode, type DeterminismSummary, type NeighbourhoodRow, type ReportData, type ReportOptions, type ReportRunMeta } from "./types.js";

@@ -1,6 +1,6 @@
 import * as vega from "vega";
 import { compile, type TopLevelSpec } from "vega-lite";
-import { MODEL_CATEGORIES } from "../judge/types.js";
+import { MODEL_CATEGORIES } from "../vocabulary.js";
 import { CATEGORY_LABELS, NEIGHBOURHOOD_CATEGORIES, type NeighbourhoodScore } from "../scores/neighbourhood.js";
 import type { CategoryShares, ConfigSummary } from "../scores/aggregates.js";
 import { COMPARED_SCORES, type Comparison } from "../scores/compare.js";

@@ -1,5 +1,5 @@
 import type { Interval } from "../stats/wilson.js";
-import type { ParamValue } from "../templates/types.js";
+import type { ParamValue } from "../vocabulary.js";
 
 /** A share as a percentage with one decimal ("–" when undefined). */
 export function pct(v: number | undefined): string {

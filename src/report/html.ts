@@ -1,35 +1,16 @@
 import { CATEGORY_LABELS, isHarness, NEIGHBOURHOOD_CATEGORIES, type NeighbourhoodScore } from "../scores/neighbourhood.js";
 import { groupBy } from "../scores/aggregates.js";
-import type { Outcome } from "../scores/types.js";
+import type { Outcome } from "../vocabulary.js";
 import { boxPlotSpec, categoryBarsSpec, deltaHeatmapSpec, renderSvg, stripSpec, verdictBarsSpec } from "./charts.js";
 import { fix, interval, pct, pval, runStatus, tuple } from "./format.js";
+import { renderPage } from "./page.js";
 import { html, raw, type HtmlValue, type SafeHtml } from "./safeHtml.js";
 import { tamperingMore } from "./tampering.js";
 import { judged, magnitude, TAMPERING_NOTE, unsandboxed, UNSANDBOXED_NOTE } from "./text.js";
 import type { DrilldownRow, ReportData } from "./types.js";
 
+// The report's own classes; the page shell (page.ts) holds the shared sheet and the policy.
 const CSS = `
-:root{--fg:#1d2330;--muted:#5b6475;--line:#e3e6ec;--bg:#f6f7f9;--accent:#2457c5}
-*{box-sizing:border-box}
-body{margin:0;background:var(--bg);color:var(--fg);font:14px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
-header{background:#1d2330;color:#fff;padding:18px 32px}
-header h1{margin:0;font-size:20px;font-weight:600}
-header p{margin:4px 0 0;color:#c5cad6;font-size:13px}
-nav{position:sticky;top:0;z-index:2;background:#fff;border-bottom:1px solid var(--line);padding:8px 32px;display:flex;gap:18px;flex-wrap:wrap}
-nav a{color:var(--accent);text-decoration:none;font-size:13px}
-main{max-width:1280px;margin:0 auto;padding:8px 32px 48px}
-section,details.template{scroll-margin-top:44px}
-section{background:#fff;border:1px solid var(--line);border-radius:8px;padding:16px 20px;margin:18px 0}
-h2{font-size:17px;margin:0 0 10px}
-h3{font-size:14px;margin:16px 0 6px}
-p.note{color:var(--muted);font-size:12.5px;margin:6px 0}
-table{border-collapse:collapse;font-size:12.5px;margin:6px 0;width:auto}
-th,td{border-bottom:1px solid var(--line);padding:4px 10px;text-align:left;vertical-align:top}
-th{background:#fafbfc;font-weight:600}
-td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
-tbody tr:hover{background:#f3f6fd}
-.scroll{overflow-x:auto}
-.chart svg{max-width:100%;height:auto}
 .badge{display:inline-block;padding:1px 8px;border-radius:10px;font-size:11.5px;color:#fff;white-space:nowrap}
 .perfect_success{background:#2e7d32}.stochastic_failure{background:#b58900}.inconsistent_generalisation{background:#ef6c00}.perfect_failure{background:#c62828}.incomplete{background:#6d6f78}.no_data{background:#bdbdbd}
 details.template{border:1px solid var(--line);border-radius:6px;margin:8px 0;background:#fff}
@@ -40,25 +21,18 @@ details.template .body{padding:8px 14px 14px}
 details.response{border-left:3px solid #c62828;margin:6px 0;padding:2px 10px;background:#fdf7f7}
 details.response>summary{cursor:pointer;font-size:12.5px}
 details.more{margin:6px 0}details.more>summary{cursor:pointer;color:var(--accent);font-size:12.5px}
-pre{background:#272c36;color:#e8eaf0;padding:10px 12px;border-radius:6px;overflow:auto;font-size:12px;max-height:320px}
 pre.detail{background:#fff3f3;color:#5a1a1a}
-.muted{color:var(--muted)}
 .sig{font-weight:700;color:#c62828}
 ul.tampering{margin:0;padding-left:18px}
 `;
 
-// Nothing may load or run: the page is inert whatever a model wrote (defence in depth behind the escaping).
-const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
-
-/** Self-contained HTML: inline CSS and inline SVG charts; no script, nothing fetched. Every value is escaped by `html`. */
+/** Self-contained HTML in the page shell: inline CSS and inline SVG charts; no script, nothing fetched. Every value is escaped by `html`. */
 export async function renderHtml(d: ReportData, scores: readonly NeighbourhoodScore[], outcomes: readonly Outcome[], drilldownPerTemplate = 12): Promise<string> {
     const parts: SafeHtml[] = [];
     const cmp = d.comparison;
     const multi = cmp.configs.length > 1;
     const tampered = d.configs.filter((c) => c.tampering.count > 0);
     const svg = async (spec: Parameters<typeof renderSvg>[0]) => raw(await renderSvg(spec));
-    parts.push(html`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${CSP}"><meta name="viewport" content="width=device-width,initial-scale=1">`);
-    parts.push(html`<title>${d.title}</title><style>${raw(CSS)}</style></head><body>`);
     parts.push(html`<header><h1>${d.title}</h1><p>eddy ${d.eddyVersion} · generated ${d.generated} · ${d.configs.length} configuration(s) · ${d.templates.length} template(s)</p></header>`);
     parts.push(html`<nav><a href="#overview">Overview</a>${tampered.length ? html`<a href="#tampering">Suspected tampering</a>` : ""}<a href="#charts">Scores</a>${multi ? html`<a href="#compare">Comparison</a>` : ""}<a href="#groups">Groups</a><a href="#discontinuities">Discontinuities</a><a href="#templates">Templates</a></nav><main>`);
 
@@ -212,8 +186,8 @@ export async function renderHtml(d: ReportData, scores: readonly NeighbourhoodSc
             );
         parts.push(html`</div></details>`);
     }
-    parts.push(html`</section></main></body></html>`);
-    return parts.join("\n");
+    parts.push(html`</section></main>`);
+    return renderPage({ title: d.title, css: CSS, body: raw(parts.join("\n")) });
 }
 
 /**

@@ -1,7 +1,7 @@
 import { openStore } from "../store/Store.js";
 import { loadOutcomes, runInfo, type RunInfo } from "../store/outcomes.js";
 import { plannedKey, type PlannedNeighbourhood } from "../scores/neighbourhood.js";
-import type { Outcome } from "../scores/types.js";
+import type { Outcome } from "../vocabulary.js";
 import { EddyError } from "../util/errors.js";
 import { determinismKey, type DeterminismSummary } from "./types.js";
 

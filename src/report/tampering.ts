@@ -1,4 +1,4 @@
-import type { Outcome } from "../scores/types.js";
+import type { Outcome } from "../vocabulary.js";
 
 /**
  * The judge marks an answer that tampered with its harness (patched the comparison, wrote outside its

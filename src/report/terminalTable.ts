@@ -133,3 +133,21 @@ function lines(v: string | number | undefined): string[] {
 function cellWidths(cells: string[][][], j: number): number[] {
     return cells.flatMap((r) => r[j]!.map(displayWidth));
 }
+
+/** Every line of a rendered table moved right by `by` (a table nested under a heading line). */
+export function indent(table: string, by = "  "): string {
+    return table
+        .split("\n")
+        .map((l) => by + l)
+        .join("\n");
+}
+
+/**
+ * Label–value lines (doctor, models info, an audit's comparisons): labels padded to the widest one,
+ * values as they are. The headerless form of {@link renderTable}; an empty label continues the line above.
+ */
+export function renderPairs(pairs: readonly (readonly [string, string])[], opts: { indent?: string } = {}): string[] {
+    const labels = pairs.map(([k]) => safeTerminalText(k).replace(/\s+/g, " "));
+    const width = Math.max(0, ...labels.map(displayWidth));
+    return pairs.map(([, v], i) => `${opts.indent ?? ""}${labels[i]!}${" ".repeat(width - displayWidth(labels[i]!))} ${safeTerminalText(v).replace(/\n/g, " ")}`.trimEnd());
+}

@@ -1,4 +1,4 @@
-import { MODEL_CATEGORIES } from "../judge/types.js";
+import { MODEL_CATEGORIES } from "../vocabulary.js";
 import { CATEGORY_LABELS, NEIGHBOURHOOD_CATEGORIES, type NeighbourhoodCategory } from "../scores/neighbourhood.js";
 import type { Comparison } from "../scores/compare.js";
 import { safeTerminalText } from "../util/safeText.js";

@@ -1,9 +1,8 @@
-import type { Category } from "../judge/types.js";
+import type { Category, ParamValue } from "../vocabulary.js";
 import type { ConfigSummary, GroupSummary, TemplateSummary } from "../scores/aggregates.js";
 import type { Comparison } from "../scores/compare.js";
 import type { Discontinuity } from "../scores/discontinuities.js";
 import type { NeighbourhoodScore, PlannedNeighbourhood } from "../scores/neighbourhood.js";
-import type { ParamValue } from "../templates/types.js";
 import type { TamperingSummary } from "./tampering.js";
 
 /** Output formats of `eddy report`. */

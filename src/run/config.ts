@@ -10,9 +10,7 @@ import { DECODING_MODES, type DecodingMode } from "../vocabulary.js";
 import { GPU_CHOICES } from "../inference/llama/types.js";
 import { parseLanguage, type Language } from "../languages/languages.js";
 
-/** Which backend answers the questions. */
-export const BACKENDS = ["llama", "reference", "replay"] as const;
-export type BackendName = (typeof BACKENDS)[number];
+import { backendDescriptor, DEFAULT_BACKEND, type BackendName } from "../inference/backends.js";
 
 /** A study: models × templates × temperatures × wrappers, M instances, R rounds. */
 export interface StudyConfig {
@@ -92,7 +90,7 @@ export const STUDY_DEFAULTS = {
     wrappers: ["default"],
     seed: 1,
     maxTokens: 512,
-    backend: "llama" as BackendName
+    backend: DEFAULT_BACKEND as BackendName
 };
 
 /** G, members per lockstep group, unless set: fixed (never chosen from the hardware), so runs anywhere compare. */
@@ -182,8 +180,7 @@ export const studySettingsSchema = z
         seed: int("seed", 0).optional(),
         maxTokens: int("max tokens", 1).optional(),
         backend: field((v) => {
-            if (!(BACKENDS as readonly string[]).includes(String(v))) throw new EddyError(`unknown backend '${String(v)}' (use ${BACKENDS.join(", ")})`);
-            return String(v) as BackendName;
+            return backendDescriptor(String(v)).name as BackendName;
         }).optional(),
         language: field(parseLanguage).optional(),
         replay: str.optional(),
@@ -246,9 +243,10 @@ export function normalizeStudyConfig(raw: Record<string, unknown>, baseDir = pro
     const s = parseStudySettings(raw);
     const backend = s.backend ?? STUDY_DEFAULTS.backend;
     const models = (s.models ?? []).map((m) => (isRemoteModel(m) ? m : path.resolve(baseDir, m)));
-    if (backend === "llama" && models.length === 0) throw new EddyError("no model given: pass --model <file.gguf> (or use --backend reference|replay)");
     const replay = s.replay === undefined ? undefined : path.resolve(baseDir, s.replay);
-    if (backend === "replay" && !replay) throw new EddyError("--backend replay needs --replay <file.jsonl>");
+    const descriptor = backendDescriptor(backend);
+    const missing = descriptor.missing({ models, ...(replay ? { replay } : {}) });
+    if (missing) throw new EddyError(missing);
     const temperatures = s.temperatures ?? STUDY_DEFAULTS.temperatures;
     if (temperatures.length === 0) throw new EddyError("no temperature given");
     if (s.fast && s.mode === "reproducible") throw new EddyError("--fast and mode reproducible contradict each other");
@@ -256,11 +254,11 @@ export function normalizeStudyConfig(raw: Record<string, unknown>, baseDir = pro
     if (mode === "fast" && s.groupSize !== undefined) throw new EddyError("--group-size applies to the reproducible mode; --fast schedules sequences freely (give one or the other)");
     const { fast: _fast, reproducible: _reproducible, models: _m, replay: _r, templates: _t, temperatures: _temps, wrappers: _w, groupSize: _g, language, ...rest } = s;
     // Only a model decodes in groups: the other backends' runs keep the identity they had.
-    const groupSize = backend === "llama" && mode === "reproducible" ? (s.groupSize ?? DEFAULT_GROUP_SIZE) : undefined;
+    const groupSize = descriptor.decodes && mode === "reproducible" ? (s.groupSize ?? DEFAULT_GROUP_SIZE) : undefined;
     const out: StudyConfig = {
         ...STUDY_DEFAULTS,
         ...rest,
-        models: backend === "llama" ? [...new Set(models)] : [],
+        models: descriptor.decodes ? [...new Set(models)] : [],
         templates: (s.templates ?? [STUDY_DEFAULTS.templates]).join(","),
         temperatures: [...new Set(temperatures)],
         wrappers: [...new Set(s.wrappers ?? STUDY_DEFAULTS.wrappers)],
@@ -268,7 +266,7 @@ export function normalizeStudyConfig(raw: Record<string, unknown>, baseDir = pro
         mode,
         ...(groupSize !== undefined ? { groupSize } : {}),
         ...(language !== undefined && language !== "python" ? { language } : {}),
-        ...(backend === "replay" ? { replay } : {}),
+        ...(descriptor.needsReplayFile ? { replay } : {}),
         ...(s.db !== undefined ? { db: path.resolve(baseDir, s.db) } : {})
     };
     return out;

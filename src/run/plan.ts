@@ -1,10 +1,10 @@
-import path from "node:path";
 import { selectTemplates } from "../templates/loadTemplates.js";
 import { sampleInstances } from "../templates/instances.js";
 import { loadWrapper, renderMessages, type PromptWrapper } from "../prompts/PromptWrapper.js";
+import type { TemplateLibrary } from "../templates/library.js";
 import type { Template } from "../templates/types.js";
 import type { StoredInstance } from "../store/types.js";
-import { modelStem } from "../store/outcomes.js";
+import { backendDescriptor } from "../inference/backends.js";
 import type { StudyConfig } from "./config.js";
 import { questionFor, unsupportedReason, wrapperFor } from "../languages/languages.js";
 import { EddyError } from "../util/errors.js";
@@ -28,9 +28,9 @@ export interface StudyPlan {
 }
 
 /** Resolve templates, sample instances (or take the stored ones) and load wrappers. */
-export function planStudy(c: StudyConfig, stored?: (templateId: string) => StoredInstance[]): StudyPlan {
+export function planStudy(c: StudyConfig, library: TemplateLibrary, stored?: (templateId: string) => StoredInstance[]): StudyPlan {
     const language = c.language ?? "python";
-    const chosen = selectTemplates(c.templates);
+    const chosen = selectTemplates(library, c.templates);
     // A template that cannot be asked faithfully in the language is left out (said in `skipped`);
     // when none is left, the run cannot start.
     const skipped = chosen.map((t) => unsupportedReason(t, language)).filter((r): r is string => r !== null);
@@ -47,8 +47,8 @@ export function planStudy(c: StudyConfig, stored?: (templateId: string) => Store
         );
     }
     const wrappers = c.wrappers.map((w) => loadWrapper(w)).map((wrapper) => ({ id: wrapper.id, wrapper: wrapperFor(wrapper, language) }));
-    const models =
-        c.backend === "llama" ? uniqueLabels(c.models) : [{ label: c.backend === "replay" ? modelStem(c.replay ?? "replay").replace(/\.jsonl?$/i, "") : "reference" }];
+    // Labels: a model file's stem (with its folder where stems collide), the replay file's, or the backend's name.
+    const models = backendDescriptor(c.backend).models({ models: c.models, ...(c.replay ? { replay: c.replay } : {}) });
     let queries = 0;
     let promptChars = 0;
     for (const t of templates)
@@ -62,10 +62,3 @@ export function planStudy(c: StudyConfig, stored?: (templateId: string) => Store
     return { templates, instances, wrappers, models, queries, promptTokensEstimate: Math.ceil(promptChars / 4), maxGeneratedTokens: queries * c.maxTokens, skipped };
 }
 
-/** Model labels are file stems; two files with the same stem get their folder in front (or their whole path), so configurations never merge. */
-function uniqueLabels(paths: string[]): { label: string; path: string }[] {
-    const stems = paths.map(modelStem);
-    const labels = paths.map((p, i) => (stems.filter((x) => x === stems[i]).length > 1 ? `${path.basename(path.dirname(p))}/${stems[i]}` : stems[i]!));
-    // Still equal (the same stem in folders of the same name): the whole path.
-    return paths.map((p, i) => ({ path: p, label: labels.filter((x) => x === labels[i]).length > 1 ? p : labels[i]! }));
-}

@@ -2,10 +2,9 @@ import { cliffsDelta, type Magnitude } from "../stats/cliffsDelta.js";
 import { mannWhitneyU } from "../stats/mannWhitney.js";
 import { exactMcNemar, type McNemarResult } from "../stats/mcnemar.js";
 import { shapiroWilk } from "../stats/shapiroWilk.js";
-import type { ParamValue } from "../templates/types.js";
+import type { Outcome, ParamValue } from "../vocabulary.js";
 import { groupBy } from "./aggregates.js";
 import { isHarness, type NeighbourhoodScore } from "./neighbourhood.js";
-import type { Outcome } from "./types.js";
 
 /** Scores compared across configurations (each a distribution over neighbourhoods). */
 export const COMPARED_SCORES = ["AS", "CPS", "CCS"] as const;

@@ -1,8 +1,6 @@
-import type { Category } from "../judge/types.js";
-import type { ParamValue } from "../templates/types.js";
+import type { Category, Outcome, ParamValue } from "../vocabulary.js";
 import { isHarness, type NeighbourhoodScore } from "./neighbourhood.js";
 import { findPatterns, type PatternFinding } from "./patterns.js";
-import type { Outcome } from "./types.js";
 
 /** A failing response shown beside an anomalous instance. */
 export interface FailingResponse {

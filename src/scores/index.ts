@@ -1,4 +1,4 @@
-export type { Outcome } from "./types.js";
+export type { Outcome } from "../vocabulary.js";
 export { passAtK } from "./passAtK.js";
 export {
     scoreNeighbourhoods,

@@ -1,4 +1,4 @@
-import type { ParamValue } from "../templates/types.js";
+import type { ParamValue } from "../vocabulary.js";
 
 /** A property of a parameter tuple derived from its values' numeric relations. */
 export interface TupleFeature {

@@ -1,6 +1,6 @@
 import path from "node:path";
 import { EddyError } from "../util/errors.js";
-import type { ChatMessage } from "../inference/types.js";
+import type { ChatMessage } from "../vocabulary.js";
 import type { Category } from "../vocabulary.js";
 import type { Outcome } from "../vocabulary.js";
 import { connection } from "./connection.js";

@@ -1,4 +1,4 @@
-import type { Category } from "../judge/types.js";
+import type { Category } from "../vocabulary.js";
 import { capDetail } from "../util/detail.js";
 import { connection } from "./connection.js";
 import type { Store } from "./Store.js";

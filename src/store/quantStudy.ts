@@ -1,4 +1,4 @@
-import type { ChatMessage } from "../inference/types.js";
+import type { ChatMessage } from "../vocabulary.js";
 import { connection } from "./connection.js";
 import type { Store } from "./Store.js";
 

@@ -1,5 +1,5 @@
 import { compileExpression } from "filtrex";
-import type { ParamValue } from "./types.js";
+import type { ParamValue } from "../vocabulary.js";
 
 /** A compiled template constraint: true when the bindings satisfy it; throws a plain Error when it cannot be evaluated. */
 export type ConstraintCheck = (bindings: Record<string, ParamValue>) => boolean;

@@ -1,5 +1,5 @@
-import { RETURN_TYPES, TAXONOMY } from "./taxonomy.js";
-import { PROBLEM_GROUPS, type ProblemGroup, type Template } from "./types.js";
+import { PROBLEM_GROUPS, RETURN_TYPES, TAXONOMY, type ProblemGroup } from "./taxonomy.js";
+import type { Template } from "./types.js";
 
 /** Counts by key, keys in first-seen order. */
 type Counts = Record<string, number>;

@@ -3,7 +3,8 @@ import { EddyError } from "../util/errors.js";
 import { compileConstraint } from "./constraint.js";
 import { sampleDomain } from "./domains/registry.js";
 import { renderQuestion } from "./render.js";
-import type { Instance, ParamValue, Template } from "./types.js";
+import type { Instance, Template } from "./types.js";
+import type { ParamValue } from "../vocabulary.js";
 
 /** Random draws allowed per requested tuple before the domain is declared too small. */
 const ATTEMPTS_PER_TUPLE = 200;

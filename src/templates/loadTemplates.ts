@@ -3,14 +3,15 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { parseDocument } from "yaml";
 import { EddyError, oneLine } from "../util/errors.js";
-import { oraclesDir, templatesDir } from "../util/paths.js";
 import { compileConstraint } from "./constraint.js";
 import { isPlainObject } from "./domains/util.js";
+import type { TemplateLibrary } from "./library.js";
 import { isParamValue } from "./domains/choice.js";
 import { parseDomain, rejectFromDomain } from "./domains/registry.js";
 import { placeholderNames } from "./render.js";
-import { RETURN_TYPES, TAXONOMY, subgroupNames, type ReturnType } from "./taxonomy.js";
-import { PROBLEM_GROUPS, type Budget, type ParamSpec, type ParamValue, type ProblemGroup, type Template } from "./types.js";
+import { PROBLEM_GROUPS, RETURN_TYPES, TAXONOMY, subgroupNames, type ProblemGroup, type ReturnType } from "./taxonomy.js";
+import type { Budget, ParamSpec, Template } from "./types.js";
+import type { ParamValue } from "../vocabulary.js";
 
 /** Limits used when a template names no `budget`. */
 export const DEFAULT_BUDGET: Budget = { timeMs: 2000, memoryMb: 256 };
@@ -51,18 +52,18 @@ function tupleText(tuple: ParamValue[]): string {
     return JSON.stringify(tuple);
 }
 
-/** Parses and checks one template file and its oracle; every problem is an EddyError naming the file. */
-export function loadTemplateFile(file: string): Template {
+/** Parses and checks one template file and its oracle (`<oracles>/<id>.py`); every problem is an EddyError naming the file. */
+export function loadTemplateFile(file: string, oracles: string): Template {
     const yamlBytes = readFileSync(file);
     try {
-        return parseTemplate(file, yamlBytes);
+        return parseTemplate(file, yamlBytes, oracles);
     } catch (err) {
         if (err instanceof EddyError) throw err;
         throw new EddyError(`${shown(file)}: ${oneLine(err)}`, 1, { cause: err });
     }
 }
 
-function parseTemplate(file: string, yamlBytes: Buffer): Template {
+function parseTemplate(file: string, yamlBytes: Buffer, oracles: string): Template {
     const doc = parseDocument(yamlBytes.toString("utf8"), { prettyErrors: false, uniqueKeys: true });
     if (doc.errors.length > 0) throw new Error(`invalid YAML: ${doc.errors[0]!.message.split("\n")[0]}`);
     const raw: unknown = doc.toJS();
@@ -168,7 +169,7 @@ function parseTemplate(file: string, yamlBytes: Buffer): Template {
     }
     const randomInputs = raw.random_inputs === undefined || raw.random_inputs === null ? DEFAULT_RANDOM_INPUTS : positiveInt(raw.random_inputs, "random_inputs");
 
-    const oracleFile = path.resolve(oraclesDir(), `${id}.py`);
+    const oracleFile = path.resolve(oracles, `${id}.py`);
     if (!existsSync(oracleFile)) throw new EddyError(`${shown(file)}: missing oracle file ${shown(oracleFile)}`);
     const oracleBytes = readFileSync(oracleFile);
     const oracleText = oracleBytes.toString("utf8");
@@ -223,38 +224,38 @@ function checkOracleText(oracleFile: string, text: string, arity: number): void 
     }
 }
 
-/** Loads `templates/<id>.yaml` with its oracle. */
-export function loadTemplate(id: string): Template {
+/** Loads `<id>.yaml` of the library with its oracle. */
+export function loadTemplate(library: TemplateLibrary, id: string): Template {
     if (!TEMPLATE_ID.test(id)) throw new EddyError(`'${id}' is not a template id (letters, digits, '_', '-', '.')`);
-    const file = path.join(templatesDir(), `${id}.yaml`);
+    const file = path.join(library.templates, `${id}.yaml`);
     if (!existsSync(file)) throw new EddyError(`unknown template '${id}' (no ${shown(file)}; see 'eddy templates list')`);
-    return loadTemplateFile(file);
+    return loadTemplateFile(file, library.oracles);
 }
 
-/** Every template in the templates folder, sorted by id; README.md and other non-.yaml files are ignored. */
-export function loadAllTemplates(): Template[] {
-    const dir = templatesDir();
+/** Every template of the library, sorted by id; README.md and other non-.yaml files are ignored. */
+export function loadAllTemplates(library: TemplateLibrary): Template[] {
+    const dir = library.templates;
     if (!existsSync(dir)) throw new EddyError(`templates folder ${shown(dir)} does not exist`);
     return readdirSync(dir)
         .filter((f) => f.endsWith(".yaml"))
         .sort()
-        .map((f) => loadTemplateFile(path.join(dir, f)));
+        .map((f) => loadTemplateFile(path.join(dir, f), library.oracles));
 }
 
 /** `all`, a problem group name, or comma-separated ids and group names; unknown ids are an error. Order of first mention, no duplicates. */
-export function selectTemplates(spec: string): Template[] {
+export function selectTemplates(library: TemplateLibrary, spec: string): Template[] {
     const tokens = spec.split(",").map((s) => s.trim()).filter(Boolean);
     if (tokens.length === 0) throw new EddyError("no templates selected (use 'all', a group name, or comma-separated ids)");
     let all: Template[] | undefined;
     const picked = new Map<string, Template>();
     for (const token of tokens) {
         if (token === "all" || (PROBLEM_GROUPS as readonly string[]).includes(token)) {
-            all ??= loadAllTemplates();
+            all ??= loadAllTemplates(library);
             const matching = all.filter((t) => token === "all" || t.group === token);
             if (matching.length === 0) throw new EddyError(`no templates in group '${token}'`);
             for (const t of matching) if (!picked.has(t.id)) picked.set(t.id, t);
         } else if (!picked.has(token)) {
-            picked.set(token, loadTemplate(token));
+            picked.set(token, loadTemplate(library, token));
         }
     }
     return [...picked.values()];

@@ -1,4 +1,4 @@
-import type { ParamValue } from "./types.js";
+import type { ParamValue } from "../vocabulary.js";
 
 /** `{{ name }}` placeholders in question text. */
 export const PLACEHOLDER = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;

@@ -1,4 +1,7 @@
-import type { ProblemGroup } from "./types.js";
+/** The six problem groups of the Turbulence taxonomy (papers' Table I). */
+export const PROBLEM_GROUPS = ["list", "string", "set", "searching", "copying", "math"] as const;
+export type ProblemGroup = (typeof PROBLEM_GROUPS)[number];
+
 
 /** One subgroup of a problem group: the YAML name and the paper's label. */
 export interface Subgroup {

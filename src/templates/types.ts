@@ -1,12 +1,7 @@
-import type { ReturnType } from "./taxonomy.js";
+import type { ProblemGroup, ReturnType } from "./taxonomy.js";
 
-// ParamValue lives in the shared vocabulary (src/vocabulary.ts); re-exported for existing imports.
+// ParamValue lives in the shared vocabulary (src/vocabulary.ts); import it from there.
 import type { ParamValue } from "../vocabulary.js";
-export type { ParamValue } from "../vocabulary.js";
-
-/** The six problem groups of the Turbulence taxonomy (papers' Table I). */
-export const PROBLEM_GROUPS = ["list", "string", "set", "searching", "copying", "math"] as const;
-export type ProblemGroup = (typeof PROBLEM_GROUPS)[number];
 
 /** One named parameter and the domain its values are drawn from (see src/templates/domains). */
 export interface ParamSpec {

@@ -21,16 +21,6 @@ export function eddyVersion(): string {
     return JSON.parse(readFileSync(path.join(packageRoot(), "package.json"), "utf8")).version;
 }
 
-/** Built-in question templates (`templates/<id>.yaml`); `EDDY_TEMPLATES` overrides. */
-export function templatesDir(): string {
-    return process.env.EDDY_TEMPLATES ?? path.join(packageRoot(), "templates");
-}
-
-/** Oracles beside the templates (`oracles/<id>.py`); `EDDY_ORACLES` overrides. */
-export function oraclesDir(): string {
-    return process.env.EDDY_ORACLES ?? path.join(packageRoot(), "oracles");
-}
-
 /** Where `eddy models list` looks and where the tiny models are written. */
 export function modelsDir(): string {
     return process.env.EDDY_MODELS ?? path.join(packageRoot(), "models");

@@ -116,19 +116,12 @@ describe("eddy import turbulence / turbulence-results / report: published result
         expect(q8.textParams).toEqual(["p0"]);
         const yaml = readFileSync(path.join(out, "templates", "turbulence_q8.yaml"), "utf8");
         expect(yaml).toContain('edge:\n  - ["0.5"]\n  - ["974.0"]\n  - ["2.0"]\n  - ["1.25"]\n');
-        const saved = process.env.EDDY_ORACLES;
-        process.env.EDDY_ORACLES = path.join(out, "oracles");
-        try {
-            const t = loadTemplateFile(path.join(out, "templates", "turbulence_q8.yaml"));
-            const questions = sampleInstances(t, 4, 0).map((i) => i.question);
-            expect(questions[1]).toBe("Write a function called 'scaled' that takes a list of numbers and returns a new list with every element multiplied by 974.0.");
-            const q1 = loadTemplateFile(path.join(out, "templates", "turbulence_q1.yaml"));
-            expect(sampleInstances(q1, 4, 0).map((i) => i.params)).toEqual(QUESTIONS.find((q) => q.n === 1)!.tuples);
-            expect(() => sampleInstances(q1, 5, 0)).toThrow(/only 4 distinct valid tuples/);
-        } finally {
-            if (saved === undefined) delete process.env.EDDY_ORACLES;
-            else process.env.EDDY_ORACLES = saved;
-        }
+        const t = loadTemplateFile(path.join(out, "templates", "turbulence_q8.yaml"), path.join(out, "oracles"));
+        const questions = sampleInstances(t, 4, 0).map((i) => i.question);
+        expect(questions[1]).toBe("Write a function called 'scaled' that takes a list of numbers and returns a new list with every element multiplied by 974.0.");
+        const q1 = loadTemplateFile(path.join(out, "templates", "turbulence_q1.yaml"), path.join(out, "oracles"));
+        expect(sampleInstances(q1, 4, 0).map((i) => i.params)).toEqual(QUESTIONS.find((q) => q.n === 1)!.tuples);
+        expect(() => sampleInstances(q1, 5, 0)).toThrow(/only 4 distinct valid tuples/);
     });
 
     it("every imported template passes 'eddy templates validate' on its recorded tuples", () => {
@@ -138,19 +131,12 @@ describe("eddy import turbulence / turbulence-results / report: published result
     });
 
     it("measures the strength of the question's solution, not of the oracle's wrapper around it", async () => {
-        const saved = process.env.EDDY_ORACLES;
-        process.env.EDDY_ORACLES = path.join(out, "oracles");
-        try {
-            const t = loadTemplateFile(path.join(out, "templates", "turbulence_q2.yaml"));
-            const m = await measureStrength(t, sampleInstances(t, 4, 0));
-            // solution.py.template has one `if` (line 2): two outcomes; the wrapper's cache `if` and loop are not counted.
-            expect(m.fixed.branches).toBe(2);
-            expect(m.fixed.lines).toBe(4);
-            expect(m.random.coverage).toBe(1);
-        } finally {
-            if (saved === undefined) delete process.env.EDDY_ORACLES;
-            else process.env.EDDY_ORACLES = saved;
-        }
+        const t = loadTemplateFile(path.join(out, "templates", "turbulence_q2.yaml"), path.join(out, "oracles"));
+        const m = await measureStrength(t, sampleInstances(t, 4, 0));
+        // solution.py.template has one `if` (line 2): two outcomes; the wrapper's cache `if` and loop are not counted.
+        expect(m.fixed.branches).toBe(2);
+        expect(m.fixed.lines).toBe(4);
+        expect(m.random.coverage).toBe(1);
     });
 
     it("reads every printed response object, judges each, and matches the hand-computed scores both ways", () => {

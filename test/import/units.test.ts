@@ -181,18 +181,11 @@ describe("the published neighbourhood as a template", () => {
             mkdirSync(path.join(dir, "oracles"));
             writeFileSync(path.join(dir, "templates", "turbulence_q9.yaml"), yaml.text);
             writeFileSync(path.join(dir, "oracles", "turbulence_q9.py"), ORACLE);
-            const saved = process.env.EDDY_ORACLES;
-            process.env.EDDY_ORACLES = path.join(dir, "oracles");
-            try {
-                const t = loadTemplateFile(path.join(dir, "templates", "turbulence_q9.yaml"));
-                expect(sampleInstances(t, 3, 0).map((i) => i.params)).toEqual(rows);
-                // 3 × 3 × 2 combinations of the choices, but the neighbourhood is the 3 published tuples.
-                expect(() => sampleInstances(t, 4, 0)).toThrow(/only 3 distinct valid tuples/);
-                expect(sampleInstances(t, 3, 0)[1]!.question).toBe("Write a function called 'pick' that takes a list and returns the elements at positions [1], each 3 times, when False.");
-            } finally {
-                if (saved === undefined) delete process.env.EDDY_ORACLES;
-                else process.env.EDDY_ORACLES = saved;
-            }
+            const t = loadTemplateFile(path.join(dir, "templates", "turbulence_q9.yaml"), path.join(dir, "oracles"));
+            expect(sampleInstances(t, 3, 0).map((i) => i.params)).toEqual(rows);
+            // 3 × 3 × 2 combinations of the choices, but the neighbourhood is the 3 published tuples.
+            expect(() => sampleInstances(t, 4, 0)).toThrow(/only 3 distinct valid tuples/);
+            expect(sampleInstances(t, 3, 0)[1]!.question).toBe("Write a function called 'pick' that takes a list and returns the elements at positions [1], each 3 times, when False.");
         });
     });
 

@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { JudgePool } from "../../src/judge/JudgePool.js";
 import { MemoryVerdictCache } from "../../src/judge/cache.js";
-import type { Category } from "../../src/judge/types.js";
+import type { Category } from "../../src/vocabulary.js";
 import { fixtureTemplate } from "./fixtures/templates.js";
 
 // Small limits keep this file quick; every containment was first tried with tiny limits.

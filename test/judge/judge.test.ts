@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { JudgePool } from "../../src/judge/JudgePool.js";
 import { MemoryVerdictCache } from "../../src/judge/cache.js";
-import { MODEL_CATEGORIES, type Category } from "../../src/judge/types.js";
+import { MODEL_CATEGORIES, type Category } from "../../src/vocabulary.js";
 import { fixtureTemplate } from "./fixtures/templates.js";
 
 const t = fixtureTemplate("sum_range", { budget: { timeMs: 1000, memoryMb: 64 } });

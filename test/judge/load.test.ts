@@ -2,7 +2,8 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { availableParallelism } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { JudgePool } from "../../src/judge/JudgePool.js";
-import type { Category, Verdict } from "../../src/judge/types.js";
+import type { Verdict } from "../../src/judge/types.js";
+import type { Category } from "../../src/vocabulary.js";
 import { fixtureTemplate } from "./fixtures/templates.js";
 
 // Issue #20: the same replay of answers with known CPU costs gets the same verdicts on an idle

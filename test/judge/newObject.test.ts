@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { JudgePool } from "../../src/judge/JudgePool.js";
 import { loadTemplate } from "../../src/templates/loadTemplates.js";
+import { builtInLibrary } from "../../src/templates/library.js";
 
 let pool: JudgePool;
 beforeAll(async () => {
@@ -18,7 +19,7 @@ afterAll(async () => {
 
 describe("answers that return the caller's object where a new one is asked for", () => {
     it("copy_last_n: `return values` when the list is short fails on the fixed test that hits it", async () => {
-        const t = loadTemplate("copy_last_n");
+        const t = loadTemplate(builtInLibrary(), "copy_last_n");
         const code = "def copy_last_n(values):\n    if len(values) <= 5:\n        return values\n    return values[-5:]\n";
         const v = await pool.judge({ template: t, bindings: { n: 5 }, code });
         expect(v.category, v.detail).toBe("assertion_error");
@@ -29,7 +30,7 @@ describe("answers that return the caller's object where a new one is asked for",
     });
 
     it("copy_dict_bump: bumping nothing and returning the argument dict fails; a list holding it fails too", async () => {
-        const t = loadTemplate("copy_dict_bump");
+        const t = loadTemplate(builtInLibrary(), "copy_dict_bump");
         const same = "def bumped_copy(counts):\n    if not counts:\n        return counts\n    return {k: v + 3 if v >= 2 else v for k, v in counts.items()}\n";
         const v = await pool.judge({ template: t, bindings: { t: 2, k: 3 }, code: same });
         expect(v.category, v.detail).toBe("assertion_error");
@@ -40,7 +41,7 @@ describe("answers that return the caller's object where a new one is asked for",
 
     it("a template that does not ask for a new object accepts the same sharing", async () => {
         // copy_then_extend returns [values, extended]: the original list itself is part of the answer.
-        const t = loadTemplate("copy_then_extend");
+        const t = loadTemplate(builtInLibrary(), "copy_then_extend");
         const code = "def copy_then_extend(values):\n    out = list(values)\n    out.extend([" + "X" + "] * K)\n    return [values, out]\n";
         const bindings = { x: 4, k: 2 };
         const v = await pool.judge({ template: t, bindings, code: code.replace("X", "4").replace("K", "2") });

@@ -6,8 +6,9 @@ import { loadWrapper } from "../../src/prompts/PromptWrapper.js";
 import { identityOf, normalizeStudyConfig, studyHash } from "../../src/run/config.js";
 import { planStudy } from "../../src/run/plan.js";
 import { selectTemplates } from "../../src/templates/loadTemplates.js";
+import { builtInLibrary } from "../../src/templates/library.js";
 
-const rotate = selectTemplates("list_rotate_right")[0]!;
+const rotate = selectTemplates(builtInLibrary(), "list_rotate_right")[0]!;
 
 describe("the run's language", () => {
     it("leaves a Python run's identity and hash as they were; another language changes both", () => {
@@ -39,14 +40,14 @@ describe("the run's language", () => {
     });
 
     it("leaves out, and says why, a template a language cannot ask faithfully", () => {
-        const big = selectTemplates("math_step_compositions")[0]!;
+        const big = selectTemplates(builtInLibrary(), "math_step_compositions")[0]!;
         expect(unsupportedReason(big, "javascript")).toMatch(/^template math_step_compositions is not asked in JavaScript: its answers exceed 2\^53/);
         expect(unsupportedReason(big, "ruby")).toBeNull();
-        const plan = planStudy(normalizeStudyConfig({ backend: "reference", templates: ["math_step_compositions,list_rotate_right"], language: "javascript", instances: 2, rounds: 1 }));
+        const plan = planStudy(normalizeStudyConfig({ backend: "reference", templates: ["math_step_compositions,list_rotate_right"], language: "javascript", instances: 2, rounds: 1 }), builtInLibrary());
         expect(plan.templates.map((t) => t.id)).toEqual(["list_rotate_right"]);
         expect(plan.skipped).toHaveLength(1);
         expect(plan.instances.get("list_rotate_right")![0]!.question).toContain("Answer in JavaScript");
-        expect(() => planStudy(normalizeStudyConfig({ backend: "reference", templates: ["math_step_compositions"], language: "javascript" }))).toThrow(/is not asked in JavaScript/);
+        expect(() => planStudy(normalizeStudyConfig({ backend: "reference", templates: ["math_step_compositions"], language: "javascript" }), builtInLibrary())).toThrow(/is not asked in JavaScript/);
     });
 });
 

@@ -64,7 +64,7 @@ describe("pass@loop1 under the run's exclusion rules", () => {
             const run = rep.runs[0]!;
             expect(run.firstLoopTasks).toBe(3);
             expect(run.firstLoopPassRate).toBeCloseTo(2 / 3, 12);
-            expect(renderLoopText(rep)).toMatch(/\t0\.667 \(3 of 5\)\t/);
+            expect(renderLoopText(rep)).toMatch(/ {2}0\.667 \(3 of 5\) {2}/);
             expect(renderLoopText(rep)).toContain("over the tasks whose first loop was judged");
             expect(renderLoopHtml(rep)).toContain("0.667 (3 of 5)");
         } finally {

@@ -11,6 +11,7 @@ import { MergeConflictError, mergeStores } from "../../src/store/merge.js";
 import { MIGRATIONS } from "../../src/store/schema.js";
 import { BIN, cleanTmp, tmpDir } from "../run/helpers.js";
 import { TEMPLATES, exportStore, useFixedTemplates } from "./studyFixture.js";
+import { libraryAt } from "../../src/templates/library.js";
 
 let dir: string;
 let restore: () => void;
@@ -34,7 +35,7 @@ const cli = (args: string[], prefix: string[] = []) => {
 
 async function node(name: string, templates = TEMPLATES.join(",")): Promise<string> {
     const db = path.join(dir, `${name}.db`);
-    const r = await runStudy(normalizeStudyConfig({ backend: "reference", templates, instances: 3, rounds: 2, temperatures: "0,0.7", seed: 5, judgeWorkers: 1, db }));
+    const r = await runStudy(normalizeStudyConfig({ backend: "reference", templates, instances: 3, rounds: 2, temperatures: "0,0.7", seed: 5, judgeWorkers: 1, db }), { library: libraryAt(dir) });
     expect(r.status).toBe("complete");
     return db;
 }

@@ -8,6 +8,7 @@ import { runStudy } from "../../src/run/runStudy.js";
 import { MergeConflictError, mergeStores } from "../../src/store/merge.js";
 import { BIN, cleanTmp, tmpDir } from "../run/helpers.js";
 import { TEMPLATES, exportStore, useFixedTemplates } from "./studyFixture.js";
+import { libraryAt } from "../../src/templates/library.js";
 
 let dir: string;
 let restore: () => void;
@@ -24,7 +25,7 @@ afterAll(() => {
 /** One node's study: the reference backend, a fixed seed, its own database. */
 async function node(name: string, templates: string): Promise<string> {
     const db = path.join(dir, `${name}.db`);
-    const r = await runStudy(normalizeStudyConfig({ backend: "reference", templates, instances: 3, rounds: 2, temperatures: "0,0.7", seed: 5, judgeWorkers: 1, db }));
+    const r = await runStudy(normalizeStudyConfig({ backend: "reference", templates, instances: 3, rounds: 2, temperatures: "0,0.7", seed: 5, judgeWorkers: 1, db }), { library: libraryAt(dir) });
     expect(r.status).toBe("complete");
     return db;
 }

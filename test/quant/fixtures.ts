@@ -1,5 +1,5 @@
-import type { Category } from "../../src/judge/types.js";
-import type { Outcome } from "../../src/scores/types.js";
+import type { Category } from "../../src/vocabulary.js";
+import type { Outcome } from "../../src/vocabulary.js";
 
 const CODE: Record<string, Category> = { P: "passed", A: "assertion_error", F: "fuzzing_failure", R: "runtime_error", T: "truncated", J: "judge_error", N: "no_function" };
 

@@ -18,6 +18,7 @@ import { eddyVersion } from "../../src/util/paths.js";
 import { BIN, ROOT, cleanTmp, countRows, tmpDir } from "../run/helpers.js";
 import { TEMPLATES, exportStore, useFixedTemplates } from "../merge/studyFixture.js";
 import { freePort, HAS_REDIS, startRedis } from "./redisServer.js";
+import { builtInLibrary } from "../../src/templates/library.js";
 
 if (!HAS_REDIS) console.warn("SKIPPED test/queue: redis-server is not installed (apt-get install redis-server; .ci/run does)");
 
@@ -173,7 +174,7 @@ describe.skipIf(!HAS_REDIS)("eddy worker and the queued study", () => {
             // What a coordinator would send for one instance of TEMPLATES[0] on the reference backend.
             const study = { backend: "reference", templates: TEMPLATES[0], instances: 1, rounds: 1, seed: 1, maxTokens: 16, mode: "reproducible" };
             const config = normalizeStudyConfig(study);
-            const plan = planStudy(config);
+            const plan = planStudy(config, builtInLibrary());
             const identity = { eddyVersion: eddyVersion(), modelSha256: null, oracleHash: plan.templates[0]!.oracleHash, questionsHash: questionsHash(shardPrompts(plan, TEMPLATES[0]!, 0)), judgeModes: ["bwrap"] };
             const job = { v: 2, runId: "r-ok", identity, study, shard: { model: "reference", modelPath: null, template: TEMPLATES[0], temperature: 0, wrapper: "default", wrapperSource: "default" }, refusedBy: [] };
             const bad = await queue.add("shard", { ...job, shard: { ...job.shard, template: "../../etc/passwd" } });

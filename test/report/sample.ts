@@ -1,4 +1,4 @@
-import type { Outcome } from "../../src/scores/types.js";
+import type { Outcome } from "../../src/vocabulary.js";
 import { neighbourhood, type Cell } from "../scores/fixtures.js";
 
 /**

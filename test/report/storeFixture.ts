@@ -1,5 +1,5 @@
 import { openStore } from "../../src/store/Store.js";
-import type { Outcome } from "../../src/scores/types.js";
+import type { Outcome } from "../../src/vocabulary.js";
 
 /** Writes outcomes into a fresh eddy database through the store's own API, one run per runId. */
 export function writeOutcomes(dbPath: string, outcomes: readonly Outcome[], opts: { config?: Record<string, unknown>; modelSha256?: string; metadata?: Record<string, unknown> } = {}): string[] {

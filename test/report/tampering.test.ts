@@ -6,7 +6,7 @@ import { loadStudy } from "../../src/report/loadStudy.js";
 import { renderReport } from "../../src/report/renderReport.js";
 import { TAMPERING_LISTED } from "../../src/report/tampering.js";
 import type { ReportFormat } from "../../src/report/types.js";
-import type { Outcome } from "../../src/scores/types.js";
+import type { Outcome } from "../../src/vocabulary.js";
 import { neighbourhood } from "../scores/fixtures.js";
 import { writeOutcomes } from "./storeFixture.js";
 

@@ -10,6 +10,7 @@ import { loadOutcomes } from "../../src/store/outcomes.js";
 import { scoreNeighbourhoods } from "../../src/scores/index.js";
 import { selectTemplates } from "../../src/templates/loadTemplates.js";
 import { cleanTmp, tmpDir } from "./helpers.js";
+import { builtInLibrary } from "../../src/templates/library.js";
 
 afterAll(cleanTmp);
 
@@ -19,7 +20,7 @@ describe("simulated flawed model (demo answers)", () => {
 
     it("writes the same file for the same seed, and replays to perfect success at rate 0 and failures at rate 1", async () => {
         const dir = tmpDir();
-        const templates = selectTemplates(ids);
+        const templates = selectTemplates(builtInLibrary(), ids);
         const pool = await JudgePool.start({ workers: 1 });
         const a = path.join(dir, "a.jsonl");
         const b = path.join(dir, "b.jsonl");

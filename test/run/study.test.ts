@@ -14,8 +14,9 @@ import { loadStudy } from "../../src/report/loadStudy.js";
 import { renderReport } from "../../src/report/renderReport.js";
 import { loadAllTemplates } from "../../src/templates/loadTemplates.js";
 import { EddyError } from "../../src/util/errors.js";
-import { MODEL_CATEGORIES } from "../../src/judge/types.js";
+import { MODEL_CATEGORIES } from "../../src/vocabulary.js";
 import { cleanTmp, countRows, tmpDir, verdictTable } from "./helpers.js";
+import { builtInLibrary } from "../../src/templates/library.js";
 
 afterEach(() => {
     delete process.env.EDDY_DB_MAX_PAGES;
@@ -41,7 +42,7 @@ describe("truncation rule", () => {
 
 describe("plan", () => {
     it("gives every model file its own label, so two files never share a configuration", () => {
-        const plan = planStudy(study({ models: ["/m/a/x/m.gguf", "/m/b/x/m.gguf", "/m/y/m.gguf", "/m/z/n.gguf"], templates: "list_every_kth", instances: 1, rounds: 1 }));
+        const plan = planStudy(study({ models: ["/m/a/x/m.gguf", "/m/b/x/m.gguf", "/m/y/m.gguf", "/m/z/n.gguf"], templates: "list_every_kth", instances: 1, rounds: 1 }), builtInLibrary());
         expect(plan.models.map((m) => m.label)).toEqual(["/m/a/x/m.gguf", "/m/b/x/m.gguf", "y/m", "n"]);
         expect(plan.queries).toBe(4);
     });
@@ -63,7 +64,7 @@ describe("replay file", () => {
 describe("runStudy", () => {
     it("reference backend scores AS = 1 on every template", async () => {
         const db = path.join(tmpDir(), "ref.db");
-        const ids = loadAllTemplates().map((t) => t.id);
+        const ids = loadAllTemplates(builtInLibrary()).map((t) => t.id);
         // 4 instances: the edge tuples come first, so these are the ones most likely to trip a reference.
         const r = await runStudy(study({ backend: "reference", templates: "all", instances: 4, rounds: 1, db }));
         expect(r.status).toBe("complete");
@@ -81,7 +82,7 @@ describe("runStudy", () => {
     it("replay: answers are judged, a missing answer is reported and recorded, never invented", async () => {
         const dir = tmpDir();
         const db = path.join(dir, "replay.db");
-        const t = loadAllTemplates()[0]!;
+        const t = loadAllTemplates(builtInLibrary())[0]!;
         // Correct answers from the reference backend (instances 0-1, both rounds), minus one line, plus one wrong answer.
         const ref = await runStudy(study({ backend: "reference", templates: t.id, instances: 2, rounds: 2, db }));
         const store = openStore(db);

@@ -29,7 +29,7 @@ describe("oracle validation before judging (SPEC §2)", () => {
         temp = new TempTemplates();
         temp.write("demo", GOOD_YAML, BAD_ORACLE);
         const db = path.join(tmpDir(), "bad.db");
-        await expect(runStudy(study(db))).rejects.toThrow(/^oracle validation failed before judging, nothing was judged: demo \(its model solution fails on instance #0 \[0,0\]: fixed test 1: wrong result\)/);
+        await expect(runStudy(study(db), { library: temp.library })).rejects.toThrow(/^oracle validation failed before judging, nothing was judged: demo \(its model solution fails on instance #0 \[0,0\]: fixed test 1: wrong result\)/);
         expect(countRows(db, "verdicts")).toBe(0);
         // The CLI says it in one line and exits non-zero.
         const err = (await exec(process.execPath, [BIN, "run", "--backend", "reference", "-t", "demo", "-M", "3", "-R", "1", "--db", path.join(tmpDir(), "cli.db")], { env: { ...process.env } }).catch((e) => e)) as { code: number; stderr: string };
@@ -44,9 +44,9 @@ describe("oracle validation before judging (SPEC §2)", () => {
         temp = new TempTemplates();
         temp.write("demo", GOOD_YAML);
         const db = path.join(tmpDir(), "good.db");
-        const first = await runStudy(study(db));
+        const first = await runStudy(study(db), { library: temp.library });
         expect(first.status).toBe("complete");
-        const t = loadAllTemplates().find((x) => x.id === "demo")!;
+        const t = loadAllTemplates(temp.library).find((x) => x.id === "demo")!;
         const store = openStore(db);
         try {
             const key = validationKey(t, store.instances(first.runId, "demo"));
@@ -57,6 +57,6 @@ describe("oracle validation before judging (SPEC §2)", () => {
         } finally {
             store.close();
         }
-        await expect(runStudy({ ...study(db), resume: first.runId })).rejects.toThrow(/instance #1 \[1,2\]: planted/);
+        await expect(runStudy({ ...study(db), resume: first.runId }, { library: temp.library })).rejects.toThrow(/instance #1 \[1,2\]: planted/);
     });
 });

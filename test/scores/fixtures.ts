@@ -1,6 +1,6 @@
-import type { Category } from "../../src/judge/types.js";
-import type { ParamValue } from "../../src/templates/types.js";
-import type { Outcome } from "../../src/scores/types.js";
+import type { Category } from "../../src/vocabulary.js";
+import type { ParamValue } from "../../src/vocabulary.js";
+import type { Outcome } from "../../src/vocabulary.js";
 
 /** Cell of a results matrix: 1 = passed, 0 = assertion_error, or an explicit category. */
 export type Cell = 0 | 1 | Category;

@@ -27,7 +27,7 @@ const SUBGROUPS = Object.values(TAXONOMY).reduce((n, g) => n + g.subgroups.lengt
 
 describe("templateCoverage", () => {
     it("counts groups × subgroups × answer types × arity, and lists the gaps", () => {
-        const c = templateCoverage(loadAllTemplates());
+        const c = templateCoverage(loadAllTemplates(dirs.library));
         expect(SUBGROUPS).toBe(33);
         expect(c.templates).toBe(4);
         expect(c.returns).toEqual({ int: 1, list: 1, set: 1, unspecified: 1 });
@@ -45,7 +45,7 @@ describe("templateCoverage", () => {
         expect(c.gaps.thinSubgroups).toHaveLength(33);
         expect(c.gaps.unusedReturnTypes).toEqual(["float", "bool", "str", "tuple", "frozenset", "dict", "matrix"]);
         expect(c.gaps.noReturns).toEqual(["gamma"]);
-        expect(templateCoverage(loadAllTemplates(), 1).gaps.thinSubgroups).toHaveLength(29);
+        expect(templateCoverage(loadAllTemplates(dirs.library), 1).gaps.thinSubgroups).toHaveLength(29);
     });
 
     it("eddy templates coverage prints the table and the gaps, and --json the same figures", async () => {
@@ -56,7 +56,7 @@ describe("templateCoverage", () => {
         expect(c.gaps.emptySubgroups).toHaveLength(29);
         const text = await execa(process.execPath, [bin, "templates", "coverage"], { cwd: root, env: { ...process.env }, reject: false });
         expect(text.exitCode).toBe(0);
-        expect(text.stdout).toMatch(/summation +│ 2 +│ int: 1, list: 1 +│ 1 arg: 1, 2 args: 1/);
+        expect(text.stdout).toMatch(/summation +2 +int: 1, list: 1 +1 arg: 1, 2 args: 1/);
         expect(text.stdout).toContain("4 template(s); answer types: int: 1, list: 1, set: 1, unspecified: 1; arity: 1 arg: 3, 2 args: 1");
         expect(text.stdout).toMatch(/empty subgroups \(29\): list\/indexing, /);
         expect(text.stdout).toContain("templates without 'returns:' (1): gamma");

@@ -1,6 +1,7 @@
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import type { TemplateLibrary } from "../../src/templates/library.js";
 
 /** A minimal valid oracle for a one-argument template with parameters lo, hi. */
 export const GOOD_ORACLE = `
@@ -36,6 +37,8 @@ export class TempTemplates {
     readonly root = mkdtempSync(path.join(tmpdir(), "eddy-templates-"));
     readonly templates = path.join(this.root, "templates");
     readonly oracles = path.join(this.root, "oracles");
+    /** The folders as the value eddy's loaders take (the environment only reaches CLI processes the tests spawn). */
+    readonly library: TemplateLibrary = { templates: this.templates, oracles: this.oracles };
     private saved = { t: process.env.EDDY_TEMPLATES, o: process.env.EDDY_ORACLES };
 
     constructor() {

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { loadAllTemplates, loadTemplate, selectTemplates } from "../../src/templates/loadTemplates.js";
 import { EddyError } from "../../src/util/errors.js";
 import { GOOD_ORACLE, GOOD_YAML, TempTemplates } from "./fixtures.js";
+import { builtInLibrary } from "../../src/templates/library.js";
 
 let dirs: TempTemplates;
 beforeEach(() => {
@@ -16,7 +17,7 @@ afterEach(() => dirs.dispose());
 function errorOf(yaml: string, oracle: string | null = GOOD_ORACLE, id = "demo"): string {
     dirs.write(id, yaml, oracle);
     try {
-        loadTemplate(id);
+        loadTemplate(dirs.library, id);
     } catch (err) {
         expect(err).toBeInstanceOf(EddyError);
         const message = (err as Error).message;
@@ -29,7 +30,7 @@ function errorOf(yaml: string, oracle: string | null = GOOD_ORACLE, id = "demo")
 describe("loadTemplate", () => {
     it("loads a valid template with defaults and an oracle hash over both files", () => {
         dirs.write("demo", GOOD_YAML);
-        const t = loadTemplate("demo");
+        const t = loadTemplate(dirs.library, "demo");
         expect(t).toMatchObject({ id: "demo", function: "demo_sum", arity: 1, group: "list", subgroups: ["summation"], constraint: "lo <= hi", comparator: "ordered", randomInputs: 50 });
         expect(t.params.map((p) => p.name)).toEqual(["lo", "hi"]);
         expect(t.edge).toEqual([[0, 0], [3, 4]]);
@@ -37,12 +38,12 @@ describe("loadTemplate", () => {
         expect(t.oracleHash).toBe(expected);
         // Editing only the oracle changes the hash, so cached verdicts cannot outlive an oracle change.
         writeFileSync(path.join(dirs.oracles, "demo.py"), GOOD_ORACLE + "\n# changed\n");
-        expect(loadTemplate("demo").oracleHash).not.toBe(expected);
+        expect(loadTemplate(dirs.library, "demo").oracleHash).not.toBe(expected);
     });
 
     it("reads budget, comparator and random_inputs", () => {
         dirs.write("demo", GOOD_YAML + "comparator: float:1e-6\nbudget: {time_ms: 500}\nrandom_inputs: 7\n");
-        const t = loadTemplate("demo");
+        const t = loadTemplate(dirs.library, "demo");
         expect(t.comparator).toBe("float:1e-6");
         expect(t.budget).toEqual({ timeMs: 500, memoryMb: 256 });
         expect(t.randomInputs).toBe(7);
@@ -51,7 +52,7 @@ describe("loadTemplate", () => {
     it("reads returns, ambiguity and edges; canonicalises subgroup labels", () => {
         const yaml = GOOD_YAML.replace("subgroups: [summation]", 'subgroups: ["Sorting/Order-based Operations", slicing]') + "returns: int\nambiguity: \"'between' could exclude the ends; the question says both included.\"\nedges: [empty, equal_bounds]\n";
         dirs.write("demo", yaml, GOOD_ORACLE + "\ndef edge_cases(args, *, lo, hi):\n    return ['empty'] if not args[0] else []\n");
-        const t = loadTemplate("demo");
+        const t = loadTemplate(dirs.library, "demo");
         expect(t.subgroups).toEqual(["sorting", "slicing"]);
         expect(t.returns).toBe("int");
         expect(t.ambiguity).toBe("'between' could exclude the ends; the question says both included.");
@@ -61,7 +62,7 @@ describe("loadTemplate", () => {
 
     it("loads a template without returns or ambiguity, with one warning for each", () => {
         dirs.write("demo", GOOD_YAML);
-        const t = loadTemplate("demo");
+        const t = loadTemplate(dirs.library, "demo");
         expect(t.returns).toBeUndefined();
         expect(t.ambiguity).toBeUndefined();
         expect(t.edges).toEqual([]);
@@ -104,7 +105,7 @@ describe("loadTemplate", () => {
     for (const [name, run, pattern] of cases) it(`rejects: ${name}`, () => expect(run()).toMatch(pattern));
 
     it("rejects an unknown id with a pointer to the listing", () => {
-        expect(() => loadTemplate("nope")).toThrow(/unknown template 'nope'.*eddy templates list/);
+        expect(() => loadTemplate(dirs.library, "nope")).toThrow(/unknown template 'nope'.*eddy templates list/);
     });
 });
 
@@ -114,24 +115,22 @@ describe("loadAllTemplates / selectTemplates", () => {
         dirs.write("alpha", GOOD_YAML.replace("id: demo", "id: alpha").replace("group: list", "group: set").replace("subgroups: [summation]", "subgroups: [union]"));
         writeFileSync(path.join(dirs.templates, "README.md"), "# notes\n");
         writeFileSync(path.join(dirs.templates, "draft.yml.bak"), "not: a template\n");
-        expect(loadAllTemplates().map((t) => t.id)).toEqual(["alpha", "demo"]);
-        expect(selectTemplates("all").map((t) => t.id)).toEqual(["alpha", "demo"]);
-        expect(selectTemplates("set").map((t) => t.id)).toEqual(["alpha"]);
-        expect(selectTemplates("demo, alpha,demo").map((t) => t.id)).toEqual(["demo", "alpha"]);
-        expect(() => selectTemplates("demo,missing")).toThrow(/unknown template 'missing'/);
-        expect(() => selectTemplates("math")).toThrow(/no templates in group 'math'/);
+        expect(loadAllTemplates(dirs.library).map((t) => t.id)).toEqual(["alpha", "demo"]);
+        expect(selectTemplates(dirs.library, "all").map((t) => t.id)).toEqual(["alpha", "demo"]);
+        expect(selectTemplates(dirs.library, "set").map((t) => t.id)).toEqual(["alpha"]);
+        expect(selectTemplates(dirs.library, "demo, alpha,demo").map((t) => t.id)).toEqual(["demo", "alpha"]);
+        expect(() => selectTemplates(dirs.library, "demo,missing")).toThrow(/unknown template 'missing'/);
+        expect(() => selectTemplates(dirs.library, "math")).toThrow(/no templates in group 'math'/);
     });
 });
 
 describe("the shipped templates", () => {
     it("all load, and their oracles define at least three mutants", () => {
-        dirs.dispose(); // use the real templates/ and oracles/
-        const all = loadAllTemplates();
+        const all = loadAllTemplates(builtInLibrary()); // the real templates/ and oracles/
         expect(all.length).toBeGreaterThanOrEqual(11);
         for (const t of all) {
             const mutants = readFileSync(t.oracleFile, "utf8").match(/^def mutant_\w+\s*\(/gm) ?? [];
             expect(mutants.length, `${t.id} mutants`).toBeGreaterThanOrEqual(3);
         }
-        dirs = new TempTemplates();
     });
 });

@@ -5,6 +5,7 @@ import { sampleInstances } from "../../src/templates/instances.js";
 import { missedGoals, STRENGTH_GOALS } from "../../src/templates/strength/goals.js";
 import { measureStrength, type StrengthMeasure } from "../../src/templates/strength/measure.js";
 import type { Template } from "../../src/templates/types.js";
+import { builtInLibrary } from "../../src/templates/library.js";
 
 // Every shipped template, checked the way `eddy templates validate --strength` checks it, over the
 // 100-instance neighbourhood of seed 0: the model solution passes every fixed test, every mutant
@@ -12,12 +13,7 @@ import type { Template } from "../../src/templates/types.js";
 // Python process per template, the judge's own comparator); the CLI test covers the judge pool.
 const M = 100;
 
-const saved = { t: process.env.EDDY_TEMPLATES, o: process.env.EDDY_ORACLES };
-delete process.env.EDDY_TEMPLATES;
-delete process.env.EDDY_ORACLES;
-const templates: Template[] = loadAllTemplates();
-if (saved.t !== undefined) process.env.EDDY_TEMPLATES = saved.t;
-if (saved.o !== undefined) process.env.EDDY_ORACLES = saved.o;
+const templates: Template[] = loadAllTemplates(builtInLibrary());
 
 const measured = new Map<string, StrengthMeasure | Error>();
 

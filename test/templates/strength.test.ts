@@ -97,7 +97,7 @@ afterAll(() => dirs.dispose());
 
 describe("measureStrength", () => {
     it("counts branch outcomes reached by the fixed tests and by the random inputs separately, and edge hits", async () => {
-        const t = loadTemplate("branchy");
+        const t = loadTemplate(dirs.library, "branchy");
         const instances = [makeInstance(t, 0, [0, 0]), makeInstance(t, 1, [3, 4])];
         const m = await measureStrength(t, instances, { check: true });
         expect(m.fixed).toMatchObject({ branches: 6, covered: 1, missed: ["line 4 for: loop entered", "line 5 if: true", "line 5 if: false", "line 7 if: true", "line 7 if: false"] });
@@ -128,7 +128,7 @@ describe("measureStrength", () => {
 
     it("catches a model solution that fails its own fixed test, and names of edges the template does not list", async () => {
         dirs.write("broken", BRANCHY_YAML.replace("id: branchy", "id: broken"), BRANCHY.replace("yield ([],), []", "yield ([],), [0]").replace('hit.append("empty")', 'hit.append("nothing")'));
-        const t = loadTemplate("broken");
+        const t = loadTemplate(dirs.library, "broken");
         const m = await measureStrength(t, [makeInstance(t, 0, [1, 2])], { check: true });
         expect(m.check!.solutionFailures).toEqual([{ index: 0, detail: "fixed test 1: wrong result" }]);
         expect(m.edges.unknown).toEqual(["nothing"]);

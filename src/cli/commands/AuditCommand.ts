@@ -7,6 +7,7 @@ import { openStore } from "../../store/Store.js";
 import { EddyError } from "../../util/errors.js";
 import { defaultDbPath } from "../../util/paths.js";
 import { collect, stopOnSigint } from "./studyOptions.js";
+import { templateLibrary } from "../templateLibrary.js";
 
 interface DeterminismFlags {
     model: string;
@@ -33,7 +34,7 @@ interface DeterminismFlags {
 /** A few templates, one per problem group, so the audit's prompts differ in shape. */
 function defaultTemplates(n: number): string {
     const picked = new Map<string, string>();
-    for (const t of loadAllTemplates()) if (!picked.has(t.group) && picked.size < n) picked.set(t.group, t.id);
+    for (const t of loadAllTemplates(templateLibrary())) if (!picked.has(t.group) && picked.size < n) picked.set(t.group, t.id);
     return [...picked.values()].join(",");
 }
 
@@ -100,7 +101,7 @@ Exit code 3 when any response differs between sessions.`
                     ...(s.gpu !== undefined ? { gpu: s.gpu } : {}),
                     ...(s.judgeWorkers !== undefined ? { judgeWorkers: s.judgeWorkers } : {}),
                     ...(f.allowUnsandboxed ? { allowUnsandboxed: true } : {}),
-                    hooks: { signal: stop.signal, onLog: (l) => process.stderr.write(`eddy: ${l}\n`) },
+                    hooks: { library: templateLibrary(), signal: stop.signal, onLog: (l) => process.stderr.write(`eddy: ${l}\n`) },
                     onSession: (label) => process.stderr.write(`eddy: audit session ${label}\n`)
                 });
                 const store = openStore(db);

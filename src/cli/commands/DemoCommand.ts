@@ -17,11 +17,12 @@ import { decodingMode } from "../../report/buildReport.js";
 import { renderTable, terminalWidth, wrap } from "../../report/terminalTable.js";
 import { safeTerminalText } from "../../util/safeText.js";
 import { writePrivateFile } from "../../util/privateFiles.js";
-import { summarize } from "./RunCommand.js";
+import { summarize } from "../../run/summary.js";
+import { templateLibrary } from "../templateLibrary.js";
 
 /** A few templates, one per problem group where possible, so the demo touches the whole taxonomy. */
 function demoTemplates(n: number): string {
-    const all = loadAllTemplates();
+    const all = loadAllTemplates(templateLibrary());
     const picked: string[] = [];
     for (const g of new Set(all.map((t) => t.group))) {
         const t = all.find((x) => x.group === g);
@@ -61,7 +62,7 @@ export function registerDemoCommand(program: Command): void {
             const { instances, rounds, seed } = studies[1]!;
             const pool = await JudgePool.start({ workers: 1 });
             try {
-                await writeSimulatedAnswers(pool, selectTemplates(templates), { instances, rounds, seed, file: simulated });
+                await writeSimulatedAnswers(pool, selectTemplates(templateLibrary(), templates), { instances, rounds, seed, file: simulated });
             } finally {
                 await pool.close();
             }
@@ -69,6 +70,7 @@ export function registerDemoCommand(program: Command): void {
             for (const config of studies) {
                 const display = createProgressDisplay({ everyMs: 5000 });
                 const result = await runStudy(config, {
+                    library: templateLibrary(),
                     onProgress: (p) => display.update(p),
                     onLog: (l) => process.stderr.write(`eddy: ${l}\n`)
                 }).finally(() => display.stop());

@@ -7,6 +7,7 @@ import { missingRuntime } from "../../judge/JudgePool.js";
 import { LANGUAGE_INFO, LANGUAGES, type Language } from "../../languages/languages.js";
 import { oneLine } from "../../util/errors.js";
 import { safeTerminalLine } from "../../util/safeText.js";
+import { renderPairs } from "../../report/terminalTable.js";
 
 /** What `eddy doctor` finds. */
 export interface DoctorReport {
@@ -63,8 +64,8 @@ export function registerDoctorCommand(program: Command): void {
                     .map((l) => `${l.language} (${l.path ? `${l.runtime}: ${l.path}` : `${l.runtime} NOT INSTALLED: apt-get install ${l.package}`})`)
                     .join(", ") || "unknown (judge probe not available)"
             ]);
-            for (const [k, v] of lines) process.stdout.write(`${k.padEnd(16)} ${v}\n`);
-            for (const note of iso?.notes ?? []) process.stdout.write(`${"".padEnd(16)} ${safeTerminalLine(note)}\n`);
+            const notes = (iso?.notes ?? []).map((note): [string, string] => ["", note]);
+            for (const line of renderPairs([...lines, ...notes])) process.stdout.write(line + "\n");
             for (const p of report.problems) process.stdout.write(`problem: ${safeTerminalLine(p)}\n`);
         });
 }

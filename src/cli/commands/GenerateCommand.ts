@@ -1,12 +1,14 @@
 import type { Command } from "commander";
 import type { GpuChoice } from "../../inference/llama/types.js";
-import type { ChatMessage, GenerationRequest } from "../../inference/types.js";
+import type { GenerationRequest } from "../../inference/types.js";
+import type { ChatMessage } from "../../vocabulary.js";
 import { DEFAULT_WRAPPER_ID, loadWrapper, renderMessages } from "../../prompts/PromptWrapper.js";
 import { EddyError } from "../../util/errors.js";
 import { deriveSeed } from "../../util/seeds.js";
 import { intSetting } from "../../util/settings.js";
 import { GPU_CHOICES } from "../../inference/llama/types.js";
 import { parseStudySettings } from "../../run/config.js";
+import { templateLibrary } from "../templateLibrary.js";
 
 interface GenerateOptions {
     model: string;
@@ -78,7 +80,7 @@ export function registerGenerateCommand(program: Command): void {
                 const index = intSetting("--instance", opts.instance, 0);
                 const { loadTemplate } = await import("../../templates/loadTemplates.js");
                 const { sampleInstances } = await import("../../templates/instances.js");
-                const t = loadTemplate(opts.template);
+                const t = loadTemplate(templateLibrary(), opts.template);
                 // The neighbourhood is prefix-stable (a study of any size M > index asks this same instance),
                 // so draw only as many as needed: a small domain must not fail for a small index.
                 const instances = sampleInstances(t, index + 1, runSeed);

@@ -7,6 +7,7 @@ import { parseParamTuple } from "../../judge/parseParams.js";
 import { loadTemplate } from "../../templates/loadTemplates.js";
 import { EddyError, oneLine } from "../../util/errors.js";
 import { safeTerminalLine } from "../../util/safeText.js";
+import { templateLibrary } from "../templateLibrary.js";
 
 interface JudgeOptions {
     template: string;
@@ -111,7 +112,7 @@ export function registerJudgeCommand(program: Command): void {
 }
 
 async function judgeOne(opts: JudgeOptions): Promise<void> {
-    const template = loadTemplate(opts.template);
+    const template = loadTemplate(templateLibrary(), opts.template);
     checkParamsDepth(opts.params);
     const bindings = parseParamTuple(template, opts.params);
     const text = await readCode(opts.code);

@@ -1,5 +1,6 @@
 import type { Command } from "commander";
-import { buildLoopReport, renderLoopReport } from "../../loop/report.js";
+import { backendDescriptor } from "../../inference/backends.js";
+import { buildLoopReport, LOOP_REPORT_FORMATS, renderLoopReport } from "../../loop/report.js";
 import { LOOP_DEFAULTS, normalizeLoopConfig, runLoop } from "../../loop/runLoop.js";
 import { openStore } from "../../store/Store.js";
 import { EddyError } from "../../util/errors.js";
@@ -7,9 +8,9 @@ import { defaultDbPath } from "../../util/paths.js";
 import { safeTerminalLine } from "../../util/safeText.js";
 import { reportFormat, writeReport } from "./reportOutput.js";
 import { collect, stopOnSigint } from "./studyOptions.js";
+import { templateLibrary } from "../templateLibrary.js";
 
 /** What `loop report` and `mutate report` write. */
-export const LOOP_REPORT_FORMATS = ["text", "json", "html"] as const;
 
 /** `eddy loop run|report|list`: EvaLOOP self-consistency studies (SPEC §7). */
 export function registerLoopCommand(program: Command): void {
@@ -40,7 +41,7 @@ export function registerLoopCommand(program: Command): void {
         .option("--db <file>", `database file (default ${defaultDbPath()})`)
         .addHelpText("after", "\nExamples:\n  $ eddy loop run -m models/eddy-tiny-f32.gguf -t list_every_kth -M 3 -N 5 --threads 1\n  $ eddy loop run --backend reference -t list -M 2\n  $ eddy loop run --backend reference -t list_rotate_right -M 2 -N 2 --translate python,javascript,ruby,python\n  $ eddy loop report latest --format html --out loop.html   # latest: the newest loop run; or its id")
         .action(async (o: Record<string, unknown> & { model?: string[] }) => {
-            const models = o.backend === "llama" && !o.resume ? (o.model ?? []) : [undefined];
+            const models = backendDescriptor(String(o.backend)).decodes && !o.resume ? (o.model ?? []) : [undefined];
             if (models.length === 0) throw new EddyError("no model given: pass --model <file.gguf> (or use --backend reference|replay)");
             const stop = stopOnSigint();
             try {
@@ -51,6 +52,7 @@ export function registerLoopCommand(program: Command): void {
                         threads: o.threads, contextSize: o.contextSize, promptFormat: o.promptFormat, judgeWorkers: o.judgeWorkers, allowUnsandboxed: o.allowUnsandboxed, db: o.db, fresh: o.fresh, resume: o.resume
                     });
                     const r = await runLoop(config, {
+                        library: templateLibrary(),
                         signal: stop.signal,
                         onLog: (l) => process.stderr.write(`eddy: ${safeTerminalLine(l)}\n`),
                         onRunId: (id) => process.stderr.write(`eddy: loop run ${id} (database ${config.db ?? defaultDbPath()})\n`),

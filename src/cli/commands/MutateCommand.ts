@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { Embedder } from "../../embed/Embedder.js";
-import { buildMutateReport, renderMutateHtml, renderMutateJson, renderMutateText } from "../../mutate/report.js";
+import { buildMutateReport, MUTATE_RENDERERS, MUTATE_REPORT_FORMATS } from "../../mutate/report.js";
 import { runMutateStudy } from "../../mutate/study.js";
 import { DEFAULT_MIN_SIMILARITY, generateVariants, type VariantRecord } from "../../mutate/variants.js";
 import { loadWrapper } from "../../prompts/PromptWrapper.js";
@@ -9,9 +9,9 @@ import { openStore } from "../../store/Store.js";
 import { EddyError } from "../../util/errors.js";
 import { defaultDbPath } from "../../util/paths.js";
 import { safeTerminalLine } from "../../util/safeText.js";
-import { LOOP_REPORT_FORMATS } from "./LoopCommand.js";
 import { reportFormat, writeReport } from "./reportOutput.js";
 import { addStudyExecutionOptions, addStudyShapeOptions, addStudyStoreOptions, collect, stopOnSigint, studyConfigFromFlags, type StudyConfigFlags, type StudyOptionTexts } from "./studyOptions.js";
+import { templateLibrary } from "../templateLibrary.js";
 
 const TEXTS: StudyOptionTexts = {
     temperature: ["--temperature <t[,t...]>", "sampling temperature(s); 0 is greedy (default 0)"],
@@ -94,6 +94,7 @@ export function registerMutateCommand(program: Command): void {
             const stop = stopOnSigint();
             try {
                 const hooks = {
+                    library: templateLibrary(),
                     signal: stop.signal,
                     onLog: (l: string) => process.stderr.write(`eddy: ${safeTerminalLine(l)}\n`),
                     onRunId: (id: string) => process.stderr.write(`eddy: run ${id} (database ${config.db ?? defaultDbPath()})\n`)
@@ -126,13 +127,13 @@ export function registerMutateCommand(program: Command): void {
         .option("--top-k <k,...>", "k values for the top-k IoU (default 1,3,5)")
         .option("--db <file>", `database file (default ${defaultDbPath()})`)
         .action((runs: string[], o: { format?: string; out?: string; topK?: string; db?: string }) => {
-            const format = reportFormat(LOOP_REPORT_FORMATS, o.format, o.out, "text");
+            const format = reportFormat(MUTATE_REPORT_FORMATS, o.format, o.out, "text");
             const ks = o.topK?.split(",").map((s) => Number(s.trim()));
             if (ks && ks.some((k) => !Number.isInteger(k) || k < 1)) throw new EddyError(`--top-k takes positive integers (got '${o.topK}')`);
             const store = openStore(o.db ?? defaultDbPath(), { readonly: true });
             try {
                 const r = buildMutateReport(store, runs, ks ? { ks } : {});
-                writeReport(format === "json" ? renderMutateJson(r) : format === "html" ? renderMutateHtml(r) : renderMutateText(r), format, o.out);
+                writeReport(MUTATE_RENDERERS[format](r), format, o.out);
             } finally {
                 store.close();
             }

@@ -8,6 +8,7 @@ import { EddyError } from "../../util/errors.js";
 import { defaultDbPath } from "../../util/paths.js";
 import { addStudyExecutionOptions, addStudyShapeOptions, addStudyStoreOptions, stopOnSigint, studyConfigFromFlags, type StudyFlags, type StudyOptionTexts } from "./studyOptions.js";
 import { writePrivateFile } from "../../util/privateFiles.js";
+import { templateLibrary } from "../templateLibrary.js";
 
 /** Flags of `eddy quant`: the study flags of `eddy run` (backend fixed to llama) plus the comparison's own. */
 interface QuantFlags extends StudyFlags {
@@ -65,6 +66,7 @@ The same options again continue (or reuse) the same run: nothing is generated tw
                     study,
                     driftTexts,
                     hooks: {
+                        library: templateLibrary(),
                         signal: stop.signal,
                         onProgress: (p) => display?.update(p),
                         onLog: (l) => process.stderr.write(`eddy: ${l}\n`),

@@ -67,9 +67,9 @@ async function loopReport(db: string, ids: string[], format: ReportFormat): Prom
         } catch {
             return undefined; // not loop runs either: loadStudy names the unknown id
         }
-        if (format !== "text" && format !== "json" && format !== "html") throw new EddyError(`a loop run is reported as text, json or html, not ${format}`);
-        const { buildLoopReport, renderLoopReport } = await import("../../loop/report.js");
-        return renderLoopReport(buildLoopReport(store, ids), format);
+        const { buildLoopReport, LOOP_RENDERERS } = await import("../../loop/report.js");
+        if (!Object.hasOwn(LOOP_RENDERERS, format)) throw new EddyError(`a loop run is reported as ${Object.keys(LOOP_RENDERERS).join(", ")}, not ${format}`);
+        return LOOP_RENDERERS[format as keyof typeof LOOP_RENDERERS](buildLoopReport(store, ids));
     } finally {
         store.close();
     }

@@ -4,7 +4,9 @@ import { EddyError } from "../../util/errors.js";
 import { defaultDbPath } from "../../util/paths.js";
 import { planStudy } from "../../run/plan.js";
 import { createProgressDisplay } from "../../run/progress.js";
-import { runStudy, type StudyResult } from "../../run/runStudy.js";
+import { runStudy } from "../../run/runStudy.js";
+import { summarize } from "../../run/summary.js";
+import { templateLibrary } from "../templateLibrary.js";
 import { addStudyExecutionOptions, addStudyShapeOptions, addStudyStoreOptions, collect, stopOnSigint, studyConfigFromFlags, type StudyConfigFlags, type StudyOptionTexts } from "./studyOptions.js";
 
 /** Flags of `eddy run`: the shared study flags plus model, backend, resume and output choices. */
@@ -23,19 +25,6 @@ const RUN_OPTION_TEXTS: StudyOptionTexts = {
     threads: "inference threads (default: tuned by the backend)",
     config: "YAML or JSON file with the same keys as these flags (flags win)"
 };
-
-/** A short end-of-run summary with per-stage throughput. */
-export function summarize(r: StudyResult): string {
-    const g = r.stats.generation;
-    const j = r.stats.judging;
-    const st = r.stats.store;
-    return [
-        `run ${r.runId}: ${r.status} in ${(r.stats.wallMs / 1000).toFixed(1)}s`,
-        `  generate: ${g.responses} responses (${g.cached} cached${g.missing ? `, ${g.missing} missing` : ""}${g.errors ? `, ${g.errors} errors` : ""}), ${g.tokens} tokens in ${(g.wallMs / 1000).toFixed(1)}s — ${g.tokensPerS.toFixed(0)} tok/s, ${g.responsesPerS.toFixed(1)} responses/s`,
-        `  judge:    ${j.verdicts} verdicts (${j.cached} cached) in ${(j.wallMs / 1000).toFixed(1)}s — ${j.verdictsPerS.toFixed(1)} verdicts/s`,
-        `  store:    ${st.rows} rows in ${st.transactions} transactions, ${st.ms.toFixed(0)} ms — ${st.rowsPerS.toFixed(0)} rows/s`
-    ].join("\n");
-}
 
 /** `eddy run`: plan, generate, judge and store a study (or continue one). */
 export function registerRunCommand(program: Command): void {
@@ -72,7 +61,7 @@ A real study uses the defaults, --instances 100 --rounds 5, over the templates y
             const config = studyConfigFromFlags(flags);
             if (flags.dryRun) {
                 if (config.resume) throw new EddyError("--dry-run plans a new study; it cannot be combined with --resume");
-                const plan = planStudy(config);
+                const plan = planStudy(config, templateLibrary());
                 const out = {
                     models: plan.models.map((m) => m.label),
                     templates: plan.templates.map((t) => t.id),
@@ -105,7 +94,7 @@ A real study uses the defaults, --instances 100 --rounds 5, over the templates y
             if (flags.queue) {
                 // Imported here: the queue pulls in BullMQ and ioredis, which a local run never needs.
                 const { runOnQueue } = await import("../../queue/runOnQueue.js");
-                const r = await runOnQueue(config, flags.queue, { insecureQueue: flags.insecureQueue, progress: flags.progress });
+                const r = await runOnQueue(config, flags.queue, { insecureQueue: flags.insecureQueue, progress: flags.progress, library: templateLibrary() });
                 process.stdout.write((flags.json ? JSON.stringify(r, null, 2) : r.runId) + "\n");
                 return;
             }
@@ -113,6 +102,7 @@ A real study uses the defaults, --instances 100 --rounds 5, over the templates y
             const display = flags.progress === false ? undefined : createProgressDisplay();
             try {
                 const result = await runStudy(config, {
+                    library: templateLibrary(),
                     signal: stop.signal,
                     onProgress: (p) => display?.update(p),
                     onLog: (l) => process.stderr.write(`eddy: ${l}\n`),

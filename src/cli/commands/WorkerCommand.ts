@@ -3,6 +3,7 @@ import { parseQueueUrl } from "../../queue/queueUrl.js";
 import { startWorker } from "../../queue/worker.js";
 import { intSetting } from "../../util/settings.js";
 import { safeTerminalLine } from "../../util/safeText.js";
+import { templateLibrary } from "../templateLibrary.js";
 
 /** `eddy worker`: run shards from a BullMQ queue on this node until stopped. */
 export function registerWorkerCommand(program: Command): void {
@@ -27,6 +28,7 @@ export function registerWorkerCommand(program: Command): void {
                 threads: o.threads === undefined ? undefined : intSetting("threads", o.threads, 1),
                 gpu: o.gpu,
                 allowUnsandboxed: o.allowUnsandboxed,
+                library: templateLibrary(),
                 lockMs: intSetting("lock ms", o.lockMs, 100),
                 log
             });

@@ -8,7 +8,6 @@ import { RETURN_TYPES } from "../../templates/taxonomy.js";
 import type { Template } from "../../templates/types.js";
 import { EddyError, oneLine } from "../../util/errors.js";
 import { guessGroup, guessSubgroup } from "../turbulence/taxonomyGuess.js";
-import { withTemplateFolders } from "../turbulence/folders.js";
 import { moveInto, stagingFolder } from "../validatedWrite.js";
 import { genericMutants, oracleSource, type GenericMutant } from "./oracleSource.js";
 import { probeProblems, type ProblemFacts } from "./probe.js";
@@ -74,7 +73,7 @@ export async function importHumanEval(file: string, opts: HumanEvalImportOptions
         pool = await JudgePool.start({ ...(opts.workers ? { workers: opts.workers } : {}), ...(opts.python ? { python: opts.python } : {}) });
         const results: ImportedProblem[] = [];
         for (const [i, p] of problems.entries()) {
-            const r = await withTemplateFolders(stage.templates, stage.oracles, () => importOne(pool!, p, facts[i]!, stage.templates, stage.oracles));
+            const r = await importOne(pool, p, facts[i]!, stage.templates, stage.oracles);
             for (const w of r.warnings) log(`warning: ${r.id} (${r.taskId}): ${w}`);
             results.push(r);
         }
@@ -125,7 +124,7 @@ function writeFiles(p: HumanEvalProblem, id: string, f: ProblemFacts, mutants: G
     const file = path.join(templatesDir, `${id}.yaml`);
     writeFileSync(file, yamlText(p, id, f));
     writeFileSync(path.join(oraclesDir, `${id}.py`), oracleSource(p, f.arity, mutants));
-    return loadTemplateFile(file);
+    return loadTemplateFile(file, oraclesDir);
 }
 
 async function importOne(pool: JudgePool, p: HumanEvalProblem, f: ProblemFacts, templatesDir: string, oraclesDir: string): Promise<ImportedProblem> {

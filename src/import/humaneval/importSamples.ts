@@ -7,7 +7,7 @@ import { loadTemplate } from "../../templates/loadTemplates.js";
 import { EddyError, oneLine } from "../../util/errors.js";
 import { defaultDbPath } from "../../util/paths.js";
 import { writePublishedVerdicts, type PublishedVerdict } from "../../store/publishedVerdicts.js";
-import { withTemplateFolders } from "../turbulence/folders.js";
+import { libraryAt } from "../../templates/library.js";
 import { HUMANEVAL_SUMMARY, type HumanEvalImportSummary } from "./importProblems.js";
 import { evalResultsPath, readEvalPlusSamples, readEvalResults, type EvalPlusStatus } from "./samples.js";
 
@@ -79,51 +79,50 @@ export async function importEvalPlusSamples(source: string, opts: SamplesImportO
     if (!/^[A-Za-z0-9._-]+$/.test(model)) throw new EddyError(`model label '${model}' may only use letters, digits, '.', '_' and '-': pass --model`);
     const db = path.resolve(opts.db ?? defaultDbPath());
 
-    return withTemplateFolders(path.join(folder, "templates"), path.join(folder, "oracles"), async () => {
-        const ids = [...new Set(samples.map((s) => idOf.get(s.taskId)!))];
-        const prompts = new Map(ids.map((id) => [id, loadTemplate(id).question]));
-        const lines = samples.map((s) => {
-            const id = idOf.get(s.taskId)!;
-            // EvalPlus's own rule: a completion is appended to the prompt.
-            const code = s.solution ?? prompts.get(id)! + s.completion!;
-            return { template: id, instance: 0, round: s.n, response: "```python\n" + code.replace(/\n*$/, "\n") + "```\n" };
-        });
-        const dir = path.join(path.resolve(opts.replayDir ?? path.join(path.dirname(db), "imports")), `${model}_T_${temperature}`);
-        mkdirSync(dir, { recursive: true });
-        const replay = path.join(dir, `${model}.jsonl`);
-        writeFileSync(`${replay}.tmp`, lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
-        renameSync(`${replay}.tmp`, replay);
-        const rounds = Math.max(...samples.map((s) => s.n)) + 1;
-        const config = normalizeStudyConfig({
-            backend: "replay",
-            replay,
-            templates: ids,
-            instances: 1,
-            rounds,
-            temperatures: [temperature],
-            wrappers: ["completion"],
-            seed: 1,
-            db,
-            ...(opts.judgeWorkers ? { judgeWorkers: opts.judgeWorkers } : {})
-        });
-        const result = await runStudy(config, { onLog: opts.onLog ?? (() => {}) });
-        if (statuses) {
-            const verdicts: PublishedVerdict[] = samples.map((s) => ({
-                ...publishedOf(statuses.get(s.taskId)![s.n]!),
-                templateId: idOf.get(s.taskId)!,
-                instance: 0,
-                round: s.n,
-                source: EVALPLUS_SOURCE,
-                extracted: s.solution ?? prompts.get(idOf.get(s.taskId)!)! + s.completion!,
-                location: s.location
-            }));
-            const store = openStore(db);
-            try {
-                writePublishedVerdicts(store, result.runId, verdicts);
-            } finally {
-                store.close();
-            }
-        }
-        return { runId: result.runId, model, temperature, replay, templates: ids, rounds, samples: samples.length, missing: result.missing.length, published: resultsFile ?? null };
+    const library = libraryAt(folder);
+    const ids = [...new Set(samples.map((s) => idOf.get(s.taskId)!))];
+    const prompts = new Map(ids.map((id) => [id, loadTemplate(library, id).question]));
+    const lines = samples.map((s) => {
+        const id = idOf.get(s.taskId)!;
+        // EvalPlus's own rule: a completion is appended to the prompt.
+        const code = s.solution ?? prompts.get(id)! + s.completion!;
+        return { template: id, instance: 0, round: s.n, response: "```python\n" + code.replace(/\n*$/, "\n") + "```\n" };
     });
+    const dir = path.join(path.resolve(opts.replayDir ?? path.join(path.dirname(db), "imports")), `${model}_T_${temperature}`);
+    mkdirSync(dir, { recursive: true });
+    const replay = path.join(dir, `${model}.jsonl`);
+    writeFileSync(`${replay}.tmp`, lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
+    renameSync(`${replay}.tmp`, replay);
+    const rounds = Math.max(...samples.map((s) => s.n)) + 1;
+    const config = normalizeStudyConfig({
+        backend: "replay",
+        replay,
+        templates: ids,
+        instances: 1,
+        rounds,
+        temperatures: [temperature],
+        wrappers: ["completion"],
+        seed: 1,
+        db,
+        ...(opts.judgeWorkers ? { judgeWorkers: opts.judgeWorkers } : {})
+    });
+    const result = await runStudy(config, { library, onLog: opts.onLog ?? (() => {}) });
+    if (statuses) {
+        const verdicts: PublishedVerdict[] = samples.map((s) => ({
+            ...publishedOf(statuses.get(s.taskId)![s.n]!),
+            templateId: idOf.get(s.taskId)!,
+            instance: 0,
+            round: s.n,
+            source: EVALPLUS_SOURCE,
+            extracted: s.solution ?? prompts.get(idOf.get(s.taskId)!)! + s.completion!,
+            location: s.location
+        }));
+        const store = openStore(db);
+        try {
+            writePublishedVerdicts(store, result.runId, verdicts);
+        } finally {
+            store.close();
+        }
+    }
+    return { runId: result.runId, model, temperature, replay, templates: ids, rounds, samples: samples.length, missing: result.missing.length, published: resultsFile ?? null };
 }

@@ -5,10 +5,12 @@ import { JudgePool } from "../../judge/JudgePool.js";
 import { loadTemplateFile } from "../../templates/loadTemplates.js";
 import { sampleInstances } from "../../templates/instances.js";
 import { measureStrength } from "../../templates/strength/measure.js";
-import type { ParamValue, ProblemGroup, Template } from "../../templates/types.js";
+import type { Template } from "../../templates/types.js";
+import type { ProblemGroup } from "../../templates/taxonomy.js";
+import type { ParamValue } from "../../vocabulary.js";
 import { EddyError, oneLine } from "../../util/errors.js";
 import { moveInto, stagingFolder } from "../validatedWrite.js";
-import { withTemplateFolders } from "./folders.js";
+import type { TemplateLibrary } from "../../templates/library.js";
 import { maxPlaceholder, questionDirs, readQuestionFolders, type QuestionFolder, type Skipped } from "./layout.js";
 import { deriveMutants, genericMutants } from "./mutants.js";
 import { isCustomCompare, oracleSource, type MutantSpec } from "./oracleSource.js";
@@ -104,7 +106,7 @@ export async function importTurbulence(root: string, opts: ImportOptions): Promi
     const out = path.resolve(opts.out);
     const previous = readSummary(out);
     const tmp = stagingFolder(out);
-    const dirs = { templates: tmp.templates, oracles: tmp.oracles };
+    const dirs: TemplateLibrary = { templates: tmp.templates, oracles: tmp.oracles };
     const log = opts.onLog ?? (() => {});
     const skip = (n: number, err: unknown): void => {
         if (opts.strict || !(err instanceof EddyError)) throw err;
@@ -128,17 +130,15 @@ export async function importTurbulence(root: string, opts: ImportOptions): Promi
         if (prepared.length) {
             const byId = new Map(previous?.templates.map((t) => [t.id, t]));
             // Questions are checked side by side: each check is one Python process.
-            await withTemplateFolders(dirs.templates, dirs.oracles, () =>
-                eachConcurrently(prepared, workers, async (p) => {
-                    try {
-                        const r = await finishQuestion(judgePool, p, dirs, byId.get(p.id), opts.python);
-                        for (const w of r.warnings) log(`warning: ${r.id} (Q${r.question}): ${w}`);
-                        results.push(r);
-                    } catch (err) {
-                        skip(p.q.n, err);
-                    }
-                })
-            );
+            await eachConcurrently(prepared, workers, async (p) => {
+                try {
+                    const r = await finishQuestion(judgePool, p, dirs, byId.get(p.id), opts.python);
+                    for (const w of r.warnings) log(`warning: ${r.id} (Q${r.question}): ${w}`);
+                    results.push(r);
+                } catch (err) {
+                    skip(p.q.n, err);
+                }
+            });
         }
         for (const s of skipped) log(`skipped: ${s.location}: ${s.reason}`);
         if (results.length === 0)
@@ -270,7 +270,7 @@ function prepareQuestion(root: string, q: QuestionFolder, rule: QuestionRule, op
     };
 }
 
-function writeFiles(p: Prepared, rows: ParamValue[][], mutants: MutantSpec[], dirs: { templates: string; oracles: string }): Template {
+function writeFiles(p: Prepared, rows: ParamValue[][], mutants: MutantSpec[], dirs: TemplateLibrary): Template {
     const file = path.join(dirs.templates, `${p.id}.yaml`);
     const yaml = templateYaml(
         {
@@ -308,7 +308,7 @@ function writeFiles(p: Prepared, rows: ParamValue[][], mutants: MutantSpec[], di
             mutants
         })
     );
-    return loadTemplateFile(file);
+    return loadTemplateFile(file, dirs.oracles);
 }
 
 /**
@@ -317,7 +317,7 @@ function writeFiles(p: Prepared, rows: ParamValue[][], mutants: MutantSpec[], di
  * model solution once through the sandboxed judge on the shipped files. A re-import of the same
  * files (same oracle hash) reuses the previous import's result.
  */
-async function finishQuestion(judgePool: () => Promise<JudgePool>, p: Prepared, dirs: { templates: string; oracles: string }, previous: ImportedQuestion | undefined, python?: string): Promise<ImportedQuestion> {
+async function finishQuestion(judgePool: () => Promise<JudgePool>, p: Prepared, dirs: TemplateLibrary, previous: ImportedQuestion | undefined, python?: string): Promise<ImportedQuestion> {
     const rows = [...new Map(p.rows.map((t) => [JSON.stringify(t), t])).values()];
     if (rows.length < p.rows.length) p.warnings.push(`${p.rows.length - rows.length} duplicate tuple(s) in ${p.facts.paramsSource} dropped`);
     const derivedCandidates = deriveMutants(p.q.solutionTemplate, rows);

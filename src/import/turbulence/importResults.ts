@@ -7,12 +7,13 @@ import { normalizeStudyConfig } from "../../run/config.js";
 import { runStudy } from "../../run/runStudy.js";
 import { openStore } from "../../store/Store.js";
 import { loadTemplate } from "../../templates/loadTemplates.js";
-import type { ParamValue, Template } from "../../templates/types.js";
+import type { Template } from "../../templates/types.js";
+import type { ParamValue } from "../../vocabulary.js";
 import { EddyError } from "../../util/errors.js";
 import { defaultDbPath } from "../../util/paths.js";
 import { makeTempDir } from "../../util/tempDir.js";
 import { judgedResponses, writePublishedReruns, writePublishedVerdicts, type PublishedVerdict } from "../../store/publishedVerdicts.js";
-import { withTemplateFolders } from "./folders.js";
+import { libraryAt } from "../../templates/library.js";
 import { templateIdFor } from "./importQuestions.js";
 import type { Skipped } from "./layout.js";
 import { embeddedTemplates } from "./oracleSource.js";
@@ -83,9 +84,8 @@ export async function importTurbulenceResults(dir: string, opts: ResultsImportOp
                 ? `the folder name '${folderName}' ends in _T_${results.temperatureLabel}: Turbulence's D is the provider's default temperature, which its files do not record; pass --temperature <t> (the value the provider used)`
                 : `cannot tell the temperature from the folder name '${folderName}' (…_T_<t>); pass --temperature <t>`
         );
-    const templatesDir = path.join(path.resolve(opts.templates), "templates");
-    const oraclesDir = path.join(path.resolve(opts.templates), "oracles");
-    if (!existsSync(templatesDir)) throw new EddyError(`${opts.templates} holds no templates/ folder: run 'eddy import turbulence <benchmark> --out ${opts.templates}' first`);
+    const library = libraryAt(path.resolve(opts.templates));
+    if (!existsSync(library.templates)) throw new EddyError(`${opts.templates} holds no templates/ folder: run 'eddy import turbulence <benchmark> --out ${opts.templates}' first`);
     const db = path.resolve(opts.db ?? defaultDbPath());
     const log = opts.onLog ?? (() => {});
     const skipped = [...results.skipped];
@@ -95,95 +95,93 @@ export async function importTurbulenceResults(dir: string, opts: ResultsImportOp
     };
     if (opts.strict && skipped.length) throw new EddyError(`${skipped[0]!.location}: ${skipped[0]!.reason}`);
 
-    return withTemplateFolders(templatesDir, oraclesDir, async () => {
-        const questions = [...new Set(results.responses.map((r) => r.question))].sort((a, b) => a - b);
-        const templates = new Map<number, Template>();
-        for (const n of questions) {
-            try {
-                templates.set(n, loadTemplate(templateIdFor(n)));
-            } catch (err) {
-                const count = results.responses.filter((r) => r.question === n).length;
-                skip(`Q${n}`, `no usable template ${templateIdFor(n)} in ${opts.templates} (${(err as Error).message}); its ${count} response(s) are left out`);
-            }
+    const questions = [...new Set(results.responses.map((r) => r.question))].sort((a, b) => a - b);
+    const templates = new Map<number, Template>();
+    for (const n of questions) {
+        try {
+            templates.set(n, loadTemplate(library, templateIdFor(n)));
+        } catch (err) {
+            const count = results.responses.filter((r) => r.question === n).length;
+            skip(`Q${n}`, `no usable template ${templateIdFor(n)} in ${opts.templates} (${(err as Error).message}); its ${count} response(s) are left out`);
         }
-        // Instance index = position of the tuple among the template's edge tuples (duplicates dropped), as sampleInstances orders them.
-        const indexOf = new Map<number, Map<string, number>>();
-        for (const [n, t] of templates) {
-            const m = new Map<string, number>();
-            for (const tuple of t.edge) if (!m.has(matchKey(tuple))) m.set(matchKey(tuple), m.size);
-            indexOf.set(n, m);
-        }
-        const located: (TurbulenceResponse & { instance: number })[] = [];
-        for (const r of results.responses) {
-            const index = indexOf.get(r.question);
-            if (!index) continue;
-            const instance = index.get(matchKey(r.params));
-            if (instance === undefined) skip(r.verdict.location, `parameters ${JSON.stringify(r.params)} are not among the recorded tuples of ${templateIdFor(r.question)}`);
-            else located.push({ ...r, instance });
-        }
-        for (const s of skipped) log(`skipped: ${s.location}: ${s.reason}`);
-        if (located.length === 0) throw new EddyError(`nothing could be imported from ${dir}${skipped.length ? ` (${skipped.length} skipped; first: ${skipped[0]!.location}: ${skipped[0]!.reason})` : ""}`);
+    }
+    // Instance index = position of the tuple among the template's edge tuples (duplicates dropped), as sampleInstances orders them.
+    const indexOf = new Map<number, Map<string, number>>();
+    for (const [n, t] of templates) {
+        const m = new Map<string, number>();
+        for (const tuple of t.edge) if (!m.has(matchKey(tuple))) m.set(matchKey(tuple), m.size);
+        indexOf.set(n, m);
+    }
+    const located: (TurbulenceResponse & { instance: number })[] = [];
+    for (const r of results.responses) {
+        const index = indexOf.get(r.question);
+        if (!index) continue;
+        const instance = index.get(matchKey(r.params));
+        if (instance === undefined) skip(r.verdict.location, `parameters ${JSON.stringify(r.params)} are not among the recorded tuples of ${templateIdFor(r.question)}`);
+        else located.push({ ...r, instance });
+    }
+    for (const s of skipped) log(`skipped: ${s.location}: ${s.reason}`);
+    if (located.length === 0) throw new EddyError(`nothing could be imported from ${dir}${skipped.length ? ` (${skipped.length} skipped; first: ${skipped[0]!.location}: ${skipped[0]!.reason})` : ""}`);
 
-        // One run per neighbourhood size: a study asks every template for the same number of instances.
-        const bySize = new Map<number, number[]>();
-        for (const n of new Set(located.map((r) => r.question))) {
-            const size = indexOf.get(n)!.size;
-            bySize.set(size, [...(bySize.get(size) ?? []), n]);
+    // One run per neighbourhood size: a study asks every template for the same number of instances.
+    const bySize = new Map<number, number[]>();
+    for (const n of new Set(located.map((r) => r.question))) {
+        const size = indexOf.get(n)!.size;
+        bySize.set(size, [...(bySize.get(size) ?? []), n]);
+    }
+    const runs: ImportedRun[] = [];
+    // A folder of its own per import: a re-import never rewrites an earlier run's replay file.
+    const importId = `${new Date().toISOString().replace(/[-:]/g, "").slice(0, 15)}-${randomBytes(3).toString("hex")}`;
+    const replayRoot = path.join(path.resolve(opts.replayDir ?? path.join(path.dirname(db), "imports")), `${results.model}_T_${temperature}`, importId);
+    for (const [size, ns] of [...bySize.entries()].sort((a, b) => a[0] - b[0])) {
+        const mine = located.filter((r) => ns.includes(r.question)).sort((a, b) => a.question - b.question || a.round - b.round || a.instance - b.instance);
+        const rounds = Math.max(...mine.map((r) => r.round)) + 1;
+        mkdirSync(replayRoot, { recursive: true });
+        const replay = path.join(replayRoot, `${results.model}${bySize.size > 1 ? `_m${size}` : ""}.jsonl`);
+        const lines = mine
+            .filter((r) => r.response !== null)
+            .map((r) => JSON.stringify({ template: templateIdFor(r.question), instance: r.instance, round: r.round, response: r.response }));
+        writeFileSync(`${replay}.tmp`, lines.join("\n") + "\n", { flag: "wx" });
+        renameSync(`${replay}.tmp`, replay);
+        const ids = ns.map(templateIdFor);
+        const config = normalizeStudyConfig({
+            backend: "replay",
+            replay,
+            templates: ids,
+            instances: size,
+            rounds,
+            temperatures: [temperature],
+            seed: 1,
+            db,
+            fresh: true,
+            ...(opts.judgeWorkers ? { judgeWorkers: opts.judgeWorkers } : {})
+        });
+        const result = await runStudy(config, { library, onLog: log });
+        const verdicts: PublishedVerdict[] = mine.map((r) => ({ ...r.verdict, templateId: templateIdFor(r.question), instance: r.instance, round: r.round, raw: r.raw, form: r.form }));
+        const store = openStore(db);
+        let reruns = 0;
+        try {
+            writePublishedVerdicts(store, result.runId, verdicts);
+            reruns = await rerunDisagreements(store, result.runId, verdicts, templates, opts, log);
+        } finally {
+            store.close();
         }
-        const runs: ImportedRun[] = [];
-        // A folder of its own per import: a re-import never rewrites an earlier run's replay file.
-        const importId = `${new Date().toISOString().replace(/[-:]/g, "").slice(0, 15)}-${randomBytes(3).toString("hex")}`;
-        const replayRoot = path.join(path.resolve(opts.replayDir ?? path.join(path.dirname(db), "imports")), `${results.model}_T_${temperature}`, importId);
-        for (const [size, ns] of [...bySize.entries()].sort((a, b) => a[0] - b[0])) {
-            const mine = located.filter((r) => ns.includes(r.question)).sort((a, b) => a.question - b.question || a.round - b.round || a.instance - b.instance);
-            const rounds = Math.max(...mine.map((r) => r.round)) + 1;
-            mkdirSync(replayRoot, { recursive: true });
-            const replay = path.join(replayRoot, `${results.model}${bySize.size > 1 ? `_m${size}` : ""}.jsonl`);
-            const lines = mine
-                .filter((r) => r.response !== null)
-                .map((r) => JSON.stringify({ template: templateIdFor(r.question), instance: r.instance, round: r.round, response: r.response }));
-            writeFileSync(`${replay}.tmp`, lines.join("\n") + "\n", { flag: "wx" });
-            renameSync(`${replay}.tmp`, replay);
-            const ids = ns.map(templateIdFor);
-            const config = normalizeStudyConfig({
-                backend: "replay",
-                replay,
-                templates: ids,
-                instances: size,
-                rounds,
-                temperatures: [temperature],
-                seed: 1,
-                db,
-                fresh: true,
-                ...(opts.judgeWorkers ? { judgeWorkers: opts.judgeWorkers } : {})
-            });
-            const result = await runStudy(config, { onLog: log });
-            const verdicts: PublishedVerdict[] = mine.map((r) => ({ ...r.verdict, templateId: templateIdFor(r.question), instance: r.instance, round: r.round, raw: r.raw, form: r.form }));
-            const store = openStore(db);
-            let reruns = 0;
-            try {
-                writePublishedVerdicts(store, result.runId, verdicts);
-                reruns = await rerunDisagreements(store, result.runId, verdicts, templates, opts, log);
-            } finally {
-                store.close();
-            }
-            runs.push({
-                runId: result.runId,
-                replay,
-                templates: ids,
-                instances: size,
-                rounds,
-                responses: lines.length,
-                missing: result.missing.length,
-                reruns,
-                wallMs: result.stats.wallMs,
-                verdictsPerS: result.stats.judging.verdictsPerS
-            });
-        }
-        const forms: Record<string, number> = {};
-        for (const r of located) if (r.form) forms[r.form] = (forms[r.form] ?? 0) + 1;
-        return { model: results.model, temperature, runs, forms, skipped };
-    });
+        runs.push({
+            runId: result.runId,
+            replay,
+            templates: ids,
+            instances: size,
+            rounds,
+            responses: lines.length,
+            missing: result.missing.length,
+            reruns,
+            wallMs: result.stats.wallMs,
+            verdictsPerS: result.stats.judging.verdictsPerS
+        });
+    }
+    const forms: Record<string, number> = {};
+    for (const r of located) if (r.form) forms[r.form] = (forms[r.form] ?? 0) + 1;
+    return { model: results.model, temperature, runs, forms, skipped };
 }
 
 /**

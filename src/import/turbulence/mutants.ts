@@ -1,4 +1,4 @@
-import type { ParamValue } from "../../templates/types.js";
+import type { ParamValue } from "../../vocabulary.js";
 import type { MutantSpec } from "./oracleSource.js";
 
 /** Candidate mutants from the solution template: integer parameters one off, comparisons flipped. */

@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { pythonCommand } from "../../judge/workerScript.js";
-import type { ParamValue } from "../../templates/types.js";
+import type { ParamValue } from "../../vocabulary.js";
 import { EddyError } from "../../util/errors.js";
 import { packageRoot } from "../../util/paths.js";
 import type { ArgumentRule } from "./rules.js";

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import type { ParamValue } from "../../templates/types.js";
+import type { ParamValue } from "../../vocabulary.js";
 import { EddyError } from "../../util/errors.js";
 import { isDir } from "../../util/files.js";
 import type { PublishedVerdict } from "../../store/publishedVerdicts.js";

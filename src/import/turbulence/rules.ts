@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { parse as parseYaml } from "yaml";
-import { PROBLEM_GROUPS, type ProblemGroup } from "../../templates/types.js";
+import { PROBLEM_GROUPS, type ProblemGroup } from "../../templates/taxonomy.js";
 import { EddyError, oneLine } from "../../util/errors.js";
 
 /**

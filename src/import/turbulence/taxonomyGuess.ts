@@ -1,5 +1,5 @@
 import { TAXONOMY } from "../../templates/taxonomy.js";
-import type { ProblemGroup } from "../../templates/types.js";
+import type { ProblemGroup } from "../../templates/taxonomy.js";
 
 const RETURN_MAP: Record<string, string> = { int: "int", float: "float", bool: "bool", str: "str", list: "list", tuple: "tuple", set: "set", frozenset: "frozenset", dict: "dict", matrix: "matrix", none: "none" };
 

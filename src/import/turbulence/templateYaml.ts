@@ -1,4 +1,5 @@
-import type { ParamValue, ProblemGroup } from "../../templates/types.js";
+import type { ProblemGroup } from "../../templates/taxonomy.js";
+import type { ParamValue } from "../../vocabulary.js";
 
 /** What the template file of one imported question says. */
 export interface TemplateYamlInput {

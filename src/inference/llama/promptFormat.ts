@@ -1,5 +1,5 @@
 import { JinjaTemplateChatWrapper, LlamaText, LlamaVocabularyType, resolveChatWrapper, type ChatHistoryItem, type ChatWrapper, type LlamaModel, type Token } from "node-llama-cpp";
-import type { ChatMessage } from "../types.js";
+import type { ChatMessage } from "../../vocabulary.js";
 
 /** A prompt ready to evaluate, with what ends an answer. */
 export interface RenderedPrompt {

@@ -1,5 +1,6 @@
 import type { Backend, BackendMetadata, GenerationRequest, GenerationResult } from "../types.js";
-import type { ParamValue, Template } from "../../templates/types.js";
+import type { Template } from "../../templates/types.js";
+import type { ParamValue } from "../../vocabulary.js";
 import { LANGUAGE_INFO, type Language } from "../../languages/languages.js";
 
 /** What the reference backend needs from the judge: the model solution rendered as answer source. */

@@ -1,6 +1,5 @@
-import type { Category } from "../../judge/types.js";
+import type { Category, Outcome } from "../../vocabulary.js";
 import { REPORTED_VERDICTS } from "../../scores/aggregates.js";
-import type { Outcome } from "../../scores/types.js";
 import { exactMcNemar, type McNemarResult } from "../../stats/index.js";
 import { countFlips, type FlipReport } from "../flips/flips.js";
 import { pairOutcomes } from "../flips/pairing.js";

@@ -1,4 +1,4 @@
-import type { ChatMessage } from "../../inference/types.js";
+import type { ChatMessage } from "../../vocabulary.js";
 
 /** One text to teacher-force. Only the positions that predict `completion` tokens are compared; the prompt is context. */
 export interface DriftText {

@@ -1,6 +1,4 @@
-import type { Category } from "../../judge/types.js";
-import type { Outcome } from "../../scores/types.js";
-import type { ParamValue } from "../../templates/types.js";
+import type { Category, Outcome, ParamValue } from "../../vocabulary.js";
 import { isHarness, pairOutcomes, tallyInstance, type InstancePair } from "./pairing.js";
 
 /** "lost": solved by the reference, failed by the candidate; "gained": the reverse. */

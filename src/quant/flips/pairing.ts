@@ -1,6 +1,5 @@
 import { isHarness } from "../../scores/neighbourhood.js";
-import type { Outcome } from "../../scores/types.js";
-import type { ParamValue } from "../../templates/types.js";
+import type { Outcome, ParamValue } from "../../vocabulary.js";
 
 /** Verdicts that are not the model's fault (`truncated`, `judge_error`) are left out of paired comparisons, and counted: the scores' own rule. */
 export { isHarness };

@@ -1,24 +1,16 @@
 import type { TopLevelSpec } from "vega-lite";
 import { renderSvg } from "../../report/charts.js";
 import { fix, interval, pct, pval, tuple } from "../../report/format.js";
+import { renderPage } from "../../report/page.js";
 import { html, raw, type SafeHtml } from "../../report/safeHtml.js";
 import type { QuantFileReport, QuantReport } from "../study/types.js";
 import { paretoFront } from "./pareto.js";
 import { fileLabel, kl, mib, qualityPoints } from "./renderQuantText.js";
 
+// The page's own classes; the shell (report/page.ts) holds the shared sheet and the policy.
 const CSS = `
-body{margin:0;background:#f6f7f9;color:#1d2330;font:14px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
-header{background:#1d2330;color:#fff;padding:18px 32px}header h1{margin:0;font-size:20px}header p{margin:4px 0 0;color:#c5cad6;font-size:13px}
-main{max-width:1280px;margin:0 auto;padding:8px 32px 48px}
-section{background:#fff;border:1px solid #e3e6ec;border-radius:8px;padding:16px 20px;margin:18px 0}
-h2{font-size:17px;margin:0 0 10px}h3{font-size:14px;margin:14px 0 6px}
-table{border-collapse:collapse;font-size:12.5px}th,td{border-bottom:1px solid #e3e6ec;padding:4px 10px;text-align:left;vertical-align:top}
-th{background:#fafbfc}td.n{text-align:right;font-variant-numeric:tabular-nums}
-.charts{display:flex;gap:24px;flex-wrap:wrap}.chart svg{max-width:100%;height:auto}
-.bad{color:#c62828;font-weight:700}.good{color:#2e7d32;font-weight:700}.muted{color:#5b6475}
-details{margin:6px 0}details>summary{cursor:pointer}
+.charts{display:flex;gap:24px;flex-wrap:wrap}
 details.flip{border-left:3px solid #c62828;padding:2px 10px;background:#fdf7f7}details.flip.gained{border-color:#2e7d32;background:#f5fbf5}
-pre{background:#272c36;color:#e8eaf0;padding:8px 10px;border-radius:6px;overflow:auto;font-size:12px;max-height:260px}
 .pair{display:grid;grid-template-columns:1fr 1fr;gap:10px}
 `;
 
@@ -92,7 +84,7 @@ function breakdown(f: QuantFileReport, flipsShown: number): SafeHtml {
 <h3>Flipped responses</h3>${flips.length ? flips : html`<p class="muted">none</p>`}${more}</details>`;
 }
 
-/** One self-contained HTML page (inline CSS and SVG, no script) for a quantisation study; every value escaped by `html`. */
+/** One self-contained HTML page in the report shell (inline CSS and SVG, no script) for a quantisation study; every value escaped by `html`. */
 export async function renderQuantHtml(r: QuantReport, opts: { flipsPerFile?: number } = {}): Promise<string> {
     const charts: SafeHtml[] = [];
     const measures: [string, (f: QuantFileReport) => number | null][] = [
@@ -103,12 +95,12 @@ export async function renderQuantHtml(r: QuantReport, opts: { flipsPerFile?: num
     for (const [title, q] of measures)
         charts.push(r.files.some((f) => Number.isFinite(q(f) ?? NaN)) ? raw(await renderSvg(paretoSpec(r, q, title))) : html`<p class="muted">No ${title} to plot.</p>`);
     const cheapest = r.files.find((f) => f.file === r.cheapest_not_worse);
-    return html`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:"><title>eddy quantisation study ${r.runId}</title><style>${raw(CSS)}</style></head><body>
-<header><h1>Quantisation study</h1><p>run ${r.runId} · ${r.files.length} files · ${r.study.templates.length} templates × ${r.study.instances} instances × ${r.study.rounds} rounds · seed ${r.study.seed} · t=${r.study.temperature} · wrapper ${r.study.wrapper}</p></header><main>
+    const body = html`<header><h1>Quantisation study</h1><p>run ${r.runId} · ${r.files.length} files · ${r.study.templates.length} templates × ${r.study.instances} instances × ${r.study.rounds} rounds · seed ${r.study.seed} · t=${r.study.temperature} · wrapper ${r.study.wrapper}</p></header><main>
 <section><h2>Cheapest file that keeps the scores</h2><p>${cheapest ? html`<b>${fileLabel(cheapest)}</b> (${mib(cheapest.size_bytes)}) — <span class="muted">${cheapest.file}</span>` : "No file is not significantly worse than the reference."}</p></section>
 <section><h2>Quality versus cost</h2><div class="charts">${charts.map((c) => html`<div class="chart">${c}</div>`)}</div></section>
 <section><h2>Quality against the reference</h2>${qualityTable(r)}</section>
 <section><h2>Token drift and cost</h2>${costTable(r)}</section>
 <section><h2>Flips, per template and per failure category</h2>${r.files.filter((f) => !f.reference).map((f) => breakdown(f, opts.flipsPerFile ?? 50))}</section>
-</main></body></html>`.value;
+</main>`;
+    return renderPage({ title: `eddy quantisation study ${r.runId}`, css: CSS, body });
 }

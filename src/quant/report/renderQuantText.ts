@@ -1,5 +1,5 @@
 import path from "node:path";
-import Table from "cli-table3";
+import { renderTable } from "../../report/terminalTable.js";
 import { fix, interval, pct, pval, tuple } from "../../report/format.js";
 import type { QuantFileReport, QuantReport } from "../study/types.js";
 import { textScatter } from "./pareto.js";
@@ -37,13 +37,9 @@ export function renderQuantText(r: QuantReport, opts: { flipsPerFile?: number } 
         `${r.files.length} files, reference ${ref ? fileLabel(ref) : "?"}; ${r.study.templates.length} templates × ${r.study.instances} instances × ${r.study.rounds} rounds, ` +
             `seed ${r.study.seed}, t=${r.study.temperature}, wrapper ${r.study.wrapper}, max ${r.study.maxTokens} tokens`
     );
-    const quality = new Table({
-        head: ["file", "AS", "ΔAS [95% CI]", "CCS", "ΔCCS [95% CI]", "McNemar p inst/resp", "lost/gained resp", "lost/gained inst", "not worse"],
-        style: { head: [], border: [] }
-    });
-    for (const f of r.files) {
+    const quality = r.files.map((f) => {
         const s = f.scores;
-        quality.push([
+        return [
             fileLabel(f) + (f.reference ? " (ref)" : ""),
             pct(s.AS.candidate),
             f.reference ? "–" : `${signed(s.AS.delta)} ${interval(s.AS.ci)}`,
@@ -53,21 +49,17 @@ export function renderQuantText(r: QuantReport, opts: { flipsPerFile?: number } 
             `${f.flip_counts.responses.lost}/${f.flip_counts.responses.gained}`,
             `${f.flip_counts.instances.lost}/${f.flip_counts.instances.gained}`,
             f.not_worse === null ? "n/a" : f.not_worse ? "yes" : "NO"
-        ]);
-    }
-    out.push("", "Quality against the reference (same instances, rounds and seeds)", quality.toString());
+        ];
+    });
+    const qualityHead = ["file", "AS", "ΔAS [95% CI]", "CCS", "ΔCCS [95% CI]", "McNemar p inst/resp", "lost/gained resp", "lost/gained inst", "not worse"];
+    out.push("", "Quality against the reference (same instances, rounds and seeds)", renderTable(qualityHead, quality, { wide: true }));
     const harnessOnly = r.files.find((f) => !f.reference && f.instances === 0);
     if (harnessOnly)
         out.push(
             `Note: no instance of ${fileLabel(harnessOnly)} could be compared — every response pair had a truncated or judge_error verdict on one side ` +
                 `(${harnessOnly.categories.truncated} truncated, ${harnessOnly.categories.judge_error} judge errors); raise --max-tokens or --context-size.`
         );
-    const cost = new Table({
-        head: ["file", "size", "memory", "prompt tok/s", "gen tok/s", "top-1 agree", "KL mean", "KL p50", "KL p90", "KL p99", "KL max"],
-        style: { head: [], border: [] }
-    });
-    for (const f of r.files)
-        cost.push([
+    const cost = r.files.map((f) => [
             fileLabel(f) + (f.reference ? " (ref)" : ""),
             mib(f.size_bytes),
             mib(f.memory_bytes),
@@ -80,16 +72,16 @@ export function renderQuantText(r: QuantReport, opts: { flipsPerFile?: number } 
             kl(f.kl_p99),
             kl(f.kl_max)
         ]);
+    const costHead = ["file", "size", "memory", "prompt tok/s", "gen tok/s", "top-1 agree", "KL mean", "KL p50", "KL p90", "KL p99", "KL max"];
     out.push(
         "",
         `Token drift (teacher forcing on ${r.drift.texts} ${r.drift.source}, ${ref?.drift_positions ?? 0} positions; KL(reference ‖ file) in nats) and cost`,
-        cost.toString()
+        renderTable(costHead, cost, { wide: true })
     );
     const used = Object.keys(r.files[0]?.categories ?? {}).filter((c) => r.files.some((f) => (f.categories as Record<string, number>)[c]! > 0));
     if (used.length > 0) {
-        const cats = new Table({ head: ["file", ...used], style: { head: [], border: [] } });
-        for (const f of r.files) cats.push([fileLabel(f) + (f.reference ? " (ref)" : ""), ...used.map((c) => String((f.categories as Record<string, number>)[c] ?? 0))]);
-        out.push("", "Verdict categories (truncated and judge_error are not the model's fault and are left out of the comparison)", cats.toString());
+        const cats = r.files.map((f) => [fileLabel(f) + (f.reference ? " (ref)" : ""), ...used.map((c) => String((f.categories as Record<string, number>)[c] ?? 0))]);
+        out.push("", "Verdict categories (truncated and judge_error are not the model's fault and are left out of the comparison)", renderTable(["file", ...used], cats, { wide: true }));
     }
     const cheapest = r.files.find((f) => f.file === r.cheapest_not_worse);
     out.push("", cheapest ? `Cheapest file not significantly worse than the reference: ${fileLabel(cheapest)} (${mib(cheapest.size_bytes)}, ${cheapest.file})` : "No file is not significantly worse than the reference.");

@@ -1,5 +1,5 @@
 import path from "node:path";
-import type { Outcome } from "../../scores/types.js";
+import type { Outcome } from "../../vocabulary.js";
 import { modelStem } from "../../store/outcomes.js";
 import { compareWithReference } from "../compare/compareWithReference.js";
 import type { DriftReport } from "../drift/types.js";

@@ -1,5 +1,5 @@
 import path from "node:path";
-import type { Outcome } from "../../scores/types.js";
+import type { Outcome } from "../../vocabulary.js";
 import { openStore } from "../../store/Store.js";
 import { modelStem } from "../../store/outcomes.js";
 import { loadStudy } from "../../report/loadStudy.js";

@@ -1,4 +1,4 @@
-import type { Category } from "../../judge/types.js";
+import type { Category } from "../../vocabulary.js";
 import type { McNemarResult } from "../../stats/index.js";
 import type { TemplateBreakdown } from "../compare/compareWithReference.js";
 import type { DeltaScore, ScoreDelta } from "../compare/scoreDeltas.js";

@@ -4,8 +4,8 @@ import { EddyError } from "../../util/errors.js";
 import { deriveSeed } from "../../util/seeds.js";
 import { extractCode } from "../../extract/extractCode.js";
 import { isRemoteModel } from "../../inference/modelUri.js";
-import { createBackend, type BackendParts } from "../../inference/createBackend.js";
-import { REPLAY_MISSING, ReplayBackend } from "../../inference/replay/ReplayBackend.js";
+import { backendDescriptor, createBackend, type BackendParts } from "../../inference/backends.js";
+import { REPLAY_MISSING } from "../../inference/replay/ReplayBackend.js";
 import type { Backend, BackendMetadata, Decoding, GenerationRequest, GenerationResult } from "../../inference/types.js";
 import { renderMessages } from "../../prompts/PromptWrapper.js";
 import type { Store } from "../../store/Store.js";
@@ -197,12 +197,13 @@ export class GenerateStage {
         const backend: Backend = await createBackend(config, model, { ...(await this.o.parts()), onWarning: this.o.log });
         try {
             const meta: BackendMetadata = await backend.metadata();
-            const sha = meta.model?.sha256 ?? (backend instanceof ReplayBackend ? backend.sha256 : null);
+            const descriptor = backendDescriptor(config.backend);
+            const sha = descriptor.identity(backend, meta);
             // A model file replaced at the same path would mix two models' answers in one configuration.
             if (sha && existingConfs.some((c) => c.model_sha256 && c.model_sha256 !== sha))
                 throw new EddyError(`model file ${model.path ?? model.label} changed since run ${run.id} began (sha256 differs); start a new run with --fresh`);
             const confs = this.configurations(model, meta, sha);
-            const useCache = config.backend === "llama" && !!meta.model?.sha256;
+            const useCache = descriptor.decodes && !!meta.model?.sha256;
             const cacheModel = useCache ? { sha256: sha ?? "", promptFormat: meta.promptFormat, contextSize: meta.contextSize, mode: meta.mode } : undefined;
             const planned = this.planned(confs);
             if (meta.scheduling === "lockstep") {

@@ -2,6 +2,8 @@ import { EddyError, isEddyError, oneLine } from "../../util/errors.js";
 import { StoreVerdictCache, type Store } from "../../store/Store.js";
 import type { RunRow } from "../../store/types.js";
 import type { StudyConfig } from "../config.js";
+import { backendDescriptor } from "../../inference/backends.js";
+import { builtInLibrary } from "../../templates/library.js";
 import { BatchWriter } from "../writer.js";
 import { StudyCounters } from "./counters.js";
 import { GenerateStage } from "./GenerateStage.js";
@@ -52,7 +54,7 @@ export class Study {
 
     /** Step 1 and 2: create or resume the run, and plan it. */
     private open(config: StudyConfig): OpenedRun {
-        return openRun(this.store, config, (run: RunRow, created: boolean) => {
+        return openRun(this.store, config, this.hooks.library ?? builtInLibrary(), (run: RunRow, created: boolean) => {
             this.hooks.onRunId?.(run.id);
             if (!created) this.log(`continuing run ${run.id} (${run.status})`);
         });
@@ -69,7 +71,7 @@ export class Study {
             workers: config.judgeWorkers,
             language: config.language,
             judging,
-            needPool: judging || config.backend === "reference",
+            needPool: judging || backendDescriptor(config.backend).needsSolutions,
             allowUnsandboxed: config.allowUnsandboxed,
             cache: verdictCache,
             writer,
@@ -98,7 +100,8 @@ export class Study {
         }
         const generate = new GenerateStage({
             store, config, run, plan, writer, counters,
-            parts: async () => ({ ...(config.backend === "reference" ? { pool: (await judge.pool)!, templates: plan.templates } : {}), ...(replay ? { replay } : {}) }),
+            // The judge pool is the solution source of a backend that answers with the model solutions.
+            parts: async () => ({ ...(backendDescriptor(config.backend).needsSolutions ? { solutions: (await judge.pool)!, templates: plan.templates } : {}), ...(replay ? { replay } : {}) }),
             judge: (item) => judge.submit(item),
             log: this.log,
             signal: this.stopController.signal,

@@ -4,6 +4,8 @@ import { EddyError } from "../../util/errors.js";
 import { eddyVersion } from "../../util/paths.js";
 import { isRemoteModel } from "../../inference/modelUri.js";
 import { ReplayBackend } from "../../inference/replay/ReplayBackend.js";
+import { backendDescriptor, DEFAULT_BACKEND } from "../../inference/backends.js";
+import type { TemplateLibrary } from "../../templates/library.js";
 import type { Store } from "../../store/Store.js";
 import { requireRun } from "../../store/outcomes.js";
 import type { RunRow } from "../../store/types.js";
@@ -38,7 +40,7 @@ export function resumeConfig(store: Store, runId: string, overrides: Partial<Stu
         delete stored.reproducible;
     }
     // Before lockstep groups, the reproducible mode gave every query a context of its own: G = 1.
-    if (stored.mode === "reproducible" && (stored.backend ?? "llama") === "llama" && stored.groupSize === undefined) stored.groupSize = 1;
+    if (stored.mode === "reproducible" && backendDescriptor(String(stored.backend ?? DEFAULT_BACKEND)).decodes && stored.groupSize === undefined) stored.groupSize = 1;
     const ops: Record<string, unknown> = {};
     for (const k of OPERATIONAL_KEYS) if (overrides[k] !== undefined) ops[k] = overrides[k];
     return normalizeStudyConfig({ ...stored, ...ops, resume: run.id, db: store.path });
@@ -54,7 +56,7 @@ export function sessionConfig(store: Store, input: StudyConfig): StudyConfig {
 
 /** Model files must exist (and remote ones be allowed) before a run is created, so a typo leaves no empty run behind. */
 export function checkModels(config: StudyConfig): void {
-    if (config.backend !== "llama") return;
+    if (!backendDescriptor(config.backend).decodes) return;
     for (const m of config.models) {
         if (isRemoteModel(m) && !config.allowDownload) throw new EddyError(`${m} is a remote model; eddy downloads nothing unless you pass --allow-download (or give a local GGUF file)`);
         if (!isRemoteModel(m) && !existsSync(m)) throw new EddyError(`model file not found: ${m}`);
@@ -66,12 +68,12 @@ export function checkModels(config: StudyConfig): void {
  * plan it, refuse to mix two versions of a template or a replay file in one run, and record the
  * templates and instances it asks.
  */
-export function openRun(store: Store, config: StudyConfig, onRun: (run: RunRow, created: boolean) => void = () => {}): OpenedRun {
+export function openRun(store: Store, config: StudyConfig, library: TemplateLibrary, onRun: (run: RunRow, created: boolean) => void = () => {}): OpenedRun {
     checkModels(config);
     // A replay file stands in for the model: read and validated before anything is stored.
-    const replay = config.backend === "replay" ? new ReplayBackend(config.replay!) : undefined;
+    const replay = backendDescriptor(config.backend).needsReplayFile ? new ReplayBackend(config.replay!) : undefined;
     const existing = config.resume ? requireRun(store, config.resume) : undefined;
-    const plan = planStudy(config, existing ? (t) => store.instances(existing.id, t) : undefined);
+    const plan = planStudy(config, library, existing ? (t) => store.instances(existing.id, t) : undefined);
     const hash = studyHash(config, plan.templates.map((t) => t.id));
     const { run, created } = existing
         ? { run: existing, created: false }

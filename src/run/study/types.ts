@@ -1,3 +1,4 @@
+import type { TemplateLibrary } from "../../templates/library.js";
 import type { GenerationKey, StoredInstance } from "../../store/types.js";
 import type { ChatMessage } from "../../vocabulary.js";
 import type { Decoding, StopReason } from "../../inference/types.js";
@@ -55,6 +56,8 @@ export interface StudyHooks {
     judge?: boolean;
     /** Progress interval, ms (default 500). */
     progressMs?: number;
+    /** Where the templates and oracles come from (default: eddy's own; the CLI passes what EDDY_TEMPLATES/EDDY_ORACLES name). */
+    library?: TemplateLibrary;
 }
 
 /** What a study session ends with. */

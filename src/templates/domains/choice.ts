@@ -1,5 +1,5 @@
 import { uniformInt } from "pure-rand/distribution/uniformInt";
-import type { ParamValue } from "../types.js";
+import type { ParamValue } from "../../vocabulary.js";
 import type { Domain, DomainKind } from "./types.js";
 
 /** One of a fixed list of values (numbers, strings, booleans or lists), drawn uniformly. */

@@ -1,4 +1,4 @@
-import type { ParamValue } from "../types.js";
+import type { ParamValue } from "../../vocabulary.js";
 import type { RandomGenerator } from "pure-rand/types/RandomGenerator";
 import { charDomain } from "./char.js";
 import { choiceDomain } from "./choice.js";

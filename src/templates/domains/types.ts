@@ -1,5 +1,5 @@
 import type { RandomGenerator } from "pure-rand/types/RandomGenerator";
-import type { ParamValue } from "../types.js";
+import type { ParamValue } from "../../vocabulary.js";
 
 /** A parsed parameter domain: plain data (kept in `ParamSpec.domain`), tagged by its kind. */
 export type Domain = Record<string, unknown> & { kind: string };

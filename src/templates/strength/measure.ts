@@ -1,6 +1,6 @@
 import path from "node:path";
 import { execa } from "execa";
-import { inputSeed, paramTuple } from "../../judge/cache.js";
+import { inputSeed, paramTuple } from "../instanceTuple.js";
 import { pythonCommand } from "../../judge/workerScript.js";
 import { EddyError } from "../../util/errors.js";
 import { packageRoot } from "../../util/paths.js";

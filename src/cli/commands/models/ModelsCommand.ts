@@ -1,10 +1,10 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
-import Table from "cli-table3";
 import type { Command } from "commander";
 import type { ModelInfo } from "../../../inference/gguf/inspectGguf.js";
 import { EddyError, oneLine } from "../../../util/errors.js";
 import { modelsDir } from "../../../util/paths.js";
+import { renderPairs, renderTable } from "../../../report/terminalTable.js";
 
 /** `eddy models list|inspect`: GGUF files and what their headers say (weights are never loaded). */
 export function registerModelsCommand(program: Command): void {
@@ -49,9 +49,7 @@ export function registerModelsCommand(program: Command): void {
                     ? [r.file, "-", "-", "-", "-", r.error]
                     : [r.file, r.architecture, r.quantization, r.size_label ?? formatCount(r.parameter_count), formatBytes(r.size_bytes), r.has_chat_template ? "chat template" : "no chat template"]
             );
-            const t = new Table({ head: ["file", "arch", "quant", "params", "size", "note"], style: { head: [], border: [] } });
-            t.push(...table);
-            process.stdout.write(t.toString() + "\n");
+            process.stdout.write(renderTable(["file", "arch", "quant", "params", "size", "note"], table, { wide: true }) + "\n");
         });
 
     models
@@ -79,7 +77,7 @@ export function registerModelsCommand(program: Command): void {
                 ["tokenizer", info.tokenizer ?? "?"],
                 ["chat template", info.chat_template === undefined ? "none (a plain completion prompt will be used)" : `${info.chat_template.length} characters`]
             ];
-            for (const [k, v] of lines) process.stdout.write(`${k.padEnd(15)} ${v}\n`);
+            for (const line of renderPairs(lines)) process.stdout.write(line + "\n");
         });
 }
 

@@ -1,7 +1,8 @@
 import type { Command } from "commander";
-import Table from "cli-table3";
+import { renderTable } from "../../../../report/terminalTable.js";
 import { templateCoverage, type Coverage } from "../../../../templates/coverage.js";
 import { loadAllTemplates } from "../../../../templates/loadTemplates.js";
+import { templateLibrary } from "../../../templateLibrary.js";
 
 const counts = (c: Record<string, number>) =>
     Object.entries(c)
@@ -13,14 +14,14 @@ const arities = (c: Record<string, number>) =>
         .join(", ");
 
 function coverageText(c: Coverage): string {
-    const table = new Table({ head: ["group", "subgroup", "templates", "answer types", "arity"], style: { head: [], border: [], compact: true } });
-    for (const g of c.groups) {
-        table.push([`${g.group} (${g.templates})`, "", "", counts(g.returns), arities(g.arity)]);
-        for (const s of g.subgroups) table.push(["", s.name, s.templates === 0 ? "0  (empty)" : String(s.templates), counts(s.returns), arities(s.arity)]);
-    }
+    const rows = c.groups.flatMap((g) => [
+        [`${g.group} (${g.templates})`, "", "", counts(g.returns), arities(g.arity)],
+        ...g.subgroups.map((s) => ["", s.name, s.templates === 0 ? "0  (empty)" : String(s.templates), counts(s.returns), arities(s.arity)])
+    ]);
+    const table = renderTable(["group", "subgroup", "templates", "answer types", "arity"], rows, { wide: true });
     const gaps = c.gaps;
     const lines = [
-        table.toString(),
+        table,
         `${c.templates} template(s); answer types: ${counts(c.returns)}; arity: ${arities(c.arity)}`,
         `empty subgroups (${gaps.emptySubgroups.length}): ${gaps.emptySubgroups.join(", ") || "none"}`,
         `subgroups with fewer than ${c.minPerSubgroup} templates (${gaps.thinSubgroups.length}): ${gaps.thinSubgroups.join(", ") || "none"}`,
@@ -38,7 +39,7 @@ export function registerCoverageCommand(parent: Command): void {
         .option("--json", "print {templates, groups, returns, arity, gaps, minPerSubgroup} on stdout and nothing else")
         .addHelpText("after", "\nA template counts once in each of its subgroups, as in the paper's Table I.\n\nExamples:\n  $ eddy templates coverage\n  $ eddy templates coverage --json")
         .action((opts: { json?: boolean }) => {
-            const c = templateCoverage(loadAllTemplates());
+            const c = templateCoverage(loadAllTemplates(templateLibrary()));
             process.stdout.write(opts.json ? JSON.stringify(c, null, 2) + "\n" : coverageText(c));
         });
 }

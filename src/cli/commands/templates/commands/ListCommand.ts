@@ -1,9 +1,10 @@
 import type { Command } from "commander";
-import Table from "cli-table3";
+import { renderTable } from "../../../../report/terminalTable.js";
 import { loadAllTemplates } from "../../../../templates/loadTemplates.js";
-import { PROBLEM_GROUPS } from "../../../../templates/types.js";
+import { PROBLEM_GROUPS } from "../../../../templates/taxonomy.js";
 import { EddyError } from "../../../../util/errors.js";
 import { domainText, templateSummary } from "../describe.js";
+import { templateLibrary } from "../../../templateLibrary.js";
 
 /** `eddy templates list`: every template with its taxonomy and signature. */
 export function registerListCommand(parent: Command): void {
@@ -16,14 +17,12 @@ export function registerListCommand(parent: Command): void {
         .action((opts: { json?: boolean; group?: string }) => {
             if (opts.group !== undefined && !(PROBLEM_GROUPS as readonly string[]).includes(opts.group))
                 throw new EddyError(`unknown group '${opts.group}' (one of: ${PROBLEM_GROUPS.join(", ")})`);
-            const templates = loadAllTemplates().filter((t) => !opts.group || t.group === opts.group);
+            const templates = loadAllTemplates(templateLibrary()).filter((t) => !opts.group || t.group === opts.group);
             if (opts.json) {
                 process.stdout.write(JSON.stringify(templates.map(templateSummary), null, 2) + "\n");
                 return;
             }
-            const table = new Table({ head: ["id", "group", "subgroups", "function", "params"], style: { head: [], border: [] } });
-            for (const t of templates)
-                table.push([t.id, t.group, t.subgroups.join(", "), `${t.function}/${t.arity}`, t.params.map((p) => `${p.name}: ${domainText(p.domain)}`).join("\n")]);
-            process.stdout.write(table.toString() + `\n${templates.length} template(s)\n`);
+            const rows = templates.map((t) => [t.id, t.group, t.subgroups.join(", "), `${t.function}/${t.arity}`, t.params.map((p) => `${p.name}: ${domainText(p.domain)}`).join("\n")]);
+            process.stdout.write(renderTable(["id", "group", "subgroups", "function", "params"], rows, { wide: true }) + `\n${templates.length} template(s)\n`);
         });
 }

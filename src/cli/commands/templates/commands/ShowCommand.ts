@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { loadTemplate } from "../../../../templates/loadTemplates.js";
 import { sampleInstances } from "../../../../templates/instances.js";
 import { domainText, parseCount, parseSeed, templateSummary } from "../describe.js";
+import { templateLibrary } from "../../../templateLibrary.js";
 
 /** `eddy templates show <id>`: the template and the first N instances of its seeded neighbourhood. */
 export function registerShowCommand(parent: Command): void {
@@ -14,7 +15,7 @@ export function registerShowCommand(parent: Command): void {
         .option("--json", "print {template, instances: [{index, params, bindings, question}]} on stdout and nothing else")
         .addHelpText("after", "\nExamples:\n  $ eddy templates show list_rotate_right\n  $ eddy templates show set_add_range --instances 20 --seed 7\n  $ eddy templates show string_remove_first_k --json")
         .action((id: string, opts: { instances: number; seed: number; json?: boolean }) => {
-            const t = loadTemplate(id);
+            const t = loadTemplate(templateLibrary(), id);
             for (const w of t.warnings ?? []) process.stderr.write(`eddy: warning: ${t.id}: ${w}\n`);
             const instances = sampleInstances(t, opts.instances, opts.seed);
             if (opts.json) {

@@ -9,6 +9,7 @@ import { measureStrength, type StrengthMeasure } from "../../../../templates/str
 import type { Instance, Template } from "../../../../templates/types.js";
 import { EddyError, oneLine } from "../../../../util/errors.js";
 import { parseCount, parseSeed } from "../describe.js";
+import { templateLibrary } from "../../../templateLibrary.js";
 
 /** Fewer mutants than this and an oracle's power to reject wrong answers is not shown (issue 2). */
 export const MIN_MUTANTS = 3;
@@ -202,7 +203,8 @@ export function registerValidateCommand(parent: Command): void {
         .action(async (ids: string[], opts: { instances: number; seed: number; workers?: number; json?: boolean; strength?: boolean; throughJudge?: boolean }) => {
             if (opts.instances < 1) throw new EddyError("--instances must be at least 1");
             if (opts.workers !== undefined && opts.workers < 1) throw new EddyError("--workers must be at least 1");
-            const templates = ids.length ? selectTemplates(ids.join(",")) : loadAllTemplates();
+            const library = templateLibrary();
+            const templates = ids.length ? selectTemplates(library, ids.join(",")) : loadAllTemplates(library);
             if (templates.length === 0) throw new EddyError("no templates to validate");
             const pool = await JudgePool.start(opts.workers === undefined ? {} : { workers: opts.workers });
             const reports: TemplateReport[] = [];

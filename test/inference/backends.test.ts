@@ -1,0 +1,43 @@
+import { describe, expect, it } from "vitest";
+import { BACKEND_NAMES, backendDescriptor, createBackend, isBackendName } from "../../src/inference/backends.js";
+import type { SolutionSource } from "../../src/inference/reference/ReferenceBackend.js";
+
+describe("registered backend descriptors", () => {
+    it("one table names every backend; an unknown name is one line", () => {
+        expect(BACKEND_NAMES).toEqual(["llama", "reference", "replay"]);
+        expect(isBackendName("replay")).toBe(true);
+        expect(isBackendName("toString")).toBe(false);
+        expect(() => backendDescriptor("ollama")).toThrow(/^unknown backend 'ollama' \(use llama, reference, replay\)$/);
+    });
+
+    it("each says what it needs, as one line when it is missing", () => {
+        expect(backendDescriptor("llama").missing({})).toMatch(/^no model given: pass --model/);
+        expect(backendDescriptor("llama").missing({ models: ["a.gguf"] })).toBeUndefined();
+        expect(backendDescriptor("replay").missing({})).toBe("--backend replay needs --replay <file.jsonl>");
+        expect(backendDescriptor("reference").missing({})).toBeUndefined();
+        expect(BACKEND_NAMES.filter((n) => backendDescriptor(n).decodes)).toEqual(["llama"]);
+        expect(BACKEND_NAMES.filter((n) => backendDescriptor(n).needsSolutions)).toEqual(["reference"]);
+    });
+
+    it("labels its answer sources: file stems, folders where stems collide, the file of a replay", () => {
+        expect(backendDescriptor("llama").models({ models: ["/m/a/q4.gguf", "/m/b/q4.gguf", "/m/c.GGUF"] })).toEqual([
+            { path: "/m/a/q4.gguf", label: "a/q4" },
+            { path: "/m/b/q4.gguf", label: "b/q4" },
+            { path: "/m/c.GGUF", label: "c" }
+        ]);
+        expect(backendDescriptor("llama").models({ models: ["/x/m/q.gguf", "/y/m/q.gguf"] }).map((m) => m.label)).toEqual(["/x/m/q.gguf", "/y/m/q.gguf"]);
+        expect(backendDescriptor("replay").models({ replay: "/d/answers.jsonl" })).toEqual([{ label: "answers" }]);
+        expect(backendDescriptor("reference").models({})).toEqual([{ label: "reference" }]);
+    });
+
+    it("the reference backend answers from the solution source it is handed (no judge needed)", async () => {
+        const solutions: SolutionSource = { answerSource: async (t, b) => `def ${t.id}():\n    return ${JSON.stringify(b.n)}` };
+        const template = { id: "f", params: [{ name: "n" }] } as unknown as Parameters<SolutionSource["answerSource"]>[0];
+        const backend = await createBackend({ backend: "reference" }, {}, { solutions, templates: [template] });
+        const out = [];
+        for await (const r of backend.generate([{ id: "q", messages: [], decoding: { temperature: 0 }, seed: 1, maxTokens: 8, task: { templateId: "f", instance: 0, round: 0, params: [3] } }])) out.push(r);
+        expect(out.map((r) => [r.stopReason, r.text])).toEqual([["eos", "```python\ndef f():\n    return 3\n```\n"]]);
+        expect(backendDescriptor("reference").identity(backend, await backend.metadata())).toBeNull();
+        await expect(createBackend({ backend: "reference" }, {}, {})).rejects.toThrow(/needs a solution source/);
+    });
+});

@@ -1,0 +1,124 @@
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+
+/** Walls of the code drawn in README "Layout", checked by reading the sources (no build, no process). */
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const sources = (dir: string): { file: string; text: string }[] =>
+    readdirSync(path.join(ROOT, dir), { recursive: true, encoding: "utf8" })
+        .filter((f) => f.endsWith(".ts"))
+        .map((f) => `${dir}/${f.split(path.sep).join("/")}`)
+        .map((file) => ({ file, text: readFileSync(path.join(ROOT, file), "utf8") }));
+const SRC = sources("src");
+/** `file:line: text` of every line of `files` that matches `re`. */
+const hits = (files: { file: string; text: string }[], re: RegExp): string[] => files.flatMap(({ file, text }) => text.split("\n").flatMap((line, i) => (re.test(line) ? [`${file}:${i + 1}: ${line.trim()}`] : [])));
+
+describe("code structure", () => {
+    it("one HTML page shell owns the document and its Content-Security-Policy", () => {
+        expect([...new Set(hits(SRC, /Content-Security-Policy"|<!doctype/i).map((h) => h.split(":")[0]))]).toEqual(["src/report/page.ts"]);
+    });
+
+    it("no backend name is compared outside src/inference: callers ask the backend's descriptor", () => {
+        const outside = SRC.filter((s) => !s.file.startsWith("src/inference/"));
+        expect(outside.flatMap(({ file, text }) => text.split("\n").flatMap((line, i) => (comparesBackendName(line) ? [`${file}:${i + 1}: ${line.trim()}`] : [])))).toEqual([]);
+    });
+
+    it("the backend-name scan catches each form of the check it forbids", () => {
+        const caught = [
+            `if (config.backend === "llama") return;`,
+            `const x = c.backend !== 'replay' ? a : b;`,
+            `if ("reference" === run.backend) {}`,
+            `    case "replay":`,
+            `const sha = backend instanceof ReplayBackend ? backend.sha256 : null;`,
+            `if (!["llama", "reference", "replay"].includes(backend)) throw x;`,
+            `(stored.backend ?? "llama") === "llama"`
+        ];
+        expect(caught.filter((l) => !comparesBackendName(l))).toEqual([]);
+        // Naming a backend is not comparing one; a settings key that happens to share a name is not a backend.
+        expect([`{ ...common, backend: "replay", replay: simulated }`, `else if (k === "replay" || k === "db") out[k] = v;`].filter(comparesBackendName)).toEqual([]);
+    });
+
+    it("inference does not import the judge (the reference backend is handed a solution source)", () => {
+        expect(hits(SRC.filter((s) => s.file.startsWith("src/inference/")), /from "[^"]*\/judge\//)).toEqual([]);
+    });
+
+    it("the shared vocabulary is imported from src/vocabulary.ts, not through re-exporting types files", () => {
+        expect(hits(SRC.filter((s) => s.file.endsWith("/types.ts")), /^export .* from "[./]*vocabulary\.js"/)).toEqual([]);
+    });
+
+    it("src/templates has no import cycle, and reaches into the judge only for the Python command", () => {
+        const templates = SRC.filter((s) => s.file.startsWith("src/templates/"));
+        expect(cycles(templates)).toEqual([]);
+        // The detector finds the cycle taxonomy ⇄ types had (a type-only import counts: it is still an arrow back).
+        const pair = [
+            { file: "src/t/types.ts", text: 'import type { ReturnType } from "./taxonomy.js";\n' },
+            { file: "src/t/taxonomy.ts", text: 'import type { ProblemGroup } from "./types.js";\n' }
+        ];
+        expect(cycles(pair)).toEqual(["src/t/taxonomy.ts → src/t/types.ts"]);
+        // inputSeed and paramTuple describe an instance: they live in src/templates, which the judge imports, not the reverse.
+        expect(hits(templates, /from "[^"]*\/judge\/(?!workerScript\.js")/)).toEqual([]);
+    });
+
+    it("the template library is read from the environment at the CLI edge only", () => {
+        expect(hits(SRC.filter((s) => !s.file.startsWith("src/cli/")), /process\.env(?:\.|\[["'])EDDY_(?:TEMPLATES|ORACLES)\b/)).toEqual([]);
+        expect(hits(SRC, /process\.env(?:\.|\[["'])EDDY_(?:TEMPLATES|ORACLES)\b/).map((h) => h.split(":")[0])).toEqual(["src/cli/templateLibrary.ts"]);
+    });
+
+    it("no command imports another command (shared code lives outside src/cli/commands)", () => {
+        const commands = SRC.filter((s) => s.file.startsWith("src/cli/commands/"));
+        const offenders = commands.flatMap(({ file, text }) =>
+            [...text.matchAll(/from "(\.[^"]*)"/g)]
+                .map((m) => path.posix.join(path.posix.dirname(file), m[1]!))
+                .filter((target) => /Command\.js$/.test(target) && !isSubcommandOf(file, target))
+                .map((target) => `${file} imports ${target}`)
+        );
+        expect(offenders).toEqual([]);
+    });
+});
+
+/** A command group (kit, templates) registers its own subcommands: those imports are its structure, not a cross-command one. */
+function isSubcommandOf(file: string, target: string): boolean {
+    const dir = path.posix.dirname(file);
+    return path.posix.basename(file) === `${capitalise(path.posix.basename(dir))}Command.ts` && target.startsWith(dir + "/");
+}
+function capitalise(s: string): string {
+    return s.charAt(0).toUpperCase() + s.slice(1);
+}
+
+const BACKEND_LITERAL = String.raw`["'](?:llama|replay|reference)["']`;
+const COMPARED = new RegExp(String.raw`[!=]==?\s*${BACKEND_LITERAL}|${BACKEND_LITERAL}\s*[!=]==?`);
+const CASE = new RegExp(String.raw`\bcase\s+${BACKEND_LITERAL}\s*:`);
+const INSTANCEOF = /\binstanceof\s+(?:Llama|Replay|Reference)Backend\b/;
+const NAME_LIST = new RegExp(String.raw`\[\s*${BACKEND_LITERAL}\s*,\s*${BACKEND_LITERAL}`);
+
+/** A line that decides by a backend's name: compares one, switches on one, tests a backend's class, or lists the names. */
+function comparesBackendName(line: string): boolean {
+    return (/backend/i.test(line) && COMPARED.test(line)) || CASE.test(line) || INSTANCEOF.test(line) || NAME_LIST.test(line);
+}
+
+
+/** Import cycles among `files` (relative imports only), each as the chain of files that closes it. */
+function cycles(files: { file: string; text: string }[]): string[] {
+    const known = new Set(files.map((f) => f.file));
+    const edges = new Map(
+        files.map(({ file, text }) => [
+            file,
+            [...text.matchAll(/^(?:import|export)\s[^;]*?from "(\.[^"]+)\.js"/gm)].map((m) => path.posix.join(path.posix.dirname(file), `${m[1]!}.ts`)).filter((t) => known.has(t))
+        ])
+    );
+    const found = new Set<string>();
+    const walk = (file: string, chain: string[]): void => {
+        const at = chain.indexOf(file);
+        if (at >= 0) {
+            const loop = chain.slice(at);
+            // One name per cycle, whichever file it was entered from.
+            const start = loop.indexOf([...loop].sort()[0]!);
+            found.add([...loop.slice(start), ...loop.slice(0, start)].join(" → "));
+            return;
+        }
+        for (const next of edges.get(file) ?? []) walk(next, [...chain, file]);
+    };
+    for (const f of known) walk(f, []);
+    return [...found];
+}
