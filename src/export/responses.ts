@@ -1,7 +1,6 @@
 import { EddyError } from "../util/errors.js";
 import { exportRows, runInfo, type ConfigurationInfo, type RunInfo } from "../store/outcomes.js";
 import type { Store } from "../store/Store.js";
-import type { ChatMessage } from "../vocabulary.js";
 
 /** One response row of `eddy export` (see exportRows), with the fields the format writers read. */
 export type ResponseRow = ReturnType<typeof exportRows>[number] & {

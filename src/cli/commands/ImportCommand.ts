@@ -3,25 +3,13 @@ import { importTurbulence } from "../../import/turbulence/importQuestions.js";
 import { DEFAULT_RERUN_SEEDS, importTurbulenceResults } from "../../import/turbulence/importResults.js";
 import { readRulesFile } from "../../import/turbulence/rules.js";
 import { registerHumanEvalImports } from "./importHumanEval.js";
+import { nonNegativeInt, positiveInt, replayImportFlags, replayImportOptions, type ReplayImportFlags } from "./importOptions.js";
 import { EddyError } from "../../util/errors.js";
 import { safeTerminalLine } from "../../util/safeText.js";
-import { defaultDbPath } from "../../util/paths.js";
 
 const DEFAULT_OUT = "eddy-turbulence";
 /** A small benchmark and results in Turbulence's layout, written for eddy (original questions). */
 const SAMPLE = "test/import/turbulence-sample";
-
-function positiveInt(v: string): number {
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < 1) throw new EddyError(`expected a positive integer, got '${v}'`);
-    return n;
-}
-
-function nonNegativeInt(v: string): number {
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < 0) throw new EddyError(`expected a non-negative integer, got '${v}'`);
-    return n;
-}
 
 function questionList(v: string): number[] {
     return v.split(",").map((s) => {
@@ -78,18 +66,18 @@ export function registerImportCommand(program: Command): void {
             );
         });
 
-    cmd.command("turbulence-results")
-        .description("Re-judge one model's published Turbulence results in a replay run, keeping Turbulence's own verdict beside eddy's")
-        .argument("<dir>", "a results folder such as Claude_3_5_Haiku_T_0/ holding Q<n>/<model>_results_<run>/Folder_<c>/")
-        .option("--templates <folder>", "the folder 'eddy import turbulence' wrote", DEFAULT_OUT)
-        .option("--db <file>", `database file (default ${defaultDbPath()})`)
-        .option("--model <name>", "the model whose <model>_results_<run> folders to read, when there are several")
-        .option("--temperature <t>", "the temperature, when the folder name does not end in _T_<t>", (v) => {
-            const t = Number(v);
-            if (!Number.isFinite(t) || t < 0) throw new EddyError(`--temperature must be a non-negative number, got '${v}'`);
-            return t;
-        })
-        .option("--judge-workers <n>", "judge worker processes", positiveInt)
+    replayImportFlags(
+        cmd
+            .command("turbulence-results")
+            .description("Re-judge one model's published Turbulence results in a replay run, keeping Turbulence's own verdict beside eddy's")
+            .argument("<dir>", "a results folder such as Claude_3_5_Haiku_T_0/ holding Q<n>/<model>_results_<run>/Folder_<c>/"),
+        {
+            templates: "the folder 'eddy import turbulence' wrote",
+            defaultTemplates: DEFAULT_OUT,
+            model: "the model whose <model>_results_<run> folders to read, when there are several",
+            temperature: "the temperature, when the folder name does not end in _T_<t>"
+        }
+    )
         .option("--rerun-seeds <n>", `where eddy and Turbulence disagree, re-run the published test in the sandbox with this many seeds (0: no re-run)`, nonNegativeInt, DEFAULT_RERUN_SEEDS)
         .option("--strict", "stop at the first response that cannot be imported (default: import the others and list what was skipped)")
         .option("--json", "print the runs made as JSON")
@@ -98,20 +86,8 @@ export function registerImportCommand(program: Command): void {
             `\nEach import makes new runs with their own replay files; earlier runs are never changed. Responses are read as published: printed SDK objects (OpenAI ChatCompletion, Anthropic Message, Mistral), Cohere's Generation, chat-completion JSON or plain text. A folder ending in _T_D needs --temperature. Then 'eddy report <run id>' shows eddy's agreement with Turbulence.\n\nExamples (after 'eddy import turbulence ${SAMPLE}/benchmark --out ${DEFAULT_OUT}'):\n  $ eddy import turbulence-results ${SAMPLE}/results/Tinycoder_T_0 --templates ${DEFAULT_OUT}\n  $ eddy import turbulence-results ${SAMPLE}/results/Tinycoder_T_0 --templates ${DEFAULT_OUT} --model tinycoder --temperature 0 --json`
         )
         .action(
-            async (
-                dir: string,
-                o: { templates: string; db?: string; model?: string; temperature?: number; judgeWorkers?: number; rerunSeeds: number; strict?: boolean; json?: boolean }
-            ) => {
-                const summary = await importTurbulenceResults(dir, {
-                    templates: o.templates,
-                    ...(o.db ? { db: o.db } : {}),
-                    ...(o.model ? { model: o.model } : {}),
-                    ...(o.temperature !== undefined ? { temperature: o.temperature } : {}),
-                    ...(o.judgeWorkers ? { judgeWorkers: o.judgeWorkers } : {}),
-                    rerunSeeds: o.rerunSeeds,
-                    ...(o.strict ? { strict: true } : {}),
-                    onLog: (line) => process.stderr.write(safeTerminalLine(line) + "\n")
-                });
+            async (dir: string, o: ReplayImportFlags & { rerunSeeds: number; strict?: boolean; json?: boolean }) => {
+                const summary = await importTurbulenceResults(dir, { ...replayImportOptions(o), rerunSeeds: o.rerunSeeds, ...(o.strict ? { strict: true } : {}) });
                 if (o.json) {
                     process.stdout.write(JSON.stringify(summary, null, 2) + "\n");
                     return;

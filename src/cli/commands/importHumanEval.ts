@@ -1,19 +1,12 @@
 import type { Command } from "commander";
 import { importHumanEval } from "../../import/humaneval/importProblems.js";
 import { importEvalPlusSamples } from "../../import/humaneval/importSamples.js";
-import { defaultDbPath } from "../../util/paths.js";
-import { EddyError } from "../../util/errors.js";
 import { safeTerminalLine } from "../../util/safeText.js";
+import { positiveInt, replayImportFlags, replayImportOptions, type ReplayImportFlags } from "./importOptions.js";
 
 const DEFAULT_OUT = "eddy-humaneval";
 /** Original problems and samples in EvalPlus's layouts, written for eddy. */
 const SAMPLE = "test/import/humaneval-sample";
-
-function positiveInt(v: string): number {
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < 1) throw new EddyError(`expected a positive integer, got '${v}'`);
-    return n;
-}
 
 /** `eddy import humaneval <file>` and `eddy import evalplus-samples <samples>`. */
 export function registerHumanEvalImports(cmd: Command): void {
@@ -38,32 +31,25 @@ export function registerHumanEvalImports(cmd: Command): void {
             process.stdout.write(`${summary.templates.length} template(s) imported into ${summary.out} (summary: humaneval-import.json)\n`);
         });
 
-    cmd.command("evalplus-samples")
-        .description("Judge EvalPlus samples over problems 'eddy import humaneval' imported, in a replay run; EvalPlus's own statuses (an eval_results.json beside them) are kept beside eddy's verdicts")
-        .argument("<samples>", "samples.jsonl ({task_id, solution | completion} per line) or a folder of <task_id with / as _>/<n>.py")
-        .option("--templates <folder>", "the folder 'eddy import humaneval' wrote", DEFAULT_OUT)
-        .option("--db <file>", `database file (default ${defaultDbPath()})`)
-        .option("--model <name>", "model label of the run (default: the samples file or folder name)")
-        .option("--temperature <t>", "the temperature the samples were drawn at (default 0)", (v) => {
-            const t = Number(v);
-            if (!Number.isFinite(t) || t < 0) throw new EddyError(`--temperature must be a non-negative number, got '${v}'`);
-            return t;
-        })
-        .option("--judge-workers <n>", "judge worker processes", positiveInt)
+    replayImportFlags(
+        cmd
+            .command("evalplus-samples")
+            .description("Judge EvalPlus samples over problems 'eddy import humaneval' imported, in a replay run; EvalPlus's own statuses (an eval_results.json beside them) are kept beside eddy's verdicts")
+            .argument("<samples>", "samples.jsonl ({task_id, solution | completion} per line) or a folder of <task_id with / as _>/<n>.py"),
+        {
+            templates: "the folder 'eddy import humaneval' wrote",
+            defaultTemplates: DEFAULT_OUT,
+            model: "model label of the run (default: the samples file or folder name)",
+            temperature: "the temperature the samples were drawn at (default 0)"
+        }
+    )
         .option("--json", "print the run made as JSON")
         .addHelpText(
             "after",
             `\nEach task's samples are the rounds of its one instance. Then 'eddy report <run id>' shows eddy's verdicts, scores and, with <samples>.eval_results.json (or _eval_results.json) beside the samples, the agreement with EvalPlus.\n\nExample (after 'eddy import humaneval ${SAMPLE}/problems.jsonl --out ${DEFAULT_OUT}'):\n  $ eddy import evalplus-samples ${SAMPLE}/samples.jsonl --templates ${DEFAULT_OUT}`
         )
-        .action(async (samples: string, o: { templates: string; db?: string; model?: string; temperature?: number; judgeWorkers?: number; json?: boolean }) => {
-            const r = await importEvalPlusSamples(samples, {
-                templates: o.templates,
-                ...(o.db ? { db: o.db } : {}),
-                ...(o.model ? { model: o.model } : {}),
-                ...(o.temperature !== undefined ? { temperature: o.temperature } : {}),
-                ...(o.judgeWorkers ? { judgeWorkers: o.judgeWorkers } : {}),
-                onLog: (line) => process.stderr.write(safeTerminalLine(line) + "\n")
-            });
+        .action(async (samples: string, o: ReplayImportFlags & { json?: boolean }) => {
+            const r = await importEvalPlusSamples(samples, replayImportOptions(o));
             if (o.json) {
                 process.stdout.write(JSON.stringify(r, null, 2) + "\n");
                 return;

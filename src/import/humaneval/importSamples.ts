@@ -11,20 +11,13 @@ import { libraryAt } from "../../templates/library.js";
 import { HUMANEVAL_SUMMARY, type HumanEvalImportSummary } from "./importProblems.js";
 import { evalResultsPath, readEvalPlusSamples, readEvalResults, type EvalPlusStatus } from "./samples.js";
 
+import type { ReplayImportOptions } from "../replayImport.js";
+
 /** The source name published verdicts from EvalPlus carry. */
 export const EVALPLUS_SOURCE = "EvalPlus";
 
-export interface SamplesImportOptions {
-    /** The folder `eddy import humaneval` wrote. */
-    templates: string;
-    db?: string;
-    /** Model label of the replay run (default: the samples file or folder name). */
-    model?: string;
-    temperature?: number;
-    replayDir?: string;
-    judgeWorkers?: number;
-    onLog?: (line: string) => void;
-}
+/** `templates` is the folder `eddy import humaneval` wrote; `model` defaults to the samples file or folder name. */
+export type SamplesImportOptions = ReplayImportOptions;
 
 export interface SamplesImportSummary {
     runId: string;

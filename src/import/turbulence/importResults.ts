@@ -15,28 +15,22 @@ import { makeTempDir } from "../../util/tempDir.js";
 import { judgedResponses, writePublishedReruns, writePublishedVerdicts, type PublishedVerdict } from "../../store/publishedVerdicts.js";
 import { libraryAt } from "../../templates/library.js";
 import { templateIdFor } from "./importQuestions.js";
+import type { ReplayImportOptions } from "../replayImport.js";
 import type { Skipped } from "./layout.js";
 import { embeddedTemplates } from "./oracleSource.js";
 import { parsePythonValue } from "./pythonRepr.js";
 import { rerunPublishedTests, type RerunRequest } from "./rerun.js";
 import { readTurbulenceResults, type TurbulenceResponse } from "./results.js";
 
-export interface ResultsImportOptions {
-    /** The folder `eddy import turbulence` wrote (its templates/ and oracles/). */
-    templates: string;
-    db?: string;
-    /** The model whose `<model>_results_<run>` folders to read, when the folder holds several. */
-    model?: string;
-    /** Overrides the temperature read from the folder name (`…_T_0`); needed for `…_T_D`. */
-    temperature?: number;
-    /** Where the replay files go (default: `imports/` beside the database). */
-    replayDir?: string;
-    judgeWorkers?: number;
+/**
+ * `templates` is the folder `eddy import turbulence` wrote; `model` picks whose `<model>_results_<run>`
+ * folders to read when there are several; `temperature` overrides the folder name's `…_T_0` (needed for `…_T_D`).
+ */
+export interface ResultsImportOptions extends ReplayImportOptions {
     /** Seeds of the re-run of the published test where eddy and Turbulence disagree (0: no re-run). */
     rerunSeeds?: number;
     /** Stop at the first response that cannot be imported (default: skip it and say why). */
     strict?: boolean;
-    onLog?: (line: string) => void;
 }
 
 /** One replay run made by the import (one per distinct neighbourhood size). */

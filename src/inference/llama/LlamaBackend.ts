@@ -199,7 +199,6 @@ class Worker {
     /** Requests sent and not yet answered (for load balancing). */
     outstanding = 0;
     private readonly listeners = new Map<number, CallListener>();
-    private stderrTail: string[] = [];
     private exited = false;
     private closing = false;
 
@@ -226,7 +225,6 @@ class Worker {
             child.on("message", (msg: FromWorker) => {
                 if (msg.type === "ready") {
                     worker = new Worker(child, label, msg.metadata, msg.threadTrials);
-                    worker.stderrTail = tail;
                     resolve(worker);
                 } else if (msg.type === "fatal") reject(new EddyError(`cannot load ${label}: ${msg.message}`));
                 else if (msg.type === "warning") warn(msg.message);
