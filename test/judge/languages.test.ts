@@ -116,9 +116,15 @@ const canRunAsNobody = existsSync("/usr/bin/python3") && existsSync("/usr/bin/se
 // seccomp list and a uid of the candidate's own are what hold there), each as root and as nobody.
 const MODES = ["bubblewrap", "without namespaces"] as const;
 const SETTINGS = (["as root", "as an ordinary user"] as const).flatMap((who) => MODES.map((mode) => ({ who, mode })));
+const isRoot = process.getuid?.() === 0;
 for (const { who, mode } of SETTINGS) {
     const sandboxed = mode === "bubblewrap";
-    describe.skipIf(who === "as an ordinary user" && !canRunAsNobody)(`answers in other languages (${who}, ${mode})`, () => {
+    // "as root" is the test runner's own user: root in CI, the owner of a checkout where a lab runs it.
+    const label = who === "as root" && !isRoot ? "as the user running the tests" : who;
+    // Without a sandbox an ordinary user's answers run as that user, so its own files are theirs to read
+    // (README's isolation table says so): that case holds only where the judge's user is root.
+    const unprotected = !sandboxed && who === "as root" && !isRoot ? ["reading a private file"] : [];
+    describe.skipIf(who === "as an ordinary user" && !canRunAsNobody)(`answers in other languages (${label}, ${mode})`, () => {
         let pool: JudgePool;
         beforeAll(async () => {
             const saved = process.env.EDDY_JUDGE_NO_NAMESPACES;
@@ -163,7 +169,7 @@ for (const { who, mode } of SETTINGS) {
                     if (name.startsWith("modifying its argument")) expect(v.detail).toContain("modified its argument");
                 });
 
-        for (const [language, name, code, want] of hostile)
+        for (const [language, name, code, want] of hostile.filter(([, n]) => !unprotected.includes(n)))
             it(`${language}: ${name} → ${want.join(" | ")}, and a right answer passes after it`, async () => {
                 const v = await pool.judge({ template: quick, bindings, code, language });
                 expect(want, `${v.category}: ${v.detail}`).toContain(v.category);
