@@ -652,13 +652,20 @@ def _wait_status(run: Run, st_r: int, pidfd: int | None) -> None:
 # ---------------------------------------------------------------- verdicts
 
 
+# Signals that end a candidate at one of its limits. SIGSEGV and SIGBUS count too: with ctypes
+# refused, Python code crashes the interpreter only by exhausting its stack or its address space
+# (recursion with the limit lifted ends in a MemoryError, a SystemError or a SIGSEGV depending on
+# where the allocation that fails falls, which varies from run to run: one verdict for all three).
+CRASHED_AT_A_LIMIT = (signal.SIGXCPU, signal.SIGXFSZ, signal.SIGSEGV, signal.SIGBUS)
+
+
 def _describe_status(status: int | None) -> tuple[str, str]:
     if status is None:
         return "ended", "runtime"
     if os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)
         name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else str(sig)
-        kind = "resource" if sig in (signal.SIGXCPU, signal.SIGXFSZ) else "runtime"
+        kind = "resource" if sig in CRASHED_AT_A_LIMIT else "runtime"
         return "killed by %s" % name, kind
     return "exited with status %d" % os.WEXITSTATUS(status), "runtime"
 
@@ -817,6 +824,8 @@ def _which_limit(text: str, memory_mb: int) -> str:
         return " (open files limit: %d)" % MAX_OPEN_FILES
     if "SIGXCPU" in text:
         return " (the CPU-time rlimit backstop)"
+    if "SIGSEGV" in text or "SIGBUS" in text:
+        return " (the interpreter crashed at its stack or memory limit: %d MB of address space)" % memory_mb
     return ""
 
 
