@@ -1,5 +1,6 @@
+import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync } from "node:fs";
+import { accessSync, constants, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { packageRoot } from "../util/paths.js";
 
@@ -38,7 +39,32 @@ export function judgeVersion(): string {
     return version;
 }
 
-/** The Python interpreter to use: the explicit option, then EDDY_PYTHON, then `python3` on PATH. */
+const interpreters = new Map<string, string>();
+
+/**
+ * The Python interpreter to use: the explicit option, then EDDY_PYTHON, then `python3` on PATH,
+ * resolved once per process to the interpreter it runs (`sys.executable`). Why: a version manager's
+ * shim (pyenv, asdf) is a shell script that costs ~0.6 s per start, and eddy starts Python for every
+ * judge worker and oracle check; the shim's choice is the same for the whole process. A name that
+ * does not run, or answers with anything but an executable absolute path, is kept as given, so that
+ * its own error is the one reported.
+ */
 export function pythonCommand(explicit?: string): string {
-    return explicit || process.env.EDDY_PYTHON || "python3";
+    const name = explicit || process.env.EDDY_PYTHON || "python3";
+    let real = interpreters.get(name);
+    if (real === undefined) {
+        real = name;
+        const r = spawnSync(name, ["-I", "-c", "import sys; print(sys.executable)"], { encoding: "utf8", timeout: 30_000 });
+        const said = r.status === 0 ? r.stdout.trim() : "";
+        if (path.isAbsolute(said) && !said.includes("\n")) {
+            try {
+                accessSync(said, constants.X_OK);
+                real = said;
+            } catch {
+                // not an interpreter we can run ourselves: keep the name
+            }
+        }
+        interpreters.set(name, real);
+    }
+    return real;
 }

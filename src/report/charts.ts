@@ -1,5 +1,4 @@
-import * as vega from "vega";
-import { compile, type TopLevelSpec } from "vega-lite";
+import type { TopLevelSpec } from "vega-lite";
 import { MODEL_CATEGORIES } from "../vocabulary.js";
 import { CATEGORY_LABELS, NEIGHBOURHOOD_CATEGORIES, type NeighbourhoodScore } from "../scores/neighbourhood.js";
 import type { CategoryShares, ConfigSummary } from "../scores/aggregates.js";
@@ -30,10 +29,12 @@ const QUIET = {
     warn: () => QUIET,
     info: () => QUIET,
     debug: () => QUIET
-} as unknown as NonNullable<Parameters<typeof compile>[1]>["logger"];
+} as unknown as NonNullable<Parameters<typeof import("vega-lite").compile>[1]>["logger"];
 
 /** Compiles a vega-lite spec and renders it to an SVG string in Node (no DOM, no canvas). */
 export async function renderSvg(spec: TopLevelSpec): Promise<string> {
+    // Loaded on first use: vega and vega-lite take ~0.5 s to import, which every CLI start paid.
+    const [vega, { compile }] = await Promise.all([import("vega"), import("vega-lite")]);
     const compiled = compile({ ...spec, config: { ...CONFIG, ...(spec.config ?? {}) } } as TopLevelSpec, { logger: QUIET }).spec;
     const view = new vega.View(vega.parse(compiled), { renderer: "none", logLevel: vega.Warn });
     try {

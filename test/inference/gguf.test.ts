@@ -89,11 +89,11 @@ describe("tiny models", () => {
         }
     });
 
-    it("maps general.file_type numbers to llama.cpp's names", () => {
-        expect(fileTypeName(15)).toBe("Q4_K_M");
-        expect(fileTypeName(7)).toBe("Q8_0");
-        expect(fileTypeName(0)).toBe("F32");
-        expect(fileTypeName(undefined)).toBe("unknown");
+    it("maps general.file_type numbers to llama.cpp's names", async () => {
+        expect(await fileTypeName(15)).toBe("Q4_K_M");
+        expect(await fileTypeName(7)).toBe("Q8_0");
+        expect(await fileTypeName(0)).toBe("F32");
+        expect(await fileTypeName(undefined)).toBe("unknown");
     });
 
     it("inspectGguf gives clear errors for a missing file, a non-GGUF file and a cut header", async () => {

@@ -1,6 +1,5 @@
 import type { Command } from "commander";
 import { parseQueueUrl } from "../../queue/queueUrl.js";
-import { startWorker } from "../../queue/worker.js";
 import { intSetting } from "../../util/settings.js";
 import { safeTerminalLine } from "../../util/safeText.js";
 import { templateLibrary } from "../templateLibrary.js";
@@ -22,6 +21,8 @@ export function registerWorkerCommand(program: Command): void {
         .action(async (o: { queue: string; insecureQueue?: boolean; judgeWorkers?: string; threads?: string; gpu?: string; allowUnsandboxed?: boolean; node?: string; lockMs: string }) => {
             const target = parseQueueUrl(o.queue, { insecure: o.insecureQueue });
             const log = (line: string): void => void process.stderr.write(`${safeTerminalLine(line)}\n`);
+            // bullmq and ioredis load only for the command that needs them (as `run --queue` does).
+            const { startWorker } = await import("../../queue/worker.js");
             const w = await startWorker(target, {
                 node: o.node,
                 judgeWorkers: o.judgeWorkers === undefined ? undefined : intSetting("judge workers", o.judgeWorkers, 1),

@@ -1,6 +1,6 @@
 import { existsSync, openSync, readSync, closeSync, statSync } from "node:fs";
 import path from "node:path";
-import { GgmlType, GgufFileType, readGgufFileInfo, type GgufFileInfo } from "node-llama-cpp";
+import type { GgufFileInfo } from "node-llama-cpp";
 import { EddyError, oneLine } from "../../util/errors.js";
 import { sha256File } from "../../util/files.js";
 
@@ -40,9 +40,23 @@ export interface ModelInfo {
     tensor_count: number;
 }
 
+type NodeLlamaCpp = typeof import("node-llama-cpp");
+let library: NodeLlamaCpp | undefined;
+
+/** node-llama-cpp, imported on first use: the import takes ~0.7 s, which every CLI start (`--help` too) paid. */
+export async function llamaLibrary(): Promise<NodeLlamaCpp> {
+    return (library ??= await import("node-llama-cpp"));
+}
+
+/** A GGUF file's header, read by node-llama-cpp's reader (never the weights). */
+export async function readGgufFileInfo(file: string, options: Parameters<NodeLlamaCpp["readGgufFileInfo"]>[1]): Promise<GgufFileInfo> {
+    return (await llamaLibrary()).readGgufFileInfo(file, options);
+}
+
 /** Map general.file_type to its name: MOSTLY_Q4_K_M → Q4_K_M, ALL_F32 → F32. */
-export function fileTypeName(fileType: number | undefined): string {
+export async function fileTypeName(fileType: number | undefined): Promise<string> {
     if (fileType === undefined) return "unknown";
+    const { GgufFileType } = await llamaLibrary();
     const name = (GgufFileType as unknown as Record<number, string | undefined>)[fileType];
     return name ? name.replace(/^(MOSTLY|ALL)_/, "") : `file_type_${fileType}`;
 }
@@ -51,10 +65,10 @@ export function fileTypeName(fileType: number | undefined): string {
  * The quantisation type: the header's general.file_type when present, else (older converters leave it
  * out) the tensor type holding most elements of the 2-D weight tensors; "unknown" when neither says.
  */
-export function quantizationOf(info: GgufFileInfo): string {
+export async function quantizationOf(info: GgufFileInfo): Promise<string> {
     const fileType = info.metadata.general?.file_type as unknown;
     const n = typeof fileType === "bigint" ? Number(fileType) : fileType;
-    if (typeof n === "number") return fileTypeName(n);
+    if (typeof n === "number") return await fileTypeName(n);
     const types = new Map<number, number>();
     for (const t of info.fullTensorInfo ?? info.tensorInfo ?? []) {
         if (t.dimensions.length < 2) continue;
@@ -63,6 +77,7 @@ export function quantizationOf(info: GgufFileInfo): string {
     }
     let best: number | undefined;
     for (const [type, count] of types) if (best === undefined || count > types.get(best)!) best = type;
+    const { GgmlType } = await llamaLibrary();
     return best === undefined ? "unknown" : ((GgmlType as unknown as Record<number, string | undefined>)[best] ?? `ggml_type_${best}`);
 }
 
@@ -122,7 +137,7 @@ export async function inspectGgufHeader(file: string): Promise<Omit<ModelInfo, "
         file: path.basename(abs),
         size_bytes: size,
         architecture: arch,
-        quantization: quantizationOf(info),
+        quantization: await quantizationOf(info),
         parameter_count: parameters,
         gguf_version: info.version,
         tensor_count: (info.fullTensorInfo ?? []).length

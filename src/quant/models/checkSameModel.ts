@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import { existsSync, statSync } from "node:fs";
 import path from "node:path";
-import { readGgufFileInfo, type GgufFileInfo } from "node-llama-cpp";
-import { quantizationOf as headerQuantization } from "../../inference/gguf/inspectGguf.js";
+import type { GgufFileInfo } from "node-llama-cpp";
+import { quantizationOf as headerQuantization, readGgufFileInfo } from "../../inference/gguf/inspectGguf.js";
 import { EddyError, oneLine } from "../../util/errors.js";
 
 /** One GGUF file of a quantisation study, described from its header (weights are not read). */
@@ -59,8 +59,8 @@ function identityOf(info: GgufFileInfo): Identity {
 }
 
 /** The quantisation type as `eddy models inspect` and the study record it (one rule), null when the header does not say. */
-export function quantizationOf(info: GgufFileInfo): string | null {
-    const q = headerQuantization(info);
+export async function quantizationOf(info: GgufFileInfo): Promise<string | null> {
+    const q = await headerQuantization(info);
     return q === "unknown" ? null : q;
 }
 
@@ -96,7 +96,7 @@ export async function checkSameModel(files: readonly string[]): Promise<QuantFil
             const diff = firstDifference(first.id, id);
             if (diff) throw new EddyError(`${path.basename(file)} is not a quantisation of the same model as ${path.basename(first.file)}: ${diff}`);
         }
-        out.push({ path: file, quantization: quantizationOf(info), sizeBytes: statSync(file).size, architecture: id.architecture, vocabulary: id.vocabulary, tensors: id.shapes.length });
+        out.push({ path: file, quantization: await quantizationOf(info), sizeBytes: statSync(file).size, architecture: id.architecture, vocabulary: id.vocabulary, tensors: id.shapes.length });
     }
     return out;
 }
