@@ -26,6 +26,7 @@ export const UNIT_TESTS = [
     "test/store/wall.test.ts",
     "test/report/shell.test.ts",
     "test/inference/backends.test.ts",
+    "test/inference/nodeSettings.test.ts",
     "test/structure.test.ts",
     "test/lanes.test.ts"
 ];

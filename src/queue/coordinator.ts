@@ -16,6 +16,7 @@ import { questionsHash, shardPrompts } from "./identity.js";
 import type { QueueTarget } from "./queueUrl.js";
 import { RedisState } from "./redisState.js";
 import { readRefusals } from "./refusals.js";
+import { withNode } from "../inference/nodeSettings.js";
 import { QUEUE_NAME, SHARD_JOB_VERSION, shardJobId, shardResultSchema, type JudgeMode, type Shard, type ShardJob, type ShardResult } from "./shardJob.js";
 
 export interface QueuedProgress {
@@ -235,12 +236,18 @@ function shardStored(store: Store, runId: string, s: Shard, perShard: number): b
     return r.n >= perShard && !r.unjudged;
 }
 
+/** The configuration's metadata as stored so far (null before its first shard). */
+function storedMetadata(store: Store, runId: string, s: Shard): Record<string, unknown> | null {
+    const c = store.configurations(runId).find((x) => x.model === s.model && x.temperature === s.temperature && x.wrapper === s.wrapper);
+    return c?.metadata_json ? (JSON.parse(c.metadata_json) as Record<string, unknown>) : null;
+}
+
 /** Write a shard's rows into the run (INSERT OR IGNORE on natural keys: a shard stored twice adds nothing). */
 function storeShard(store: Store, runId: string, s: Shard, r: ShardResult): void {
     const conf = store.upsertConfiguration({
         runId, model: s.model, modelPath: s.modelPath, modelSha256: r.configuration.model_sha256, quantization: r.configuration.quantization,
         temperature: s.temperature, wrapper: s.wrapper, decoding: JSON.parse(r.configuration.decoding_json),
-        metadata: r.configuration.metadata_json === null ? undefined : { ...JSON.parse(r.configuration.metadata_json), node: r.node }
+        metadata: r.configuration.metadata_json === null ? undefined : withNode(storedMetadata(store, runId, s), JSON.parse(r.configuration.metadata_json) as Record<string, unknown>, r.node)
     });
     const generations: NewGeneration[] = [];
     const verdicts: NewVerdict[] = [];

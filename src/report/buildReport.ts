@@ -3,6 +3,7 @@ import { compareConfigurations } from "../scores/compare.js";
 import { summariseConfigs, summariseGroups, summariseTemplates } from "../scores/aggregates.js";
 import { scoreNeighbourhoods, type NeighbourhoodScore } from "../scores/neighbourhood.js";
 import type { Outcome } from "../vocabulary.js";
+import { mixedNodesNote } from "../inference/nodeSettings.js";
 import { eddyVersion } from "../util/paths.js";
 import { noTampering, tamperingByConfig } from "./tampering.js";
 import { determinismKey, type DecodingMode, type DeterminismSummary, type NeighbourhoodRow, type ReportData, type ReportOptions, type ReportRunMeta } from "./types.js";
@@ -39,7 +40,8 @@ export function buildReport(outcomes: readonly Outcome[], runMeta: readonly Repo
             ...c,
             mode: mode(c.runId, c.config),
             determinism: audit(metaById.get(c.runId), c.config, mode(c.runId, c.config), opts.determinism),
-            tampering: tampering.get(c.config) ?? noTampering()
+            tampering: tampering.get(c.config) ?? noTampering(),
+            nodes: mixedNodesNote(configurationOf(metaById.get(c.runId), c.config)?.metadata)
         })),
         groups: summariseGroups(scores),
         templates: summariseTemplates(scores),
@@ -61,16 +63,21 @@ function toRow(s: NeighbourhoodScore, mode: DecodingMode): NeighbourhoodRow {
  */
 export function decodingMode(run: ReportRunMeta | undefined, config: string): DecodingMode {
     const valid = (v: unknown): v is DecodingMode => v === "reproducible" || v === "fast";
-    const c = run?.configurations?.find((x) => x.label === config || `${x.label} @${run.id}` === config);
+    const c = configurationOf(run, config);
     if (valid(c?.metadata?.mode)) return c.metadata.mode;
     if (valid(run?.config?.mode)) return run.config.mode;
     if (run?.config?.fast === true) return "fast";
     return "reproducible";
 }
 
+/** A run's stored configuration behind a report's config label. */
+function configurationOf(run: ReportRunMeta | undefined, config: string): NonNullable<ReportRunMeta["configurations"]>[number] | undefined {
+    return run?.configurations?.find((x) => x.label === config || `${x.label} @${run.id}` === config);
+}
+
 /** The latest determinism audit of a configuration's model file in its mode, in words. */
 function audit(run: ReportRunMeta | undefined, config: string, mode: DecodingMode, audits: ReadonlyMap<string, DeterminismSummary> | undefined): string {
-    const c = run?.configurations?.find((x) => x.label === config || `${x.label} @${run.id}` === config);
+    const c = configurationOf(run, config);
     const g = c?.metadata?.groupSize ?? run?.config?.groupSize;
     const a = c?.modelSha256 ? audits?.get(determinismKey(c.modelSha256, mode, typeof g === "number" ? g : undefined)) : undefined;
     if (!a) return c?.modelSha256 ? "not audited" : "–";

@@ -50,10 +50,10 @@ export async function renderHtml(d: ReportData, scores: readonly NeighbourhoodSc
             true
         )
     );
-    const notes = d.configs.filter((c) => c.passAtKNote || c.uncategorised);
+    const notes = d.configs.filter((c) => c.passAtKNote || c.uncategorised || c.nodes);
     if (notes.length)
         parts.push(
-            html`<ul class="note">${notes.map((c) => html`<li>${c.config}: ${c.uncategorised ? `${c.uncategorised} template(s) without a category (under 90% of instances judged). ` : ""}${c.passAtKNote ?? ""}</li>`)}</ul>`
+            html`<ul class="note">${notes.map((c) => html`<li>${c.config}: ${c.uncategorised ? `${c.uncategorised} template(s) without a category (under 90% of instances judged). ` : ""}${c.passAtKNote ?? ""}${c.nodes ? ` ${c.nodes}.` : ""}</li>`)}</ul>`
         );
     if (tampered.length) {
         parts.push(html`<h3 id="tampering">Suspected tampering with the judge</h3><p class="note"><b>${TAMPERING_NOTE}</b></p>`);

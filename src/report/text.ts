@@ -68,7 +68,8 @@ function sections(d: ReportData, full: boolean): Section[] {
     out.push({
         title: "Decoding (mode, and the latest `eddy audit determinism` of the model file in that mode)",
         head: [CONFIG, { head: "mode", fixed: true }, { head: "determinism audit", align: "left" }],
-        rows: d.configs.map((c) => [c.config, c.mode, c.determinism])
+        rows: d.configs.map((c) => [c.config, c.mode, c.determinism]),
+        note: nodesNotes(d)
     });
     out.push({
         title: "Stability (SPEC §4, means over templates)",
@@ -168,6 +169,12 @@ function shownK(d: ReportData): number[] {
 function passAtKNotes(d: ReportData): string {
     const notes = d.configs.filter((c) => c.passAtKNote).map((c) => `${c.config}: ${c.passAtKNote}`);
     return notes.length ? ` ${notes.join("; ")}.` : "";
+}
+
+/** Queued configurations whose nodes' result-changing settings differ (their audits hold per node). */
+function nodesNotes(d: ReportData): string | undefined {
+    const notes = d.configs.filter((c) => c.nodes).map((c) => `${c.config}: ${c.nodes}.`);
+    return notes.length ? notes.join(" ") : undefined;
 }
 
 /** Tables of a comparison: normality, pairwise tests, temperature effects, McNemar. */

@@ -53,6 +53,8 @@ export type ReportConfig = ConfigSummary & {
     determinism: string;
     /** Answers the judge suspects of tampering with its harness (verdict detail `tampering: …`); count 0 when none. */
     tampering: TamperingSummary;
+    /** Set when a queued configuration's answers came from nodes whose result-changing settings differ (llama.cpp build, GPU…), in words. */
+    nodes: string | null;
 };
 
 /** A neighbourhood's scores without its per-instance rows (what JSON/CSV/tables carry). */

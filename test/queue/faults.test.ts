@@ -12,6 +12,7 @@ import { runShard } from "../../src/queue/runShard.js";
 import { QUEUE_NAME, type ShardJob, type ShardResult } from "../../src/queue/shardJob.js";
 import { startWorker, type RunningWorker } from "../../src/queue/worker.js";
 import { BIN, cleanTmp, countRows, tmpDir } from "../run/helpers.js";
+import { ensureTinyModels } from "../../src/inference/gguf/tinyModel.js";
 import { TEMPLATES, exportStore, useFixedTemplates } from "../merge/studyFixture.js";
 import { HAS_REDIS, startRedis } from "./redisServer.js";
 
@@ -193,6 +194,34 @@ describe.skipIf(!HAS_REDIS)("the queue under faults", () => {
         expect(lines.filter((l) => /^refused shard reference\/\S+ from worker rogue: generation .* prompt differs from the study's question/.test(l)), lines.join("\n")).toHaveLength(1);
         expect(exportStore(db)).toEqual(exportStore(single));
     }, PATIENCE + 60_000);
+
+    it("a configuration generated on nodes with different result-changing settings records each node, and the report says so", async () => {
+        const db = path.join(dir, "mixed.db");
+        // A llama study (eddy's tiny model): two shards, one per template, generated on two "machines" whose thread counts differ.
+        const llamaStudy = normalizeStudyConfig({ backend: "llama", models: [ensureTinyModels().f32], templates: TEMPLATES.join(","), instances: 2, rounds: 1, temperatures: "0", seed: 5, maxTokens: 16, threads: 1, judgeWorkers: 1, db });
+        const coordinator = runQueued(llamaStudy, parseQueueUrl(redis.url), { log: () => {} });
+        let k = 0;
+        await foreignWorker(2, (job) => (k++ === 0 ? runShard(job.data, { node: "cpu-a", threads: 1 }) : runShard(job.data, { node: "cpu-b", threads: 2 })));
+        await within(coordinator, PATIENCE, "the coordinator");
+        const report = await execa("node", [BIN, "report", "latest", "--db", db], { reject: false });
+        expect(report.exitCode, report.stderr).toBe(0);
+        expect(report.stdout.replace(/\s+/g, " ")).toContain("generated on 2 nodes whose settings differ (threads 1 on cpu-a, 2 on cpu-b): answers are reproducible per node, not across them");
+        const show = await execa("node", [BIN, "runs", "show", "latest", "--db", db, "--json"], { reject: false });
+        const meta = (JSON.parse(show.stdout) as { configurations: { metadata: { nodes: Record<string, { threads: number }>; differ: string[]; llamaCppRelease: string } }[] }).configurations[0]!.metadata;
+        expect(meta.nodes).toMatchObject({ "cpu-a": { threads: 1 }, "cpu-b": { threads: 2 } });
+        expect(meta.differ).toEqual(["threads"]);
+        // Each node's llama.cpp build is recorded with it (the same here: one machine stands in for two).
+        expect(meta.llamaCppRelease).toEqual(expect.any(String));
+        expect(Object.values(meta.nodes).map((n) => (n as { llamaCppRelease?: string }).llamaCppRelease)).toEqual([meta.llamaCppRelease, meta.llamaCppRelease]);
+        // One node, or nodes that agree: nothing to say.
+        const one = path.join(dir, "one-node.db");
+        const again = runQueued({ ...llamaStudy, db: one }, parseQueueUrl(redis.url), { log: () => {} });
+        await foreignWorker(2, (job) => runShard(job.data, { node: k++ % 2 ? "cpu-c" : "cpu-d", threads: 1 }));
+        await within(again, PATIENCE, "the coordinator");
+        const plain = await execa("node", [BIN, "report", "latest", "--db", one], { reject: false });
+        expect(plain.exitCode, plain.stderr).toBe(0);
+        expect(plain.stdout).not.toContain("whose settings differ");
+    }, 2 * PATIENCE + 60_000);
 
     it("a worker of an older eddy that fails shards it cannot read does not stop the study", async () => {
         const lines: string[] = [];

@@ -1,3 +1,4 @@
+import { mixedNodesNote } from "../../../inference/nodeSettings.js";
 import type { Command } from "commander";
 import { renderTable, terminalWidth } from "../../../report/terminalTable.js";
 import { safeJsonStringify, safeTerminalText } from "../../../util/safeText.js";
@@ -85,6 +86,8 @@ export function registerRunsCommand(program: Command): void {
                         .filter((k) => (k === "quantization" ? c.quantization : m[k]) != null)
                         .map((k) => `${k}=${k === "quantization" ? c.quantization : String(m[k])}`);
                     lines.push(`  #${c.id} ${c.label}${c.modelSha256 ? ` sha256 ${c.modelSha256.slice(0, 12)}…` : ""} ${bits.join(" ")}`);
+                    const mixed = mixedNodesNote(m);
+                    if (mixed) lines.push(`    ${mixed}`);
                 }
                 lines.push(`responses: ${r.counts.generations} (${r.counts.cached} from cache${r.counts.missing ? `, ${r.counts.missing} missing from replay` : ""}), verdicts: ${r.counts.verdicts}`);
                 lines.push("categories: " + (Object.entries(r.counts.categories).map(([k, n]) => `${k} ${n}`).join(", ") || "none yet"));
