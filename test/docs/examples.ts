@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
  * Examples are tests: every `$ eddy …` line in every command's `--help`, and every command line in
  * README.md's shell blocks, runs as written in a fresh shell from (a mirror of) the repository root.
  * Files a user would bring are stood in for by eddy's tiny models, the reference backend and the
- * fixtures written below; the examples say so beside themselves. Two suites, each in a sandbox of its
- * own so that they run in parallel: README.md's lines in order (a walkthrough), then every help text's.
+ * fixtures written below; the examples say so beside themselves. One sandbox: README.md's lines in
+ * order (a walkthrough), then every help text's.
  */
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -134,15 +134,21 @@ function runExample(ex: Example): { status: number | string | null; output: stri
     return { status, output: `${r.stdout ?? ""}${r.stderr ?? ""}`.slice(-2000), ms: performance.now() - t0 };
 }
 
-/** Runs each example once, in order; returns the failures (with output) after printing what was not run and the slowest. */
-function runAll(examples: Example[], alreadyRun: Set<string>): { failures: string[]; ran: number } {
+/**
+ * Runs each example not run before, in order, adding it to `seen`; returns the failures (with output)
+ * after printing what was not run and the slowest.
+ */
+function runAll(examples: Example[], seen: Set<string>): { failures: string[]; ran: number; repeated: number } {
     const failures: string[] = [];
     const skipped: string[] = [];
     const times: [number, string][] = [];
     let ran = 0;
-    const seen = new Set(alreadyRun);
+    let repeated = 0;
     for (const ex of examples) {
-        if (seen.has(ex.command)) continue;
+        if (seen.has(ex.command)) {
+            repeated++;
+            continue;
+        }
         seen.add(ex.command);
         const why = notRunReason(ex.command);
         if (why) {
@@ -154,28 +160,35 @@ function runAll(examples: Example[], alreadyRun: Set<string>): { failures: strin
         times.push([r.ms, ex.command]);
         if (r.status !== 0) failures.push(`${ex.source}: \`${ex.command}\` exited ${r.status}\n${r.output}`);
     }
-    process.stdout.write(`examples: ran ${ran}, not run ${skipped.length}:\n${skipped.map((s) => `  ${s}`).join("\n")}\n`);
+    process.stdout.write(`examples: ran ${ran}, ${repeated} already run, not run ${skipped.length}:\n${skipped.map((s) => `  ${s}`).join("\n")}\n`);
     const slowest = times.sort((a, b) => b[0] - a[0]).slice(0, 5);
     process.stdout.write(`slowest examples:\n${slowest.map(([ms, c]) => `  ${(ms / 1000).toFixed(1)}s  ${c}`).join("\n")}\n`);
-    return { failures, ran };
+    return { failures, ran, repeated };
 }
 
-/** Registers one suite: README.md's command lines, or every command's --help examples. */
-export function examplesSuite(source: "readme" | "help"): void {
+/**
+ * Registers the suite: README.md's command lines in order (a walkthrough, each line may need the one
+ * before it), then every command's --help examples in the order the help tree lists them, in one
+ * sandbox. A command line that README and a help text share runs once: the help text's copy is the
+ * same command in a sandbox that has already run it (about a fifth of the help lines, some of the
+ * slowest), so running it again would test nothing new.
+ */
+export function examplesSuite(): void {
+    const seen = new Set<string>();
     beforeAll(prepareSandbox, 180_000);
     afterAll(() => {
         if (sandbox) rmSync(sandbox, { recursive: true, force: true });
     });
-    describe(`examples run as written: ${source === "readme" ? "README.md" : "every command's --help"}`, () => {
-        it("every example exits 0", () => {
+    describe("examples run as written", () => {
+        it("README.md: every command line exits 0", () => {
             const fromReadme = readmeExamples();
             expect(fromReadme.length).toBeGreaterThan(10);
-            if (source === "readme") {
-                const { failures, ran } = runAll(fromReadme, new Set());
-                expect(failures).toEqual([]);
-                expect(ran).toBeGreaterThan(20);
-                return;
-            }
+            const { failures, ran } = runAll(fromReadme, seen);
+            expect(failures).toEqual([]);
+            expect(ran).toBeGreaterThan(20);
+        }, 900_000);
+
+        it("every command's --help: every example exits 0", () => {
             const helps = helpTexts();
             const fromHelp = helps.flatMap((h) => helpExamples(h.name, h.text));
             // Every command has at least one example (the issue's "covers every command").
@@ -183,8 +196,7 @@ export function examplesSuite(source: "readme" | "help"): void {
             const withoutExamples = topLevel.filter((h) => !fromHelp.some((e) => new RegExp(`(^|[|;&] *)(npx )?${h.name}( |$)`).test(e.command)));
             expect(withoutExamples.map((h) => h.name)).toEqual([]);
             expect(fromHelp.length).toBeGreaterThan(40);
-            // Each suite is self-contained (its own sandbox): an example may need the one before it.
-            const { failures, ran } = runAll(fromHelp, new Set());
+            const { failures, ran } = runAll(fromHelp, seen);
             expect(failures).toEqual([]);
             expect(ran).toBeGreaterThan(40);
         }, 900_000);
