@@ -26,6 +26,7 @@ export function buildReport(outcomes: readonly Outcome[], runMeta: readonly Repo
             seed: m?.seed,
             eddyVersion: m?.eddyVersion,
             isolationLevel: m?.isolationLevel,
+            language: typeof m?.config?.language === "string" ? m.config.language : "python",
             configs: [...new Set(mine.map((s) => s.config))],
             missing: mine.reduce((n, s) => n + s.harness.missing, 0),
             templates: mine.map((s) => toRow(s, mode(s.runId, s.config)))

@@ -6,7 +6,7 @@ import { fix, interval, pct, pval, runStatus, tuple } from "./format.js";
 import { renderPage } from "./page.js";
 import { html, raw, type HtmlValue, type SafeHtml } from "./safeHtml.js";
 import { tamperingMore } from "./tampering.js";
-import { judged, magnitude, TAMPERING_NOTE, unsandboxed, UNSANDBOXED_NOTE } from "./text.js";
+import { judged, magnitude, notPython, TAMPERING_NOTE, unsandboxed, UNSANDBOXED_NOTE } from "./text.js";
 import type { DrilldownRow, ReportData } from "./types.js";
 
 // The report's own classes; the page shell (page.ts) holds the shared sheet and the policy.
@@ -38,7 +38,13 @@ export async function renderHtml(d: ReportData, scores: readonly NeighbourhoodSc
 
     // Overview
     parts.push(html`<section id="overview"><h2>Runs</h2>`);
-    parts.push(table(["run", "created", "status", "backend", "isolation", "configurations"], d.runs.map((r) => [r.id, r.created ?? "", runStatus(r), r.backend ?? "", r.isolationLevel ?? "", r.configs.join(", ")])));
+    const lang = d.runs.some(notPython);
+    parts.push(
+        table(
+            ["run", "created", "status", "backend", ...(lang ? ["language"] : []), "isolation", "configurations"],
+            d.runs.map((r) => [r.id, r.created ?? "", runStatus(r), r.backend ?? "", ...(lang ? [r.language] : []), r.isolationLevel ?? "", r.configs.join(", ")])
+        )
+    );
     if (d.runs.some(unsandboxed)) parts.push(html`<p class="note"><b>${UNSANDBOXED_NOTE}</b></p>`);
     parts.push(
         html`<h2>Configurations</h2><p class="note">Means over templates. <b>mode</b>: how responses were decoded (<code>reproducible</code>, the default, or the opt-in <code>fast</code> mode, whose responses may differ between runs). <b>judged</b>: instances with at least one judged response, of all instances. RLPR = run-level pass rate (= AS), PSR = perfect stability rate (= CCS), AV = average variance (SPEC §4). <code>truncated</code> and <code>judge_error</code> are harness outcomes: counted here, left out of every score. <b>missing</b>: planned answers (instances × R) with no outcome: absent from a replay file, or not generated or judged yet.</p>`

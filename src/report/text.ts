@@ -26,6 +26,7 @@ const SHORT: Record<NeighbourhoodCategory, string> = {
 };
 
 /** The judge records a level starting NO-SANDBOX when answers ran without namespaces (issue #9: say so plainly). */
+export const notPython = (r: { language: string }): boolean => r.language !== "python";
 export const unsandboxed = (r: { isolationLevel?: string | null }): boolean => (r.isolationLevel ?? "").startsWith("NO-SANDBOX");
 export const UNSANDBOXED_NOTE = "WARNING: answers of a run marked NO-SANDBOX ran WITHOUT a sandbox (no namespaces on that machine): they could read files, oracles included.";
 
@@ -42,10 +43,12 @@ export function judged(M: number, total: number): string {
 /** The sections shared by the text and Markdown reports; `full` for long labels (Markdown, --wide). */
 function sections(d: ReportData, full: boolean): Section[] {
     const out: Section[] = [];
+    // The language column appears once a run is not in Python: comparing languages needs it, Python-only reports stay as they were.
+    const lang = d.runs.some(notPython);
     out.push({
         title: "Runs",
-        head: [{ head: "run", ellipsis: "middle" }, "created", { head: "status", fixed: true }, "backend", "isolation", "configurations"],
-        rows: d.runs.map((r) => [r.id, (r.created ?? "").replace("T", " ").slice(0, 16), runStatus(r), r.backend ?? "", r.isolationLevel ?? "", r.configs.join("; ")]),
+        head: [{ head: "run", ellipsis: "middle" }, "created", { head: "status", fixed: true }, "backend", ...(lang ? ["language"] : []), "isolation", "configurations"],
+        rows: d.runs.map((r) => [r.id, (r.created ?? "").replace("T", " ").slice(0, 16), runStatus(r), r.backend ?? "", ...(lang ? [r.language] : []), r.isolationLevel ?? "", r.configs.join("; ")]),
         ...(d.runs.some(unsandboxed) ? { note: UNSANDBOXED_NOTE } : {})
     });
     out.push({

@@ -62,6 +62,8 @@ export type NeighbourhoodRow = Omit<NeighbourhoodScore, "instances" | "runId"> &
 
 /** One run in the report: its metadata and, per template and configuration, the scores. */
 export interface ReportRun extends Omit<ReportRunMeta, "config" | "configurations"> {
+    /** The language its questions were asked and answers judged in ("python" for runs before languages). */
+    language: string;
     configs: string[];
     /** Planned answers of this run with no outcome, over its configurations and templates (see HarnessCounts.missing). */
     missing: number;

@@ -4,7 +4,7 @@
  * category, hostile answers are contained, and a missing runtime is one clear line.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -221,5 +221,31 @@ describe("a missing runtime", () => {
         expect(r.status).not.toBe(0);
         const lines = r.stderr.trim().split("\n").filter((l) => !l.startsWith("eddy: run "));
         expect(lines.at(-1)).toMatch(/Ruby answers need ruby, which is not installed: install Debian's ruby package/);
+    });
+});
+
+describe("runs in two languages, reported together", () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "eddy-lang-report-"));
+    const db = path.join(dir, "r.db");
+    const eddy = (...args: string[]) => spawnSync(process.execPath, [path.join(root, "dist/cli/bin.js"), ...args], { encoding: "utf8" });
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+    it("show each run's language; a Python-only report has no language column", () => {
+        for (const language of ["python", "javascript"]) {
+            const r = eddy("run", "--backend", "reference", "--language", language, "--templates", "list_rotate_right", "--instances", "2", "--rounds", "1", "--db", db, "--no-progress");
+            expect(r.status, r.stderr).toBe(0);
+        }
+        const python = eddy("report", "latest~1", "--db", db, "--wide");
+        expect(python.status, python.stderr).toBe(0);
+        expect(python.stdout).not.toMatch(/\blanguage\b/);
+        const both = eddy("report", "latest", "latest~1", "--db", db, "--wide");
+        expect(both.status, both.stderr).toBe(0);
+        const runs = both.stdout.split("\n\n").find((b) => b.startsWith("Runs"))!;
+        expect(runs).toMatch(/backend\s+language\s+isolation/);
+        expect(runs).toMatch(/reference\s+javascript\s/);
+        expect(runs).toMatch(/reference\s+python\s/);
+        const html = eddy("report", "latest", "latest~1", "--db", db, "--format", "html", "--out", path.join(dir, "r.html"));
+        expect(html.status, html.stderr).toBe(0);
+        expect(readFileSync(path.join(dir, "r.html"), "utf8")).toContain("<th>backend</th><th>language</th><th>isolation</th>");
     });
 });
