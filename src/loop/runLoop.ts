@@ -1,16 +1,16 @@
-import { createHash } from "node:crypto";
-import { existsSync } from "node:fs";
-import path from "node:path";
 import { Embedder, cosine, inspectEmbedModel } from "../embed/Embedder.js";
 import { extractCode } from "../extract/extractCode.js";
-import { backendDescriptor, createBackend, DEFAULT_BACKEND, type BackendName } from "../inference/backends.js";
-import { isRemoteModel } from "../inference/modelUri.js";
+import { backendDescriptor, createBackend } from "../inference/backends.js";
 import { ReplayBackend } from "../inference/replay/ReplayBackend.js";
 import type { Backend, GenerationRequest, GenerationResult } from "../inference/types.js";
 import type { ChatMessage, ParamValue } from "../vocabulary.js";
 import { JudgePool } from "../judge/JudgePool.js";
 import { loadWrapper, renderMessages } from "../prompts/PromptWrapper.js";
 import { countFences, finalCategory } from "../run/runStudy.js";
+import { OPERATIONAL_KEYS } from "../run/config.js";
+import { decodingFor } from "../run/study/GenerateStage.js";
+import { checkModels, checkModelUnchanged } from "../run/study/openRun.js";
+import { loopIdentity, storedLoopConfig, type LoopConfig } from "./config.js";
 import { openStore } from "../store/Store.js";
 import { sampleInstances } from "../templates/instances.js";
 import { builtInLibrary, type TemplateLibrary } from "../templates/library.js";
@@ -22,50 +22,9 @@ import { deriveSeed } from "../util/seeds.js";
 import { newLoopRunId, type LoopRunRow, type LoopStepRow, type LoopTaskRow } from "../store/loops.js";
 import { missingRuntime } from "../judge/JudgePool.js";
 import { wrapperFor, type Language } from "../languages/languages.js";
-import { nextTranslation, parseChain, translationMessages, type TranslationNext } from "./translate.js";
+import { nextTranslation, translationMessages, type TranslationNext } from "./translate.js";
 
-/** Which backend answers in a loop study (the registered ones, as for a run). */
-export type LoopBackendName = BackendName;
-
-/** An EvaLOOP study of one model. */
-export interface LoopConfig {
-    backend: LoopBackendName;
-    /** GGUF file (llama). */
-    model?: string;
-    /** JSONL of answers (replay): `round` is the turn, 2(k−1) for loop k's code and 2k−1 for its summary. */
-    replay?: string;
-    /** A second GGUF that writes the summaries (llama; default: the model itself). */
-    summariser?: string;
-    templates: string;
-    /** Instances per template (tasks = templates × instances). */
-    instances: number;
-    /** M: loops at most (default 10). */
-    maxLoops: number;
-    seed: number;
-    maxTokens: number;
-    temperature: number;
-    /** Prompt wrapper for the code requests. */
-    wrapper: string;
-    /** Embedding model folder: similarity of successive prompts (ASL's s at the failure boundary) and drift. */
-    embedModel?: string;
-    /** A translation loop over this chain of languages instead of the summary loop (src/loop/translate.ts); absent: the summary loop. */
-    translate?: Language[];
-    // Operational: they change how fast, not what.
-    threads?: number;
-    contextSize?: number;
-    promptFormat?: string;
-    judgeWorkers?: number;
-    /** Let the judge run candidate code where no sandbox can be had. */
-    allowUnsandboxed?: boolean;
-    db?: string;
-    fresh?: boolean;
-    resume?: string;
-}
-
-const OPERATIONAL: (keyof LoopConfig)[] = ["threads", "judgeWorkers", "allowUnsandboxed", "db", "fresh", "resume"];
-
-/** Defaults: the paper's 10 loops, greedy decoding. */
-export const LOOP_DEFAULTS = { maxLoops: 10, instances: 5, seed: 1, maxTokens: 512, temperature: 0, wrapper: "default", templates: "all" } as const;
+export { LOOP_DEFAULTS, normalizeLoopConfig, type LoopConfig } from "./config.js";
 
 export interface LoopHooks {
     signal?: AbortSignal;
@@ -103,58 +62,6 @@ export function cleanSummary(response: string): string {
     return text.replace(/\s+/g, " ").trim().slice(0, 4000);
 }
 
-/** Identity of a loop study: the same settings continue the same run. */
-export function loopConfigHash(c: LoopConfig): string {
-    const id: Record<string, unknown> = { ...c };
-    for (const k of OPERATIONAL) delete id[k];
-    return createHash("sha256").update(JSON.stringify(id, Object.keys(id).sort())).digest("hex");
-}
-
-/** Validate settings into a LoopConfig (paths made absolute). */
-export function normalizeLoopConfig(raw: Partial<Record<keyof LoopConfig, unknown>>): LoopConfig {
-    const backend = String(raw.backend ?? DEFAULT_BACKEND);
-    const descriptor = backendDescriptor(backend);
-    const int = (name: string, v: unknown, min: number): number => {
-        const n = typeof v === "number" ? v : Number(v);
-        if (!Number.isInteger(n) || n < min) throw new EddyError(`${name} must be an integer >= ${min} (got '${String(v)}')`);
-        return n;
-    };
-    const temperature = Number(raw.temperature ?? LOOP_DEFAULTS.temperature);
-    if (!Number.isFinite(temperature) || temperature < 0 || temperature > 5) throw new EddyError(`temperature must be between 0 and 5 (got '${String(raw.temperature)}')`);
-    // A resumed run takes its stored settings; only the operational ones come from the caller.
-    const resuming = raw.resume !== undefined;
-    const missing = resuming ? undefined : descriptor.missing({ ...(raw.model ? { models: [String(raw.model)] } : {}), ...(raw.replay ? { replay: String(raw.replay) } : {}) });
-    if (missing) throw new EddyError(missing);
-    if (raw.summariser && !descriptor.decodes) throw new EddyError(`--summariser needs a backend that runs a model (${backend} answers summaries itself)`);
-    const translate = raw.translate === undefined ? undefined : parseChain(raw.translate);
-    if (translate && (raw.summariser || raw.embedModel)) throw new EddyError("--translate runs the translation loop (s = 1): --summariser and --embed-model apply to the summary loop");
-    const abs = (v: unknown) => (v === undefined ? undefined : path.resolve(String(v)));
-    const c: LoopConfig = {
-        backend: descriptor.name as LoopBackendName,
-        ...(descriptor.decodes && raw.model ? { model: abs(raw.model)! } : {}),
-        ...(descriptor.needsReplayFile && raw.replay ? { replay: abs(raw.replay)! } : {}),
-        ...(raw.summariser ? { summariser: abs(raw.summariser)! } : {}),
-        templates: String(raw.templates ?? LOOP_DEFAULTS.templates),
-        instances: int("instances", raw.instances ?? LOOP_DEFAULTS.instances, 1),
-        maxLoops: int("loops", raw.maxLoops ?? LOOP_DEFAULTS.maxLoops, 1),
-        seed: int("seed", raw.seed ?? LOOP_DEFAULTS.seed, 0),
-        maxTokens: int("max tokens", raw.maxTokens ?? LOOP_DEFAULTS.maxTokens, 1),
-        temperature,
-        wrapper: String(raw.wrapper ?? LOOP_DEFAULTS.wrapper),
-        ...(raw.embedModel ? { embedModel: abs(raw.embedModel)! } : {}),
-        ...(translate ? { translate } : {}),
-        ...(raw.threads !== undefined ? { threads: int("threads", raw.threads, 1) } : {}),
-        ...(raw.contextSize !== undefined ? { contextSize: int("context size", raw.contextSize, 16) } : {}),
-        ...(raw.promptFormat !== undefined ? { promptFormat: String(raw.promptFormat) } : {}),
-        ...(raw.judgeWorkers !== undefined ? { judgeWorkers: int("judge workers", raw.judgeWorkers, 1) } : {}),
-        ...(raw.allowUnsandboxed ? { allowUnsandboxed: true } : {}),
-        ...(raw.db !== undefined ? { db: abs(raw.db)! } : {}),
-        ...(raw.fresh ? { fresh: true } : {}),
-        ...(raw.resume !== undefined ? { resume: String(raw.resume) } : {})
-    };
-    return c;
-}
-
 /** What a task does next. */
 type Next = { kind: "code"; loop: number; question: string } | { kind: "summary"; loop: number; question: string; code: string } | { kind: "done" };
 
@@ -177,9 +84,7 @@ export async function runLoop(input: LoopConfig, hooks: LoopHooks = {}): Promise
     const library = hooks.library ?? builtInLibrary();
     // Checked before a run is created: a bad template list or model folder must not leave an empty run behind.
     const selected = input.resume ? [] : selectTemplates(library, input.templates);
-    if (input.embedModel) inspectEmbedModel(input.embedModel);
-    for (const m of [input.model, input.summariser])
-        if (m && !isRemoteModel(m) && !existsSync(m)) throw new EddyError(`model file ${m} does not exist`);
+    if (!input.resume) checkLoopInputs(input);
     const store = openStore(input.db ?? defaultDbPath());
     const ls = store.loops;
     let config = input;
@@ -190,26 +95,29 @@ export async function runLoop(input: LoopConfig, hooks: LoopHooks = {}): Promise
     if (input.resume) {
         try {
             run = ls.requireRun(input.resume);
+            // The stored settings, with this session's operational ones on top (as a resumed run's).
+            const ops = Object.fromEntries(OPERATIONAL_KEYS.filter((k) => input[k] !== undefined && k !== "resume" && k !== "fresh").map((k) => [k, input[k]]));
+            config = { ...storedLoopConfig(JSON.parse(run.config_json) as Record<string, unknown>), ...ops };
+            checkLoopInputs(config);
         } catch (err) {
             store.close();
             throw err;
         }
-        const stored = JSON.parse(run.config_json) as LoopConfig;
-        config = { ...stored, ...Object.fromEntries(OPERATIONAL.filter((k) => input[k] !== undefined).map((k) => [k, input[k]])) };
     } else {
-        const hash = loopConfigHash(input);
-        const found = input.fresh ? undefined : ls.findByConfigHash(hash);
+        const identity = loopIdentity(input, selected.map((t) => t.id));
+        const found = input.fresh ? undefined : ls.findByConfigHash(identity.hash);
+        const source = answerSource(input);
         run = found ?? ls.createRun({
             id: newLoopRunId(),
-            config_hash: hash,
-            config_json: JSON.stringify(Object.fromEntries(Object.entries(input).filter(([k]) => !OPERATIONAL.includes(k as keyof LoopConfig)))),
+            config_hash: identity.hash,
+            config_json: JSON.stringify(identity.settings),
             eddy_version: eddyVersion(),
             backend: input.backend,
-            model: backendDescriptor(input.backend).models({ ...(input.model ? { models: [input.model] } : {}), ...(input.replay ? { replay: input.replay } : {}) })[0]!.label,
-            model_path: input.model ?? input.replay ?? null,
+            model: source.label,
+            model_path: source.path,
             model_sha256: null,
             quantization: null,
-            summariser: input.summariser ? path.basename(input.summariser).replace(/\.gguf$/i, "") : null,
+            summariser: input.summariser ? modelLabel(input, input.summariser) : null,
             metadata_json: null,
             isolation_level: null
         });
@@ -240,7 +148,9 @@ export async function runLoop(input: LoopConfig, hooks: LoopHooks = {}): Promise
         if (templates.get(t.template_id)!.oracleHash !== t.oracle_hash)
             throw new EddyError(`template ${t.template_id} changed since loop run ${run.id} began (oracle hash differs); start a new run with --fresh`);
     }
-    const wrapper = loadWrapper(config.wrapper);
+    const wrapper = loadWrapper(config.wrappers[0]!);
+    // One temperature per loop run; the study's decoding (top-k, top-p, min-p, repeat penalty) at it.
+    const decoding = decodingFor(config, config.temperatures[0]!);
 
     let judge: JudgePool | undefined;
     let backend: Backend | undefined;
@@ -252,13 +162,12 @@ export async function runLoop(input: LoopConfig, hooks: LoopHooks = {}): Promise
             const missing = missingRuntime(lang, judge.runtimes);
             if (missing) throw new EddyError(missing);
         }
-        backend = await openBackend(config, config.model, judge, [...templates.values()], log);
+        backend = await openBackend(config, config.models[0], judge, [...templates.values()], log);
         summariser = config.summariser ? await openBackend(config, config.summariser, judge, [...templates.values()], log) : backend;
         if (config.embedModel) embedder = await Embedder.load(config.embedModel);
         const meta = await backend.metadata();
         const sha = backendDescriptor(config.backend).identity(backend, meta);
-        if (run.model_sha256 && sha && run.model_sha256 !== sha)
-            throw new EddyError(`model ${run.model_path} changed since loop run ${run.id} began (sha256 differs); start a new run with --fresh`);
+        checkModelUnchanged([run.model_sha256], sha, run.model_path ?? run.model, `loop run ${run.id}`);
         markFailed = true;
         ls.markRunning(run.id, sha, meta.model?.quantization ?? null);
         ls.setMetadata(run.id, { ...meta, ...(summariser !== backend ? { summariser: await summariser.metadata() } : {}), isolation: judge.isolation }, judge.isolation.level);
@@ -295,7 +204,7 @@ export async function runLoop(input: LoopConfig, hooks: LoopHooks = {}): Promise
                     return {
                         id: key(task.template_id, task.instance_idx),
                         messages: summaryMessages(t.function, n.code),
-                        decoding: { temperature: config.temperature },
+                        decoding,
                         seed: deriveSeed(config.seed, task.template_id, task.instance_idx, n.loop, "summary"),
                         maxTokens: config.maxTokens,
                         task: { templateId: task.template_id, instance: task.instance_idx, round: 2 * n.loop - 1, params: JSON.parse(task.params_json) as ParamValue[] }
@@ -340,7 +249,7 @@ export async function runLoop(input: LoopConfig, hooks: LoopHooks = {}): Promise
                     id: key(task.template_id, task.instance_idx),
                     // A translation step's prompt goes as it is; a first answer through the wrapper, in its language.
                     messages: "from" in n && n.from ? translationMessages(n.question) : renderMessages(wrapperFor(wrapper, lang), n.question),
-                    decoding: { temperature: config.temperature },
+                    decoding,
                     seed: deriveSeed(config.seed, task.template_id, task.instance_idx, n.loop, "code"),
                     maxTokens: config.maxTokens,
                     // Replay's turn: a translation loop's step s is round s − 1; the summary loop's code of loop k is 2(k − 1).
@@ -394,6 +303,24 @@ export async function runLoop(input: LoopConfig, hooks: LoopHooks = {}): Promise
     }
 }
 
+/** The model file, summariser and embedding model must be there before anything is stored (the checks a run makes). */
+function checkLoopInputs(c: LoopConfig): void {
+    checkModels(c);
+    if (c.summariser) checkModels({ ...c, models: [c.summariser] });
+    if (c.embedModel) inspectEmbedModel(c.embedModel);
+}
+
+/** What answers in a loop run, labelled as a run labels its models. */
+function answerSource(c: LoopConfig): { label: string; path: string | null } {
+    const m = backendDescriptor(c.backend).models({ models: c.models, ...(c.replay ? { replay: c.replay } : {}) })[0]!;
+    return { label: m.label, path: m.path ?? c.replay ?? null };
+}
+
+/** A model file's label, as a run labels it. */
+function modelLabel(c: LoopConfig, file: string): string {
+    return backendDescriptor(c.backend).models({ models: [file] })[0]!.label;
+}
+
 function languageOf(n: Extract<Next | TranslationNext, { kind: "code" }>): Language {
     return "language" in n ? n.language : "python";
 }
@@ -408,14 +335,11 @@ async function collect(results: AsyncIterable<GenerationResult>, signal?: AbortS
 }
 
 async function openBackend(c: LoopConfig, modelPath: string | undefined, judge: JudgePool, templates: Template[], log: (l: string) => void): Promise<Backend> {
-    return createBackend(
-        {
-            backend: c.backend,
-            ...(c.threads !== undefined ? { threads: c.threads } : {}),
-            ...(c.contextSize !== undefined ? { contextSize: c.contextSize } : {}),
-            ...(c.promptFormat !== undefined ? { promptFormat: c.promptFormat } : {})
-        },
-        modelPath ? { path: modelPath } : {},
-        { solutions: judge, templates, ...(backendDescriptor(c.backend).needsReplayFile ? { replay: new ReplayBackend(c.replay!) } : {}), onWarning: log }
-    );
+    // The study's backend settings as they are (mode, G, threads, sequences, GPU, context, prompt format, …).
+    return createBackend(c, modelPath ? { path: modelPath } : {}, {
+        solutions: judge,
+        templates,
+        ...(backendDescriptor(c.backend).needsReplayFile ? { replay: new ReplayBackend(c.replay!) } : {}),
+        onWarning: log
+    });
 }

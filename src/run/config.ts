@@ -75,7 +75,7 @@ const list = (v: unknown): unknown[] =>
     v === undefined ? [] : (Array.isArray(v) ? v : [v]).flatMap((x) => (typeof x === "string" ? x.split(",").map((s) => s.trim()).filter(Boolean) : [x]));
 
 /** A zod field that reports a bad value as eddy's one-line message (the same words wherever the setting comes from). */
-const field = <T>(check: (v: unknown) => T) =>
+export const field = <T>(check: (v: unknown) => T) =>
     z.unknown().transform((v, ctx): T => {
         try {
             return check(v);
@@ -85,8 +85,8 @@ const field = <T>(check: (v: unknown) => T) =>
         }
     });
 const bool = field((v) => v === true || v === "true" || v === 1);
-const str = field((v) => String(v));
-const int = (name: string, min: number) => field((v) => intSetting(name, v, min));
+export const str = field((v) => String(v));
+export const int = (name: string, min: number) => field((v) => intSetting(name, v, min));
 const num = (name: string, min: number, max = Infinity) => field((v) => numberSetting(name, v, min, max));
 const strings = field((v) => list(v).map(String));
 
@@ -185,7 +185,6 @@ export const studySettingsSchema = identitySettings.extend(operationalSettings.s
 
 /** Every key the schema knows, in its order. */
 export const STUDY_SETTING_KEYS = Object.keys(studySettingsSchema.shape) as (keyof typeof studySettingsSchema.shape)[];
-const KNOWN = new Set<string>(STUDY_SETTING_KEYS);
 
 /** Settings that do not change results: excluded from the run identity, taken fresh on resume. */
 export const OPERATIONAL_KEYS = Object.keys(operationalSettings.shape) as (keyof typeof operationalSettings.shape)[];
@@ -203,18 +202,28 @@ type InputOnlyKey = "fast" | "reproducible";
  */
 export type StudyConfig = Omit<StudySettings, FilledKey | InputOnlyKey> & Required<Pick<StudySettings, FilledKey>>;
 
-/** Parse raw settings with the schema; the first problem becomes eddy's one-line error. */
-export function parseStudySettings(raw: Record<string, unknown>): z.output<typeof studySettingsSchema> {
+/**
+ * Parse raw settings with a settings schema (the study's, or one that extends it); aliases (flag
+ * spellings) are folded in, a key the schema does not know and the first bad value each become
+ * eddy's one-line error.
+ */
+export function parseSettings<S extends z.ZodObject>(schema: S, raw: Record<string, unknown>, aliases: Record<string, string> = {}): z.output<S> {
+    const known = Object.keys(schema.shape);
     const r: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(raw)) {
         if (v === undefined || v === null) continue;
-        const key = ALIASES[k] ?? k;
-        if (!KNOWN.has(key)) throw new EddyError(`unknown setting '${k}' (known: ${[...KNOWN].join(", ")})`);
+        const key = (Object.hasOwn(aliases, k) ? aliases[k] : Object.hasOwn(ALIASES, k) ? ALIASES[k] : undefined) ?? k;
+        if (!known.includes(key)) throw new EddyError(`unknown setting '${k}' (known: ${known.join(", ")})`);
         r[key] = v;
     }
-    const parsed = studySettingsSchema.safeParse(r);
-    if (!parsed.success) throw new EddyError(parsed.error.issues[0]?.message ?? "invalid study settings");
+    const parsed = schema.safeParse(r);
+    if (!parsed.success) throw new EddyError(parsed.error.issues[0]?.message ?? "invalid settings");
     return parsed.data;
+}
+
+/** Parse raw settings with the study schema; the first problem becomes eddy's one-line error. */
+export function parseStudySettings(raw: Record<string, unknown>): StudySettings {
+    return parseSettings(studySettingsSchema, raw);
 }
 
 /**
@@ -222,7 +231,11 @@ export function parseStudySettings(raw: Record<string, unknown>): z.output<typeo
  * into a StudyConfig. Paths are made absolute against `baseDir` (a config file's folder).
  */
 export function normalizeStudyConfig(raw: Record<string, unknown>, baseDir = process.cwd()): StudyConfig {
-    const s = parseStudySettings(raw);
+    return completeStudyConfig(parseStudySettings(raw), baseDir);
+}
+
+/** Parsed settings completed into a StudyConfig: defaults, absolute paths, the mode, G, what the backend needs. */
+export function completeStudyConfig(s: StudySettings, baseDir = process.cwd()): StudyConfig {
     const backend = s.backend ?? STUDY_DEFAULTS.backend;
     const models = (s.models ?? []).map((m) => (isRemoteModel(m) ? m : path.resolve(baseDir, m)));
     const replay = s.replay === undefined ? undefined : path.resolve(baseDir, s.replay);

@@ -16,6 +16,7 @@ import type { StudyPlan } from "../plan.js";
 import type { BatchWriter } from "../writer.js";
 import type { StudyCounters } from "./counters.js";
 import { countFences } from "./JudgeStage.js";
+import { checkModelUnchanged } from "./openRun.js";
 import { genKey, type JudgeItem, type Query } from "./types.js";
 
 /** A lockstep group of one configuration: its members in member order, and which are stored already. */
@@ -199,9 +200,7 @@ export class GenerateStage {
             const meta: BackendMetadata = await backend.metadata();
             const descriptor = backendDescriptor(config.backend);
             const sha = descriptor.identity(backend, meta);
-            // A model file replaced at the same path would mix two models' answers in one configuration.
-            if (sha && existingConfs.some((c) => c.model_sha256 && c.model_sha256 !== sha))
-                throw new EddyError(`model file ${model.path ?? model.label} changed since run ${run.id} began (sha256 differs); start a new run with --fresh`);
+            checkModelUnchanged(existingConfs.map((c) => c.model_sha256), sha, model.path ?? model.label, `run ${run.id}`);
             const confs = this.configurations(model, meta, sha);
             const useCache = descriptor.decodes && !!meta.model?.sha256;
             const cacheModel = useCache ? { sha256: sha ?? "", promptFormat: meta.promptFormat, contextSize: meta.contextSize, mode: meta.mode } : undefined;
