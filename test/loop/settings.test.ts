@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -10,6 +10,7 @@ import { loopIdentity, normalizeLoopConfig } from "../../src/loop/config.js";
 import { runLoop } from "../../src/loop/runLoop.js";
 import { normalizeStudyConfig, studyHash } from "../../src/run/config.js";
 import { openStore } from "../../src/store/Store.js";
+import { modelsDir } from "../../src/util/paths.js";
 
 /** What reached the backend: the settings it was opened with and every request it was asked. */
 const seen = vi.hoisted(() => ({ settings: [] as unknown[], requests: [] as unknown[] }));
@@ -58,6 +59,29 @@ describe("a loop's settings are the study's", () => {
             expect(stored).toMatchObject({ topK: 5, topP: 0.9, minP: 0.05, mode: "fast", temperatures: [0.7], maxLoops: 2 });
             expect(stored).not.toHaveProperty("judgeWorkers");
             expect(stored).not.toHaveProperty("db");
+        } finally {
+            store.close();
+        }
+    });
+
+    const tiny = path.join(modelsDir(), "eddy-tiny-f32.gguf");
+    it.skipIf(!existsSync(tiny))("hands each phase to the run's generation stage: lockstep groups of G per template, as a run's", async () => {
+        const db = path.join(tmp, "tiny.db");
+        seen.settings.length = 0;
+        seen.requests.length = 0;
+        const r = await runLoop(normalizeLoopConfig({ backend: "llama", model: tiny, templates: "copy_last_n", instances: 3, loops: 1, maxTokens: 4, threads: 1, "group-size": 2, judgeWorkers: 1, db }));
+        expect(r.status).toBe("complete");
+        expect(seen.settings).toEqual([expect.objectContaining({ backend: "llama", mode: "reproducible", groupSize: 2, threads: 1 })]);
+        // Three first questions of one template, G = 2: a group of two and a group of one, in instance order.
+        const groups = (seen.requests as GenerationRequest[]).map((q) => [q.task?.instance, q.group]);
+        expect(groups).toEqual([
+            [0, { id: "copy_last_n#0", member: 0, size: 2 }],
+            [1, { id: "copy_last_n#0", member: 1, size: 2 }],
+            [2, { id: "copy_last_n#1", member: 0, size: 1 }]
+        ]);
+        const store = openStore(db);
+        try {
+            expect(JSON.parse(store.loops.requireRun(r.runId).config_json)).toMatchObject({ groupSize: 2, mode: "reproducible" });
         } finally {
             store.close();
         }
