@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import path from "node:path";
 import { BACKEND_NAMES, backendDescriptor, DEFAULT_BACKEND } from "../../inference/backends.js";
 import { LOOP_DEFAULTS, normalizeLoopConfig, parseLoopSettings } from "../../loop/config.js";
-import { STUDY_DEFAULTS } from "../../run/config.js";
+import { OPERATIONAL_KEYS, STUDY_DEFAULTS } from "../../run/config.js";
 import { buildLoopReport, LOOP_REPORT_FORMATS, renderLoopReport } from "../../loop/report.js";
 import { runLoop } from "../../loop/runLoop.js";
 import { openStore } from "../../store/Store.js";
@@ -53,9 +53,15 @@ export function registerLoopCommand(program: Command): void {
     addStudyStoreOptions(cmd, LOOP_OPTION_TEXTS)
         .addHelpText("after", "\nExamples:\n  $ eddy loop run -m models/eddy-tiny-f32.gguf -t list_every_kth -M 3 -N 5 --threads 1\n  $ eddy loop run --backend reference -t list -M 2\n  $ eddy loop run --backend reference -t list_rotate_right -M 2 -N 2 --translate python,javascript,ruby,python\n  $ eddy loop report latest --format html --out loop.html   # latest: the newest loop run; or its id")
         .action(async (o: LoopFlags) => {
-            const { merged } = settingsFromFlags(o, { maxLoops: o.loops, summariser: o.summariser && path.resolve(o.summariser), embedModel: o.embedModel && path.resolve(o.embedModel), translate: o.translate });
+            const { merged, flags } = settingsFromFlags(o, { maxLoops: o.loops, summariser: o.summariser && path.resolve(o.summariser), embedModel: o.embedModel && path.resolve(o.embedModel), translate: o.translate });
             // Bad values and unknown settings (a config file's) are one line before anything runs.
             const s = parseLoopSettings(merged);
+            if (s.resume !== undefined) {
+                // As for a run: the stored settings win over everything but the operational ones.
+                const ignored = Object.keys(flags).filter((k) => !(OPERATIONAL_KEYS as readonly string[]).includes(k));
+                if (ignored.length)
+                    process.stderr.write(`eddy: --resume continues loop run ${s.resume} as it was configured; ignoring ${ignored.join(", ")} (start a new run with --fresh to change them)\n`);
+            }
             // One loop run per model (several: e.g. quantisations side by side).
             const decodes = backendDescriptor(s.backend ?? DEFAULT_BACKEND).decodes;
             const perModel = s.resume === undefined && decodes && (s.models?.length ?? 0) > 1 ? s.models!.map((m) => ({ ...merged, models: [m] })) : [merged];
