@@ -86,7 +86,9 @@ export function buildLoopReport(store: Store, runIds: string[]): LoopReport {
 }
 
 function buildRun(ls: LoopRepository, run: LoopRunRow): LoopRunReport {
-    const config = JSON.parse(run.config_json) as { maxLoops: number; temperature: number; embedModel?: string; translate?: Language[] };
+    // `temperatures` (one) since loop settings are the study's; `temperature` in loop runs stored before.
+    const stored = JSON.parse(run.config_json) as { maxLoops: number; temperatures?: number[]; temperature?: number; embedModel?: string; translate?: Language[] };
+    const config = { ...stored, temperature: stored.temperatures?.[0] ?? stored.temperature ?? 0 };
     const chain = config.translate ?? null;
     const M = config.maxLoops;
     const steps = ls.steps(run.id);

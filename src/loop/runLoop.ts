@@ -1,16 +1,17 @@
-import { createHash } from "node:crypto";
-import { existsSync } from "node:fs";
-import path from "node:path";
 import { Embedder, cosine, inspectEmbedModel } from "../embed/Embedder.js";
 import { extractCode } from "../extract/extractCode.js";
-import { backendDescriptor, createBackend, DEFAULT_BACKEND, type BackendName } from "../inference/backends.js";
-import { isRemoteModel } from "../inference/modelUri.js";
+import { backendDescriptor, createBackend } from "../inference/backends.js";
 import { ReplayBackend } from "../inference/replay/ReplayBackend.js";
-import type { Backend, GenerationRequest, GenerationResult } from "../inference/types.js";
+import type { Backend, GenerationResult } from "../inference/types.js";
+import type { SolutionSource } from "../inference/reference/ReferenceBackend.js";
 import type { ChatMessage, ParamValue } from "../vocabulary.js";
-import { JudgePool } from "../judge/JudgePool.js";
+import { MemoryVerdictCache } from "../judge/cache.js";
 import { loadWrapper, renderMessages } from "../prompts/PromptWrapper.js";
-import { countFences, finalCategory } from "../run/runStudy.js";
+import { OPERATIONAL_KEYS } from "../run/config.js";
+import { decodingFor, GenerateStage, type BatchPrompt } from "../run/study/GenerateStage.js";
+import { countFences, JudgeStage } from "../run/study/JudgeStage.js";
+import { checkModels, checkModelUnchanged } from "../run/study/openRun.js";
+import { loopIdentity, storedLoopConfig, type LoopConfig } from "./config.js";
 import { openStore } from "../store/Store.js";
 import { sampleInstances } from "../templates/instances.js";
 import { builtInLibrary, type TemplateLibrary } from "../templates/library.js";
@@ -19,53 +20,12 @@ import type { Template } from "../templates/types.js";
 import { EddyError, oneLine } from "../util/errors.js";
 import { defaultDbPath, eddyVersion } from "../util/paths.js";
 import { deriveSeed } from "../util/seeds.js";
-import { newLoopRunId, type LoopRunRow, type LoopStepRow, type LoopTaskRow } from "../store/loops.js";
+import { newLoopRunId, type LoopRepository, type LoopRunRow, type LoopStepRow, type LoopTaskRow } from "../store/loops.js";
 import { missingRuntime } from "../judge/JudgePool.js";
 import { wrapperFor, type Language } from "../languages/languages.js";
-import { nextTranslation, parseChain, translationMessages, type TranslationNext } from "./translate.js";
+import { nextTranslation, translationMessages, type TranslationNext } from "./translate.js";
 
-/** Which backend answers in a loop study (the registered ones, as for a run). */
-export type LoopBackendName = BackendName;
-
-/** An EvaLOOP study of one model. */
-export interface LoopConfig {
-    backend: LoopBackendName;
-    /** GGUF file (llama). */
-    model?: string;
-    /** JSONL of answers (replay): `round` is the turn, 2(k−1) for loop k's code and 2k−1 for its summary. */
-    replay?: string;
-    /** A second GGUF that writes the summaries (llama; default: the model itself). */
-    summariser?: string;
-    templates: string;
-    /** Instances per template (tasks = templates × instances). */
-    instances: number;
-    /** M: loops at most (default 10). */
-    maxLoops: number;
-    seed: number;
-    maxTokens: number;
-    temperature: number;
-    /** Prompt wrapper for the code requests. */
-    wrapper: string;
-    /** Embedding model folder: similarity of successive prompts (ASL's s at the failure boundary) and drift. */
-    embedModel?: string;
-    /** A translation loop over this chain of languages instead of the summary loop (src/loop/translate.ts); absent: the summary loop. */
-    translate?: Language[];
-    // Operational: they change how fast, not what.
-    threads?: number;
-    contextSize?: number;
-    promptFormat?: string;
-    judgeWorkers?: number;
-    /** Let the judge run candidate code where no sandbox can be had. */
-    allowUnsandboxed?: boolean;
-    db?: string;
-    fresh?: boolean;
-    resume?: string;
-}
-
-const OPERATIONAL: (keyof LoopConfig)[] = ["threads", "judgeWorkers", "allowUnsandboxed", "db", "fresh", "resume"];
-
-/** Defaults: the paper's 10 loops, greedy decoding. */
-export const LOOP_DEFAULTS = { maxLoops: 10, instances: 5, seed: 1, maxTokens: 512, temperature: 0, wrapper: "default", templates: "all" } as const;
+export { LOOP_DEFAULTS, normalizeLoopConfig, type LoopConfig } from "./config.js";
 
 export interface LoopHooks {
     signal?: AbortSignal;
@@ -103,58 +63,6 @@ export function cleanSummary(response: string): string {
     return text.replace(/\s+/g, " ").trim().slice(0, 4000);
 }
 
-/** Identity of a loop study: the same settings continue the same run. */
-export function loopConfigHash(c: LoopConfig): string {
-    const id: Record<string, unknown> = { ...c };
-    for (const k of OPERATIONAL) delete id[k];
-    return createHash("sha256").update(JSON.stringify(id, Object.keys(id).sort())).digest("hex");
-}
-
-/** Validate settings into a LoopConfig (paths made absolute). */
-export function normalizeLoopConfig(raw: Partial<Record<keyof LoopConfig, unknown>>): LoopConfig {
-    const backend = String(raw.backend ?? DEFAULT_BACKEND);
-    const descriptor = backendDescriptor(backend);
-    const int = (name: string, v: unknown, min: number): number => {
-        const n = typeof v === "number" ? v : Number(v);
-        if (!Number.isInteger(n) || n < min) throw new EddyError(`${name} must be an integer >= ${min} (got '${String(v)}')`);
-        return n;
-    };
-    const temperature = Number(raw.temperature ?? LOOP_DEFAULTS.temperature);
-    if (!Number.isFinite(temperature) || temperature < 0 || temperature > 5) throw new EddyError(`temperature must be between 0 and 5 (got '${String(raw.temperature)}')`);
-    // A resumed run takes its stored settings; only the operational ones come from the caller.
-    const resuming = raw.resume !== undefined;
-    const missing = resuming ? undefined : descriptor.missing({ ...(raw.model ? { models: [String(raw.model)] } : {}), ...(raw.replay ? { replay: String(raw.replay) } : {}) });
-    if (missing) throw new EddyError(missing);
-    if (raw.summariser && !descriptor.decodes) throw new EddyError(`--summariser needs a backend that runs a model (${backend} answers summaries itself)`);
-    const translate = raw.translate === undefined ? undefined : parseChain(raw.translate);
-    if (translate && (raw.summariser || raw.embedModel)) throw new EddyError("--translate runs the translation loop (s = 1): --summariser and --embed-model apply to the summary loop");
-    const abs = (v: unknown) => (v === undefined ? undefined : path.resolve(String(v)));
-    const c: LoopConfig = {
-        backend: descriptor.name as LoopBackendName,
-        ...(descriptor.decodes && raw.model ? { model: abs(raw.model)! } : {}),
-        ...(descriptor.needsReplayFile && raw.replay ? { replay: abs(raw.replay)! } : {}),
-        ...(raw.summariser ? { summariser: abs(raw.summariser)! } : {}),
-        templates: String(raw.templates ?? LOOP_DEFAULTS.templates),
-        instances: int("instances", raw.instances ?? LOOP_DEFAULTS.instances, 1),
-        maxLoops: int("loops", raw.maxLoops ?? LOOP_DEFAULTS.maxLoops, 1),
-        seed: int("seed", raw.seed ?? LOOP_DEFAULTS.seed, 0),
-        maxTokens: int("max tokens", raw.maxTokens ?? LOOP_DEFAULTS.maxTokens, 1),
-        temperature,
-        wrapper: String(raw.wrapper ?? LOOP_DEFAULTS.wrapper),
-        ...(raw.embedModel ? { embedModel: abs(raw.embedModel)! } : {}),
-        ...(translate ? { translate } : {}),
-        ...(raw.threads !== undefined ? { threads: int("threads", raw.threads, 1) } : {}),
-        ...(raw.contextSize !== undefined ? { contextSize: int("context size", raw.contextSize, 16) } : {}),
-        ...(raw.promptFormat !== undefined ? { promptFormat: String(raw.promptFormat) } : {}),
-        ...(raw.judgeWorkers !== undefined ? { judgeWorkers: int("judge workers", raw.judgeWorkers, 1) } : {}),
-        ...(raw.allowUnsandboxed ? { allowUnsandboxed: true } : {}),
-        ...(raw.db !== undefined ? { db: abs(raw.db)! } : {}),
-        ...(raw.fresh ? { fresh: true } : {}),
-        ...(raw.resume !== undefined ? { resume: String(raw.resume) } : {})
-    };
-    return c;
-}
-
 /** What a task does next. */
 type Next = { kind: "code"; loop: number; question: string } | { kind: "summary"; loop: number; question: string; code: string } | { kind: "done" };
 
@@ -167,63 +75,52 @@ export function nextStep(task: LoopTaskRow, steps: LoopStepRow[], maxLoops: numb
     return { kind: "code", loop: last.loop + 1, question: last.summary };
 }
 
-/**
- * Run (or continue) an EvaLOOP study: for every task, code from the question; if it passes the
- * oracle, a summary of that code becomes the next question; until a failure or M loops. Each
- * phase goes to the backend as one batch, so llama's parallel sequences stay busy.
- */
-export async function runLoop(input: LoopConfig, hooks: LoopHooks = {}): Promise<LoopResult> {
-    const log = hooks.onLog ?? (() => {});
-    const library = hooks.library ?? builtInLibrary();
-    // Checked before a run is created: a bad template list or model folder must not leave an empty run behind.
-    const selected = input.resume ? [] : selectTemplates(library, input.templates);
-    if (input.embedModel) inspectEmbedModel(input.embedModel);
-    for (const m of [input.model, input.summariser])
-        if (m && !isRemoteModel(m) && !existsSync(m)) throw new EddyError(`model file ${m} does not exist`);
-    const store = openStore(input.db ?? defaultDbPath());
-    const ls = store.loops;
-    let config = input;
-    let run: LoopRunRow;
-    // A run this call created, or one whose work has begun, is marked failed on an error; an existing
-    // run that is refused (a changed model) keeps its status.
-    let markFailed = false;
-    if (input.resume) {
-        try {
-            run = ls.requireRun(input.resume);
-        } catch (err) {
-            store.close();
-            throw err;
-        }
-        const stored = JSON.parse(run.config_json) as LoopConfig;
-        config = { ...stored, ...Object.fromEntries(OPERATIONAL.filter((k) => input[k] !== undefined).map((k) => [k, input[k]])) };
-    } else {
-        const hash = loopConfigHash(input);
-        const found = input.fresh ? undefined : ls.findByConfigHash(hash);
-        run = found ?? ls.createRun({
-            id: newLoopRunId(),
-            config_hash: hash,
-            config_json: JSON.stringify(Object.fromEntries(Object.entries(input).filter(([k]) => !OPERATIONAL.includes(k as keyof LoopConfig)))),
-            eddy_version: eddyVersion(),
-            backend: input.backend,
-            model: backendDescriptor(input.backend).models({ ...(input.model ? { models: [input.model] } : {}), ...(input.replay ? { replay: input.replay } : {}) })[0]!.label,
-            model_path: input.model ?? input.replay ?? null,
-            model_sha256: null,
-            quantization: null,
-            summariser: input.summariser ? path.basename(input.summariser).replace(/\.gguf$/i, "") : null,
-            metadata_json: null,
-            isolation_level: null
-        });
-        if (found) log(`continuing loop run ${found.id} (same settings; --fresh starts a new one)`);
-        markFailed = !found;
-    }
-    hooks.onRunId?.(run.id);
-    if (run.status === "complete") {
-        const n = ls.tasks(run.id).length;
-        store.close();
-        return { runId: run.id, status: "complete", tasks: n };
-    }
+/** A loop run opened for this session: created, found by its settings, or resumed. */
+interface OpenedLoop {
+    run: LoopRunRow;
+    /** The settings this session works with (a resumed run's stored ones, this session's operational ones on top). */
+    config: LoopConfig;
+    /** The templates selected for a new run (empty when resumed: the stored tasks name them). */
+    selected: Template[];
+    /** True when this session created the run (an error then marks it failed). */
+    created: boolean;
+}
 
-    // Tasks: sampled once, then always read back (a resumed run keeps its instances).
+/** Create the loop run, find the one with the same settings, or take the one being resumed. */
+function openLoopRun(ls: LoopRepository, input: LoopConfig, selected: Template[], log: (l: string) => void): OpenedLoop {
+    if (input.resume) {
+        const run = ls.requireRun(input.resume);
+        const ops = Object.fromEntries(OPERATIONAL_KEYS.filter((k) => input[k] !== undefined && k !== "resume" && k !== "fresh").map((k) => [k, input[k]]));
+        const config = { ...storedLoopConfig(JSON.parse(run.config_json) as Record<string, unknown>), ...ops };
+        checkLoopInputs(config);
+        return { run, config, selected: [], created: false };
+    }
+    const identity = loopIdentity(input, selected.map((t) => t.id));
+    const found = input.fresh ? undefined : ls.findByConfigHash(identity.hash);
+    if (found) {
+        log(`continuing loop run ${found.id} (same settings; --fresh starts a new one)`);
+        return { run: found, config: input, selected, created: false };
+    }
+    const source = answerSource(input);
+    const run = ls.createRun({
+        id: newLoopRunId(),
+        config_hash: identity.hash,
+        config_json: JSON.stringify(identity.settings),
+        eddy_version: eddyVersion(),
+        backend: input.backend,
+        model: source.label,
+        model_path: source.path,
+        model_sha256: null,
+        quantization: null,
+        summariser: input.summariser ? modelLabel(input, input.summariser) : null,
+        metadata_json: null,
+        isolation_level: null
+    });
+    return { run, config: input, selected, created: true };
+}
+
+/** The run's tasks: sampled once, then always read back (a resumed run keeps its instances); their templates unchanged. */
+function loopTasks(ls: LoopRepository, run: LoopRunRow, config: LoopConfig, selected: Template[], library: TemplateLibrary): { tasks: LoopTaskRow[]; templates: Map<string, Template> } {
     const templates = new Map<string, Template>();
     if (ls.tasks(run.id).length === 0) {
         const rows: LoopTaskRow[] = [];
@@ -240,146 +137,175 @@ export async function runLoop(input: LoopConfig, hooks: LoopHooks = {}): Promise
         if (templates.get(t.template_id)!.oracleHash !== t.oracle_hash)
             throw new EddyError(`template ${t.template_id} changed since loop run ${run.id} began (oracle hash differs); start a new run with --fresh`);
     }
-    const wrapper = loadWrapper(config.wrapper);
+    return { tasks, templates };
+}
 
-    let judge: JudgePool | undefined;
+/**
+ * Run (or continue) an EvaLOOP study: for every task, code from the question; if it passes the
+ * oracle, a summary of that code becomes the next question; until a failure or M loops. The loop
+ * keeps its state machine and the summaries; each phase is one batch handed to the run's stages
+ * (GenerateStage.batch, then JudgeStage.judgeBatch for code), so llama's parallel sequences stay busy
+ * and a loop decodes and judges as a run does.
+ */
+export async function runLoop(input: LoopConfig, hooks: LoopHooks = {}): Promise<LoopResult> {
+    const log = hooks.onLog ?? (() => {});
+    const library = hooks.library ?? builtInLibrary();
+    // Checked before a run is created: a bad template list or model folder must not leave an empty run behind.
+    const selected = input.resume ? [] : selectTemplates(library, input.templates);
+    if (!input.resume) checkLoopInputs(input);
+    const store = openStore(input.db ?? defaultDbPath());
+    const ls = store.loops;
+    let opened: OpenedLoop;
+    try {
+        opened = openLoopRun(ls, input, selected, log);
+    } catch (err) {
+        store.close();
+        throw err;
+    }
+    const { run, config } = opened;
+    // A run this call created, or one whose work has begun, is marked failed on an error; an existing
+    // run that is refused (a changed model) keeps its status.
+    let markFailed = opened.created;
+    hooks.onRunId?.(run.id);
+    if (run.status === "complete") {
+        const n = ls.tasks(run.id).length;
+        store.close();
+        return { runId: run.id, status: "complete", tasks: n };
+    }
+
+    const signal = hooks.signal ?? new AbortController().signal;
+    let judge: JudgeStage | undefined;
     let backend: Backend | undefined;
     let summariser: Backend | undefined;
     let embedder: Embedder | undefined;
     try {
-        judge = await JudgePool.start({ ...(config.judgeWorkers ? { workers: config.judgeWorkers } : {}), ...(config.allowUnsandboxed ? { allowUnsandboxed: true } : {}) });
+        const { tasks, templates } = loopTasks(ls, run, config, selected, library);
+        const wrapper = loadWrapper(config.wrappers[0]!);
+        // One temperature per loop run; the study's decoding (top-k, top-p, min-p, repeat penalty) at it.
+        const decoding = decodingFor(config, config.temperatures[0]!);
+        // The run's judging stage, used batch by batch: its pool (the loop keeps no queue of its own).
+        judge = new JudgeStage({
+            workers: config.judgeWorkers,
+            judging: false,
+            needPool: true,
+            allowUnsandboxed: config.allowUnsandboxed,
+            cache: new MemoryVerdictCache(),
+            log,
+            onPool: () => {},
+            onFatal: () => {},
+            signal
+        });
+        const pool = (await judge.pool)!;
         for (const lang of new Set(config.translate ?? [])) {
-            const missing = missingRuntime(lang, judge.runtimes);
+            const missing = missingRuntime(lang, pool.runtimes);
             if (missing) throw new EddyError(missing);
         }
-        backend = await openBackend(config, config.model, judge, [...templates.values()], log);
-        summariser = config.summariser ? await openBackend(config, config.summariser, judge, [...templates.values()], log) : backend;
+        backend = await openBackend(config, config.models[0], pool, [...templates.values()], log);
+        summariser = config.summariser ? await openBackend(config, config.summariser, pool, [...templates.values()], log) : backend;
         if (config.embedModel) embedder = await Embedder.load(config.embedModel);
         const meta = await backend.metadata();
+        const summariserMeta = summariser !== backend ? await summariser.metadata() : meta;
         const sha = backendDescriptor(config.backend).identity(backend, meta);
-        if (run.model_sha256 && sha && run.model_sha256 !== sha)
-            throw new EddyError(`model ${run.model_path} changed since loop run ${run.id} began (sha256 differs); start a new run with --fresh`);
+        checkModelUnchanged([run.model_sha256], sha, run.model_path ?? run.model, `loop run ${run.id}`);
         markFailed = true;
         ls.markRunning(run.id, sha, meta.model?.quantization ?? null);
-        ls.setMetadata(run.id, { ...meta, ...(summariser !== backend ? { summariser: await summariser.metadata() } : {}), isolation: judge.isolation }, judge.isolation.level);
+        ls.setMetadata(run.id, { ...meta, ...(summariser !== backend ? { summariser: summariserMeta } : {}), isolation: pool.isolation }, pool.isolation.level);
 
         const byTask = new Map<string, LoopStepRow[]>();
-        const key = (t: string, i: number) => `${t}#${i}`;
         for (const s of ls.steps(run.id)) {
-            const k = key(s.template_id, s.instance_idx);
+            const k = taskKey(s.template_id, s.instance_idx);
             if (!byTask.has(k)) byTask.set(k, []);
             byTask.get(k)!.push(s);
         }
-        const firstQuestion = new Map(tasks.map((t) => [key(t.template_id, t.instance_idx), t.question]));
+        const firstQuestion = new Map(tasks.map((t) => [taskKey(t.template_id, t.instance_idx), t.question]));
         const stalled = new Set<string>();
         let errors = 0;
+        /** Answers that came back as errors stop their task for this session (a resume asks again). */
+        const answered = (results: GenerationResult[], what: string): GenerationResult[] =>
+            results.filter((r) => {
+                if (r.stopReason !== "error") return true;
+                stalled.add(r.id);
+                errors++;
+                log(`${what} for ${r.id} failed: ${r.error ?? "error"} (the task stops here; resume to retry)`);
+                return false;
+            });
 
         for (;;) {
-            if (hooks.signal?.aborted) break;
+            if (signal.aborted) break;
             const plans = tasks
-                .filter((t) => !stalled.has(key(t.template_id, t.instance_idx)))
-                .map((t): { task: LoopTaskRow; next: Next | TranslationNext } => {
-                    const steps = byTask.get(key(t.template_id, t.instance_idx)) ?? [];
+                .filter((t) => !stalled.has(taskKey(t.template_id, t.instance_idx)))
+                .map((t): Plan => {
+                    const steps = byTask.get(taskKey(t.template_id, t.instance_idx)) ?? [];
                     const chain = config.translate;
                     return { task: t, next: chain ? nextTranslation(templates.get(t.template_id)!, t.question, steps, chain, config.maxLoops) : nextStep(t, steps, config.maxLoops) };
                 });
-            const coding = plans.filter((p) => p.next.kind === "code");
-            const summarising = plans.filter((p) => p.next.kind === "summary");
+            const coding = plans.filter((p): p is Plan<CodeNext> => p.next.kind === "code");
+            const summarising = plans.filter((p): p is Plan<SummaryNext> => p.next.kind === "summary");
             if (coding.length === 0 && summarising.length === 0) break;
 
             // Summaries first: they unblock the next loop's code.
             if (summarising.length > 0) {
-                const reqs = summarising.map(({ task, next }) => {
-                    const n = next as Extract<Next, { kind: "summary" }>;
-                    const t = templates.get(task.template_id)!;
-                    return {
-                        id: key(task.template_id, task.instance_idx),
-                        messages: summaryMessages(t.function, n.code),
-                        decoding: { temperature: config.temperature },
-                        seed: deriveSeed(config.seed, task.template_id, task.instance_idx, n.loop, "summary"),
-                        maxTokens: config.maxTokens,
-                        task: { templateId: task.template_id, instance: task.instance_idx, round: 2 * n.loop - 1, params: JSON.parse(task.params_json) as ParamValue[] }
-                    } satisfies GenerationRequest;
-                });
-                const results = await collect(summariser.generate(reqs), hooks.signal);
-                const ok = results.filter((r) => {
-                    if (r.stopReason !== "error") return true;
-                    stalled.add(r.id);
-                    errors++;
-                    log(`summary for ${r.id} failed: ${r.error ?? "error"} (the task stops here; resume to retry)`);
-                    return false;
-                });
-                const summaries = ok.map((r) => cleanSummary(r.text));
-                const questions = ok.map((r) => (summarising.find((p) => key(p.task.template_id, p.task.instance_idx) === r.id)!.next as { question: string }).question);
-                let sims: (number | null)[] = ok.map(() => null), drifts: (number | null)[] = ok.map(() => null);
-                if (embedder && ok.length > 0) {
-                    const firsts = ok.map((r) => firstQuestion.get(r.id)!);
-                    const vecs = await embedder.embed([...questions, ...summaries, ...firsts]);
-                    const n = ok.length;
-                    sims = ok.map((_, i) => cosine(vecs[i]!, vecs[n + i]!));
-                    drifts = ok.map((_, i) => cosine(vecs[2 * n + i]!, vecs[n + i]!));
-                }
-                const rows = ok.map((r, i) => {
-                    const p = summarising.find((x) => key(x.task.template_id, x.task.instance_idx) === r.id)!;
-                    const req = reqs.find((q) => q.id === r.id)!;
-                    return { run_id: run.id, template_id: p.task.template_id, instance_idx: p.task.instance_idx, loop: p.next.kind === "summary" ? p.next.loop : 0, summary_prompt_json: JSON.stringify(req.messages), summary_response: r.text, summary: summaries[i]!, similarity: sims[i]!, drift: drifts[i]! };
-                });
+                const prompts = summarising.map(({ task, next }): BatchPrompt => ({
+                    id: taskKey(task.template_id, task.instance_idx),
+                    messages: summaryMessages(templates.get(task.template_id)!.function, next.code),
+                    decoding,
+                    seed: deriveSeed(config.seed, task.template_id, task.instance_idx, next.loop, "summary"),
+                    neighbourhood: task.template_id,
+                    task: { templateId: task.template_id, instance: task.instance_idx, round: 2 * next.loop - 1, params: JSON.parse(task.params_json) as ParamValue[] }
+                }));
+                const ok = answered(await GenerateStage.batch(summariser, summariserMeta, prompts, { maxTokens: config.maxTokens, signal }), "summary");
+                const rows = await summaryRows(run.id, ok, summarising, prompts, embedder, firstQuestion);
                 ls.setSummaries(rows);
-                for (const r of rows) {
-                    const s = byTask.get(key(r.template_id, r.instance_idx))!.find((x) => x.loop === r.loop)!;
-                    Object.assign(s, r);
-                }
+                for (const r of rows) Object.assign(byTask.get(taskKey(r.template_id, r.instance_idx))!.find((x) => x.loop === r.loop)!, r);
                 hooks.onProgress?.({ phase: "summary", loop: Math.max(...rows.map((r) => r.loop), 0), active: coding.length + summarising.length, tasks: tasks.length });
                 continue;
             }
 
-            const reqs = coding.map(({ task, next }) => {
-                const n = next as Extract<Next | TranslationNext, { kind: "code" }>;
-                const lang = languageOf(n);
+            const prompts = coding.map(({ task, next }): BatchPrompt => {
+                const lang = languageOf(next);
                 return {
-                    id: key(task.template_id, task.instance_idx),
+                    id: taskKey(task.template_id, task.instance_idx),
                     // A translation step's prompt goes as it is; a first answer through the wrapper, in its language.
-                    messages: "from" in n && n.from ? translationMessages(n.question) : renderMessages(wrapperFor(wrapper, lang), n.question),
-                    decoding: { temperature: config.temperature },
-                    seed: deriveSeed(config.seed, task.template_id, task.instance_idx, n.loop, "code"),
-                    maxTokens: config.maxTokens,
+                    messages: "from" in next && next.from ? translationMessages(next.question) : renderMessages(wrapperFor(wrapper, lang), next.question),
+                    decoding,
+                    seed: deriveSeed(config.seed, task.template_id, task.instance_idx, next.loop, "code"),
+                    neighbourhood: task.template_id,
                     // Replay's turn: a translation loop's step s is round s − 1; the summary loop's code of loop k is 2(k − 1).
-                    task: { templateId: task.template_id, instance: task.instance_idx, round: config.translate ? n.loop - 1 : 2 * (n.loop - 1), params: JSON.parse(task.params_json) as ParamValue[], ...(lang !== "python" ? { language: lang } : {}) }
-                } satisfies GenerationRequest;
+                    task: { templateId: task.template_id, instance: task.instance_idx, round: config.translate ? next.loop - 1 : 2 * (next.loop - 1), params: JSON.parse(task.params_json) as ParamValue[], ...(lang !== "python" ? { language: lang } : {}) }
+                };
             });
-            const results = await collect(backend.generate(reqs), hooks.signal);
-            const judged = await Promise.all(
-                results.map(async (r) => {
-                    const p = coding.find((x) => key(x.task.template_id, x.task.instance_idx) === r.id)!;
-                    if (r.stopReason === "error") {
-                        stalled.add(r.id);
-                        errors++;
-                        log(`code for ${r.id} failed: ${r.error ?? "error"} (the task stops here; resume to retry)`);
-                        return undefined;
-                    }
-                    const t = templates.get(p.task.template_id)!;
-                    const n = p.next as Extract<Next | TranslationNext, { kind: "code" }>;
-                    const lang = languageOf(n);
-                    const code = extractCode(r.text, t.function, lang);
-                    const v = await judge!.judge({ template: t, bindings: JSON.parse(p.task.bindings_json), code, language: lang });
-                    return {
-                        run_id: run.id, template_id: p.task.template_id, instance_idx: p.task.instance_idx, loop: n.loop, question: n.question,
-                        prompt_json: JSON.stringify(reqs.find((q) => q.id === r.id)!.messages), response: r.text, code,
-                        category: finalCategory(v.category, r.stopReason, countFences(r.text)), detail: v.detail, stop_reason: r.stopReason,
-                        prompt_tokens: r.promptTokens, generated_tokens: r.generatedTokens, gen_ms: r.genMs
-                    };
+            const ok = answered(await GenerateStage.batch(backend, meta, prompts, { maxTokens: config.maxTokens, signal }), "code");
+            const planOf = new Map(coding.map((p) => [taskKey(p.task.template_id, p.task.instance_idx), p]));
+            const codes = ok.map((r) => {
+                const p = planOf.get(r.id)!;
+                return extractCode(r.text, templates.get(p.task.template_id)!.function, languageOf(p.next));
+            });
+            const verdicts = await judge.judgeBatch(
+                ok.map((r, i) => {
+                    const p = planOf.get(r.id)!;
+                    return { template: templates.get(p.task.template_id)!, bindings: JSON.parse(p.task.bindings_json) as Record<string, ParamValue>, code: codes[i]!, language: languageOf(p.next), stopReason: r.stopReason, fences: countFences(r.text) };
                 })
             );
-            const rows = judged.filter((x): x is NonNullable<typeof x> => x !== undefined);
+            const messagesOf = new Map(prompts.map((q) => [q.id, q.messages]));
+            const rows = ok.map((r, i) => {
+                const { task, next } = planOf.get(r.id)!;
+                const v = verdicts[i]!;
+                return {
+                    run_id: run.id, template_id: task.template_id, instance_idx: task.instance_idx, loop: next.loop, question: next.question,
+                    prompt_json: JSON.stringify(messagesOf.get(r.id)), response: r.text, code: codes[i]!,
+                    category: v.category, detail: v.detail, stop_reason: r.stopReason,
+                    prompt_tokens: r.promptTokens, generated_tokens: r.generatedTokens, gen_ms: r.genMs
+                };
+            });
             ls.addSteps(rows);
             for (const r of rows) {
-                const k = key(r.template_id, r.instance_idx);
+                const k = taskKey(r.template_id, r.instance_idx);
                 if (!byTask.has(k)) byTask.set(k, []);
                 byTask.get(k)!.push({ ...r, created: "", summary_prompt_json: null, summary_response: null, summary: null, similarity: null, drift: null });
             }
             hooks.onProgress?.({ phase: "code", loop: Math.max(...rows.map((r) => r.loop), 0), active: coding.length, tasks: tasks.length });
         }
-        const status = hooks.signal?.aborted || errors > 0 ? "interrupted" : "complete";
+        const status = signal.aborted || errors > 0 ? "interrupted" : "complete";
         ls.setStatus(run.id, status, errors > 0 ? `${errors} generation error(s); resume to retry` : null);
         return { runId: run.id, status, tasks: tasks.length };
     } catch (err) {
@@ -389,33 +315,73 @@ export async function runLoop(input: LoopConfig, hooks: LoopHooks = {}): Promise
         await embedder?.close().catch(() => {});
         if (summariser && summariser !== backend) await summariser.close().catch(() => {});
         await backend?.close().catch(() => {});
-        await judge?.close().catch(() => {});
+        await judge?.close();
         store.close();
     }
 }
 
-function languageOf(n: Extract<Next | TranslationNext, { kind: "code" }>): Language {
+type CodeNext = Extract<Next | TranslationNext, { kind: "code" }>;
+type SummaryNext = Extract<Next, { kind: "summary" }>;
+/** A task and what it does next. */
+interface Plan<N extends Next | TranslationNext = Next | TranslationNext> {
+    task: LoopTaskRow;
+    next: N;
+}
+
+const taskKey = (templateId: string, instance: number): string => `${templateId}#${instance}`;
+
+/**
+ * The summaries of a phase: each answer cleaned into the next question, with (given an embedding
+ * model) its similarity to the question it summarises and its drift from the task's first question.
+ */
+async function summaryRows(runId: string, ok: GenerationResult[], plans: Plan<SummaryNext>[], prompts: BatchPrompt[], embedder: Embedder | undefined, firstQuestion: Map<string, string>) {
+    const planOf = new Map(plans.map((p) => [taskKey(p.task.template_id, p.task.instance_idx), p]));
+    const messagesOf = new Map(prompts.map((q) => [q.id, q.messages]));
+    const summaries = ok.map((r) => cleanSummary(r.text));
+    let sims: (number | null)[] = ok.map(() => null);
+    let drifts: (number | null)[] = ok.map(() => null);
+    if (embedder && ok.length > 0) {
+        const questions = ok.map((r) => planOf.get(r.id)!.next.question);
+        const firsts = ok.map((r) => firstQuestion.get(r.id)!);
+        const vecs = await embedder.embed([...questions, ...summaries, ...firsts]);
+        const n = ok.length;
+        sims = ok.map((_, i) => cosine(vecs[i]!, vecs[n + i]!));
+        drifts = ok.map((_, i) => cosine(vecs[2 * n + i]!, vecs[n + i]!));
+    }
+    return ok.map((r, i) => {
+        const { task, next } = planOf.get(r.id)!;
+        return { run_id: runId, template_id: task.template_id, instance_idx: task.instance_idx, loop: next.loop, summary_prompt_json: JSON.stringify(messagesOf.get(r.id)), summary_response: r.text, summary: summaries[i]!, similarity: sims[i]!, drift: drifts[i]! };
+    });
+}
+
+/** The model file, summariser and embedding model must be there before anything is stored (the checks a run makes). */
+function checkLoopInputs(c: LoopConfig): void {
+    checkModels(c);
+    if (c.summariser) checkModels({ ...c, models: [c.summariser] });
+    if (c.embedModel) inspectEmbedModel(c.embedModel);
+}
+
+/** What answers in a loop run, labelled as a run labels its models. */
+function answerSource(c: LoopConfig): { label: string; path: string | null } {
+    const m = backendDescriptor(c.backend).models({ models: c.models, ...(c.replay ? { replay: c.replay } : {}) })[0]!;
+    return { label: m.label, path: m.path ?? c.replay ?? null };
+}
+
+/** A model file's label, as a run labels it. */
+function modelLabel(c: LoopConfig, file: string): string {
+    return backendDescriptor(c.backend).models({ models: [file] })[0]!.label;
+}
+
+function languageOf(n: CodeNext): Language {
     return "language" in n ? n.language : "python";
 }
 
-async function collect(results: AsyncIterable<GenerationResult>, signal?: AbortSignal): Promise<GenerationResult[]> {
-    const out: GenerationResult[] = [];
-    for await (const r of results) {
-        out.push(r);
-        if (signal?.aborted) break;
-    }
-    return out;
-}
-
-async function openBackend(c: LoopConfig, modelPath: string | undefined, judge: JudgePool, templates: Template[], log: (l: string) => void): Promise<Backend> {
-    return createBackend(
-        {
-            backend: c.backend,
-            ...(c.threads !== undefined ? { threads: c.threads } : {}),
-            ...(c.contextSize !== undefined ? { contextSize: c.contextSize } : {}),
-            ...(c.promptFormat !== undefined ? { promptFormat: c.promptFormat } : {})
-        },
-        modelPath ? { path: modelPath } : {},
-        { solutions: judge, templates, ...(backendDescriptor(c.backend).needsReplayFile ? { replay: new ReplayBackend(c.replay!) } : {}), onWarning: log }
-    );
+async function openBackend(c: LoopConfig, modelPath: string | undefined, solutions: SolutionSource, templates: Template[], log: (l: string) => void): Promise<Backend> {
+    // The study's backend settings as they are (mode, G, threads, sequences, GPU, context, prompt format, …).
+    return createBackend(c, modelPath ? { path: modelPath } : {}, {
+        solutions,
+        templates,
+        ...(backendDescriptor(c.backend).needsReplayFile ? { replay: new ReplayBackend(c.replay!) } : {}),
+        onWarning: log
+    });
 }

@@ -8,78 +8,9 @@ import { z } from "zod";
 import { intSetting, numberSetting } from "../util/settings.js";
 import { DECODING_MODES, type DecodingMode } from "../vocabulary.js";
 import { GPU_CHOICES } from "../inference/llama/types.js";
-import { parseLanguage, type Language } from "../languages/languages.js";
+import { parseLanguage } from "../languages/languages.js";
 
 import { backendDescriptor, DEFAULT_BACKEND, type BackendName } from "../inference/backends.js";
-
-/** A study: models × templates × temperatures × wrappers, M instances, R rounds. */
-export interface StudyConfig {
-    /** GGUF files (llama backend). */
-    models: string[];
-    /** `all`, a problem group, or comma-separated template ids. */
-    templates: string;
-    /** M: instances per template. */
-    instances: number;
-    /** R: rounds per instance. */
-    rounds: number;
-    temperatures: number[];
-    /** Prompt wrapper ids or files. */
-    wrappers: string[];
-    /** Run seed: instances and every per-request seed derive from it. */
-    seed: number;
-    maxTokens: number;
-    backend: BackendName;
-    /**
-     * The language questions are asked and answers judged in; absent means python, so that a
-     * Python run's identity (and hash) is what it was before languages existed.
-     */
-    language?: Language;
-    /** JSONL of responses (replay backend). */
-    replay?: string;
-    /** Sampling knobs beyond temperature (only apply when sampling). */
-    topK?: number;
-    topP?: number;
-    minP?: number;
-    repeatPenalty?: number;
-    /**
-     * How responses are computed (llama): "reproducible" (the default: byte-identical across runs, resumes,
-     * rounds and sequence counts) or "fast" (opt-in batching whose results can depend on what ran beside).
-     * Part of the run's identity; reports show it beside the scores.
-     */
-    mode: DecodingMode;
-    /**
-     * Reproducible mode (llama): members per lockstep group, G. The plan's queries are cut into groups
-     * of G, each decoded together in one context, so a response depends on its group's queries and G
-     * (and never on timing); 1 gives every query a context of its own. Part of the run's identity.
-     */
-    groupSize?: number;
-    contextSize?: number;
-    /** llama: auto (the GGUF's chat template, or a plain completion prompt when it has none) | gguf-chat-template | plain-completion | a chat wrapper name. */
-    promptFormat?: string;
-    // Operational settings: they change how fast, not what, so they are not part of the run's identity.
-    threads?: number;
-    sequences?: number;
-    /** Lockstep groups decoded at once (one context each). */
-    groups?: number;
-    batchSize?: number;
-    gpu?: string;
-    judgeWorkers?: number;
-    /** Let the judge run candidate code without a sandbox where none can be had (the judge refuses otherwise). */
-    allowUnsandboxed?: boolean;
-    /** Do not answer from the response cache (responses are still written to it). */
-    noCache?: boolean;
-    /** Let an `hf:` model URI be downloaded (never by default). */
-    allowDownload?: boolean;
-    /** Always start a new run, even when one with the same configuration exists. */
-    fresh?: boolean;
-    /** Database file (default: the embedded one). */
-    db?: string;
-    /** Continue this run (its stored configuration wins over everything but the operational settings). */
-    resume?: string;
-}
-
-/** Settings that do not change results: excluded from the run identity, taken fresh on resume. */
-export const OPERATIONAL_KEYS = ["threads", "sequences", "groups", "batchSize", "gpu", "judgeWorkers", "noCache", "fresh", "db", "resume", "allowDownload", "allowUnsandboxed"] as const;
 
 /** Defaults from the method (SPEC §1): M = 100, R = 5, greedy. */
 export const STUDY_DEFAULTS = {
@@ -96,7 +27,7 @@ export const STUDY_DEFAULTS = {
 /** G, members per lockstep group, unless set: fixed (never chosen from the hardware), so runs anywhere compare. */
 export const DEFAULT_GROUP_SIZE = 8;
 
-const ALIASES: Record<string, keyof StudyConfig> = {
+const ALIASES: Record<string, string> = {
     model: "models",
     template: "templates",
     temperature: "temperatures",
@@ -121,11 +52,6 @@ const ALIASES: Record<string, keyof StudyConfig> = {
     allow_unsandboxed: "allowUnsandboxed"
 };
 
-const KNOWN = new Set<string>([
-    "models", "templates", "instances", "rounds", "temperatures", "wrappers", "seed", "maxTokens", "backend", "language", "replay",
-    "topK", "topP", "minP", "repeatPenalty", "mode", "fast", "reproducible", "groupSize", "contextSize", "threads", "sequences", "groups", "batchSize", "gpu",
-    "judgeWorkers", "allowUnsandboxed", "noCache", "fresh", "db", "resume", "promptFormat", "allowDownload"
-]);
 
 /** Read a study config file (YAML or JSON; the same keys as the flags). Keys `db` and `resume` come back apart. */
 export function readConfigFile(file: string): Record<string, unknown> {
@@ -149,7 +75,7 @@ const list = (v: unknown): unknown[] =>
     v === undefined ? [] : (Array.isArray(v) ? v : [v]).flatMap((x) => (typeof x === "string" ? x.split(",").map((s) => s.trim()).filter(Boolean) : [x]));
 
 /** A zod field that reports a bad value as eddy's one-line message (the same words wherever the setting comes from). */
-const field = <T>(check: (v: unknown) => T) =>
+export const field = <T>(check: (v: unknown) => T) =>
     z.unknown().transform((v, ctx): T => {
         try {
             return check(v);
@@ -159,80 +85,145 @@ const field = <T>(check: (v: unknown) => T) =>
         }
     });
 const bool = field((v) => v === true || v === "true" || v === 1);
-const str = field((v) => String(v));
-const int = (name: string, min: number) => field((v) => intSetting(name, v, min));
+export const str = field((v) => String(v));
+export const int = (name: string, min: number) => field((v) => intSetting(name, v, min));
 const num = (name: string, min: number, max = Infinity) => field((v) => numberSetting(name, v, min, max));
 const strings = field((v) => list(v).map(String));
+
 
 /**
  * The one schema of study settings: `eddy run`, `eddy generate`, `eddy quant`, `--config` files and a
  * resumed run's stored configuration are all read through it, so every setting has one name, one
  * default and one bound everywhere. Input values may be strings (flags) or typed (config files).
  */
-export const studySettingsSchema = z
-    .object({
-        models: strings.optional(),
-        templates: strings.optional(),
-        instances: int("instances", 1).optional(),
-        rounds: int("rounds", 1).optional(),
-        temperatures: field((v) => list(v).map((t) => numberSetting("temperature", t, 0, 5))).optional(),
-        wrappers: strings.optional(),
-        seed: int("seed", 0).optional(),
-        maxTokens: int("max tokens", 1).optional(),
-        backend: field((v) => {
-            return backendDescriptor(String(v)).name as BackendName;
-        }).optional(),
-        language: field(parseLanguage).optional(),
-        replay: str.optional(),
-        topK: int("top-k", 0).optional(),
-        topP: num("top-p", 0, 1).optional(),
-        minP: num("min-p", 0, 1).optional(),
-        repeatPenalty: num("repeat penalty", 0).optional(),
-        mode: field((v) => {
-            if (!(DECODING_MODES as readonly string[]).includes(String(v))) throw new EddyError(`mode must be one of ${DECODING_MODES.join(", ")} (got '${String(v)}')`);
-            return String(v) as DecodingMode;
-        }).optional(),
-        /** `--fast` / `fast: true`: shorthand for mode fast. */
-        fast: bool.optional(),
-        /** Before mode existed: true meant reproducible, absent meant fast (stored configurations of older runs). */
-        reproducible: bool.optional(),
-        groupSize: field((v) => {
-            const g = intSetting("group size", v, 1);
-            if (g > 64) throw new EddyError(`group size must be at most 64 (got ${g})`);
-            return g;
-        }).optional(),
-        contextSize: int("context size", 16).optional(),
-        promptFormat: str.optional(),
-        allowDownload: bool.optional(),
-        threads: int("threads", 1).optional(),
-        sequences: int("sequences", 1).optional(),
-        groups: int("groups", 1).optional(),
-        batchSize: int("batch size", 1).optional(),
-        gpu: field((v) => {
-            if (!(GPU_CHOICES as readonly string[]).includes(String(v))) throw new EddyError(`--gpu must be one of ${GPU_CHOICES.join(", ")} (got '${String(v)}')`);
-            return String(v);
-        }).optional(),
-        judgeWorkers: int("judge workers", 1).optional(),
-        allowUnsandboxed: bool.optional(),
-        noCache: bool.optional(),
-        fresh: bool.optional(),
-        db: str.optional(),
-        resume: str.optional()
-    })
-    .strict();
+/** The settings that define what a study computes (its identity). */
+const identitySettings = z.object({
+    /** GGUF files (llama backend). */
+    models: strings.optional(),
+    /** Comma-joined (a list of ids, or `all`, or a group): selected against the library when the run is planned. */
+    templates: field((v) => list(v).map(String).join(",")).optional(),
+    /** M: instances per template. */
+    instances: int("instances", 1).optional(),
+    /** R: rounds per instance. */
+    rounds: int("rounds", 1).optional(),
+    temperatures: field((v) => list(v).map((t) => numberSetting("temperature", t, 0, 5))).optional(),
+    /** Prompt wrapper ids or files. */
+    wrappers: strings.optional(),
+    /** Run seed: instances and every per-request seed derive from it. */
+    seed: int("seed", 0).optional(),
+    maxTokens: int("max tokens", 1).optional(),
+    backend: field((v) => {
+        return backendDescriptor(String(v)).name as BackendName;
+    }).optional(),
+    /**
+     * The language questions are asked and answers judged in; absent means python, so that a
+     * Python run's identity (and hash) is what it was before languages existed.
+     */
+    language: field(parseLanguage).optional(),
+    /** JSONL of responses (replay backend). */
+    replay: str.optional(),
+    /** Sampling knobs beyond temperature (only apply when sampling). */
+    topK: int("top-k", 0).optional(),
+    topP: num("top-p", 0, 1).optional(),
+    minP: num("min-p", 0, 1).optional(),
+    repeatPenalty: num("repeat penalty", 0).optional(),
+    /**
+     * How responses are computed (llama): "reproducible" (the default: byte-identical across runs, resumes,
+     * rounds and sequence counts) or "fast" (opt-in batching whose results can depend on what ran beside).
+     * Part of the run's identity; reports show it beside the scores.
+     */
+    mode: field((v) => {
+        if (!(DECODING_MODES as readonly string[]).includes(String(v))) throw new EddyError(`mode must be one of ${DECODING_MODES.join(", ")} (got '${String(v)}')`);
+        return String(v) as DecodingMode;
+    }).optional(),
+    /** `--fast` / `fast: true`: shorthand for mode fast. */
+    fast: bool.optional(),
+    /** Before mode existed: true meant reproducible, absent meant fast (stored configurations of older runs). */
+    reproducible: bool.optional(),
+    /**
+     * Reproducible mode (llama): members per lockstep group, G. The plan's queries are cut into groups
+     * of G, each decoded together in one context, so a response depends on its group's queries and G
+     * (and never on timing); 1 gives every query a context of its own. Part of the run's identity.
+     */
+    groupSize: field((v) => {
+        const g = intSetting("group size", v, 1);
+        if (g > 64) throw new EddyError(`group size must be at most 64 (got ${g})`);
+        return g;
+    }).optional(),
+    contextSize: int("context size", 16).optional(),
+    /** llama: auto (the GGUF's chat template, or a plain completion prompt when it has none) | gguf-chat-template | plain-completion | a chat wrapper name. */
+    promptFormat: str.optional()
+});
 
-/** Parse raw settings with the schema; the first problem becomes eddy's one-line error. */
-export function parseStudySettings(raw: Record<string, unknown>): z.output<typeof studySettingsSchema> {
+/** Operational settings: they change how fast, not what, so they are not part of the run's identity and are taken fresh on resume. */
+const operationalSettings = z.object({
+    /** Let an `hf:` model URI be downloaded (never by default). */
+    allowDownload: bool.optional(),
+    threads: int("threads", 1).optional(),
+    sequences: int("sequences", 1).optional(),
+    /** Lockstep groups decoded at once (one context each). */
+    groups: int("groups", 1).optional(),
+    batchSize: int("batch size", 1).optional(),
+    gpu: field((v) => {
+        if (!(GPU_CHOICES as readonly string[]).includes(String(v))) throw new EddyError(`--gpu must be one of ${GPU_CHOICES.join(", ")} (got '${String(v)}')`);
+        return String(v);
+    }).optional(),
+    judgeWorkers: int("judge workers", 1).optional(),
+    /** Let the judge run candidate code without a sandbox where none can be had (the judge refuses otherwise). */
+    allowUnsandboxed: bool.optional(),
+    /** Do not answer from the response cache (responses are still written to it). */
+    noCache: bool.optional(),
+    /** Always start a new run, even when one with the same configuration exists. */
+    fresh: bool.optional(),
+    /** Database file (default: the embedded one). */
+    db: str.optional(),
+    /** Continue this run (its stored configuration wins over everything but the operational settings). */
+    resume: str.optional()
+});
+
+export const studySettingsSchema = identitySettings.extend(operationalSettings.shape).strict();
+
+/** Every key the schema knows, in its order. */
+export const STUDY_SETTING_KEYS = Object.keys(studySettingsSchema.shape) as (keyof typeof studySettingsSchema.shape)[];
+
+/** Settings that do not change results: excluded from the run identity, taken fresh on resume. */
+export const OPERATIONAL_KEYS = Object.keys(operationalSettings.shape) as (keyof typeof operationalSettings.shape)[];
+
+/** Settings as the schema reads them (every one optional). */
+export type StudySettings = z.output<typeof studySettingsSchema>;
+/** Settings normalisation always fills in. */
+type FilledKey = "models" | "templates" | "instances" | "rounds" | "temperatures" | "wrappers" | "seed" | "maxTokens" | "backend" | "mode";
+/** Input-only spellings that normalisation folds into `mode`. */
+type InputOnlyKey = "fast" | "reproducible";
+
+/**
+ * A study: models × templates × temperatures × wrappers, M instances, R rounds: the schema's settings
+ * after {@link normalizeStudyConfig} (defaults filled in, `--fast`/`reproducible` folded into `mode`).
+ */
+export type StudyConfig = Omit<StudySettings, FilledKey | InputOnlyKey> & Required<Pick<StudySettings, FilledKey>>;
+
+/**
+ * Parse raw settings with a settings schema (the study's, or one that extends it); aliases (flag
+ * spellings) are folded in, a key the schema does not know and the first bad value each become
+ * eddy's one-line error.
+ */
+export function parseSettings<S extends z.ZodObject>(schema: S, raw: Record<string, unknown>, aliases: Record<string, string> = {}): z.output<S> {
+    const known = Object.keys(schema.shape);
     const r: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(raw)) {
         if (v === undefined || v === null) continue;
-        const key = ALIASES[k] ?? k;
-        if (!KNOWN.has(key)) throw new EddyError(`unknown setting '${k}' (known: ${[...KNOWN].join(", ")})`);
+        const key = (Object.hasOwn(aliases, k) ? aliases[k] : Object.hasOwn(ALIASES, k) ? ALIASES[k] : undefined) ?? k;
+        if (!known.includes(key)) throw new EddyError(`unknown setting '${k}' (known: ${known.join(", ")})`);
         r[key] = v;
     }
-    const parsed = studySettingsSchema.safeParse(r);
-    if (!parsed.success) throw new EddyError(parsed.error.issues[0]?.message ?? "invalid study settings");
+    const parsed = schema.safeParse(r);
+    if (!parsed.success) throw new EddyError(parsed.error.issues[0]?.message ?? "invalid settings");
     return parsed.data;
+}
+
+/** Parse raw settings with the study schema; the first problem becomes eddy's one-line error. */
+export function parseStudySettings(raw: Record<string, unknown>): StudySettings {
+    return parseSettings(studySettingsSchema, raw);
 }
 
 /**
@@ -240,7 +231,11 @@ export function parseStudySettings(raw: Record<string, unknown>): z.output<typeo
  * into a StudyConfig. Paths are made absolute against `baseDir` (a config file's folder).
  */
 export function normalizeStudyConfig(raw: Record<string, unknown>, baseDir = process.cwd()): StudyConfig {
-    const s = parseStudySettings(raw);
+    return completeStudyConfig(parseStudySettings(raw), baseDir);
+}
+
+/** Parsed settings completed into a StudyConfig: defaults, absolute paths, the mode, G, what the backend needs. */
+export function completeStudyConfig(s: StudySettings, baseDir = process.cwd()): StudyConfig {
     const backend = s.backend ?? STUDY_DEFAULTS.backend;
     const models = (s.models ?? []).map((m) => (isRemoteModel(m) ? m : path.resolve(baseDir, m)));
     const replay = s.replay === undefined ? undefined : path.resolve(baseDir, s.replay);
@@ -259,7 +254,7 @@ export function normalizeStudyConfig(raw: Record<string, unknown>, baseDir = pro
         ...STUDY_DEFAULTS,
         ...rest,
         models: descriptor.decodes ? [...new Set(models)] : [],
-        templates: (s.templates ?? [STUDY_DEFAULTS.templates]).join(","),
+        templates: s.templates ?? STUDY_DEFAULTS.templates,
         temperatures: [...new Set(temperatures)],
         wrappers: [...new Set(s.wrappers ?? STUDY_DEFAULTS.wrappers)],
         backend,

@@ -208,7 +208,7 @@ describe("eddy loop CLI", () => {
         expect((err as { code: number }).code).not.toBe(0);
         expect((err as { stderr: string }).stderr.trim()).toMatch(/^eddy: no loop run 'loop-nope'/);
         const bad = await run(process.execPath, [CLI, "loop", "run", "--backend", "reference", "-t", "copy_last_n", "-N", "0", "--db", db]).catch((e: { code: number; stderr: string }) => e);
-        expect((bad as { stderr: string }).stderr.trim()).toBe("eddy: loops must be an integer >= 1 (got '0')");
+        expect((bad as { stderr: string }).stderr.trim()).toBe('eddy: loops must be an integer >= 1 (got "0")');
         await expect(runLoop(normalizeLoopConfig({ backend: "reference", templates: "copy_last_n", embedModel: path.join(tmp, "none"), db }))).rejects.toThrow(/^embedding model folder .* does not exist/);
         const store = openStore(db);
         try {

@@ -1,6 +1,6 @@
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { identityOf, normalizeStudyConfig, parseStudySettings, studyHash } from "../../src/run/config.js";
+import { identityOf, normalizeStudyConfig, OPERATIONAL_KEYS, parseStudySettings, STUDY_SETTING_KEYS, studyHash, studySettingsSchema } from "../../src/run/config.js";
 import { resumeConfig } from "../../src/run/runStudy.js";
 import { openStore } from "../../src/store/Store.js";
 import { cleanTmp, tmpDir } from "./helpers.js";
@@ -17,6 +17,21 @@ describe("one schema for study settings", () => {
         expect(() => parseStudySettings({ gpu: "tpu" })).toThrow(/--gpu must be one of/);
         expect(() => parseStudySettings({ modles: "x" })).toThrow(/^unknown setting 'modles'/);
         expect(() => parseStudySettings({ mode: "turbo" })).toThrow(/^mode must be one of reproducible, fast/);
+    });
+
+    it("declares each setting once: the known keys and the operational ones are the schema's own", () => {
+        const shape = Object.keys(studySettingsSchema.shape);
+        expect(STUDY_SETTING_KEYS).toEqual(shape);
+        expect(OPERATIONAL_KEYS.length).toBeGreaterThan(0);
+        expect(OPERATIONAL_KEYS.every((k) => shape.includes(k))).toBe(true);
+        // The unknown-setting line lists exactly the schema's keys.
+        const known = /\(known: (.*)\)$/.exec((() => { try { parseStudySettings({ nope: 1 }); } catch (e) { return (e as Error).message; } return ""; })())?.[1]?.split(", ");
+        expect(known).toEqual(shape);
+        // Every operational setting stays out of the identity; everything else is in it.
+        const c = normalizeStudyConfig({ backend: "reference", threads: 2, sequences: 3, groups: 2, batchSize: 64, gpu: "cpu", judgeWorkers: 1, noCache: true, fresh: true, db: "x.db", resume: "r", allowDownload: true, allowUnsandboxed: true, topK: 5 });
+        expect(Object.keys(identityOf(c)).filter((k) => (OPERATIONAL_KEYS as readonly string[]).includes(k))).toEqual([]);
+        expect(Object.keys(c).filter((k) => (OPERATIONAL_KEYS as readonly string[]).includes(k)).sort()).toEqual([...OPERATIONAL_KEYS].sort());
+        expect(identityOf(c)).toMatchObject({ topK: 5, backend: "reference" });
     });
 
     it("reproducible is the default; --fast is opt-in and part of the run's identity", () => {

@@ -93,7 +93,7 @@ Exit code 3 when any response differs between sessions.`
             try {
                 const result = await auditDeterminism({
                     model: path.resolve(f.model),
-                    templates: s.templates?.join(",") ?? defaultTemplates(3),
+                    templates: s.templates ?? defaultTemplates(3),
                     instances: s.instances!, rounds: s.rounds!, temperature: s.temperatures![0]!, seed: s.seed!, maxTokens: s.maxTokens!, threads: s.threads!,
                     sequences: counts, mode: f.fast ? "fast" : "reproducible", ...(groupSize !== undefined ? { groupSize } : {}),
                     ...(s.contextSize !== undefined ? { contextSize: s.contextSize } : {}),

@@ -1,56 +1,74 @@
 import type { Command } from "commander";
-import { backendDescriptor } from "../../inference/backends.js";
+import path from "node:path";
+import { BACKEND_NAMES, backendDescriptor, DEFAULT_BACKEND } from "../../inference/backends.js";
+import { LOOP_DEFAULTS, normalizeLoopConfig, parseLoopSettings } from "../../loop/config.js";
+import { OPERATIONAL_KEYS, STUDY_DEFAULTS } from "../../run/config.js";
 import { buildLoopReport, LOOP_REPORT_FORMATS, renderLoopReport } from "../../loop/report.js";
-import { LOOP_DEFAULTS, normalizeLoopConfig, runLoop } from "../../loop/runLoop.js";
+import { runLoop } from "../../loop/runLoop.js";
 import { openStore } from "../../store/Store.js";
-import { EddyError } from "../../util/errors.js";
 import { defaultDbPath } from "../../util/paths.js";
 import { safeTerminalLine } from "../../util/safeText.js";
 import { reportFormat, writeReport } from "./reportOutput.js";
-import { collect, stopOnSigint } from "./studyOptions.js";
+import { addStudyExecutionOptions, addStudyStoreOptions, collect, settingsFromFlags, stopOnSigint, type StudyConfigFlags, type StudyOptionTexts } from "./studyOptions.js";
 import { templateLibrary } from "../templateLibrary.js";
 
-/** What `loop report` and `mutate report` write. */
+/** Flags of `eddy loop run`: the study's (as `eddy run` parses them) and the loop's own. */
+interface LoopFlags extends StudyConfigFlags {
+    loops?: string;
+    summariser?: string;
+    embedModel?: string;
+    translate?: string;
+}
+
+/** Help texts of the shared study options as `eddy loop run` words them (one temperature, one wrapper). */
+const LOOP_OPTION_TEXTS: StudyOptionTexts = {
+    temperature: ["--temperature <t>", "sampling temperature; 0 is greedy (default 0)"],
+    wrapper: "prompt wrapper for the code requests (default 'default')",
+    threads: "inference threads (default: tuned by the backend)",
+    config: "YAML or JSON file with the same keys as these flags (flags win), plus maxLoops, summariser, embedModel, translate"
+};
 
 /** `eddy loop run|report|list`: EvaLOOP self-consistency studies (SPEC §7). */
 export function registerLoopCommand(program: Command): void {
     const loop = program.command("loop").description("EvaLOOP self-consistency: code → summary → code until the oracle fails; ASL per template and model");
 
-    loop.command("run")
+    const cmd = loop
+        .command("run")
         .description("Run (or continue) a loop study for each model; prints one loop run id per model")
         .option("-m, --model <file>", "GGUF model file (repeatable: one loop run per model, e.g. several quantisations)", collect)
-        .option("--backend <name>", "llama | reference (model solutions: every loop sustains) | replay (answers from a JSONL file)", "llama")
+        .option("--backend <name>", `${BACKEND_NAMES.join(" | ")}: reference answers with model solutions (every loop sustains), replay from a JSONL file (default ${DEFAULT_BACKEND})`)
         .option("--replay <file>", "JSONL answers for --backend replay; 'round' is the turn: 2(k−1) = loop k's code, 2k−1 = its summary")
         .option("--summariser <file>", "GGUF model that writes the summaries (default: the model itself)")
         .option("--translate <chain>", "the translation loop instead of the summary loop: a comma list of languages (e.g. python,javascript,ruby,python); each loop translates the last passing code along the chain, s = 1; replay's round is the step − 1")
-        .option("-t, --templates <spec>", `templates: all, a group, or comma-separated ids (default ${LOOP_DEFAULTS.templates})`)
+        .option("-t, --templates <spec>", `templates: all, a group, or comma-separated ids (default ${STUDY_DEFAULTS.templates})`)
         .option("-M, --instances <M>", `instances per template (default ${LOOP_DEFAULTS.instances})`)
         .option("-N, --loops <N>", `loops at most (default ${LOOP_DEFAULTS.maxLoops})`)
-        .option("--temperature <t>", "sampling temperature; 0 is greedy (default 0)")
-        .option("--wrapper <id>", "prompt wrapper for the code requests (default 'default')")
-        .option("--seed <S>", "seed for instances and per-request seeds (default 1)")
-        .option("--max-tokens <N>", "maximum generated tokens per response (default 512)")
-        .option("--embed-model <dir>", "sentence-embedding model folder (Hugging Face layout): similarity at the failure boundary and summary drift")
-        .option("--threads <n>", "inference threads")
-        .option("--context-size <n>", "context size in tokens")
-        .option("--prompt-format <fmt>", "auto | gguf-chat-template | plain-completion | a chat wrapper name")
-        .option("--judge-workers <n>", "parallel judge processes")
-        .option("--allow-unsandboxed", "let the judge run candidate code without a sandbox where none can be had")
-        .option("--fresh", "start a new loop run even if one with these settings exists")
-        .option("--resume <id>", "continue this loop run")
-        .option("--db <file>", `database file (default ${defaultDbPath()})`)
+        .option(...LOOP_OPTION_TEXTS.temperature)
+        .option("--wrapper <id>", LOOP_OPTION_TEXTS.wrapper, collect)
+        .option("--seed <S>", `seed for instances and per-request seeds (default ${STUDY_DEFAULTS.seed})`)
+        .option("--max-tokens <N>", `maximum generated tokens per response (default ${STUDY_DEFAULTS.maxTokens})`)
+        .option("--embed-model <dir>", "sentence-embedding model folder (Hugging Face layout): similarity at the failure boundary and summary drift");
+    // The decoding, backend and judging settings of `eddy run`, with its names, bounds and parser.
+    addStudyExecutionOptions(cmd, LOOP_OPTION_TEXTS).option("--resume <id>", "continue this loop run");
+    addStudyStoreOptions(cmd, LOOP_OPTION_TEXTS)
         .addHelpText("after", "\nExamples:\n  $ eddy loop run -m models/eddy-tiny-f32.gguf -t list_every_kth -M 3 -N 5 --threads 1\n  $ eddy loop run --backend reference -t list -M 2\n  $ eddy loop run --backend reference -t list_rotate_right -M 2 -N 2 --translate python,javascript,ruby,python\n  $ eddy loop report latest --format html --out loop.html   # latest: the newest loop run; or its id")
-        .action(async (o: Record<string, unknown> & { model?: string[] }) => {
-            const models = backendDescriptor(String(o.backend)).decodes && !o.resume ? (o.model ?? []) : [undefined];
-            if (models.length === 0) throw new EddyError("no model given: pass --model <file.gguf> (or use --backend reference|replay)");
+        .action(async (o: LoopFlags) => {
+            const { merged, flags } = settingsFromFlags(o, { maxLoops: o.loops, summariser: o.summariser && path.resolve(o.summariser), embedModel: o.embedModel && path.resolve(o.embedModel), translate: o.translate });
+            // Bad values and unknown settings (a config file's) are one line before anything runs.
+            const s = parseLoopSettings(merged);
+            if (s.resume !== undefined) {
+                // As for a run: the stored settings win over everything but the operational ones.
+                const ignored = Object.keys(flags).filter((k) => !(OPERATIONAL_KEYS as readonly string[]).includes(k));
+                if (ignored.length)
+                    process.stderr.write(`eddy: --resume continues loop run ${s.resume} as it was configured; ignoring ${ignored.join(", ")} (start a new run with --fresh to change them)\n`);
+            }
+            // One loop run per model (several: e.g. quantisations side by side).
+            const decodes = backendDescriptor(s.backend ?? DEFAULT_BACKEND).decodes;
+            const perModel = s.resume === undefined && decodes && (s.models?.length ?? 0) > 1 ? s.models!.map((m) => ({ ...merged, models: [m] })) : [merged];
+            const configs = perModel.map((raw) => normalizeLoopConfig(raw));
             const stop = stopOnSigint();
             try {
-                for (const model of models) {
-                    const config = normalizeLoopConfig({
-                        backend: o.backend, model, replay: o.replay, summariser: o.summariser, translate: o.translate, templates: o.templates, instances: o.instances,
-                        maxLoops: o.loops, temperature: o.temperature, wrapper: o.wrapper, seed: o.seed, maxTokens: o.maxTokens, embedModel: o.embedModel,
-                        threads: o.threads, contextSize: o.contextSize, promptFormat: o.promptFormat, judgeWorkers: o.judgeWorkers, allowUnsandboxed: o.allowUnsandboxed, db: o.db, fresh: o.fresh, resume: o.resume
-                    });
+                for (const config of configs) {
                     const r = await runLoop(config, {
                         library: templateLibrary(),
                         signal: stop.signal,

@@ -136,8 +136,11 @@ export function addStudyStoreOptions(cmd: Command, texts: StudyOptionTexts): Com
         .option("--db <file>", `database file (default ${path.relative(process.cwd(), defaultDbPath()) || defaultDbPath()})`);
 }
 
-/** Flags and config file merged (flags win) into a StudyConfig. */
-export function studyConfigFromFlags(f: StudyConfigFlags): StudyConfig {
+/**
+ * Flags and config file merged (flags win) into raw settings, paths made absolute (a file's against
+ * its folder): what the settings schema reads, for `eddy run` and, with its own keys in `extra`, `eddy loop run`.
+ */
+export function settingsFromFlags(f: StudyConfigFlags, extra: Record<string, unknown> = {}): { merged: Record<string, unknown>; flags: Record<string, unknown> } {
     const file = f.config ? readConfigFile(f.config) : {};
     const base = f.config ? path.dirname(path.resolve(f.config)) : process.cwd();
     const fromFile = normalizeStudyConfigInput(file, base);
@@ -173,10 +176,16 @@ export function studyConfigFromFlags(f: StudyConfigFlags): StudyConfig {
         noCache: f.cache === false ? true : undefined,
         fresh: f.fresh,
         db: f.db && path.resolve(f.db),
-        resume: f.resume
+        resume: f.resume,
+        ...extra
     };
     for (const k of Object.keys(flags)) if (flags[k] === undefined) delete flags[k];
-    const merged = { ...fromFile, ...flags };
+    return { merged: { ...fromFile, ...flags }, flags };
+}
+
+/** Flags and config file merged (flags win) into a StudyConfig. */
+export function studyConfigFromFlags(f: StudyConfigFlags): StudyConfig {
+    const { merged, flags } = settingsFromFlags(f);
     if (f.resume) {
         // Only the run id and operational settings matter; the stored configuration supplies the rest.
         const ignored = Object.keys(flags).filter((k) => !(OPERATIONAL_KEYS as readonly string[]).includes(k));
@@ -188,13 +197,16 @@ export function studyConfigFromFlags(f: StudyConfigFlags): StudyConfig {
     return normalizeStudyConfig(merged);
 }
 
+/** Settings that name a file or folder (besides the models). */
+const PATH_KEYS = new Set(["replay", "db", "summariser", "embedModel", "embed-model"]);
+
 /** Config-file keys with paths resolved against the file's folder. */
 function normalizeStudyConfigInput(file: Record<string, unknown>, base: string): Record<string, unknown> {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(file)) {
         if (v === undefined || v === null) continue;
         if (k === "model" || k === "models") out.models = (Array.isArray(v) ? v : String(v).split(",")).map((m) => String(m).trim()).map((m) => (isRemoteModel(m) ? m : path.resolve(base, m)));
-        else if (k === "replay" || k === "db") out[k] = path.resolve(base, String(v));
+        else if (PATH_KEYS.has(k)) out[k] = path.resolve(base, String(v));
         else out[k] = v;
     }
     return out;

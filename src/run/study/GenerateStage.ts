@@ -6,7 +6,7 @@ import { extractCode } from "../../extract/extractCode.js";
 import { isRemoteModel } from "../../inference/modelUri.js";
 import { backendDescriptor, createBackend, type BackendParts } from "../../inference/backends.js";
 import { REPLAY_MISSING } from "../../inference/replay/ReplayBackend.js";
-import type { Backend, BackendMetadata, Decoding, GenerationRequest, GenerationResult } from "../../inference/types.js";
+import type { Backend, BackendMetadata, Decoding, GenerationRequest, GenerationResult, TaskRef } from "../../inference/types.js";
 import { renderMessages } from "../../prompts/PromptWrapper.js";
 import type { Store } from "../../store/Store.js";
 import type { ConfigurationRow, NewGeneration, RunRow } from "../../store/types.js";
@@ -16,6 +16,7 @@ import type { StudyPlan } from "../plan.js";
 import type { BatchWriter } from "../writer.js";
 import type { StudyCounters } from "./counters.js";
 import { countFences } from "./JudgeStage.js";
+import { checkModelUnchanged } from "./openRun.js";
 import { genKey, type JudgeItem, type Query } from "./types.js";
 
 /** A lockstep group of one configuration: its members in member order, and which are stored already. */
@@ -84,6 +85,37 @@ export function decodingFor(c: StudyConfig, temperature: number): Decoding {
     if (c.minP !== undefined) d.minP = c.minP;
     if (c.repeatPenalty !== undefined) d.repeatPenalty = c.repeatPenalty;
     return d;
+}
+
+/**
+ * Lockstep: items cut into groups of G per neighbourhood, in their order (the last may be smaller);
+ * a group's id is its neighbourhood and its place there. A neighbourhood's answers then never depend
+ * on which others the batch holds.
+ */
+export function lockstepCut<T>(items: readonly T[], neighbourhood: (item: T) => string, groupSize: number): { id: string; members: T[] }[] {
+    const byNeighbourhood = new Map<string, T[]>();
+    for (const item of items) {
+        const key = neighbourhood(item);
+        const list = byNeighbourhood.get(key);
+        if (list) list.push(item);
+        else byNeighbourhood.set(key, [item]);
+    }
+    const out: { id: string; members: T[] }[] = [];
+    for (const [key, list] of byNeighbourhood)
+        for (let at = 0; at < list.length; at += groupSize) out.push({ id: `${key}#${at / groupSize}`, members: list.slice(at, at + groupSize) });
+    return out;
+}
+
+/** One prompt of a batch handed to {@link GenerateStage.batch}. */
+export interface BatchPrompt {
+    /** Echoed in its result. */
+    id: string;
+    messages: ChatMessage[];
+    decoding: Decoding;
+    seed: number;
+    /** Prompts of one neighbourhood (a template's) are grouped together in lockstep, as a run's are. */
+    neighbourhood: string;
+    task?: TaskRef;
 }
 
 /** What the generation stage needs from the study around it. */
@@ -167,22 +199,37 @@ export class GenerateStage {
      * an uninterrupted run.
      */
     private groups(planned: { query: Query; done: boolean }[], groupSize: number, cacheModel: (CacheModel & { batchSize?: number }) | undefined): LockstepGroup[] {
-        const byNeighbourhood = new Map<string, { query: Query; done: boolean }[]>();
-        for (const p of planned) {
-            const key = `${p.query.key.configId}|${p.query.key.templateId}`;
-            const list = byNeighbourhood.get(key);
-            if (list) list.push(p);
-            else byNeighbourhood.set(key, [p]);
-        }
         const out: LockstepGroup[] = [];
-        for (const [key, list] of byNeighbourhood)
-            for (let at = 0; at < list.length; at += groupSize) {
-                const slice = list.slice(at, at + groupSize);
-                if (slice.every((p) => p.done)) continue;
-                const members = slice.map((p) => p.query);
-                const keys = cacheModel ? lockstepCacheKeys(cacheModel, groupSize, members, this.o.config.maxTokens) : undefined;
-                out.push({ id: `${key}#${at / groupSize}`, members: members.map((q, i) => ({ ...q, cacheKey: keys?.[i] })), done: slice.map((p) => p.done) });
-            }
+        for (const g of lockstepCut(planned, (p) => `${p.query.key.configId}|${p.query.key.templateId}`, groupSize)) {
+            if (g.members.every((p) => p.done)) continue;
+            const members = g.members.map((p) => p.query);
+            const keys = cacheModel ? lockstepCacheKeys(cacheModel, groupSize, members, this.o.config.maxTokens) : undefined;
+            out.push({ id: g.id, members: members.map((q, i) => ({ ...q, cacheKey: keys?.[i] })), done: g.members.map((p) => p.done) });
+        }
+        return out;
+    }
+
+    /**
+     * A batch of prompts through an open backend, for a caller that keeps its own state and store (the
+     * loop's steps): where the backend decodes in lockstep, the prompts of each neighbourhood are cut into
+     * groups of G in batch order, as a run's queries are; otherwise each goes on its own. Results come in
+     * completion order, each with its prompt's id; an abort stops reading (the backend drops the rest).
+     */
+    static async batch(backend: Backend, meta: BackendMetadata, prompts: readonly BatchPrompt[], o: { maxTokens: number; signal?: AbortSignal | undefined }): Promise<GenerationResult[]> {
+        const request = (p: BatchPrompt, group?: GenerationRequest["group"]): GenerationRequest => ({
+            id: p.id, messages: p.messages, decoding: p.decoding, seed: p.seed, maxTokens: o.maxTokens,
+            ...(p.task ? { task: p.task } : {}),
+            ...(group ? { group } : {})
+        });
+        const requests =
+            meta.scheduling === "lockstep"
+                ? lockstepCut(prompts, (p) => p.neighbourhood, meta.groupSize!).flatMap((g) => g.members.map((p, member) => request(p, { id: g.id, member, size: g.members.length })))
+                : prompts.map((p) => request(p));
+        const out: GenerationResult[] = [];
+        for await (const r of backend.generate(requests)) {
+            out.push(r);
+            if (o.signal?.aborted) break;
+        }
         return out;
     }
 
@@ -199,9 +246,7 @@ export class GenerateStage {
             const meta: BackendMetadata = await backend.metadata();
             const descriptor = backendDescriptor(config.backend);
             const sha = descriptor.identity(backend, meta);
-            // A model file replaced at the same path would mix two models' answers in one configuration.
-            if (sha && existingConfs.some((c) => c.model_sha256 && c.model_sha256 !== sha))
-                throw new EddyError(`model file ${model.path ?? model.label} changed since run ${run.id} began (sha256 differs); start a new run with --fresh`);
+            checkModelUnchanged(existingConfs.map((c) => c.model_sha256), sha, model.path ?? model.label, `run ${run.id}`);
             const confs = this.configurations(model, meta, sha);
             const useCache = descriptor.decodes && !!meta.model?.sha256;
             const cacheModel = useCache ? { sha256: sha ?? "", promptFormat: meta.promptFormat, contextSize: meta.contextSize, mode: meta.mode } : undefined;

@@ -2,10 +2,11 @@ import { availableParallelism } from "node:os";
 import type { Language } from "../../languages/languages.js";
 import { oneLine } from "../../util/errors.js";
 import { JudgePool, type JudgePoolOptions } from "../../judge/JudgePool.js";
-import type { Verdict } from "../../judge/types.js";
+import type { Verdict, VerdictCache } from "../../judge/types.js";
 import type { StopReason } from "../../inference/types.js";
-import type { Store, StoreVerdictCache } from "../../store/Store.js";
-import type { Category } from "../../vocabulary.js";
+import type { Store } from "../../store/Store.js";
+import type { Template } from "../../templates/types.js";
+import type { Category, ParamValue } from "../../vocabulary.js";
 import { Channel } from "../channel.js";
 import type { BatchWriter } from "../writer.js";
 import type { StudyCounters } from "./counters.js";
@@ -29,6 +30,21 @@ export function countFences(text: string): number {
     return text.split("```").length - 1;
 }
 
+/** One response of a batch handed to {@link JudgeStage.judgeBatch}. */
+export interface BatchJudgeItem {
+    template: Template;
+    bindings: Record<string, ParamValue>;
+    code: string | null;
+    /** The answer's language when not the stage's (a translation loop's step). */
+    language?: Language | undefined;
+    stopReason: StopReason;
+    /** ``` fences in the response (the truncation rule). */
+    fences: number;
+}
+
+/** A verdict after the truncation rule (`category`), with the judge's own (`judgeCategory`). */
+export type FinalVerdict = Verdict & { judgeCategory: Category };
+
 /** What the judge stage needs from the study around it. */
 export interface JudgeStageOptions {
     workers?: number | undefined;
@@ -39,9 +55,11 @@ export interface JudgeStageOptions {
     /** Start the pool even without judging (the reference backend answers through it). */
     needPool: boolean;
     allowUnsandboxed?: boolean | undefined;
-    cache: StoreVerdictCache;
-    writer: BatchWriter;
-    counters: StudyCounters;
+    /** The run's verdict cache (the store's); a caller that only judges batches may bring its own. */
+    cache: VerdictCache;
+    /** Where queued verdicts go, and what they count: needed when `judging` (the queue's consumers use them). */
+    writer?: BatchWriter;
+    counters?: StudyCounters;
     log: (line: string) => void;
     /** Called once the pool is up (the run records the isolation level). */
     onPool: (pool: JudgePool) => void;
@@ -60,6 +78,7 @@ export class JudgeStage {
     private readonly consumers: Promise<void>[];
 
     constructor(private readonly o: JudgeStageOptions) {
+        if (o.judging && (!o.writer || !o.counters)) throw new Error("JudgeStage: judging needs a writer and counters");
         const workers = Math.max(1, o.workers ?? availableParallelism());
         this.queue = new Channel<JudgeItem>(Math.max(16, workers * 8));
         // The judge's Python workers start while the model loads: neither waits for the other.
@@ -91,7 +110,7 @@ export class JudgeStage {
     /** Queue one response for its verdict (waits while the queue is full). */
     async submit(item: JudgeItem): Promise<void> {
         if (!this.o.judging) return;
-        this.o.counters.toJudge++;
+        this.o.counters!.toJudge++;
         await this.queue.push(item);
     }
 
@@ -122,25 +141,42 @@ export class JudgeStage {
         await this.pool.then((p) => p?.close()).catch(() => {});
     }
 
+    /**
+     * Verdicts of a batch of responses, in order, for a caller that stores them itself (the loop's
+     * steps): judged on this stage's pool (in parallel across its workers), the truncation rule applied
+     * as for a run's. Nothing is written; a judge failure rejects the batch.
+     */
+    async judgeBatch(items: readonly BatchJudgeItem[]): Promise<FinalVerdict[]> {
+        const pool = await this.pool;
+        if (!pool) throw new Error("JudgeStage: judgeBatch needs the pool (needPool)");
+        return Promise.all(items.map((item) => this.verdict(pool, item)));
+    }
+
+    /** One response's verdict: the judge's, then the truncation rule. */
+    private async verdict(pool: JudgePool, item: BatchJudgeItem): Promise<FinalVerdict> {
+        const language = item.language ?? this.o.language;
+        const v = await pool.judge({ template: item.template, bindings: item.bindings, code: item.code, ...(language ? { language } : {}) });
+        return { ...v, judgeCategory: v.category, category: finalCategory(v.category, item.stopReason, item.fences) };
+    }
+
     private async judgeOne(item: JudgeItem): Promise<void> {
-        const s = this.o.counters;
+        const s = this.o.counters!;
         if (!s.judgeStart) s.judgeStart = performance.now();
-        let v: Verdict;
+        let v: FinalVerdict;
         try {
-            v = await (await this.pool)!.judge({ template: item.template, bindings: item.instance.bindings, code: item.code, ...(this.o.language ? { language: this.o.language } : {}) });
+            v = await this.verdict((await this.pool)!, { ...item, bindings: item.instance.bindings });
         } catch (err) {
             // The judge itself failed: leave the generation without a verdict, so a resume judges it again.
             s.errors++;
             this.o.log(`judge failed on ${item.template.id} #${item.key.instance} round ${item.key.round}: ${oneLine(err)}`);
             return;
         }
-        if (v.category === "judge_error") this.o.log(`judge_error on ${item.template.id} #${item.key.instance} round ${item.key.round}: ${v.detail}`);
-        const category = finalCategory(v.category, item.stopReason, item.fences);
-        this.o.writer.addVerdict({ ...item.key, category, judgeCategory: v.category, detail: v.detail, ms: v.ms, cached: v.cached ?? false });
+        if (v.judgeCategory === "judge_error") this.o.log(`judge_error on ${item.template.id} #${item.key.instance} round ${item.key.round}: ${v.detail}`);
+        this.o.writer!.addVerdict({ ...item.key, category: v.category, judgeCategory: v.judgeCategory, detail: v.detail, ms: v.ms, cached: v.cached ?? false });
         s.judged++;
         s.judgeMs += v.ms;
         if (v.cached) s.judgeCached++;
-        if (category === "passed") s.passed++;
+        if (v.category === "passed") s.passed++;
         s.judgeEnd = performance.now();
     }
 }

@@ -64,6 +64,14 @@ export function checkModels(config: StudyConfig): void {
 }
 
 /**
+ * A model file replaced at the same path would mix two models' answers in one run (or loop run):
+ * refused when its sha256 differs from one stored with the run. `run` names it ("run <id>", "loop run <id>").
+ */
+export function checkModelUnchanged(stored: readonly (string | null)[], sha: string | null, model: string, run: string): void {
+    if (sha && stored.some((s) => s && s !== sha)) throw new EddyError(`model file ${model} changed since ${run} began (sha256 differs); start a new run with --fresh`);
+}
+
+/**
  * Create the run (or find the one with the same configuration, or take the one being resumed),
  * plan it, refuse to mix two versions of a template or a replay file in one run, and record the
  * templates and instances it asks.
