@@ -254,6 +254,7 @@ export async function runLoop(input: LoopConfig, hooks: LoopHooks = {}): Promise
                     task: { templateId: task.template_id, instance: task.instance_idx, round: 2 * next.loop - 1, params: JSON.parse(task.params_json) as ParamValue[] }
                 }));
                 const ok = answered(await GenerateStage.batch(summariser, summariserMeta, prompts, { maxTokens: config.maxTokens, signal }), "summary");
+                if (signal.aborted) break; // a phase is stored whole or not at all (see the code phase)
                 const rows = await summaryRows(run.id, ok, summarising, prompts, embedder, firstQuestion);
                 ls.setSummaries(rows);
                 for (const r of rows) Object.assign(byTask.get(taskKey(r.template_id, r.instance_idx))!.find((x) => x.loop === r.loop)!, r);
@@ -275,6 +276,10 @@ export async function runLoop(input: LoopConfig, hooks: LoopHooks = {}): Promise
                 };
             });
             const ok = answered(await GenerateStage.batch(backend, meta, prompts, { maxTokens: config.maxTokens, signal }), "code");
+            // Stopped mid-phase: nothing of it is stored. Lockstep groups are cut over the whole phase, so a
+            // resume that asked only the missing members would group them otherwise, and their answers could
+            // differ from an uninterrupted run's; the whole phase is asked again instead.
+            if (signal.aborted) break;
             const planOf = new Map(coding.map((p) => [taskKey(p.task.template_id, p.task.instance_idx), p]));
             const codes = ok.map((r) => {
                 const p = planOf.get(r.id)!;
