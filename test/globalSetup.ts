@@ -4,12 +4,17 @@ import { fileURLToPath } from "node:url";
 import { existsSync } from "node:fs";
 import { tinyEmbedDir, writeTinyEmbedModel } from "../src/embed/tinyEmbedModel.js";
 import { ensureTinyModels } from "../src/inference/gguf/tinyModel.js";
+import { pythonCommand } from "../src/judge/workerScript.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
 /** Tests that spawn the CLI run the built `dist/`; build it once per test run so it matches src/. */
 export default function setup(): void {
     execFileSync(process.execPath, [path.join(root, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], { cwd: root, stdio: "inherit" });
+    // One interpreter for the whole suite, resolved as eddy resolves it: eddy does so once per process,
+    // and the suite starts hundreds of eddy processes (a pyenv shim costs ~0.6 s each time it runs).
+    // test/judge/pythonCommand.test.ts checks the resolution itself.
+    if (!process.env.EDDY_PYTHON) process.env.EDDY_PYTHON = pythonCommand();
     // eddy's own tiny GGUF models (written once, deterministic): many tests load them.
     ensureTinyModels();
     // eddy's tiny embedding model, which examples name (its own small tokenizer: nothing copied from ../shared).
