@@ -11,12 +11,10 @@ from __future__ import annotations
 
 import copy
 import hmac
-import importlib.util
 import inspect
 import json
 import marshal
 import os
-import random
 import select
 import signal
 import subprocess
@@ -24,14 +22,15 @@ import sys
 import textwrap
 import time
 from dataclasses import dataclass, field
-from types import ModuleType
 from typing import Any
 
 from . import isolation as iso
+from . import oracle
 from .budget import MARGIN, Budget, host_factor, make_budget
 from .categories import Category, as_category
 from .compare import Comparator, Opaque, UnknownComparator, make_comparator, strict_equal
 from .languages import RUNTIMES, runtime_path
+from .oracle import Oracle, OracleError
 from .protocol import FrameBuffer, Malformed, Partial, TooLarge, exc_line, frame, recv_control, send_control, shares, short
 from .sandbox import MAC_BYTES, MAX_FILE_BYTES, MAX_OPEN_FILES, MAX_PROCS, SCRATCH_BYTES, TAMPER_EXIT, mac
 from .wire import WireError, calls_json, read_answer
@@ -47,41 +46,21 @@ DETAIL_CHARS = 300
 PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-class OracleError(Exception):
-    """The oracle or the harness failed: a judge_error, never the model's fault."""
-
-
 class _OracleTimeout(BaseException):
     pass
 
 
 # ---------------------------------------------------------------- oracles
 
-_oracles: dict[tuple[str, str], ModuleType] = {}
+_oracles: dict[tuple[str, str], Oracle] = {}
 
 
-def load_oracle(path: str, digest: str) -> ModuleType:
+def load_oracle(path: str, digest: str) -> Oracle:
     key = (path, digest)
     mod = _oracles.get(key)
     if mod is not None:
         return mod
-    if not os.path.isfile(path):
-        raise OracleError("oracle file not found: %s" % path)
-    name = "eddy_oracle_%d" % len(_oracles)
-    try:
-        spec = importlib.util.spec_from_file_location(name, path)
-        if spec is None or spec.loader is None:
-            raise OracleError("oracle %s cannot be loaded" % os.path.basename(path))
-        mod = importlib.util.module_from_spec(spec)
-        with _Guard("loading %s" % os.path.basename(path)):
-            spec.loader.exec_module(mod)
-    except OracleError:
-        raise
-    except BaseException as e:
-        raise OracleError("oracle %s failed to load: %s" % (os.path.basename(path), exc_line(e)))
-    for need in ("solution", "tests", "inputs"):
-        if not callable(getattr(mod, need, None)):
-            raise OracleError("oracle %s defines no %s()" % (os.path.basename(path), need))
+    mod = oracle.load(path, "eddy_oracle_%d" % len(_oracles), _Guard)
     _oracles[key] = mod
     return mod
 
@@ -142,16 +121,13 @@ def prepare(req: dict[str, Any]) -> Prepared:
     calls: list[tuple[Any, ...]] = []
     expected: list[Any] = []
     with _Guard("listing fixed tests"):
-        for item in mod.tests(**copy.deepcopy(kw)):
-            args, want = item
-            calls.append(tuple(args))
+        for args, want in oracle.fixed_tests(mod, kw):
+            calls.append(args)
             expected.append(want)
     n_fixed = len(calls)
-    rng = random.Random(int(req["seed"]))
     rnd: list[tuple[Any, ...]] = []
     with _Guard("generating random inputs"):
-        for _ in range(int(req["randomInputs"])):
-            rnd.append(tuple(mod.inputs(rng, **copy.deepcopy(kw))))
+        rnd = list(oracle.random_inputs(mod, kw, req["seed"], req["randomInputs"]))
     spent = 0.0
     with _Guard("running the model solution on random inputs"):
         for args in rnd:
@@ -176,8 +152,8 @@ def prepare(req: dict[str, Any]) -> Prepared:
         expected=expected,
         n_fixed=n_fixed,
         compare=cmp,
-        keep_args=bool(getattr(mod, "KEEP_ARGUMENTS", False)),
-        new_object=bool(getattr(mod, "NEW_OBJECT", False)),
+        keep_args=oracle.keep_arguments(mod),
+        new_object=oracle.new_object(mod),
         calls_blob=calls_blob,
         solution_ms=solution_ms,
     )
@@ -998,13 +974,12 @@ def translated_source(req: dict[str, Any], lang: str) -> str:
 def mutants(req: dict[str, Any]) -> list[str]:
     mod = load_oracle(req["oracle"], req["oracleHash"])
     found: list[tuple[int, str]] = []
-    for name, value in vars(mod).items():
-        if name.startswith("mutant_") and callable(value):
-            try:
-                line = inspect.getsourcelines(value)[1]
-            except (OSError, TypeError):
-                line = 0
-            found.append((line, name))
+    for name in oracle.mutant_names(mod):
+        try:
+            line = inspect.getsourcelines(getattr(mod, name))[1]
+        except (OSError, TypeError):
+            line = 0
+        found.append((line, name))
     return [n for _, n in sorted(found)]
 
 
