@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import signal
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from .budget import MARGIN, Budget, make_budget
 from .candidate import DETAIL_CHARS, MAX_RESULT_BYTES, PRECHECK_WALL_S, Run, cpu_factor, read_results, run_candidate
@@ -19,7 +19,12 @@ from .protocol import shares, short
 from .references import answer_source
 from .sandbox import MAX_FILE_BYTES, MAX_OPEN_FILES, MAX_PROCS, SCRATCH_BYTES, TAMPER_EXIT
 
+# Largest code the judge accepts. The one place it is set: the worker reports it in its hello
+# reply (worker.py handle) and the Node pool refuses larger code with it before sending any.
 MAX_CODE_BYTES = 256 * 1024
+
+# Which limit decided a resource_exhaustion (src/judge/types.ts Verdict.limit).
+Limit = Literal["cpu", "blocked", "wall"]
 
 
 # Signals that end a candidate at one of its limits. SIGSEGV and SIGBUS count too: with ctypes
@@ -57,7 +62,7 @@ def where(i: int | None, n_fixed: int) -> str:
 class Outcome:
     category: Category
     detail: str
-    limit: str | None = None  # which limit decided a resource_exhaustion ("cpu", "blocked", "wall")
+    limit: Limit | None = None  # which limit decided a resource_exhaustion: a field of the reply, never read from the detail
     borderline: bool = False  # over budget within the margin: to be judged again, alone
     cpu_ms: float | None = None
     budget_ms: float = 0.0

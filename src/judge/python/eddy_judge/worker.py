@@ -21,14 +21,19 @@ from .languages import RUNTIMES, runtime_path
 from .oracle import OracleError
 from .protocol import exc_line
 from .references import answer_source, mutants
-from .verdicts import judge
+from .verdicts import MAX_CODE_BYTES, judge
 
 def handle(req: dict[str, Any]) -> dict[str, Any]:
     op = req.get("op")
     if op == "hello":
         report = isolation_report()
         prefork()
-        return {"isolation": report, "python": sys.version.split()[0], "runtimes": {n: runtime_path(rt.binary) for n, rt in RUNTIMES.items()}}
+        return {
+            "isolation": report,
+            "python": sys.version.split()[0],
+            "runtimes": {n: runtime_path(rt.binary) for n, rt in RUNTIMES.items()},
+            "limits": {"maxCodeBytes": MAX_CODE_BYTES},
+        }
     if op == "judge":
         t0 = time.monotonic()
         out = judge(req)
