@@ -14,6 +14,7 @@ export const UNIT_TESTS = [
     "test/loop/asl.test.ts",
     "test/mutate/sensitivity.test.ts",
     "test/judge/safeText.test.ts",
+    "test/judge/replies.test.ts",
     "test/report/rules.test.ts",
     "test/report/report.test.ts",
     "test/quant/divergence.test.ts",

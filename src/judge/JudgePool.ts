@@ -9,6 +9,7 @@ import { inputSeed, paramTuple } from "../templates/instanceTuple.js";
 import { MemoryVerdictCache, verdictKey } from "./cache.js";
 import type { IsolationReport, JudgeRequest, Verdict, VerdictCache } from "./types.js";
 import { PythonWorker, startFailure, WorkerFailure, type WorkerReply } from "./worker/PythonWorker.js";
+import { parseHelloReply, parseJudgeReply, parseMutantsReply, parseSourceReply, type JudgeReply } from "./worker/replies.js";
 import { judgeVersion, pythonCommand, workerArgs } from "./workerScript.js";
 
 /** Options of JudgePool.start. */
@@ -27,9 +28,6 @@ export interface JudgePoolOptions {
     /** The language answers will be in: start() refuses when its runtime is not installed. */
     language?: Language;
 }
-
-/** Largest code the judge accepts; more is a static_error without starting anything. */
-export const MAX_CODE_BYTES = 256 * 1024;
 
 // Oracle work (trusted) gets its own allowance on top of the candidate's budget before the
 // pool declares a worker hung and replaces it.
@@ -62,7 +60,9 @@ export class JudgePool {
         /** What contains candidate code on this machine (as the first worker found it). */
         readonly isolation: IsolationReport,
         /** Other languages' runtimes the judge found (language → path, null when not installed). */
-        readonly runtimes: Record<string, string | null> = {}
+        readonly runtimes: Record<string, string | null>,
+        /** Largest code the judge accepts, as the worker reports it (verdicts.py MAX_CODE_BYTES): more is a static_error without a worker. */
+        readonly maxCodeBytes: number
     ) {
         this.version = judgeVersion();
     }
@@ -93,7 +93,7 @@ export class JudgePool {
                     "oracles included. Pass --allow-unsandboxed (or set EDDY_ALLOW_UNSANDBOXED=1) to judge anyway; 'eddy doctor' shows why"
             );
         }
-        const pool = new JudgePool(python, script, opts.cache ?? new MemoryVerdictCache(), workers[0]!.isolation, workers[0]!.runtimes);
+        const pool = new JudgePool(python, script, opts.cache ?? new MemoryVerdictCache(), workers[0]!.isolation, workers[0]!.runtimes, workers[0]!.maxCodeBytes);
         for (const w of workers) pool.slots.push({ worker: w.worker, busy: false });
         return pool;
     }
@@ -103,8 +103,8 @@ export class JudgePool {
         const t = req.template;
         if (req.code === null || req.code.trim() === "") return { category: "no_function", detail: "no code could be extracted from the response", ms: 0 };
         const size = Buffer.byteLength(req.code, "utf8");
-        if (size > MAX_CODE_BYTES)
-            return { category: "static_error", detail: `the code is ${Math.floor(size / 1024)} KB, more than the judge accepts (${MAX_CODE_BYTES / 1024} KB)`, ms: 0 };
+        if (size > this.maxCodeBytes)
+            return { category: "static_error", detail: `the code is ${Math.floor(size / 1024)} KB, more than the judge accepts (${Math.floor(this.maxCodeBytes / 1024)} KB)`, ms: 0 };
         const tuple = paramTuple(t, req.bindings);
         // A verdict earned under a weaker isolation is never reused under a stronger one.
         const language = req.language ?? "python";
@@ -142,10 +142,10 @@ export class JudgePool {
         }
         if (!reply) return { category: "judge_error", detail: capDetail(failure || "judge failed"), ms };
         const first = rejudged ? " [re-judged alone: the first run went over its CPU budget by less than the margin]" : "";
-        const verdict: Verdict = { category: reply.category as Verdict["category"], detail: capDetail(String(reply.detail ?? "") + first), ms };
-        if (typeof reply.limit === "string") verdict.limit = reply.limit as Verdict["limit"];
-        if (typeof reply.cpuMs === "number") verdict.cpuMs = reply.cpuMs;
-        if (typeof reply.budgetMs === "number") verdict.budgetMs = reply.budgetMs;
+        const verdict: Verdict = { category: reply.category, detail: capDetail(reply.detail + first), ms };
+        if (reply.limit !== null) verdict.limit = reply.limit;
+        if (reply.cpuMs !== null) verdict.cpuMs = reply.cpuMs;
+        verdict.budgetMs = reply.budgetMs;
         if (rejudged) verdict.rejudged = true;
         // CPU-time verdicts do not depend on load; sleeping and wall-clock backstops might.
         if (verdict.limit !== "blocked" && verdict.limit !== "wall") this.cache.set(key, verdict);
@@ -153,8 +153,8 @@ export class JudgePool {
     }
 
     /** One request, retried once on a fresh worker when the harness failed. */
-    private async attempt(message: Record<string, unknown>, timeout: number): Promise<{ reply?: WorkerReply; failure: string; ms: number }> {
-        let reply: WorkerReply | undefined;
+    private async attempt(message: Record<string, unknown>, timeout: number): Promise<{ reply?: JudgeReply; failure: string; ms: number }> {
+        let reply: JudgeReply | undefined;
         let failure = "";
         // Time spent judging, not waiting for a free worker.
         let ms = 0;
@@ -163,9 +163,9 @@ export class JudgePool {
             try {
                 const r = await this.send(message, timeout, attempt > 0, timing);
                 if (typeof r.error === "string") failure = r.error;
-                else reply = r;
+                else reply = parseJudgeReply(r);
             } catch (err) {
-                // A dead or hung worker, or one that could not be replaced: a harness failure.
+                // A dead or hung worker, one that could not be replaced, or a malformed reply: a harness failure.
                 failure = oneLine(err);
             }
             ms += timing.ms;
@@ -194,14 +194,12 @@ export class JudgePool {
 
     /** `solution` (default) or a `mutant_*` of the template's oracle, rendered as an answer for these bindings. */
     async answerSource(t: Template, bindings: Record<string, ParamValue>, which = "solution", language: Language = "python"): Promise<string> {
-        const r = await this.control({ op: "source", oracle: t.oracleFile, oracleHash: t.oracleHash, function: t.function, arity: t.arity, bindings, which, language });
-        return String(r.source);
+        return this.controlParsed({ op: "source", oracle: t.oracleFile, oracleHash: t.oracleHash, function: t.function, arity: t.arity, bindings, which, language }, parseSourceReply);
     }
 
     /** Names of the oracle's `mutant_*` functions, in source order. */
     async mutants(t: Template): Promise<string[]> {
-        const r = await this.control({ op: "mutants", oracle: t.oracleFile, oracleHash: t.oracleHash });
-        return r.mutants as string[];
+        return this.controlParsed({ op: "mutants", oracle: t.oracleFile, oracleHash: t.oracleHash }, parseMutantsReply);
     }
 
     /** Stops every worker (their temp dirs go with them). */
@@ -220,6 +218,16 @@ export class JudgePool {
         }
         if (typeof r.error === "string") throw new EddyError(r.error);
         return r;
+    }
+
+    /** The parsed reply, or the malformed one's line as an EddyError (the caller's problem, as an oracle error is). */
+    private async controlParsed<T>(message: Record<string, unknown>, parse: (r: WorkerReply) => T): Promise<T> {
+        const r = await this.control(message);
+        try {
+            return parse(r);
+        } catch (err) {
+            throw new EddyError(oneLine(err));
+        }
     }
 
     private async send(message: Record<string, unknown>, timeoutMs: number, fresh: boolean, timing?: { ms: number }): Promise<WorkerReply> {
@@ -272,12 +280,16 @@ export function missingRuntime(language: Language, runtimes: Record<string, stri
     return `${info.display} answers need ${info.runtime}, which is not installed: install Debian's ${info.package} package ('eddy doctor' lists the languages)`;
 }
 
-async function startWorker(python: string, script: string[]): Promise<{ worker: PythonWorker; isolation: IsolationReport; runtimes: Record<string, string | null> }> {
+async function startWorker(
+    python: string,
+    script: string[]
+): Promise<{ worker: PythonWorker; isolation: IsolationReport; runtimes: Record<string, string | null>; maxCodeBytes: number }> {
     const worker = await PythonWorker.spawn(python, script);
     try {
-        const hello = await worker.request({ op: "hello" }, CONTROL_TIMEOUT_MS);
-        if (typeof hello.error === "string") throw new WorkerFailure(hello.error);
-        return { worker, isolation: hello.isolation as IsolationReport, runtimes: (hello.runtimes ?? {}) as Record<string, string | null> };
+        const raw = await worker.request({ op: "hello" }, CONTROL_TIMEOUT_MS);
+        if (typeof raw.error === "string") throw new WorkerFailure(raw.error);
+        const hello = parseHelloReply(raw);
+        return { worker, isolation: hello.isolation, runtimes: hello.runtimes, maxCodeBytes: hello.limits.maxCodeBytes };
     } catch (err) {
         worker.kill();
         await worker.ended;

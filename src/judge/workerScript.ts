@@ -24,6 +24,15 @@ export function workerArgs(): string[] {
     return ["-I", "-c", boot, judgePackageParent()];
 }
 
+/**
+ * Arguments that run one of the package's tools (`eddy_judge.tools.<name>`: the strength measurement,
+ * the importers' probes) as `python -m` would, with `-I` (no environment, no user site) and `-B`.
+ */
+export function toolArgs(name: "strength" | "probe_humaneval" | "probe_turbulence"): string[] {
+    const boot = "import sys, runpy; sys.path.insert(0, sys.argv[1]); del sys.argv[1]; runpy.run_module(sys.argv[1], run_name='__main__', alter_sys=True)";
+    return ["-I", "-B", "-c", boot, judgePackageParent(), `eddy_judge.tools.${name}`];
+}
+
 let version: string | undefined;
 
 /** Judge version for the verdict cache: the protocol number plus a hash of the package's sources. */

@@ -47,6 +47,51 @@ describe("worker failures", () => {
     });
 });
 
+describe("the worker's replies", () => {
+    it("a judge reply of the wrong shape is a judge_error that says so, never a verdict", async () => {
+        // The real worker, its verdicts given an unknown category and no limit field (no ' in the
+        // Python: bash quotes it with them).
+        const odd = path.join(scratch, "odd-reply.sh");
+        const boot = [
+            "import sys",
+            "sys.path.insert(0, sys.argv[1])",
+            "import eddy_judge.worker as w",
+            "real = w.handle",
+            "def handle(req):",
+            "    r = real(req)",
+            '    if req.get("op") == "judge":',
+            '        r["category"] = "pass"',
+            '        del r["limit"]',
+            "    return r",
+            "w.handle = handle",
+            "w.main()"
+        ].join("\n");
+        writeFileSync(odd, `#!/bin/bash\nexec python3 -I -c '${boot}' "$4"\n`, { mode: 0o755 });
+        const pool = await JudgePool.start({ workers: 1, python: odd });
+        try {
+            const v = await pool.judge({ template: t, bindings, code: CORRECT });
+            expect(v.category).toBe("judge_error");
+            expect(v.detail).toMatch(/malformed reply to judge: category/);
+        } finally {
+            await pool.close();
+        }
+    });
+
+    it("the largest code accepted is the worker's own (verdicts.py), and the pool refuses more without a worker", async () => {
+        const python = execFileSync("python3", ["-c", "import sys; sys.path.insert(0, sys.argv[1]); from eddy_judge.verdicts import MAX_CODE_BYTES; print(MAX_CODE_BYTES)", path.join(here, "../../src/judge/python")], { encoding: "utf8" });
+        const pool = await JudgePool.start({ workers: 1 });
+        try {
+            expect(pool.maxCodeBytes).toBe(Number(python.trim()));
+            const big = CORRECT + "#".repeat(pool.maxCodeBytes);
+            const v = await pool.judge({ template: t, bindings, code: big });
+            expect(v).toMatchObject({ category: "static_error", ms: 0 });
+            expect(v.detail).toContain(`more than the judge accepts (${Math.floor(pool.maxCodeBytes / 1024)} KB)`);
+        } finally {
+            await pool.close();
+        }
+    });
+});
+
 describe("starting", () => {
     it("when one worker cannot start, the ones that did are stopped and start() fails with one line", async () => {
         // Only the first start wins the mkdir; every other start exits at once.

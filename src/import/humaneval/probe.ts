@@ -1,8 +1,6 @@
 import { spawnSync } from "node:child_process";
-import path from "node:path";
-import { pythonCommand } from "../../judge/workerScript.js";
+import { pythonCommand, toolArgs } from "../../judge/workerScript.js";
 import { EddyError } from "../../util/errors.js";
-import { packageRoot } from "../../util/paths.js";
 import type { HumanEvalProblem } from "./problems.js";
 
 /** What running a problem's canonical solution and check() tells the importer. */
@@ -12,10 +10,9 @@ export interface ProblemFacts {
     returns: string[];
 }
 
-/** Runs src/import/humaneval/probe.py on every problem (trusted code: the problems file's own solutions). */
+/** Runs eddy_judge.tools.probe_humaneval on every problem (trusted code: the problems file's own solutions). */
 export function probeProblems(problems: HumanEvalProblem[], python?: string): ProblemFacts[] {
-    const script = path.join(packageRoot(), "src", "import", "humaneval", "probe.py");
-    const res = spawnSync(pythonCommand(python), ["-I", "-B", script], { input: JSON.stringify(problems.map(({ line: _line, ...p }) => p)), encoding: "utf8", timeout: 600_000, maxBuffer: 64 * 1024 * 1024 });
+    const res = spawnSync(pythonCommand(python), toolArgs("probe_humaneval"), { input: JSON.stringify(problems.map(({ line: _line, ...p }) => p)), encoding: "utf8", timeout: 600_000, maxBuffer: 64 * 1024 * 1024 });
     if (res.error) throw new EddyError(`cannot run ${pythonCommand(python)} to read the problems: ${res.error.message}`);
     let out: { ok: boolean; error?: string; problems?: ProblemFacts[] };
     try {

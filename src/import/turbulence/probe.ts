@@ -1,9 +1,8 @@
 import { spawnSync } from "node:child_process";
 import path from "node:path";
-import { pythonCommand } from "../../judge/workerScript.js";
+import { pythonCommand, toolArgs } from "../../judge/workerScript.js";
 import type { ParamValue } from "../../vocabulary.js";
 import { EddyError } from "../../util/errors.js";
-import { packageRoot } from "../../util/paths.js";
 import type { ArgumentRule } from "./rules.js";
 
 /** What running a question's own Python files tells the importer. */
@@ -25,12 +24,11 @@ export interface ProbeFacts {
 }
 
 /**
- * Runs src/import/turbulence/probe.py on question `n` of the benchmark at `root`. `reports` (the
+ * Runs eddy_judge.tools.probe_turbulence on question `n` of the benchmark at `root`. `reports` (the
  * published rounds' params_report.json files, first round first) give the neighbourhood when present.
  */
 export function probeQuestion(root: string, n: number, fn: string, args: ArgumentRule, python?: string, reports: { files: string[]; root: string } = { files: [], root }): ProbeFacts {
-    const script = path.join(packageRoot(), "src", "import", "turbulence", "probe.py");
-    const res = spawnSync(pythonCommand(python), ["-I", "-B", script], {
+    const res = spawnSync(pythonCommand(python), toolArgs("probe_turbulence"), {
         input: JSON.stringify({ root: path.resolve(root), question: n, function: fn, arguments: args, samples: 3, reports: reports.files, reportsRoot: path.resolve(reports.root) }),
         encoding: "utf8",
         timeout: 300_000,

@@ -1,10 +1,9 @@
-import path from "node:path";
 import { execa } from "execa";
 import { inputSeed, paramTuple } from "../instanceTuple.js";
-import { pythonCommand } from "../../judge/workerScript.js";
+import { pythonCommand, toolArgs } from "../../judge/workerScript.js";
 import { EddyError } from "../../util/errors.js";
-import { packageRoot } from "../../util/paths.js";
 import type { Instance, Template } from "../types.js";
+import type { Category } from "../../vocabulary.js";
 
 /** Branch coverage of the model solution reached by one kind of input (fixed tests or random inputs). */
 export interface BranchCoverage {
@@ -47,13 +46,10 @@ export interface StrengthMeasure {
 export interface DirectCheck {
     /** Instances (index into the instances given) where the solution fails a fixed test, raises or is too slow. */
     solutionFailures: { index: number; detail: string }[];
-    mutants: { name: string; killed: boolean; killedOn?: number; by?: string }[];
+    /** `category`: the verdict the judge gives the call that killed it (strength.py's Failed.category). */
+    mutants: { name: string; killed: boolean; killedOn?: number; by?: string; category?: Category }[];
 }
 
-/** The measuring script (shipped in src/, which the package includes; tsc does not copy .py). */
-export function strengthScriptPath(): string {
-    return path.join(packageRoot(), "src", "templates", "strength", "strength.py");
-}
 
 /** Seconds one template's measurement may take before it is reported as timed out. */
 const TIMEOUT_S = 180;
@@ -75,7 +71,8 @@ export async function measureStrength(t: Template, instances: Instance[], opts: 
         // Only the model solution's verdicts: no coverage tracing, no mutants (the coverage figures are then meaningless).
         ...(opts.solutionOnly ? { trace: false, mutants: false } : {})
     };
-    const r = await execa(pythonCommand(opts.python), [strengthScriptPath()], { input: JSON.stringify(request), reject: false, timeout: TIMEOUT_S * 1000 });
+    // eddy_judge.tools.strength: in the judge's package, where it shares the oracle contract (oracle.py) and the comparators.
+    const r = await execa(pythonCommand(opts.python), toolArgs("strength"), { input: JSON.stringify(request), reject: false, timeout: TIMEOUT_S * 1000 });
     if (r.timedOut) throw new EddyError(`${t.id}: strength measurement took longer than ${TIMEOUT_S} s`);
     if (r.exitCode !== 0 || r.stdout.trim() === "")
         throw new EddyError(`${t.id}: strength measurement failed: ${(r.stderr || r.shortMessage || "no output").split("\n").filter(Boolean).pop()}`);

@@ -4,7 +4,7 @@ import os
 import signal
 import unittest
 
-from eddy_judge import worker
+from eddy_judge import verdicts
 
 
 def status_of(action: str) -> int:
@@ -26,20 +26,20 @@ class DescribeStatus(unittest.TestCase):
         # SIGSEGV/SIGBUS: how CPython ends when recursion with the limit lifted runs out of stack
         # or address space at an allocation it does not check (varies from run to run).
         for sig in ("SIGSEGV", "SIGBUS", "SIGXCPU", "SIGXFSZ"):
-            desc, kind = worker._describe_status(status_of(sig))
+            desc, kind = verdicts._describe_status(status_of(sig))
             self.assertEqual(desc, "killed by " + sig)
             self.assertEqual(kind, "resource", sig)
 
     def test_other_ends_are_runtime_errors(self) -> None:
-        self.assertEqual(worker._describe_status(status_of("SIGKILL")), ("killed by SIGKILL", "runtime"))
-        self.assertEqual(worker._describe_status(status_of("SIGABRT")), ("killed by SIGABRT", "runtime"))
-        self.assertEqual(worker._describe_status(status_of("exit")), ("exited with status 3", "runtime"))
-        self.assertEqual(worker._describe_status(None), ("ended", "runtime"))
+        self.assertEqual(verdicts._describe_status(status_of("SIGKILL")), ("killed by SIGKILL", "runtime"))
+        self.assertEqual(verdicts._describe_status(status_of("SIGABRT")), ("killed by SIGABRT", "runtime"))
+        self.assertEqual(verdicts._describe_status(status_of("exit")), ("exited with status 3", "runtime"))
+        self.assertEqual(verdicts._describe_status(None), ("ended", "runtime"))
 
     def test_the_verdict_names_the_limit(self) -> None:
-        self.assertIn("stack or memory limit: 64 MB", worker._which_limit("killed by SIGSEGV; Fatal Python error", 64))
-        self.assertIn("memory limit: 64 MB", worker._which_limit("MemoryError", 64))
-        self.assertEqual(worker._which_limit("killed by SIGKILL", 64), "")
+        self.assertIn("stack or memory limit: 64 MB", verdicts._which_limit("killed by SIGSEGV; Fatal Python error", 64))
+        self.assertIn("memory limit: 64 MB", verdicts._which_limit("MemoryError", 64))
+        self.assertEqual(verdicts._which_limit("killed by SIGKILL", 64), "")
 
 
 if __name__ == "__main__":

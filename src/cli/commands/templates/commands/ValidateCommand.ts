@@ -36,15 +36,6 @@ function failedReport(t: Template, err: unknown): TemplateReport {
     return { id: t.id, instances: 0, solutionPassed: 0, solutionFailures: [], mutants: [], killRate: 0, error: oneLine(err), warnings: t.warnings ?? [], ok: false };
 }
 
-/** A mutant's in-process kill, as the judge would name it. */
-function killCategory(by: string | undefined): string | undefined {
-    if (by === undefined) return undefined;
-    if (by.startsWith("fixed test")) return "assertion_error";
-    if (by.startsWith("random input")) return "fuzzing_failure";
-    if (by.startsWith("time limit")) return "resource_exhaustion";
-    return "runtime_error";
-}
-
 /**
  * The quick form (the default): oracles are trusted code, so the model solution and every mutant
  * run in one plain Python process per template (strength.py, with the judge's own comparator), and
@@ -74,7 +65,7 @@ async function validateQuick(pool: JudgePool, t: Template, m: number, seed: numb
     if (judged.category !== "passed" && !check.solutionFailures.some((f) => f.index === 0))
         solutionFailures.unshift({ index: instances[0]!.index, params: instances[0]!.params, category: judged.category, detail: "through the sandboxed judge: " + judged.detail });
     const mutants = check.mutants.map((x) => {
-        const category = killCategory(x.by);
+        const category = x.category;
         return { name: x.name, killed: x.killed, ...(x.killedOn === undefined ? {} : { killedOn: instances[x.killedOn]!.index }), ...(category === undefined ? {} : { category }) };
     });
     const killRate = mutants.length ? mutants.filter((x) => x.killed).length / mutants.length : 0;

@@ -58,4 +58,5 @@ def main() -> None:
     print(json.dumps({"ok": True, "problems": out}))
 
 
-main()
+if __name__ == "__main__":
+    main()

@@ -136,6 +136,8 @@ def recorded_params(qdir, root, n):
 
 def load_module(name, path):
     spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise Failure("%s cannot be loaded as a module" % os.path.basename(path))
     mod = importlib.util.module_from_spec(spec)
     try:
         spec.loader.exec_module(mod)

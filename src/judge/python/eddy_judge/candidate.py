@@ -1,0 +1,504 @@
+"""Running one candidate: the clean zygote (zygote.py, world.py), the sandboxes it forks ahead of
+need, sending each its job, and reading back the keeper's status and the candidate's authenticated
+frames (protocol.py). What the frames mean for the verdict is verdicts.py's business."""
+
+from __future__ import annotations
+
+import hmac
+import marshal
+import os
+import select
+import signal
+import subprocess
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from .budget import Budget, host_factor
+from .categories import Category, as_category
+from .oracle import OracleError
+from .prepare import Prepared, wire_blob
+from .protocol import FrameBuffer, Malformed, Partial, TooLarge, frame, recv_control, send_control, short
+from .sandbox import MAC_BYTES, mac
+from .world import WorldError, Zygote, report, start_zygote
+
+MAX_RESULT_BYTES = 32 * 1024 * 1024
+
+
+MAX_CAPTURE_BYTES = 64 * 1024
+
+
+# Wall-clock allowance for the static check, before the candidate's own budget starts.
+PRECHECK_WALL_S = 30.0
+
+
+DETAIL_CHARS = 300
+
+
+_zygote: Zygote | None = None
+
+
+_factor: float | None = None
+
+
+def cpu_factor() -> float:
+    global _factor
+    if _factor is None:
+        _factor = host_factor()
+    return _factor
+
+
+def zygote() -> Zygote:
+    global _zygote
+    if _zygote is None or _zygote.proc.poll() is not None:
+        if _zygote is not None:
+            _stop_zygote()
+        try:
+            _zygote = start_zygote(_wanted_mode(), [os.getppid(), os.getpid()])
+        except WorldError as e:
+            raise OracleError(str(e)) from None
+    return _zygote
+
+
+def _zy_recv(z: Zygote) -> tuple[Any, list[int]]:
+    try:
+        return recv_control(z.sock, 2)
+    except EOFError:
+        raise OracleError("the sandbox zygote has gone") from None
+
+
+def _wanted_mode() -> str:
+    return "none" if os.environ.get("EDDY_JUDGE_NO_NAMESPACES") == "1" else "bwrap"
+
+
+def isolation_report() -> dict[str, Any]:
+    return report(zygote(), cpu_factor())
+
+
+@dataclass
+class Usage:
+    cpu_ms: float
+    wall_ms: float
+    blocked_ms: float
+    limit: str | None
+
+
+@dataclass
+class Run:
+    pre: tuple[Category, str] | None = None
+    prechecked: bool = False
+    ready: bool = False
+    ready_at: float = 0.0
+    loaded: bool = False
+    load: tuple[str, str] | None = None  # (kind, text)
+    results: dict[int, Any] = field(default_factory=dict)  # i -> Partial, then ("r"|"o"|"e", value/text, after/kind)
+    done: bool = False
+    broken: str | None = None  # the result channel broke (a crash mid-frame, a malformed frame)
+    tamper: str | None = None  # frames the harness did not write, or the harness's guard fired
+    setup: str | None = None  # a harness failure before any candidate code ran
+    stalled: bool = False  # the worker's own backstop fired: the keeper went silent
+    too_large: bool = False
+    status: int | None = None
+    usage: Usage | None = None
+    captured: bytes = b""
+    seq: int = 0
+    shared: set[int] = field(default_factory=set)  # calls whose answer held an argument object (another language)
+
+
+def _close(*fds: int | None) -> None:
+    for fd in fds:
+        if fd is not None:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
+@dataclass
+class Sandbox:
+    """A keeper and candidate forked ahead of need, waiting for a job on `job_w`."""
+
+    job_w: int
+    res_r: int
+    out_r: int
+    st_r: int
+    ctl_w: int
+    pidfd: int | None = None
+
+    def stop(self) -> None:
+        """Closing the control pipe makes the keeper kill whatever is left of the candidate."""
+        if self.ctl_w >= 0:
+            _close(self.ctl_w)
+            self.ctl_w = -1
+
+    def close(self) -> None:
+        self.stop()
+        _close(self.job_w, self.res_r, self.out_r, self.st_r, self.pidfd)
+
+
+_warm: Sandbox | None = None
+
+
+def _request_sandbox(z: Zygote) -> Sandbox:
+    """Ask the zygote to fork a sandbox; its reply is read when the sandbox is taken."""
+    job_r, job_w = os.pipe()
+    res_r, res_w = os.pipe()
+    out_r, out_w = os.pipe()
+    st_r, st_w = os.pipe()
+    ctl_r, ctl_w = os.pipe()
+    box = Sandbox(job_w, res_r, out_r, st_r, ctl_w)
+    try:
+        send_control(z.sock, (), [job_r, res_w, out_w, st_w, ctl_r])
+    except OSError:
+        box.close()
+        raise
+    finally:
+        _close(job_r, res_w, out_w, st_w, ctl_r)
+    return box
+
+
+def _take_sandbox() -> Sandbox:
+    global _warm
+    box, _warm = _warm, None
+    for attempt in range(2):
+        try:
+            z = zygote()
+            if box is None:
+                box = _request_sandbox(z)
+            reply, fds = _zy_recv(z)
+            if reply[0] != "forked":
+                raise OracleError("sandbox zygote: %s" % (reply[1:],))
+            box.pidfd = fds[0] if fds else None
+            return box
+        except (OSError, OracleError):
+            if box is not None:
+                box.close()
+                box = None
+            _stop_zygote()
+            if attempt == 1:
+                raise
+    raise OracleError("unreachable")
+
+
+def prefork() -> None:
+    """Start the next sandbox now, so that its set-up overlaps with everything else."""
+    global _warm
+    if _warm is None:
+        try:
+            _warm = _request_sandbox(zygote())
+        except (OSError, OracleError):
+            _warm = None
+
+
+def _stop_zygote() -> None:
+    global _zygote, _warm
+    if _warm is not None:
+        _warm.close()
+        _warm = None
+    if _zygote is not None:
+        _zygote.sock.close()
+        _zygote.proc.kill()
+        _zygote.proc.wait()
+        _zygote = None
+
+
+_stopping: list[Sandbox] = []
+
+
+def finish_stopped() -> None:
+    """Wait until every stopped sandbox's keeper has killed all it ran (bounded)."""
+    while _stopping:
+        box = _stopping.pop()
+        _wait_status(Run(), box.st_r, box.pidfd)
+        box.close()
+
+
+def run_candidate(code: str, fn: str, arity: int, p: Prepared, budget: Budget, memory_mb: int, foreign: tuple[str, str, str] | None = None) -> Run:
+    finish_stopped()
+    box = _take_sandbox()
+    run = Run()
+    key = os.urandom(32)
+    try:
+        # EDDY_JUDGE_GUARD=0 (tests only) leaves the in-process guard out, to show what the
+        # kernel's layers hold on their own.
+        guard = os.environ.get("EDDY_JUDGE_GUARD") != "0"
+        head = marshal.dumps((code, fn, arity, p.keep_args, p.new_object, memory_mb, budget.kill_ms / 1000.0, key, guard, foreign))
+        job = frame(head) + frame(p.calls_blob if foreign is None else wire_blob(p))
+        os.set_blocking(box.job_w, False)
+        os.write(box.ctl_w, frame(marshal.dumps(budget.limits())))
+        _collect(run, job, box, key, budget)
+    finally:
+        box.stop()
+        if run.status is None and run.setup is None and not _cpu_within(run, budget):
+            # The CPU it used decides the verdict: wait for the keeper's measurement.
+            _wait_status(run, box.st_r, box.pidfd)
+            box.close()
+        else:
+            # The verdict does not need the keeper's report: its clean-up finishes while the
+            # answer goes back, and is waited for before the next candidate starts.
+            _stopping.append(box)
+    return run
+
+
+def _cpu_within(run: Run, budget: Budget) -> bool:
+    """True when the run cannot have used more than its budget: it finished (or was refused
+    before any of its code ran) sooner in wall time than the budget spread over every core."""
+    if run.pre is not None or (run.setup is not None and not run.ready):
+        return True
+    if not run.done or run.tamper is not None:
+        return False
+    elapsed_ms = (time.monotonic() - run.ready_at) * 1000.0
+    return elapsed_ms * (os.cpu_count() or 1) <= budget.cpu_ms
+
+
+def _collect(run: Run, job: bytes, box: Sandbox, key: bytes, budget: Budget) -> None:
+    frames = FrameBuffer(MAX_RESULT_BYTES)
+    status = FrameBuffer(1 << 16)
+    captured = bytearray()
+    # The keeper enforces every limit; this only catches a keeper that went silent.
+    backstop = time.monotonic() + PRECHECK_WALL_S + budget.wall_ms / 1000.0 + 10.0
+    readers = [box.res_r, box.out_r, box.st_r]
+    job_open = True
+    try:
+        while True:
+            left = backstop - time.monotonic()
+            if left <= 0:
+                run.stalled = True
+                return
+            ready_r, ready_w, _ = select.select(readers, [box.job_w] if job_open else [], [], left)
+            if ready_w:
+                try:
+                    n = os.write(box.job_w, job[:65536])
+                    job = job[n:]
+                except BlockingIOError:
+                    pass
+                except BrokenPipeError:
+                    job = b""
+                if not job:
+                    job_open = False
+            for fd in ready_r:
+                chunk = os.read(fd, 1 << 16)
+                if fd == box.out_r:
+                    if not chunk:
+                        readers.remove(fd)
+                    elif len(captured) < MAX_CAPTURE_BYTES:
+                        captured += chunk[: MAX_CAPTURE_BYTES - len(captured)]
+                    continue
+                if fd == box.st_r:
+                    if chunk:
+                        for m in status.feed(chunk):
+                            _keeper_message(run, m)
+                    if not chunk or run.status is not None or run.setup is not None:
+                        # The keeper has reported (or gone): so has the candidate. Keep what it wrote.
+                        if not chunk and run.status is None and run.setup is None:
+                            run.setup = "the sandbox keeper ended without a status"
+                        _drain(run, frames, box.res_r, key)
+                        return
+                    continue
+                if not chunk:
+                    readers.remove(fd)
+                    continue
+                try:
+                    msgs = frames.feed(chunk)
+                except OverflowError:
+                    run.too_large = True
+                    box.stop()
+                    continue
+                for m in msgs:
+                    _candidate_message(run, m, key)
+                    if run.tamper is not None or run.broken is not None or run.done or run.pre is not None:
+                        box.stop()
+                        if _cpu_within(run, budget):
+                            return
+                        break
+    finally:
+        run.captured = bytes(captured)
+
+
+def _drain(run: Run, frames: FrameBuffer, res_r: int, key: bytes) -> None:
+    while not (run.tamper is not None or run.broken is not None or run.done or run.too_large):
+        r, _, _ = select.select([res_r], [], [], 0)
+        if not r:
+            break
+        try:
+            chunk = os.read(res_r, 1 << 16)
+        except OSError:
+            break
+        if not chunk:
+            break
+        try:
+            msgs = frames.feed(chunk)
+        except OverflowError:
+            run.too_large = True
+            return
+        for m in msgs:
+            _candidate_message(run, m, key)
+            if run.tamper is not None or run.broken is not None or run.done:
+                return
+    if frames.pending and run.ready and run.broken is None and run.tamper is None and not run.done:
+        run.broken = "an incomplete message"
+
+
+def _keeper_message(run: Run, data: bytes) -> None:
+    try:
+        m = marshal.loads(data)  # the keeper is harness code the candidate cannot reach
+    except (ValueError, EOFError, TypeError):
+        run.setup = "unreadable status from the sandbox keeper"
+        return
+    if isinstance(m, tuple) and len(m) == 6 and m[0] == "status" and isinstance(m[1], int):
+        run.status = m[1]
+        run.usage = Usage(float(m[2]), float(m[3]), float(m[4]), m[5] if isinstance(m[5], str) else None)
+    elif isinstance(m, tuple) and len(m) == 2 and m[0] == "setup":
+        run.setup = str(m[1])[:DETAIL_CHARS]
+    else:
+        run.setup = "unexpected status from the sandbox keeper"
+
+
+_GUARDED = {
+    "gc.get_objects": "gc.get_objects(), which lists the harness's objects",
+    "gc.get_referrers": "gc.get_referrers(), which reaches the harness's objects",
+    "gc.get_referents": "gc.get_referents(), which reaches the harness's objects",
+    "sys._current_frames": "sys._current_frames(), which reaches the harness's frames",
+    "sys.addaudithook": "sys.addaudithook(), to watch the harness",
+    "import": "ctypes (raw memory)",
+    "object.__getattr__": "frame introspection from the harness's own thread",
+    "sys._getframe": "frame introspection from the harness's own thread",
+    "sys.settrace": "tracing of the harness's own thread",
+    "sys.setprofile": "profiling of the harness's own thread",
+}
+
+
+def _guard_text(event: object) -> str:
+    name = event if isinstance(event, str) else "?"
+    what = _GUARDED.get(name) or ("ctypes (raw memory: %s)" % name if name.startswith("ctypes.") else name[:60])
+    return "tampering: the answer used %s; the judge's guard refused it and stopped the answer" % what
+
+
+def _candidate_message(run: Run, data: bytes, key: bytes) -> None:
+    """One frame from the candidate's process. Every frame carries a keyed MAC over its sequence
+    number: a frame the harness did not write (forged, replayed, out of order) is tampering.
+    Results are read only as far as (tag, index) here; their values are read after the run."""
+    sent, payload = data[:MAC_BYTES], data[MAC_BYTES:]
+    if len(data) < MAC_BYTES or not hmac.compare_digest(sent, mac(key, run.seq, payload)):
+        if run.seq == 0 and sent == b"\0" * MAC_BYTES:
+            # Set-up failed before the job (and its key) was read: no candidate code has run.
+            try:
+                m = marshal.loads(payload)
+                run.setup = "sandbox: " + str(m[1])[:DETAIL_CHARS]
+            except (ValueError, EOFError, TypeError, IndexError):
+                run.setup = "sandbox: unreadable set-up failure"
+            run.broken = run.setup
+            return
+        run.tamper = "tampering: a frame on the judge's result channel that the harness did not write"
+        return
+    run.seq += 1
+    try:
+        part = Partial(payload, 2)
+    except Malformed as e:
+        run.broken = str(e)
+        return
+    if not part.head or not isinstance(part.head[0], str):
+        run.broken = "a message that is not a tagged tuple"
+        return
+    tag = part.head[0]
+    if tag in ("r", "o", "e") and part.size == 4 and run.ready and run.loaded:
+        i = part.head[1] if len(part.head) > 1 else None
+        if type(i) is int and i == len(run.results):
+            run.results[i] = part
+        else:
+            run.broken = "a result out of order"
+        return
+    try:
+        m = tuple(part.head) + tuple(part.finish())
+    except Malformed as e:
+        run.broken = str(e)
+        return
+    if tag == "tamper" and len(m) == 2:
+        run.tamper = _guard_text(m[1])
+        return
+    if not run.prechecked:
+        if tag == "pre" and len(m) == 3:
+            run.prechecked = True
+            if m[1] is not None:
+                category = as_category(str(m[1]))
+                if category is None:
+                    run.broken = "an unknown static-check verdict"
+                    return
+                run.pre = (category, str(m[2])[:DETAIL_CHARS])
+        else:
+            run.broken = "a message before the static check"
+        return
+    if not run.ready:
+        if tag == "ready" and len(m) == 1:
+            run.ready = True
+            run.ready_at = time.monotonic()
+        else:
+            run.broken = "a message out of order"
+        return
+    if tag == "loaded" and len(m) == 1 and not run.loaded and run.load is None:
+        run.loaded = True
+    elif tag == "load" and len(m) == 3 and m[1] in ("resource", "runtime") and isinstance(m[2], str) and not run.loaded and run.load is None:
+        run.load = (m[1], m[2][:DETAIL_CHARS])
+    elif tag == "done" and len(m) == 1 and run.loaded:
+        run.done = True
+    else:
+        run.broken = "an unexpected message (%s)" % short(tag, 40)
+
+
+def read_results(run: Run) -> None:
+    """Read the values of every result frame (after the run, outside its budget)."""
+    for i in sorted(run.results):
+        part = run.results[i]
+        if not isinstance(part, Partial):
+            continue
+        try:
+            a, b = part.finish()
+        except TooLarge as e:
+            run.results[i] = ("e", "resource", str(e))
+            continue
+        except Malformed as e:
+            run.broken = "result %d: %s" % (i + 1, e)
+            run.results = {k: v for k, v in run.results.items() if k < i}
+            return
+        tag = part.head[0]
+        if tag == "e" and (a not in ("resource", "runtime") or not isinstance(b, str)):
+            run.broken = "a malformed error report"
+        elif tag == "o" and not isinstance(a, str):
+            run.broken = "a malformed result"
+        if run.broken is not None:
+            run.results = {k: v for k, v in run.results.items() if k < i}
+            return
+        run.results[i] = (str(tag), a, b)
+
+
+def _wait_status(run: Run, st_r: int, pidfd: int | None) -> None:
+    """After the stop signal: the keeper's report, once it has killed everything (bounded)."""
+    buf = FrameBuffer(1 << 16)
+    end = time.monotonic() + 5.0
+    while run.status is None and run.setup is None:
+        left = end - time.monotonic()
+        if left <= 0:
+            if pidfd is not None:
+                try:
+                    signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+                except OSError:
+                    pass
+            return
+        r, _, _ = select.select([st_r], [], [], left)
+        if not r:
+            continue
+        chunk = os.read(st_r, 1 << 16)
+        if not chunk:
+            return
+        for m in buf.feed(chunk):
+            _keeper_message(run, m)
+
+
+def close_zygote() -> None:
+    """At the worker's end: closing its socket ends the zygote, given a moment to clean up."""
+    if _zygote is not None:
+        _zygote.sock.close()
+        try:
+            _zygote.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            _zygote.proc.kill()

@@ -1,0 +1,57 @@
+"""Answers in other languages: the runtime and harness for one, and its answers read back as
+Python values beside the expected ones (wire.py)."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from .candidate import Run, read_results
+from .compare import Opaque
+from .languages import RUNTIMES, runtime_path
+from .oracle import OracleError
+from .prepare import Prepared
+from .protocol import short
+from .wire import WireError, read_answer
+
+_harnesses: dict[str, str] = {}
+
+
+def foreign_runtime(req: dict[str, Any]) -> tuple[str, str, str] | None:
+    """(language, runtime binary, harness source) for an answer in another language; None for Python."""
+    lang = req.get("language") or "python"
+    if lang == "python":
+        return None
+    rt = RUNTIMES.get(str(lang))
+    if rt is None:
+        raise OracleError("the judge knows no language %r" % short(lang, 40))
+    binary = runtime_path(rt.binary)
+    if binary is None:
+        raise OracleError("%s answers need %s, which is not installed: install Debian's %s package" % (rt.name, rt.binary, rt.package))
+    if rt.name not in _harnesses:
+        with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "harness", "harness." + rt.ext), encoding="utf-8") as f:
+            _harnesses[rt.name] = f.read()
+    return (rt.name, binary, _harnesses[rt.name])
+
+
+def read_foreign(run: Run, p: Prepared) -> None:
+    """Another language's answers, read as Python values beside the expected ones (wire.py)."""
+    if run.pre is not None or run.too_large or run.tamper is not None:
+        return
+    read_results(run)
+    for i in sorted(run.results):
+        tag, a, b = run.results[i]
+        if tag != "r":
+            continue
+        try:
+            value, after, shared = read_answer(str(a), str(b), p.expected[i], p.calls[i])
+        except (WireError, IndexError) as e:
+            run.broken = "result %d: %s" % (i + 1, e)
+            run.results = {k: v for k, v in run.results.items() if k < i}
+            return
+        if isinstance(value, Opaque):
+            run.results[i] = ("o", value.text, after)
+        else:
+            run.results[i] = ("r", value, after)
+        if shared:
+            run.shared.add(i)

@@ -1,0 +1,144 @@
+"""One instance's cases, prepared by the trusted worker: the oracle loaded (oracle.py) under a
+wall-clock guard, its fixed tests and random inputs, the model solution's answers, the comparator."""
+
+from __future__ import annotations
+
+import copy
+import json
+import marshal
+import signal
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import oracle
+from .compare import Comparator, UnknownComparator, make_comparator
+from .oracle import Oracle, OracleError
+from .protocol import exc_line
+from .wire import WireError, calls_json
+
+ORACLE_TIMEOUT_S = 20.0
+
+
+class _OracleTimeout(BaseException):
+    pass
+
+
+_oracles: dict[tuple[str, str], Oracle] = {}
+
+
+def load_oracle(path: str, digest: str) -> Oracle:
+    key = (path, digest)
+    mod = _oracles.get(key)
+    if mod is not None:
+        return mod
+    mod = oracle.load(path, "eddy_oracle_%d" % len(_oracles), _Guard)
+    _oracles[key] = mod
+    return mod
+
+
+class _Guard:
+    """Run trusted oracle code with a wall-clock limit; any failure becomes an OracleError."""
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+        self.old: Any = None
+
+    def __enter__(self) -> None:
+        def on_alarm(signum: int, frame: object) -> None:
+            raise _OracleTimeout()
+
+        self.old = signal.signal(signal.SIGALRM, on_alarm)
+        signal.setitimer(signal.ITIMER_REAL, ORACLE_TIMEOUT_S)
+
+    def __exit__(self, typ: type[BaseException] | None, value: BaseException | None, tb: object) -> bool:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, self.old)
+        if typ is None or value is None:
+            return False
+        if typ is _OracleTimeout:
+            raise OracleError("oracle timed out (%ss) while %s" % (ORACLE_TIMEOUT_S, self.what))
+        if issubclass(typ, OracleError):
+            return False
+        raise OracleError("oracle raised while %s: %s" % (self.what, exc_line(value)))
+
+
+@dataclass
+class Prepared:
+    """One instance's tests: what the candidate is called with and what it must answer."""
+
+    calls: list[tuple[Any, ...]]
+    expected: list[Any]
+    n_fixed: int
+    compare: Comparator
+    keep_args: bool
+    new_object: bool
+    calls_blob: bytes
+    solution_ms: float
+    reference_ok: dict[str, bool] = field(default_factory=dict)
+    wire_blob: bytes | None = None  # the calls as JSON, for another language's harness (wire.py)
+
+
+_prepared: dict[tuple[Any, ...], Prepared] = {}
+
+
+def prepare(req: dict[str, Any]) -> Prepared:
+    """Fixed tests and random inputs with expected outputs for one instance (cached)."""
+    key = (req["oracle"], req["oracleHash"], json.dumps(req["bindings"], sort_keys=True), req["seed"], req["randomInputs"], req.get("comparator"))
+    hit = _prepared.get(key)
+    if hit is not None:
+        return hit
+    mod = load_oracle(req["oracle"], req["oracleHash"])
+    kw = req["bindings"]
+    calls: list[tuple[Any, ...]] = []
+    expected: list[Any] = []
+    with _Guard("listing fixed tests"):
+        for args, want in oracle.fixed_tests(mod, kw):
+            calls.append(args)
+            expected.append(want)
+    n_fixed = len(calls)
+    rnd: list[tuple[Any, ...]] = []
+    with _Guard("generating random inputs"):
+        rnd = list(oracle.random_inputs(mod, kw, req["seed"], req["randomInputs"]))
+    spent = 0.0
+    with _Guard("running the model solution on random inputs"):
+        for args in rnd:
+            a, k = copy.deepcopy(args), copy.deepcopy(kw)
+            t0 = time.process_time()
+            expected.append(mod.solution(*a, **k))
+            spent += time.process_time() - t0
+    calls += rnd
+    # The model solution's CPU time over every call of the instance (fixed tests at the random
+    # inputs' average), measured on this machine: the budget scales with it.
+    solution_ms = spent * 1000.0 * len(calls) / len(rnd) if rnd else 0.0
+    try:
+        calls_blob = marshal.dumps(calls)
+    except ValueError:
+        raise OracleError("the oracle's test arguments are not plain data (None, bool, int, float, str, bytes, list, tuple, dict, set)")
+    try:
+        cmp = make_comparator(mod, req.get("comparator") or "ordered", kw)
+    except UnknownComparator as e:
+        raise OracleError(str(e))
+    out = Prepared(
+        calls=copy.deepcopy(calls),
+        expected=expected,
+        n_fixed=n_fixed,
+        compare=cmp,
+        keep_args=oracle.keep_arguments(mod),
+        new_object=oracle.new_object(mod),
+        calls_blob=calls_blob,
+        solution_ms=solution_ms,
+    )
+    if len(_prepared) > 512:
+        _prepared.clear()
+    _prepared[key] = out
+    return out
+
+
+def wire_blob(p: Prepared) -> bytes:
+    if p.wire_blob is None:
+        try:
+            p.wire_blob = calls_json(p.calls)
+        except WireError as e:
+            raise OracleError("the template's calls cannot be sent to another language: %s" % e) from None
+    return p.wire_blob

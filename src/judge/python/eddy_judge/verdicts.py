@@ -1,0 +1,253 @@
+"""Verdicts: one answer judged (judge()), from the run's limits, its errors and its answers
+compared with the model solution's, each said in one line."""
+
+from __future__ import annotations
+
+import os
+import signal
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from .budget import MARGIN, Budget, make_budget
+from .candidate import DETAIL_CHARS, MAX_RESULT_BYTES, PRECHECK_WALL_S, Run, cpu_factor, read_results, run_candidate
+from .categories import Category
+from .compare import Opaque, strict_equal
+from .foreign import foreign_runtime, read_foreign
+from .oracle import OracleError
+from .prepare import Prepared, prepare
+from .protocol import shares, short
+from .references import answer_source
+from .sandbox import MAX_FILE_BYTES, MAX_OPEN_FILES, MAX_PROCS, SCRATCH_BYTES, TAMPER_EXIT
+
+# Largest code the judge accepts. The one place it is set: the worker reports it in its hello
+# reply (worker.py handle) and the Node pool refuses larger code with it before sending any.
+MAX_CODE_BYTES = 256 * 1024
+
+# Which limit decided a resource_exhaustion (src/judge/types.ts Verdict.limit).
+Limit = Literal["cpu", "blocked", "wall"]
+
+
+# Signals that end a candidate at one of its limits. SIGSEGV and SIGBUS count too: with ctypes
+# refused, Python code crashes the interpreter only by exhausting its stack or its address space
+# (recursion with the limit lifted ends in a MemoryError, a SystemError or a SIGSEGV depending on
+# where the allocation that fails falls, which varies from run to run: one verdict for all three).
+CRASHED_AT_A_LIMIT = (signal.SIGXCPU, signal.SIGXFSZ, signal.SIGSEGV, signal.SIGBUS)
+
+
+def _describe_status(status: int | None) -> tuple[str, str]:
+    if status is None:
+        return "ended", "runtime"
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else str(sig)
+        kind = "resource" if sig in CRASHED_AT_A_LIMIT else "runtime"
+        return "killed by %s" % name, kind
+    return "exited with status %d" % os.WEXITSTATUS(status), "runtime"
+
+
+def call_text(fn: str, args: tuple[Any, ...]) -> str:
+    text = fn + "(" + ", ".join(short(a, 120) for a in args) + ")"
+    return text if len(text) <= DETAIL_CHARS else text[: DETAIL_CHARS - 3] + "..."
+
+
+def where(i: int | None, n_fixed: int) -> str:
+    if i is None:
+        return "while loading the module"
+    if i < n_fixed:
+        return "on fixed test %d" % (i + 1)
+    return "on random input %d" % (i - n_fixed + 1)
+
+
+@dataclass
+class Outcome:
+    category: Category
+    detail: str
+    limit: Limit | None = None  # which limit decided a resource_exhaustion: a field of the reply, never read from the detail
+    borderline: bool = False  # over budget within the margin: to be judged again, alone
+    cpu_ms: float | None = None
+    budget_ms: float = 0.0
+
+
+def judge(req: dict[str, Any], reference: bool = False) -> Outcome:
+    """One verdict."""
+    code = req.get("code")
+    fn = str(req["function"])
+    if not isinstance(code, str) or not code.strip():
+        return Outcome("no_function", "no code could be extracted from the response")
+    size = len(code.encode("utf-8", "surrogatepass"))
+    if size > MAX_CODE_BYTES:
+        return Outcome("static_error", "the code is %d KB, more than the judge accepts (%d KB)" % (size // 1024, MAX_CODE_BYTES // 1024))
+    p = prepare(req)
+    budget_req = req.get("budget") or {}
+    budget = make_budget(float(budget_req.get("timeMs", 2000)), cpu_factor(), p.solution_ms)
+    memory_mb = int(budget_req.get("memoryMb", 256))
+    foreign = foreign_runtime(req)
+    run = run_candidate(code, fn, int(req["arity"]), p, budget, memory_mb, foreign)
+    if foreign is not None:
+        read_foreign(run, p)
+    out = _verdict(run, p, fn, budget, bool(req.get("rejudge")), memory_mb)
+    if out is None:
+        # Something went wrong around the candidate before its code ran: a judge_error only if
+        # the model solution fails the same way on this instance, else the candidate's failure.
+        why = run.setup or "the sandbox failed"
+        if reference or _reference_fails(req, p):
+            raise OracleError(why)
+        return Outcome("runtime_error", "the candidate's sandbox failed: %s" % why)
+    out.budget_ms = budget.cpu_ms
+    if run.usage is not None:
+        out.cpu_ms = run.usage.cpu_ms
+    return out
+
+
+def _reference_fails(req: dict[str, Any], p: Prepared) -> bool:
+    key = "solution"
+    if key not in p.reference_ok:
+        try:
+            # The model solution in Python: it checks the oracle and the sandbox, in any language.
+            ref = dict(req, code=answer_source(dict(req, which="solution", language="python")), language="python")
+            p.reference_ok[key] = judge(ref, reference=True).category == "passed"
+        except OracleError:
+            p.reference_ok[key] = False
+    return not p.reference_ok[key]
+
+
+def _limit_verdict(run: Run, p: Prepared, budget: Budget) -> Outcome | None:
+    u = run.usage
+    at = where(None, p.n_fixed)
+    if run.loaded:
+        at = where(len(run.results), p.n_fixed) if len(run.results) < len(p.calls) else "after the last call"
+    if run.stalled:
+        return Outcome("resource_exhaustion", "the sandbox did not finish within the wall-clock backstop of %.0f ms %s" % (budget.wall_ms, at), "wall")
+    if u is None or u.limit is None:
+        return None
+    if u.limit == "precheck":
+        return Outcome("static_error", "the static check did not finish within %d s" % PRECHECK_WALL_S)
+    if u.limit == "cpu":
+        return Outcome(
+            "resource_exhaustion",
+            "CPU time limit exceeded %s: stopped after %.0f ms of CPU time; budget %.0f ms (%s) + %d%% margin = %.0f ms"
+            % (at, u.cpu_ms, budget.cpu_ms, budget.explain(), round(MARGIN * 100), budget.kill_ms),
+            "cpu",
+        )
+    if u.limit == "blocked":
+        return Outcome(
+            "resource_exhaustion",
+            "sleeping or blocked %s: %.0f ms neither running nor waiting for a CPU (limit %.0f ms), after %.0f ms of CPU time"
+            % (at, u.blocked_ms, budget.blocked_ms, u.cpu_ms),
+            "blocked",
+        )
+    return Outcome(
+        "resource_exhaustion",
+        "wall-clock backstop of %.0f ms reached %s, after %.0f ms of CPU time (budget %.0f ms)" % (budget.wall_ms, at, u.cpu_ms, budget.cpu_ms),
+        "wall",
+    )
+
+
+def _verdict(run: Run, p: Prepared, fn: str, budget: Budget, rejudge: bool, memory_mb: int) -> Outcome | None:
+    n_fixed = p.n_fixed
+    if run.pre is None and not run.too_large and run.tamper is None:
+        read_results(run)
+    if run.pre is not None:
+        return Outcome(*run.pre)
+    if run.tamper is not None:
+        return Outcome("runtime_error", run.tamper)
+    if run.ready and not run.done and run.status is not None and os.WIFEXITED(run.status) and os.WEXITSTATUS(run.status) == TAMPER_EXIT:
+        return Outcome("runtime_error", "tampering: the judge's guard stopped the answer (exit status %d)" % TAMPER_EXIT)
+    hit = _limit_verdict(run, p, budget)
+    if hit is not None:
+        # A call that had already failed (memory, recursion…) before the limit stopped the run is
+        # the verdict: the first failure is the one to report.
+        if run.ready and (run.load is not None or any(isinstance(r, tuple) and r[0] == "e" for r in run.results.values())):
+            return _natural_verdict(run, p, fn, memory_mb)
+        return hit
+    if run.too_large:
+        return Outcome("resource_exhaustion", "output larger than %d MB" % (MAX_RESULT_BYTES // (1024 * 1024)))
+    if run.broken is not None and run.ready:
+        return Outcome("runtime_error", "the candidate broke the judge's result channel: %s" % run.broken)
+    if not run.prechecked:
+        if run.status is not None and run.setup is None:
+            desc, kind = _describe_status(run.status)
+            # Only harness code and the static check ran: hostile code too big to analyse.
+            return Outcome("static_error", "the code could not be analysed within the judge's limits (%s)" % desc)
+        return None
+    if not run.ready:
+        return None
+    natural = _natural_verdict(run, p, fn, memory_mb)
+    u = run.usage
+    if u is not None and u.cpu_ms > budget.cpu_ms:
+        over = 100.0 * (u.cpu_ms - budget.cpu_ms) / budget.cpu_ms
+        text = "used %.0f ms of CPU time, over its budget of %.0f ms (%s) by %.0f%%" % (u.cpu_ms, budget.cpu_ms, budget.explain(), over)
+        if rejudge:
+            return Outcome("resource_exhaustion", text + "; the same again when judged alone", "cpu")
+        return Outcome("resource_exhaustion", text, "cpu", borderline=True)
+    return natural
+
+
+def _which_limit(text: str, memory_mb: int) -> str:
+    """Which of the sandbox's limits an error report points at, said in the verdict."""
+    if text.startswith("RecursionError"):
+        return " (Python's recursion limit)"
+    if text.startswith(("MemoryError", "SystemError")):
+        return " (memory limit: %d MB of address space)" % memory_mb
+    if "[Errno 11]" in text:
+        return " (process limit: %d processes and threads)" % MAX_PROCS
+    if "[Errno 27]" in text or "SIGXFSZ" in text:
+        return " (file size limit: %d MB)" % (MAX_FILE_BYTES // (1024 * 1024))
+    if "[Errno 28]" in text:
+        return " (scratch space: %d MB per tmpfs)" % (SCRATCH_BYTES // (1024 * 1024))
+    if "[Errno 24]" in text or "[Errno 23]" in text:
+        return " (open files limit: %d)" % MAX_OPEN_FILES
+    if "SIGXCPU" in text:
+        return " (the CPU-time rlimit backstop)"
+    if "SIGSEGV" in text or "SIGBUS" in text:
+        return " (the interpreter crashed at its stack or memory limit: %d MB of address space)" % memory_mb
+    return ""
+
+
+def _natural_verdict(run: Run, p: Prepared, fn: str, memory_mb: int) -> Outcome:
+    n_fixed = p.n_fixed
+    errs: list[tuple[int | None, str, str]] = []
+    if run.load is not None:
+        errs.append((None, run.load[1], run.load[0]))
+    for i in sorted(run.results):
+        tag, a, b = run.results[i]
+        if tag == "e":
+            errs.append((i, b, a))
+    if run.load is None and not run.done:
+        desc, kind = _describe_status(run.status)
+        tail = run.captured.decode("utf-8", "replace").strip().splitlines()[-1:] if run.captured else []
+        errs.append((len(run.results) if run.loaded else None, desc + ("; " + tail[0][:120] if tail else ""), kind))
+    for kind in ("resource", "runtime"):
+        for i, text, k in errs:
+            if k == kind:
+                if kind == "resource":
+                    return Outcome("resource_exhaustion", "%s %s%s" % (text, where(i, n_fixed), _which_limit(text, memory_mb)))
+                return Outcome("runtime_error", "%s %s" % (text, where(i, n_fixed)))
+    for i in range(len(p.calls)):
+        if i not in run.results:
+            return Outcome("runtime_error", "no result came back %s" % where(i, n_fixed))
+    changed = "modified its argument, which the question forbids"
+    for i, args in enumerate(p.calls):
+        tag, value, after = run.results[i]
+        actual = Opaque(value) if tag == "o" else value
+        expected = p.expected[i]
+        fixed = i < n_fixed
+        label = ("fixed test %d" % (i + 1)) if fixed else ("random input %d" % (i - n_fixed + 1))
+        wrong = "assertion_error" if fixed else "fuzzing_failure"
+        try:
+            same = bool(p.compare(expected, actual))
+        except Exception:
+            same = False
+        if not same:
+            if fixed:
+                return Outcome(wrong, "%s: %s expected %s, got %s" % (label, call_text(fn, args), short(expected), short(actual)))
+            return Outcome(wrong, "%s: %s: model solution gives %s, candidate gives %s" % (label, call_text(fn, args), short(expected), short(actual)))
+        # Compared by value in this process: set iteration order or a patched encoder in the
+        # candidate's process cannot hide a change.
+        if p.keep_args and (not isinstance(after, tuple) or not strict_equal(args, after)):
+            return Outcome(wrong, "%s: %s %s" % (label, call_text(fn, args), changed))
+        # The value and the arguments came back in one marshal stream: an argument object that
+        # is also (part of) the answer is one object here.
+        if p.new_object and (i in run.shared or (isinstance(after, tuple) and shares(value, after))):
+            return Outcome(wrong, "%s: %s returned its argument object (or holds it) instead of a new one, which the question asks for" % (label, call_text(fn, args)))
+    return Outcome("passed", "%d fixed tests and %d random inputs agree" % (n_fixed, len(p.calls) - n_fixed))

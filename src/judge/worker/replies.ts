@@ -1,0 +1,63 @@
+import { z } from "zod";
+import { HARNESS_CATEGORIES, MODEL_CATEGORIES } from "../../vocabulary.js";
+import type { IsolationReport } from "../types.js";
+import { WorkerFailure, type WorkerReply } from "./PythonWorker.js";
+
+// The shape of each reply the Python worker sends (eddy_judge/worker.py handle()). A reply that
+// does not match is a harness failure said in one line, never a verdict read from half a reply.
+
+const judgeReply = z.object({
+    category: z.enum([...MODEL_CATEGORIES, ...HARNESS_CATEGORIES]),
+    detail: z.string(),
+    ms: z.number(),
+    // Which limit decided a resource_exhaustion (verdicts.py Outcome.limit): a field, never read from the detail.
+    limit: z.enum(["cpu", "blocked", "wall"]).nullable(),
+    borderline: z.boolean(),
+    cpuMs: z.number().nullable(),
+    budgetMs: z.number()
+});
+export type JudgeReply = z.infer<typeof judgeReply>;
+
+const helloReply = z.object({
+    isolation: z
+        .object({
+            level: z.string(),
+            sandboxed: z.boolean(),
+            mode: z.enum(["bwrap", "none"]),
+            mechanism: z.string(),
+            bubblewrap: z.string().nullable(),
+            seccomp: z.enum(["allow-list", "deny-list", "none"]),
+            cgroup: z.boolean(),
+            cpuFactor: z.number(),
+            network: z.enum(["namespace", "seccomp", "none"]),
+            pidNamespace: z.boolean(),
+            unprivilegedUser: z.boolean(),
+            rlimits: z.array(z.string()),
+            notes: z.array(z.string())
+        })
+        .passthrough(),
+    python: z.string(),
+    runtimes: z.record(z.string(), z.string().nullable()),
+    // The worker's own limits: the one place they are set (verdicts.py), read here by the pool.
+    limits: z.object({ maxCodeBytes: z.number().int().positive() })
+});
+export type HelloReply = z.infer<typeof helloReply> & { isolation: IsolationReport };
+
+const sourceReply = z.object({ source: z.string() });
+const mutantsReply = z.object({ mutants: z.array(z.string()) });
+
+/** Thrown for a reply that does not have its operation's shape. */
+export class MalformedReply extends WorkerFailure {}
+
+function parse<T>(schema: z.ZodType<T>, op: string, reply: WorkerReply): T {
+    const r = schema.safeParse(reply);
+    if (r.success) return r.data;
+    const issue = r.error.issues[0]!;
+    const where = issue.path.length ? issue.path.join(".") : "the reply";
+    throw new MalformedReply(`the judge worker sent a malformed reply to ${op}: ${where}: ${issue.message}`);
+}
+
+export const parseJudgeReply = (r: WorkerReply): JudgeReply => parse(judgeReply, "judge", r);
+export const parseHelloReply = (r: WorkerReply): HelloReply => parse(helloReply, "hello", r) as HelloReply;
+export const parseSourceReply = (r: WorkerReply): string => parse(sourceReply, "source", r).source;
+export const parseMutantsReply = (r: WorkerReply): string[] => parse(mutantsReply, "mutants", r).mutants;
