@@ -11,7 +11,7 @@ import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
-import { pythonCommand } from "../src/judge/workerScript.js";
+import { resolveInterpreter } from "../src/judge/workerScript.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const BIN = path.join(ROOT, "dist/cli/bin.js");
@@ -37,7 +37,7 @@ function timeAll(commands: Record<string, [string, string[]]>): Record<string, n
 }
 
 const named = process.env.EDDY_PYTHON || "python3";
-const resolved = pythonCommand();
+const resolved = resolveInterpreter(named);
 const t = timeAll({
     node: [process.execPath, ["-e", "0"]],
     cli: [process.execPath, [BIN, "--version"]],

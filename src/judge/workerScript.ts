@@ -48,32 +48,32 @@ export function judgeVersion(): string {
     return version;
 }
 
-const interpreters = new Map<string, string>();
+let defaultInterpreter: string | undefined;
 
 /**
- * The Python interpreter to use: the explicit option, then EDDY_PYTHON, then `python3` on PATH,
- * resolved once per process to the interpreter it runs (`sys.executable`). Why: a version manager's
- * shim (pyenv, asdf) is a shell script that costs ~0.6 s per start, and eddy starts Python for every
- * judge worker and oracle check; the shim's choice is the same for the whole process. A name that
- * does not run, or answers with anything but an executable absolute path, is kept as given, so that
- * its own error is the one reported.
+ * The Python interpreter to use: the explicit option, then EDDY_PYTHON, each exactly as given (it may
+ * be a wrapper that does more than pick an interpreter: another user, a container), then `python3`
+ * on PATH, resolved once per process to the interpreter it runs (`sys.executable`). Why resolve: a
+ * version manager's shim (pyenv, asdf) is a shell script that costs ~0.6 s per start, and eddy starts
+ * Python for every judge worker and oracle check; the shim's choice is the same for the whole process.
+ * A `python3` that does not run, or answers with anything but an executable absolute path, is kept as
+ * it is, so that its own error is the one reported.
  */
 export function pythonCommand(explicit?: string): string {
-    const name = explicit || process.env.EDDY_PYTHON || "python3";
-    let real = interpreters.get(name);
-    if (real === undefined) {
-        real = name;
-        const r = spawnSync(name, ["-I", "-c", "import sys; print(sys.executable)"], { encoding: "utf8", timeout: 30_000 });
-        const said = r.status === 0 ? r.stdout.trim() : "";
-        if (path.isAbsolute(said) && !said.includes("\n")) {
-            try {
-                accessSync(said, constants.X_OK);
-                real = said;
-            } catch {
-                // not an interpreter we can run ourselves: keep the name
-            }
-        }
-        interpreters.set(name, real);
+    const given = explicit || process.env.EDDY_PYTHON;
+    if (given) return given;
+    return (defaultInterpreter ??= resolveInterpreter("python3"));
+}
+
+/** What `name` runs (`sys.executable`), or `name` itself when it does not say. */
+export function resolveInterpreter(name: string): string {
+    const r = spawnSync(name, ["-I", "-c", "import sys; print(sys.executable)"], { encoding: "utf8", timeout: 30_000 });
+    const said = r.status === 0 ? r.stdout.trim() : "";
+    if (!path.isAbsolute(said) || said.includes("\n")) return name;
+    try {
+        accessSync(said, constants.X_OK);
+        return said;
+    } catch {
+        return name; // not an interpreter we can run ourselves
     }
-    return real;
 }

@@ -94,10 +94,9 @@ describe("the worker's replies", () => {
 
 describe("starting", () => {
     it("when one worker cannot start, the ones that did are stopped and start() fails with one line", async () => {
-        // Only the first start wins the mkdir; every other start exits at once. eddy's question of which
-        // interpreter this is (asked once, before any worker) gets no answer, so the script itself starts each worker.
+        // Only the first start wins the mkdir; every other start exits at once.
         const once = path.join(scratch, "start-once.sh");
-        writeFileSync(once, `#!/bin/bash\ncase "$3" in *sys.executable*) exit 0;; esac\nif mkdir "${path.join(scratch, "started")}" 2>/dev/null; then exec python3 "$@"; fi\nexit 7\n`, { mode: 0o755 });
+        writeFileSync(once, `#!/bin/bash\nif mkdir "${path.join(scratch, "started")}" 2>/dev/null; then exec python3 "$@"; fi\nexit 7\n`, { mode: 0o755 });
         await expect(JudgePool.start({ workers: 2, python: once })).rejects.toThrow(/failed to start: judge worker exited with status 7/);
         expect(psChildren().filter((l) => l.includes("eddy_judge"))).toEqual([]);
     });

@@ -3,7 +3,7 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { pythonCommand } from "../../src/judge/workerScript.js";
+import { pythonCommand, resolveInterpreter } from "../../src/judge/workerScript.js";
 
 const dir = mkdtempSync(path.join(tmpdir(), "eddy-python-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -15,25 +15,50 @@ function script(name: string, body: string): string {
     return file;
 }
 
-describe("the Python interpreter, resolved once", () => {
+describe("the judge's Python interpreter", () => {
     const real = execFileSync("python3", ["-I", "-c", "import sys; print(sys.executable)"], { encoding: "utf8" }).trim();
 
-    it("a version manager's shim resolves to the interpreter it runs", () => {
-        const shim = script("shim-python", `exec python3 "$@"`);
-        expect(pythonCommand(shim)).toBe(real);
-        // Once per process: the shim is not asked again (its answer would now be different).
-        writeFileSync(shim, "#!/bin/sh\necho /bin/sh\n");
-        expect(pythonCommand(shim)).toBe(real);
+    it("python3 on PATH (no option, no EDDY_PYTHON) is resolved to the interpreter it runs, once per process", () => {
+        const saved = process.env.EDDY_PYTHON;
+        const savedPath = process.env.PATH;
+        delete process.env.EDDY_PYTHON;
+        try {
+            // A version manager's shim first on PATH.
+            script("python3", `exec ${real} "$@"`);
+            process.env.PATH = `${dir}:${savedPath ?? ""}`;
+            expect(pythonCommand()).toBe(real);
+            // Once per process: the shim is not asked again.
+            script("python3", "echo /bin/sh");
+            expect(pythonCommand()).toBe(real);
+        } finally {
+            process.env.PATH = savedPath;
+            if (saved === undefined) delete process.env.EDDY_PYTHON;
+            else process.env.EDDY_PYTHON = saved;
+        }
     });
 
-    it("a name that does not run, or says something else, is kept as given (its own error is reported later)", () => {
+    it("an interpreter given (option or EDDY_PYTHON) is used exactly as given: a wrapper may do more than pick one", () => {
+        const wrapper = script("as-another-user", `exec setpriv --reuid=65534 ${real} "$@"`);
+        expect(pythonCommand(wrapper)).toBe(wrapper);
+        const saved = process.env.EDDY_PYTHON;
+        process.env.EDDY_PYTHON = wrapper;
+        try {
+            expect(pythonCommand()).toBe(wrapper);
+        } finally {
+            if (saved === undefined) delete process.env.EDDY_PYTHON;
+            else process.env.EDDY_PYTHON = saved;
+        }
+    });
+
+    it("resolving: a shim gives the interpreter; a name that does not run, or says something else, is kept", () => {
+        expect(resolveInterpreter(script("shim", `exec ${real} "$@"`))).toBe(real);
         const missing = path.join(dir, "no-such-python");
-        expect(pythonCommand(missing)).toBe(missing);
+        expect(resolveInterpreter(missing)).toBe(missing);
         const liar = script("liar-python", "echo 'Python 3.6.0'");
-        expect(pythonCommand(liar)).toBe(liar);
+        expect(resolveInterpreter(liar)).toBe(liar);
         const broken = script("broken-python", "exit 3");
-        expect(pythonCommand(broken)).toBe(broken);
-        const notExecutable = script("points-elsewhere", `echo ${path.join(dir, "nothing-here")}`);
-        expect(pythonCommand(notExecutable)).toBe(notExecutable);
+        expect(resolveInterpreter(broken)).toBe(broken);
+        const elsewhere = script("points-elsewhere", `echo ${path.join(dir, "nothing-here")}`);
+        expect(resolveInterpreter(elsewhere)).toBe(elsewhere);
     });
 });
