@@ -40,6 +40,11 @@ from .static_check import precheck
 
 MAX_FILE_BYTES = 16 * 1024 * 1024
 MAX_PROCS = 32
+# Without a uid of its own (no sandbox, eddy not root), RLIMIT_NPROC counts every task of eddy's user,
+# measured when the answer starts: what else that user starts meanwhile (other judge workers' answers,
+# eddy's threads) comes out of the answer's allowance. This much headroom keeps a correct answer that
+# forks from failing because the machine is busy (seen with two pools of one user judging at once).
+SHARED_UID_HEADROOM = 64
 MAX_OPEN_FILES = 64
 MAX_JOB_BYTES = 64 * 1024 * 1024
 SCRATCH_BYTES = 16 * 1024 * 1024
@@ -459,8 +464,8 @@ def keeper(cfg: Config, fds: dict[str, int]) -> None:
         else:
             if cfg.fresh_uid:
                 uid = UID_BASE + os.getpid()
-            # Same uid as eddy (no root): RLIMIT_NPROC counts eddy's own threads too.
-            nproc = MAX_PROCS if uid is not None else _user_tasks(os.getuid()) + MAX_PROCS
+            # Same uid as eddy (no root): RLIMIT_NPROC counts eddy's own threads and everything else of the user's.
+            nproc = MAX_PROCS if uid is not None else _user_tasks(os.getuid()) + MAX_PROCS + SHARED_UID_HEADROOM
             iso.prctl(iso.PR_SET_CHILD_SUBREAPER, 1)
             before = iso.sysv_ids()
             import tempfile
