@@ -148,7 +148,11 @@ const integrity: [string, string, Category[], typeof t, boolean][] = [
     [
         "a process that keeps re-forking to outlive its verdict",
         "import os, time\ndef sum_range(values):\n    if os.fork() == 0:\n        os.setsid()\n        while True:\n            if os.fork() != 0:\n                os._exit(0)\n            time.sleep(0.01)\n    return sum(values[1:4])\n",
-        ["passed"], t, false
+        // Each call starts a chain that forks every 10 ms by the clock, and the answer forks again on its next
+        // call: whether the chains have filled the 32-process limit by then depends on how fast its own calls
+        // run (seen under load, as root and as nobody). The answer's own behaviour is timed, so either verdict
+        // is a containment; what must hold is that no chain outlives the verdict (checked below).
+        ["passed", "resource_exhaustion"], t, false
     ],
     [
         "writing to the user's files and to its working directory",
