@@ -18,30 +18,33 @@ const judgeReply = z.object({
 });
 export type JudgeReply = z.infer<typeof judgeReply>;
 
+// Typed against IsolationReport (types.ts, where each field is described): a field added there and not here fails to compile.
+const isolationReport: z.ZodType<IsolationReport> = z
+    .object({
+        level: z.string(),
+        sandboxed: z.boolean(),
+        mode: z.enum(["bwrap", "none"]),
+        mechanism: z.string(),
+        bubblewrap: z.string().nullable(),
+        seccomp: z.enum(["allow-list", "deny-list", "none"]),
+        cgroup: z.boolean(),
+        cpuFactor: z.number(),
+        network: z.enum(["namespace", "seccomp", "none"]),
+        pidNamespace: z.boolean(),
+        unprivilegedUser: z.boolean(),
+        rlimits: z.array(z.string()),
+        notes: z.array(z.string())
+    })
+    .passthrough();
+
 const helloReply = z.object({
-    isolation: z
-        .object({
-            level: z.string(),
-            sandboxed: z.boolean(),
-            mode: z.enum(["bwrap", "none"]),
-            mechanism: z.string(),
-            bubblewrap: z.string().nullable(),
-            seccomp: z.enum(["allow-list", "deny-list", "none"]),
-            cgroup: z.boolean(),
-            cpuFactor: z.number(),
-            network: z.enum(["namespace", "seccomp", "none"]),
-            pidNamespace: z.boolean(),
-            unprivilegedUser: z.boolean(),
-            rlimits: z.array(z.string()),
-            notes: z.array(z.string())
-        })
-        .passthrough(),
+    isolation: isolationReport,
     python: z.string(),
     runtimes: z.record(z.string(), z.string().nullable()),
     // The worker's own limits: the one place they are set (verdicts.py), read here by the pool.
     limits: z.object({ maxCodeBytes: z.number().int().positive() })
 });
-export type HelloReply = z.infer<typeof helloReply> & { isolation: IsolationReport };
+export type HelloReply = z.infer<typeof helloReply>;
 
 const sourceReply = z.object({ source: z.string() });
 const mutantsReply = z.object({ mutants: z.array(z.string()) });
@@ -58,6 +61,6 @@ function parse<T>(schema: z.ZodType<T>, op: string, reply: WorkerReply): T {
 }
 
 export const parseJudgeReply = (r: WorkerReply): JudgeReply => parse(judgeReply, "judge", r);
-export const parseHelloReply = (r: WorkerReply): HelloReply => parse(helloReply, "hello", r) as HelloReply;
+export const parseHelloReply = (r: WorkerReply): HelloReply => parse(helloReply, "hello", r);
 export const parseSourceReply = (r: WorkerReply): string => parse(sourceReply, "source", r).source;
 export const parseMutantsReply = (r: WorkerReply): string[] => parse(mutantsReply, "mutants", r).mutants;
