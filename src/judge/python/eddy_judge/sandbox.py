@@ -18,17 +18,25 @@ ever seen an oracle or an expected value.
 
 from __future__ import annotations
 
+import _thread
 import builtins
 import errno
+import gc
 import hashlib
+import itertools
 import marshal
 import math
+import operator
 import os
 import resource
 import select
 import signal
 import struct
 import sys
+# Imported here, in the zygote's main thread: `threading` names its main thread (and sets that
+# thread's sentinel lock) when first imported; imported first inside one of the answer's threads,
+# it would reset that thread's sentinel, which the harness waits on (in_thread in _run).
+import threading  # noqa: F401
 import time
 from dataclasses import dataclass, field
 from types import CodeType
@@ -155,8 +163,10 @@ def _user_tasks(uid: int) -> int:
 # ---------------------------------------------------------------- the candidate's own thread
 
 # Compiled once, when the zygote loads this module, into a namespace holding only builtins and
-# what the loop needs: the candidate's thread starts in `_loop`, so every frame it can walk up to
-# holds this call's function and arguments and nothing of the harness.
+# what the answer's threads need. Each load and each call runs in a thread of its own, started
+# from C (itertools/operator, no harness frame above the answer's: nothing of the harness's is
+# reachable by walking frames), and the harness waits until that thread has *ended* (its
+# sentinel lock, released once the thread's state is gone) before it reads or records anything.
 _LOOP_SOURCE = '''
 def kind(e):
     # SystemError ("error return without exception set") is how CPython 3.11 reports an
@@ -175,42 +185,30 @@ def text(e):
     name = type(e).__name__
     return (name + ": " + msg if msg else name)[:300]
 
-def _loop(compiled, fn, ns, slot, go, done):
-    go.acquire()
-    f = None
-    try:
-        exec(compiled, ns)
-        f = ns.get(fn)
-        slot[0] = ("loaded",) if callable(f) else ("load", "runtime", "%s is not a function once the module has run" % fn)
-    except BaseException as e:
-        slot[0] = ("load", kind(e), text(e))
-    done.release()
-    if not callable(f):
-        return
-    while True:
-        go.acquire()
-        args = slot[1]
-        if args is None:
-            return
+def catcher(errs):
+    # sys.unraisablehook: an exception that ends one of the answer's threads lands here, in that
+    # thread (str() of it is the answer's code, run where the answer runs).
+    def unraisable(u):
         try:
-            v = f(*args)
-        except BaseException as e:
-            slot[0] = ("e", kind(e), text(e))
-        else:
-            try:
-                dumps(v)
-                slot[0] = ("r", v)
-            except BaseException:
-                try:
-                    shown = repr(v)[:300]
-                except BaseException:
-                    shown = "<%s object>" % type(v).__name__
-                slot[0] = ("o", shown if type(shown) is str else "<unprintable>")
-        done.release()
+            errs.append((u.object, kind(u.exc_value), text(u.exc_value)))
+        except BaseException:
+            pass
+    return unraisable
+
+def load(compiled, ns, fn):
+    exec(compiled, ns)
+    f = ns.get(fn)
+    return f if callable(f) else None
+
+def shown(v):
+    try:
+        s = repr(v)[:300]
+    except BaseException:
+        s = "<%s object>" % type(v).__name__
+    return s if type(s) is str else "<unprintable>"
 '''
-_LOOP_SCOPE: dict[str, Any] = {"__builtins__": builtins, "dumps": marshal.dumps, "RESOURCE_ERRNOS": frozenset(RESOURCE_ERRNOS)}
+_LOOP_SCOPE: dict[str, Any] = {"__builtins__": builtins, "RESOURCE_ERRNOS": frozenset(RESOURCE_ERRNOS)}
 exec(compile(_LOOP_SOURCE, "<eddy candidate thread>", "exec"), _LOOP_SCOPE)  # noqa: S102 - harness code
-_loop: Callable[..., None] = _LOOP_SCOPE["_loop"]
 # The one wording of an exception, for the harness's own set-up failures too.
 _exc: Callable[[BaseException], str] = _LOOP_SCOPE["text"]
 
@@ -326,23 +324,45 @@ def candidate(cfg: Config, fds: dict[str, int], uid: int | None, nproc: int, wor
     _run(compiled, fn, calls, keep_args or send_args, key, seq, res_w, mark_w, guard)
 
 
-def _run(compiled: CodeType, fn: str, calls: list[tuple[Any, ...]], send_args: bool, key: bytes, seq: int, fd: int, mark_w: int, guard: bool) -> None:
-    """Run the candidate in a thread of its own; this (main) thread only hands over each call and
-    writes the frames. Every helper it uses is a C function held in a local, so nothing the
-    candidate patches changes what is reported, and the key lives only in this frame and in the
-    audit hook's closure."""
-    import _thread
+LEFT_A_THREAD = "the answer left a thread running when %s returned (the judge records nothing while answer code runs)"
 
+
+def _run(compiled: CodeType, fn: str, calls: list[tuple[Any, ...]], send_args: bool, key: bytes, seq: int, fd: int, mark_w: int, guard: bool) -> None:
+    """Run the candidate's load and each of its calls in a thread of its own; this (main) thread
+    only starts each one, waits until it has ended, and records. No answer code runs while it
+    records: the thread that ran the call is gone, a call that leaves another thread running fails,
+    every object the answer handed over is kept alive until the process ends (no finalizer runs
+    when the harness drops a reference) and the garbage collector is off in this thread (no
+    collection runs the answer's finalizers here). Every helper it uses is a C function held in a
+    local, so nothing the candidate patches changes what is reported, and the key lives only in
+    this frame and in the audit hook's closure."""
     dumps = marshal.dumps
+    loads = marshal.loads
     write = os.write
     pack = struct.pack
     blake = hashlib.blake2b
     exit_ = os._exit
     getpid = os.getpid
     ident = _thread.get_ident
+    start = _thread.start_new_thread
+    threads = _thread._count  # type: ignore[attr-defined]
+    sentinel = _thread._set_sentinel  # type: ignore[attr-defined]
+    new_lock = _thread.allocate_lock
+    chain = itertools.chain
+    tee = itertools.tee
+    take = operator.methodcaller("acquire")
+    starmap = itertools.starmap
+    call0 = operator.call  # type: ignore[attr-defined]
+    gc_enable = gc.enable
+    gc_disable = gc.disable
+    load = _LOOP_SCOPE["load"]
+    shown = _LOOP_SCOPE["shown"]
     me = getpid()
     main = ident()
     not_plain = "<arguments no longer plain data>"
+    errs: list[tuple[Any, str, str]] = []
+    # Every box (a call's result) stays here until the process ends.
+    kept: list[list[Any]] = []
 
     def emit(obj: Any) -> None:
         nonlocal seq
@@ -362,12 +382,34 @@ def _run(compiled: CodeType, fn: str, calls: list[tuple[Any, ...]], send_args: b
                     pass
             exit_(TAMPER_EXIT)
 
+    def in_thread(func: Any, args: tuple[Any, ...]) -> tuple[list[Any], tuple[str, str] | None]:
+        """func(*args) in a thread of its own, waited for until that thread has ended: (box, error),
+        box[4] the value when there is one. Started from C: the answer's frames have no harness
+        frame above them; the box, the locks and the sentinel are reachable from nowhere else."""
+        box: list[Any] = []
+        ready = new_lock()
+        ready.acquire()
+        runner = box.extend
+        kept.append(box)
+        # The thread takes its sentinel (a lock the interpreter releases when the thread's state
+        # is deleted) and holds it, re-enables the collector for the answer, lets this thread
+        # wait on the sentinel, then runs func: box = [sentinel, True, None, None, value].
+        mine, held = tee(map(call0, (sentinel,)))
+        try:
+            start(runner, (chain(mine, map(take, held), map(call0, (gc_enable, ready.release)), starmap(func, (args,))),))
+        except RuntimeError as e:  # no thread to be had: the process or memory limit, already used up
+            gc_disable()
+            return box, ("resource", "the judge could not start the answer's thread: %s" % _exc(e))
+        ready.acquire()
+        box[0].acquire()  # the thread's sentinel: released once its state is gone
+        gc_disable()
+        for obj, k, t in errs:
+            if obj is runner:
+                return box, (k, t)
+        return box, None
+
     ns: dict[str, object] = {"__name__": "candidate", "__file__": "candidate.py", "__doc__": None, "__builtins__": builtins}
-    slot: list[Any] = [None, None]
-    go = _thread.allocate_lock()
-    done = _thread.allocate_lock()
-    go.acquire()
-    done.acquire()
+    sys.unraisablehook = _LOOP_SCOPE["catcher"](errs)
     # Nothing of the harness stays importable: its modules (and ctypes, which the zygote loaded
     # for prctl) leave sys.modules, and a fresh import of them is refused by the hook.
     for name in list(sys.modules):
@@ -376,6 +418,7 @@ def _run(compiled: CodeType, fn: str, calls: list[tuple[Any, ...]], send_args: b
     main_mod = sys.modules.get("__main__")
     if main_mod is not None:
         vars(main_mod).clear()
+    gc_disable()
     emit(("ready",))
     if guard:
         sys.addaudithook(hook)
@@ -385,53 +428,60 @@ def _run(compiled: CodeType, fn: str, calls: list[tuple[Any, ...]], send_args: b
         os.close(mark_w)
     except OSError:
         pass
-    try:
-        _thread.start_new_thread(_loop, (compiled, fn, ns, slot, go, done))
-    except RuntimeError as e:  # no thread to be had: the process or memory limit, already used up
-        emit(("load", "resource", "the judge could not start the answer's thread: %s" % _exc(e)))
+    box, err = in_thread(load, (compiled, ns, fn))
+    if err is not None:
+        emit(("load", err[0], err[1]))
         exit_(0)
-    go.release()
-    done.acquire()
-    msg = slot[0]
-    loaded = type(msg) is tuple and len(msg) >= 1 and msg[0] == "loaded"
-    if loaded:
-        emit(("loaded",))
-    elif type(msg) is tuple and len(msg) == 3 and msg[0] == "load":
-        emit(("load", msg[1], msg[2]))
-    else:
-        emit(("load", "runtime", "the module did not finish loading"))
-    if not loaded:
+    if threads() != 0:
+        emit(("load", "runtime", LEFT_A_THREAD % "the module"))
         exit_(0)
+    f = box[4] if len(box) == 5 else None
+    if f is None:
+        emit(("load", "runtime", ("%s is not a function once the module has run" % fn) if len(box) == 5 else "the module did not finish loading"))
+        exit_(0)
+    emit(("loaded",))
     for i, args in enumerate(calls):
-        slot[0] = None
-        slot[1] = args
-        go.release()
-        done.acquire()
-        msg = slot[0]
-        if type(msg) is not tuple or not msg:
+        box, err = in_thread(f, args)
+        if threads() != 0:
+            # Recorded before anything else: nothing of this call's is read.
+            emit(("e", i, "runtime", LEFT_A_THREAD % ("its call (%s)" % fn)))
+            exit_(0)
+        if err is not None:
+            emit(("e", i, "resource" if err[0] == "resource" else "runtime", err[1][:300]))
+            continue
+        if len(box) != 5:
             emit(("e", i, "runtime", "the call left no result"))
             continue
-        tag = msg[0]
+        value = box[4]
         after: Any = args if send_args else None
-        if tag == "r" and len(msg) == 2:
-            try:
-                # One marshal call over the value and the arguments: an object that is both comes
-                # back as one object (a reference), so the worker sees sharing.
-                emit(("r", i, msg[1], after))
-            except ValueError:
-                try:
-                    emit(("r", i, msg[1], not_plain))
-                except ValueError:
-                    emit(("o", i, "<a value that is no longer plain data>", not_plain))
-        elif tag == "o" and len(msg) == 2 and type(msg[1]) is str:
-            try:
-                emit(("o", i, msg[1][:300], after))
-            except ValueError:
-                emit(("o", i, msg[1][:300], not_plain))
-        elif tag == "e" and len(msg) == 3 and type(msg[2]) is str:
-            emit(("e", i, "resource" if msg[1] == "resource" else "runtime", msg[2][:300]))
-        else:
-            emit(("e", i, "runtime", "the call left no result"))
+        try:
+            # One marshal call over the value and the arguments: an object that is both comes
+            # back as one object (a reference), so the worker sees sharing. marshal takes exact
+            # types only: it runs none of the answer's code.
+            emit(("r", i, value, after))
+            continue
+        except ValueError:
+            pass
+        try:
+            dumps(value)
+            plain = True
+        except ValueError:
+            plain = False
+        if plain:
+            emit(("r", i, value, not_plain))
+            continue
+        # Not plain data: its repr is the answer's code, run in a thread of the answer's own (and
+        # only once the arguments are recorded).
+        try:
+            recorded = dumps(after)
+        except ValueError:
+            recorded = dumps(not_plain)
+        rbox, rerr = in_thread(shown, (value,))
+        if threads() != 0:
+            emit(("e", i, "runtime", LEFT_A_THREAD % ("the repr of its value (%s)" % fn)))
+            exit_(0)
+        text = rbox[4] if rerr is None and len(rbox) == 5 and type(rbox[4]) is str else "<unprintable>"
+        emit(("o", i, text[:300], loads(recorded)))
     emit(("done",))
     exit_(0)
 
