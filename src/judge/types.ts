@@ -36,6 +36,10 @@ export interface IsolationReport {
     cgroup: boolean;
     /** This machine's speed relative to the reference machine: CPU budgets are scaled by it. */
     cpuFactor: number;
+    /** Where cpuFactor came from: fixed by EDDY_JUDGE_CPU_FACTOR ("env"), stored from a quiet
+     * measurement on this machine ("cache"), measured quiet now and stored ("measured"), or measured
+     * on a busy machine and not stored ("measured-busy"). */
+    cpuFactorSource: "env" | "cache" | "measured" | "measured-busy";
     network: "namespace" | "seccomp" | "none";
     pidNamespace: boolean;
     /** Candidates run under a uid of their own (eddy started as root). */

@@ -29,6 +29,7 @@ const isolationReport: z.ZodType<IsolationReport> = z
         seccomp: z.enum(["allow-list", "deny-list", "none"]),
         cgroup: z.boolean(),
         cpuFactor: z.number(),
+        cpuFactorSource: z.enum(["env", "cache", "measured", "measured-busy"]),
         network: z.enum(["namespace", "seccomp", "none"]),
         pidNamespace: z.boolean(),
         unprivilegedUser: z.boolean(),

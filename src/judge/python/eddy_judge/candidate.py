@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from .budget import Budget, host_factor
+from .budget import Budget, host_factor_with_source
 from .categories import Category, as_category
 from .oracle import OracleError
 from .prepare import Prepared, wire_blob
@@ -38,13 +38,18 @@ DETAIL_CHARS = 300
 _zygote: Zygote | None = None
 
 
-_factor: float | None = None
+_factor: tuple[float, str] | None = None
 
 
 def cpu_factor() -> float:
+    return cpu_factor_with_source()[0]
+
+
+def cpu_factor_with_source() -> tuple[float, str]:
+    """The host factor and where it came from (budget.py), read once per worker."""
     global _factor
     if _factor is None:
-        _factor = host_factor()
+        _factor = host_factor_with_source()
     return _factor
 
 
@@ -72,7 +77,7 @@ def _wanted_mode() -> str:
 
 
 def isolation_report() -> dict[str, Any]:
-    return report(zygote(), cpu_factor())
+    return report(zygote(), *cpu_factor_with_source())
 
 
 @dataclass

@@ -584,12 +584,13 @@ def _tree(pid: int, procfd: int) -> list[int]:
     return out
 
 
-def _sample(pid: int, procfd: int) -> tuple[float, float]:
-    """(CPU seconds, runnable seconds) of the candidate's process tree: CPU of every live process
-    (all its threads) plus what it reaped; runnable = on a CPU or waiting in a run queue
-    (/proc schedstat), so that time lost to other load is never counted as the candidate's."""
+def _sample(pid: int, procfd: int, states: bool) -> tuple[float, bool]:
+    """(CPU seconds, whether a thread is runnable) of the candidate's process tree. CPU is
+    cumulative: each live process's CPU-time clock (every thread it ever ran, exited ones
+    included) plus what it reaped (cutime, cstime). Runnable is a thread in state R (on a CPU or
+    queued for one), read from /proc only when `states` is asked for."""
     cpu = 0.0
-    runnable = 0.0
+    runnable = False
     for p in _tree(pid, procfd):
         try:
             cpu += time.clock_gettime(((~p) << 3) | 2)  # the process's CPU-time clock
@@ -602,15 +603,24 @@ def _sample(pid: int, procfd: int) -> tuple[float, float]:
             cpu += (int(rest[13]) + int(rest[14])) / _TICK
         except (IndexError, ValueError):
             pass
-        try:
-            tasks = _listdir(procfd, "%d/task" % p)
-        except OSError:
-            tasks = []
-        for t in tasks:
-            ss = _read_int(procfd, "%d/task/%s/schedstat" % (p, t))
-            if len(ss) >= 2:
-                runnable += (int(ss[0]) + int(ss[1])) / 1e9
+        if states and not runnable:
+            runnable = _runnable(p, procfd)
     return cpu, runnable
+
+
+def _runnable(p: int, procfd: int) -> bool:
+    try:
+        tasks = _listdir(procfd, "%d/task" % p)
+    except OSError:
+        return False
+    for t in tasks:
+        st = _read_int(procfd, "%d/task/%s/stat" % (p, t))
+        try:
+            if " ".join(st).rsplit(")", 1)[1].split()[0] == "R":
+                return True
+        except IndexError:
+            pass
+    return False
 
 
 def _listdir(procfd: int, path: str) -> list[str]:
@@ -636,7 +646,8 @@ class _Watch:
         self.born = time.monotonic()
         self.limits: tuple[float, float, float] | None = None
         self.ctl_buf = b""
-        self.start: tuple[float, float, float] | None = None  # (cpu s, runnable s, monotonic s) at the mark
+        self.start: tuple[float, float] | None = None  # (cpu s, monotonic s) at the mark
+        self.active: tuple[float, float] = (0.0, 0.0)  # (cpu s, monotonic s) when last seen using CPU or runnable
         self.mark_open = True
         self.ctl_open = True
         self.tick = 0.005
@@ -666,7 +677,7 @@ class _Watch:
     def finish(self, ru: resource.struct_rusage) -> None:
         if self.start is not None:
             self.usage.cpu_ms = max(self.usage.cpu_ms, (ru.ru_utime + ru.ru_stime - self.start[0]) * 1000.0)
-            self.usage.wall_ms = (time.monotonic() - self.start[2]) * 1000.0
+            self.usage.wall_ms = (time.monotonic() - self.start[1]) * 1000.0
 
     def stop(self, why: str | None) -> None:
         if why is not None:
@@ -692,8 +703,9 @@ class _Watch:
         os.close(self.mark_r)
         if len(data) == 8:
             cpu0 = struct.unpack(">Q", data)[0] / 1e9
-            _, run0 = _sample(self.pid, self.procfd)
-            self.start = (cpu0, run0, time.monotonic())
+            now = time.monotonic()
+            self.start = (cpu0, now)
+            self.active = (cpu0, now)
 
     def check(self) -> None:
         now = time.monotonic()
@@ -703,11 +715,18 @@ class _Watch:
             return
         if self.limits is None:
             return
-        cpu, runnable = _sample(self.pid, self.procfd)
+        # Sleeping or blocked is the answer's own state, never wall time minus a sample: the
+        # window since it last used CPU (exited threads and reaped children included) or had a
+        # thread runnable. A busy machine delays a runnable answer; it never makes it idle.
+        cpu, runnable = _sample(self.pid, self.procfd, False)
+        if cpu <= self.active[0]:
+            _, runnable = _sample(self.pid, self.procfd, True)
+        if cpu > self.active[0] or runnable:
+            self.active = (max(cpu, self.active[0]), now)
         u = self.usage
-        u.cpu_ms = (cpu - self.start[0]) * 1000.0
-        u.wall_ms = (now - self.start[2]) * 1000.0
-        u.blocked_ms = max(0.0, u.wall_ms - (runnable - self.start[1]) * 1000.0)
+        u.cpu_ms = max(u.cpu_ms, (cpu - self.start[0]) * 1000.0)
+        u.wall_ms = (now - self.start[1]) * 1000.0
+        u.blocked_ms = (now - self.active[1]) * 1000.0
         if u.cpu_ms > self.limits[0]:
             self.stop("cpu")
         elif u.blocked_ms > self.limits[1]:

@@ -188,7 +188,7 @@ def start_zygote(want: str, protect: list[int], fallback_reason: str = "") -> Zy
     return Zygote(proc, ours, mode, fresh_uid, seccomp, notes + list(znotes), version)
 
 
-def report(z: Zygote, cpu_factor: float) -> dict[str, Any]:
+def report(z: Zygote, cpu_factor: float, factor_source: str = "measured") -> dict[str, Any]:
     """The IsolationReport shape (src/judge/types.ts)."""
     sandboxed = z.mode == "bwrap"
     if sandboxed:
@@ -214,7 +214,13 @@ def report(z: Zygote, cpu_factor: float) -> dict[str, Any]:
             notes.append("seccomp refuses sockets (but socketpairs), tracing, signals by thread id or pidfd, kill() of eddy's processes, of process groups and of every process; it does not hide eddy's /proc entries")
         else:
             notes.append("no seccomp on this architecture: network access is NOT blocked")
-    notes.append("CPU budgets are scaled by this machine's measured speed: factor %.2f" % cpu_factor)
+    how = {
+        "env": "fixed by EDDY_JUDGE_CPU_FACTOR",
+        "cache": "measured once on a quiet moment and stored in the user's cache folder",
+        "measured": "measured now on a quiet moment and stored in the user's cache folder",
+        "measured-busy": "measured now on a busy machine and NOT stored (measured again next time)",
+    }.get(factor_source, factor_source)
+    notes.append("CPU budgets are scaled by this machine's measured speed: factor %.2f (%s)" % (cpu_factor, how))
     return {
         "level": "+".join(parts),
         "sandboxed": sandboxed,
@@ -228,5 +234,6 @@ def report(z: Zygote, cpu_factor: float) -> dict[str, Any]:
         "unprivilegedUser": sandboxed or z.fresh_uid,
         "rlimits": ["cpu", "as", "nproc", "fsize", "nofile", "core"],
         "cpuFactor": round(cpu_factor, 4),
+        "cpuFactorSource": factor_source,
         "notes": notes,
     }
