@@ -39,6 +39,19 @@ describe("answers that return the caller's object where a new one is asked for",
         expect((await pool.judge({ template: t, bindings: { t: 2, k: 3 }, code: right })).category).toBe("passed");
     });
 
+    it("copy_block: a new outer list holding the caller's own inner lists fails (new object at every depth, issue #30)", async () => {
+        const t = loadTemplate(builtInLibrary(), "copy_block");
+        const bindings = { r0: 0, r1: 6, c0: 0, c1: 6 };
+        // Whole rows are the caller's row lists themselves wherever the block covers them.
+        const inner = "def copy_block(matrix):\n    return [row if len(row) <= 7 else row[0:7] for row in matrix[0:7]]\n";
+        const v = await pool.judge({ template: t, bindings, code: inner });
+        expect(v.category, v.detail).toBe("assertion_error");
+        expect(v.detail).toContain("returned its argument object (or holds it)");
+        const right = "def copy_block(matrix):\n    return [list(row[0:7]) for row in matrix[0:7]]\n";
+        const ok = await pool.judge({ template: t, bindings, code: right });
+        expect(ok.category, ok.detail).toBe("passed");
+    });
+
     it("a template that does not ask for a new object accepts the same sharing", async () => {
         // copy_then_extend returns [values, extended]: the original list itself is part of the answer.
         const t = loadTemplate(builtInLibrary(), "copy_then_extend");

@@ -108,6 +108,8 @@ class Run:
     captured: bytes = b""
     seq: int = 0
     shared: set[int] = field(default_factory=set)  # calls whose answer held an argument object (another language)
+    expanded: dict[int, int] = field(default_factory=dict)  # values in each result once shared references are expanded
+    compare_ms: float = 0.0  # CPU the worker spent comparing this answer's results (charged to it)
 
 
 def _close(*fds: int | None) -> None:
@@ -380,6 +382,15 @@ def _guard_text(event: object) -> str:
 
 
 def _candidate_message(run: Run, data: bytes, key: bytes) -> None:
+    """One frame from the candidate's process, read by one total function: whatever it holds
+    ends as a value or as the answer's broken channel, never as a judge error."""
+    try:
+        _read_message(run, data, key)
+    except Exception as e:
+        run.broken = "an unreadable message (%s)" % type(e).__name__
+
+
+def _read_message(run: Run, data: bytes, key: bytes) -> None:
     """One frame from the candidate's process. Every frame carries a keyed MAC over its sequence
     number: a frame the harness did not write (forged, replayed, out of order) is tampering.
     Results are read only as far as (tag, index) here; their values are read after the run."""
@@ -474,6 +485,7 @@ def read_results(run: Run) -> None:
             run.results = {k: v for k, v in run.results.items() if k < i}
             return
         run.results[i] = (str(tag), a, b)
+        run.expanded[i] = part.expanded
 
 
 def _wait_status(run: Run, st_r: int, pidfd: int | None) -> None:

@@ -95,6 +95,14 @@ class _Relay:
         self.bad: str | None = None
 
     def line(self, raw: bytes) -> None:
+        # The answer shares the runtime's process and can write its own lines: nothing in one
+        # may stop the relay (a deep array, a huge number): a line it cannot read is the answer's.
+        try:
+            self._line(raw)
+        except Exception as e:
+            self.bad = "an unreadable line (%s)" % type(e).__name__
+
+    def _line(self, raw: bytes) -> None:
         try:
             m = json.loads(raw)
         except ValueError:

@@ -182,16 +182,29 @@ class _Reader:
             raise Malformed("bad text")
 
 
-def read_plain(data: bytes) -> object:
-    """A plain value from marshal bytes written by a candidate's process; Malformed otherwise."""
-    r = _Reader(data)
+def untrusted(read: Callable[..., Any], *args: Any) -> Any:
+    """The one total function for bytes from the answer's side: read(*args) gives a value or
+    raises Malformed, whatever the bytes are (a huge number, a wrong tag, deep nesting,
+    truncation, invalid UTF-8): never any other exception, so never a judge_error."""
     try:
-        v = r.value(0)
-    except (RecursionError, MemoryError, OverflowError, ValueError) as e:
-        raise Malformed("unreadable value (%s)" % type(e).__name__)
+        return read(*args)
+    except Malformed:
+        raise
+    except Exception as e:
+        raise Malformed("unreadable value (%s)" % type(e).__name__) from None
+
+
+def _read_plain(data: bytes) -> object:
+    r = _Reader(data)
+    v = r.value(0)
     if r.pos != len(data):
         raise Malformed("trailing bytes after a value")
     return v
+
+
+def read_plain(data: bytes) -> object:
+    """A plain value from marshal bytes written by a candidate's process; Malformed otherwise."""
+    return untrusted(_read_plain, data)
 
 
 class Partial:
@@ -200,28 +213,35 @@ class Partial:
 
     def __init__(self, data: bytes, first: int) -> None:
         self._r = _Reader(data)
-        try:
-            code = self._r.u8()
-            t = chr(code & 0x7F)
-            if t not in "()":
-                raise Malformed("a message that is not a tuple")
-            if code & 0x80:
-                self._r.refs.append(_INCOMPLETE)
-                self._r.sizes.append(0)
-            self.size = self._r.count(self._r.u8() if t == ")" else self._r.i32())
-            self.head = [self._r.value(1) for _ in range(min(first, self.size))]
-        except (RecursionError, MemoryError, OverflowError, ValueError) as e:
-            raise Malformed("unreadable value (%s)" % type(e).__name__)
+        self.size = 0
+        self.head: list[object] = []
+        untrusted(self._start, first)
 
-    def finish(self) -> list[object]:
-        """The remaining items; Malformed when they are not plain values or bytes are left over."""
-        try:
-            rest = [self._r.value(1) for _ in range(self.size - len(self.head))]
-        except (RecursionError, MemoryError, OverflowError, ValueError) as e:
-            raise Malformed("unreadable value (%s)" % type(e).__name__)
+    def _start(self, first: int) -> None:
+        code = self._r.u8()
+        t = chr(code & 0x7F)
+        if t not in "()":
+            raise Malformed("a message that is not a tuple")
+        if code & 0x80:
+            self._r.refs.append(_INCOMPLETE)
+            self._r.sizes.append(0)
+        self.size = self._r.count(self._r.u8() if t == ")" else self._r.i32())
+        self.head = [self._r.value(1) for _ in range(min(first, self.size))]
+
+    def _rest(self) -> list[object]:
+        rest = [self._r.value(1) for _ in range(self.size - len(self.head))]
         if self._r.pos != len(self._r.data):
             raise Malformed("trailing bytes after a value")
         return rest
+
+    def finish(self) -> list[object]:
+        """The remaining items; Malformed when they are not plain values or bytes are left over."""
+        return untrusted(self._rest)
+
+    @property
+    def expanded(self) -> int:
+        """How many values the message holds once shared references are expanded."""
+        return self._r.expanded
 
 
 def frame(payload: bytes) -> bytes:
@@ -326,19 +346,13 @@ def short(v: object, limit: int = DETAIL_CHARS) -> str:
 _CONTAINERS = (list, dict, set, bytearray)
 
 
-def shares(value: object, args: tuple[Any, ...], budget: int = MAX_EXPANDED) -> bool:
-    """Whether `value` is, or holds, one of the mutable argument objects itself (same identity).
-    Each distinct object is visited once, so the work is linear in what came back."""
-    targets = {id(a) for a in args if type(a) in _CONTAINERS}
-    if not targets:
-        return False
+def _objects(root: object, budget: int) -> tuple[set[int], int]:
+    """ids of the distinct containers reachable from root (each visited once), and budget left."""
     seen: set[int] = set()
-    todo = [value]
+    todo = [root]
     while todo and budget > 0:
         x = todo.pop()
         budget -= 1
-        if id(x) in targets:
-            return True
         t = type(x)
         if t not in (list, tuple, set, frozenset, dict) or id(x) in seen:
             continue
@@ -347,7 +361,38 @@ def shares(value: object, args: tuple[Any, ...], budget: int = MAX_EXPANDED) -> 
             todo.extend(x.values())  # type: ignore[attr-defined]
         else:
             todo.extend(x)  # type: ignore[arg-type]
-    return False
+    return seen, budget
+
+
+def shares(value: object, args: tuple[Any, ...], budget: int = MAX_EXPANDED) -> bool:
+    """Whether `value` is, or holds at any depth, a mutable object of the arguments at any depth
+    (the same identity: the caller's list, or a list inside it). Each distinct object is visited
+    once, so the work is linear in what came back."""
+    reach, budget = _objects(args, budget)
+    mutable = {id(x) for x in _mutables(args, reach)}
+    if not mutable:
+        return False
+    found, _ = _objects(value, budget)
+    return not mutable.isdisjoint(found)
+
+
+def _mutables(args: tuple[Any, ...], reach: set[int]) -> list[object]:
+    out: list[object] = []
+    seen: set[int] = set()
+    todo: list[object] = list(args)
+    while todo:
+        x = todo.pop()
+        if id(x) in seen or id(x) not in reach:
+            continue
+        seen.add(id(x))
+        t = type(x)
+        if t in _CONTAINERS:
+            out.append(x)
+        if t is dict:
+            todo.extend(x.values())  # type: ignore[attr-defined]
+        elif t in (list, tuple, set, frozenset):
+            todo.extend(x)  # type: ignore[arg-type]
+    return out
 
 
 def exc_line(e: BaseException) -> str:

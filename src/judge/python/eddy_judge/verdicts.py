@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
+import time
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -174,9 +175,12 @@ def _verdict(run: Run, p: Prepared, fn: str, budget: Budget, rejudge: bool, memo
         return None
     natural = _natural_verdict(run, p, fn, memory_mb)
     u = run.usage
-    if u is not None and u.cpu_ms > budget.cpu_ms:
-        over = 100.0 * (u.cpu_ms - budget.cpu_ms) / budget.cpu_ms
-        text = "used %.0f ms of CPU time, over its budget of %.0f ms (%s) by %.0f%%" % (u.cpu_ms, budget.cpu_ms, budget.explain(), over)
+    if u is not None and u.cpu_ms + run.compare_ms > budget.cpu_ms:
+        used = u.cpu_ms + run.compare_ms
+        over = 100.0 * (used - budget.cpu_ms) / budget.cpu_ms
+        text = "used %.0f ms of CPU time, over its budget of %.0f ms (%s) by %.0f%%" % (used, budget.cpu_ms, budget.explain(), over)
+        if run.compare_ms >= 1.0:
+            text += " (%.0f ms of it the judge's comparison of its answers)" % run.compare_ms
         if rejudge:
             return Outcome("resource_exhaustion", text + "; the same again when judged alone", "cpu")
         return Outcome("resource_exhaustion", text, "cpu", borderline=True)
@@ -226,6 +230,53 @@ def _natural_verdict(run: Run, p: Prepared, fn: str, memory_mb: int) -> Outcome:
     for i in range(len(p.calls)):
         if i not in run.results:
             return Outcome("runtime_error", "no result came back %s" % where(i, n_fixed))
+    bound = _compare_bound(p)
+    if sum(run.expanded.values()) > bound:
+        i = max(run.expanded, key=lambda k: run.expanded[k])
+        return Outcome(
+            "resource_exhaustion",
+            "the answers hold %d values once shared references are expanded, more than the judge compares for this instance (%d: %d x the model solution's, at least %d) %s"
+            % (sum(run.expanded.values()), bound, COMPARE_PER_EXPECTED, COMPARE_FLOOR, where(i, n_fixed)),
+            "cpu",
+        )
+    t0 = time.process_time()
+    try:
+        return _compared(run, p, fn)
+    finally:
+        run.compare_ms = (time.process_time() - t0) * 1000.0
+
+
+# The trusted comparison is bounded by what crossed the wire: an answer may hold up to this many
+# times the values of the model solution's outputs (and always this floor) once shared
+# references are expanded; beyond, it is the answer's resource_exhaustion, decided before any
+# comparison runs. What the comparison costs is charged to the answer's CPU time.
+COMPARE_FLOOR = 1_000_000
+COMPARE_PER_EXPECTED = 4
+
+
+def _expanded_size(v: Any, cap: int) -> int:
+    n = 0
+    todo = [v]
+    while todo and n <= cap:
+        x = todo.pop()
+        n += 1
+        t = type(x)
+        if t is list or t is tuple or t is set or t is frozenset:
+            todo.extend(x)
+        elif t is dict:
+            todo.extend(x.keys())
+            todo.extend(x.values())
+    return n
+
+
+def _compare_bound(p: Prepared) -> int:
+    cap = COMPARE_FLOOR * 100
+    expected = sum(_expanded_size(e, cap) + _expanded_size(a, cap) for e, a in zip(p.expected, p.calls))
+    return max(COMPARE_FLOOR, COMPARE_PER_EXPECTED * expected)
+
+
+def _compared(run: Run, p: Prepared, fn: str) -> Outcome:
+    n_fixed = p.n_fixed
     changed = "modified its argument, which the question forbids"
     for i, args in enumerate(p.calls):
         tag, value, after = run.results[i]

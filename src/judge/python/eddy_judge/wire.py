@@ -140,11 +140,16 @@ def _from_array(pairs: Any, is_list: bool, like: Any) -> Any:
 
 def read_answer(value_json: str, meta_json: str, expected: Any, args: tuple[Any, ...]) -> tuple[Any, Any, bool]:
     """(value, arguments after the call or None, whether the value holds an argument object)."""
+    # Every byte here came from the answer's process: one total function, a value or WireError
+    # (the answer's runtime_error), whatever the line holds (float() of a 400-digit integer is an
+    # OverflowError, a deep array a RecursionError...).
     try:
         value = from_wire(json.loads(value_json), expected)
         meta = json.loads(meta_json)
         after_raw = meta.get("after") if type(meta) is dict else None
         after = tuple(from_wire(a, like) for a, like in zip(after_raw, args)) if type(after_raw) is list and len(after_raw) == len(args) else None
         return value, after, type(meta) is dict and meta.get("shares") is True
-    except (ValueError, RecursionError) as e:
-        raise WireError(str(e) or "a malformed answer") from None
+    except WireError:
+        raise
+    except Exception as e:
+        raise WireError("a malformed answer (%s)" % type(e).__name__) from None
