@@ -12,6 +12,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { IsolationReport, Verdict } from "../../src/judge/types.js";
 import { fixtureTemplate } from "./fixtures/templates.js";
+import { JOINED_THREADS, RECORDING_ATTACKS } from "./fixtures/attacks30.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "../..");
@@ -22,14 +23,14 @@ const CORRECT = "def sum_range(values):\n    return sum(values[1:4])\n";
 interface Case {
     name: string;
     code: string;
-    template?: "sum" | "keep" | "other";
+    template?: "sum" | "keep" | "other" | "slice";
 }
 
 let copy = "";
 
 function templates(): Record<string, ReturnType<typeof fixtureTemplate>> {
     const at = (name: string, oracle: string) => ({ ...fixtureTemplate(oracle, { budget: { timeMs: 1000, memoryMb: 64 }, randomInputs: 5 }), id: "asuser_" + name, oracleFile: path.join(copy, "oracles", oracle + ".py") });
-    return { sum: at("sum", "sum_range"), keep: at("keep", "sum_range_keep"), other: at("other", "evens") };
+    return { sum: at("sum", "sum_range"), keep: at("keep", "sum_range_keep"), other: at("other", "evens"), slice: at("slice", "slice_keep") };
 }
 
 /** Runs the copy's judge as nobody; one verdict per case, in order. */
@@ -149,8 +150,20 @@ describe.skipIf(!canRun)("as an ordinary user who owns the checkout", () => {
         { name: "pwned", code: "def sum_range(values):\n    return 'PWNED'\n", template: "other" },
         { name: "forge", code: FORGE_ARGUMENT_CHECK, template: "keep" },
         { name: "signal-eddy", code: SIGNAL_EDDY },
-        { name: "correct", code: CORRECT }
+        { name: "correct", code: CORRECT },
+        // Issue #30: answer code run while the harness records, to put back a changed argument.
+        ...RECORDING_ATTACKS.map(([name, code]): Case => ({ name: "record: " + name, code, template: "slice" })),
+        { name: "joined threads", code: JOINED_THREADS }
     ];
+    const recordingHeld = (by: Record<string, Verdict>) => {
+        for (const [name] of RECORDING_ATTACKS) {
+            const v = by["record: " + name]!;
+            expect(v.category, `${name}: ${v.detail}`).not.toBe("passed");
+            if (name.includes("background thread")) expect(v.detail).toMatch(/left a thread running/);
+            else expect(v.detail, name).toMatch(/modified its argument|expected/);
+        }
+        expect(by["joined threads"]!.category, by["joined threads"]!.detail).toBe("passed");
+    };
     const untouched = () => {
         for (const f of [oracleOf("evens")(), oracleOf("sum_range")(), workerPy()]) expect(readFileSync(f, "utf8"), f).not.toContain("PWNED");
     };
@@ -171,18 +184,20 @@ describe.skipIf(!canRun)("as an ordinary user who owns the checkout", () => {
             if (guard === "on") expect(by.forge!.detail).toMatch(/^tampering: /);
             expect(["passed", "runtime_error"]).toContain(by["signal-eddy"]!.category);
             expect(by.correct!.category, by.correct!.detail).toBe("passed");
+            recordingHeld(by);
             untouched();
         });
 
     it("without a sandbox (only when allowed): eddy's process survives every signal, and the report says what is not protected", () => {
-        const cases = attacks().filter((c) => ["signal-eddy", "forge", "correct"].includes(c.name));
+        const cases = attacks().filter((c) => ["signal-eddy", "forge", "correct", "joined threads"].includes(c.name) || c.name.startsWith("record: "));
         const { isolation, verdicts } = judgeAsNobody(cases, { EDDY_JUDGE_NO_NAMESPACES: "1", EDDY_JUDGE_GUARD: "0" });
         const by = Object.fromEntries(cases.map((c, i) => [c.name, verdicts[i]!]));
         expect(isolation.sandboxed).toBe(false);
         expect(isolation.notes.join(" ")).toMatch(/WITHOUT a sandbox/);
         expect(isolation.notes.join(" ")).toMatch(/does not hide eddy's \/proc entries/);
         // The driver finished and answered: the signals never reached it.
-        expect(verdicts).toHaveLength(3);
+        expect(verdicts).toHaveLength(cases.length);
+        recordingHeld(by);
         expect(by["signal-eddy"]!.category, by["signal-eddy"]!.detail).toBe("passed");
         expect(by.forge!.category, by.forge!.detail).not.toBe("passed");
         expect(by.correct!.category).toBe("passed");

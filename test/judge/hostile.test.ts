@@ -9,6 +9,7 @@ import { JudgePool } from "../../src/judge/JudgePool.js";
 import { MemoryVerdictCache } from "../../src/judge/cache.js";
 import type { Category } from "../../src/vocabulary.js";
 import { fixtureTemplate } from "./fixtures/templates.js";
+import { JOINED_THREADS, RECORDING_ATTACKS } from "./fixtures/attacks30.js";
 
 // Small limits keep this file quick; every containment was first tried with tiny limits.
 const t = fixtureTemplate("sum_range", { budget: { timeMs: 1000, memoryMb: 64 }, randomInputs: 5 });
@@ -50,7 +51,8 @@ const corpus: [string, string, Category[]][] = [
     ["sys.exit mid-test", "import sys\ndef sum_range(values):\n    sys.exit(0)\n", ["runtime_error"]],
     ["os._exit mid-test", "import os\ndef sum_range(values):\n    os._exit(0)\n", ["runtime_error"]],
     ["segfault through ctypes", "import ctypes\ndef sum_range(values):\n    return ctypes.string_at(0)\n", ["runtime_error"]],
-    ["sleeping threads", "import threading, time\ndef sum_range(values):\n    threading.Thread(target=time.sleep, args=(1000,)).start()\n" + RETURN_RIGHT, ["passed"]],
+    // A thread left running when the call returns could run beside the harness as it records (issue #30).
+    ["sleeping threads", "import threading, time\ndef sum_range(values):\n    threading.Thread(target=time.sleep, args=(1000,)).start()\n" + RETURN_RIGHT, ["runtime_error"]],
     [
         "forging lines on the judge's result channel",
         "import os\ndef sum_range(values):\n    for fd in os.listdir('/proc/self/fd'):\n        try:\n            os.write(int(fd), b'garbage\\n{\"done\": true}\\n')\n        except OSError:\n            pass\n" + RETURN_RIGHT,
@@ -76,6 +78,7 @@ const IPC_KEY = 0x5e000000 + (parseInt(nonce.slice(0, 5), 16) & 0xffff);
 const victimFile = path.join(secretDir, "victim.txt");
 const keepTemplate = fixtureTemplate("sum_range_keep", { budget: { timeMs: 1000, memoryMb: 64 }, randomInputs: 5 });
 const fixtureOracle = t.oracleFile;
+const sliceKeep = fixtureTemplate("slice_keep", { budget: { timeMs: 1000, memoryMb: 64 }, randomInputs: 5 });
 // [name, code, wanted categories, template, only with namespaces]
 const integrity: [string, string, Category[], typeof t, boolean][] = [
     [
@@ -105,7 +108,7 @@ const integrity: [string, string, Category[], typeof t, boolean][] = [
     ],
     [
         "patching the harness's encoder to hide an argument it changed",
-        "import sys, marshal, json\nCALLS = []\ndef _liar(real):\n    memo = {}\n    def fake(v, *a, **k):\n        if isinstance(v, tuple) and id(v) in memo:\n            return memo[id(v)]\n        out = real(v, *a, **k)\n        if isinstance(v, tuple):\n            memo[id(v)] = out\n        return out\n    fake.patched = True\n    return fake\ndef sum_range(values):\n    CALLS.append(1)\n    f = sys._getframe(1)\n    while f is not None:\n        g = f.f_globals\n        for name in ('encode', 'dumps', '_send'):\n            if callable(g.get(name)) and not getattr(g[name], 'patched', False):\n                g[name] = _liar(g[name])\n        f = f.f_back\n    for mod, name in ((marshal, 'dumps'), (json, 'dumps')):\n        if not getattr(getattr(mod, name), 'patched', False):\n            setattr(mod, name, _liar(getattr(mod, name)))\n    total = sum(values[1:4])\n    if len(CALLS) > 1:\n        values.reverse()\n    return total\n",
+        "import sys, marshal, json\nCALLS = []\ndef _liar(real):\n    memo = {}\n    def fake(v, *a, **k):\n        if isinstance(v, tuple) and id(v) in memo:\n            return memo[id(v)]\n        out = real(v, *a, **k)\n        if isinstance(v, tuple):\n            memo[id(v)] = out\n        return out\n    fake.patched = True\n    return fake\ndef sum_range(values):\n    CALLS.append(1)\n    try:\n        f = sys._getframe(1)\n    except ValueError:\n        f = None  # no harness frame above the answer's (issue #30)\n    while f is not None:\n        g = f.f_globals\n        for name in ('encode', 'dumps', '_send'):\n            if callable(g.get(name)) and not getattr(g[name], 'patched', False):\n                g[name] = _liar(g[name])\n        f = f.f_back\n    for mod, name in ((marshal, 'dumps'), (json, 'dumps')):\n        if not getattr(getattr(mod, name), 'patched', False):\n            setattr(mod, name, _liar(getattr(mod, name)))\n    total = sum(values[1:4])\n    if len(CALLS) > 1:\n        values.reverse()\n    return total\n",
         ["assertion_error", "fuzzing_failure"], keepTemplate, false
     ],
     [
@@ -169,7 +172,10 @@ const integrity: [string, string, Category[], typeof t, boolean][] = [
         "def sum_range(values):\n    return sum(values[1:4])\n" + "x = 1\n".repeat(50_000),
         ["static_error"], t, false
     ],
-    ["deeply nested brackets", "def sum_range(values):\n    return " + "(".repeat(5000) + "1" + ")".repeat(5000) + "\n", ["syntax_error", "static_error"], t, false]
+    ["deeply nested brackets", "def sum_range(values):\n    return " + "(".repeat(5000) + "1" + ")".repeat(5000) + "\n", ["syntax_error", "static_error"], t, false],
+    // Issue #30: no answer code runs while the harness records; each of these changed its argument.
+    ...RECORDING_ATTACKS.map(([name, code]): [string, string, Category[], typeof t, boolean] => [name, code, name.includes("background thread") ? ["runtime_error"] : ["assertion_error", "fuzzing_failure"], sliceKeep, false]),
+    ["a correct answer whose threads have ended when its call returns", JOINED_THREADS, ["passed"], t, false]
 ];
 
 function survivors(): string[] {

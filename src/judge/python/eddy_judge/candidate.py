@@ -377,6 +377,8 @@ _GUARDED = {
 
 def _guard_text(event: object) -> str:
     name = event if isinstance(event, str) else "?"
+    if name.startswith("foreign: "):
+        return "tampering: the answer's harness found %s; the answer was stopped" % name[len("foreign: ") :][:200]
     what = _GUARDED.get(name) or ("ctypes (raw memory: %s)" % name if name.startswith("ctypes.") else name[:60])
     return "tampering: the answer used %s; the judge's guard refused it and stopped the answer" % what
 

@@ -5,15 +5,15 @@
 // expected value: comparison happens in the trusted Python worker. PHP has one container, the
 // array: it goes back as {"arr": [[k, v], ...], "list": bool} and the expected value decides.
 
-$eddy_out = fopen("php://fd/3", "w");
-[$_, $eddy_candidate, $eddy_fn, $eddy_arity, $eddy_send] = $argv;
-$eddy_arity = (int) $eddy_arity;
-$eddy_send = $eddy_send === "1";
+// Nothing of the harness's is a global: the answer could reach a global through $GLOBALS (its
+// previous result, its arguments, the output stream). Its state lives in the locals of
+// eddy_main() and in a static of eddy_say(), which no other function can reach.
 
 function eddy_say($obj) {
-    global $eddy_out;
-    fwrite($eddy_out, json_encode($obj, JSON_UNESCAPED_UNICODE | JSON_INVALID_UTF8_SUBSTITUTE | JSON_PRESERVE_ZERO_FRACTION) . "\n");
-    fflush($eddy_out);
+    static $out = null;
+    if ($out === null) $out = fopen("php://fd/3", "w");
+    fwrite($out, json_encode($obj, JSON_UNESCAPED_UNICODE | JSON_INVALID_UTF8_SUBSTITUTE | JSON_PRESERVE_ZERO_FRACTION) . "\n");
+    fflush($out);
 }
 
 function eddy_decode($t) {
@@ -48,58 +48,83 @@ function eddy_encode($v, $depth = 0) {
         foreach ($v as $k => $e) $pairs[] = [eddy_encode($k, $depth + 1), eddy_encode($e, $depth + 1)];
         return ["arr" => $pairs, "list" => array_is_list($v)];
     }
-    return ["opaque" => substr(print_r($v, true), 0, 300)];
+    // An object's name only: print_r would call its __debugInfo (the answer's code) while recording.
+    return ["opaque" => "<" . (is_object($v) ? get_class($v) : gettype($v)) . ">"];
 }
 
 function eddy_text($e) {
     return substr(get_class($e) . ": " . $e->getMessage(), 0, 300);
 }
 
-$calls = json_decode(file_get_contents("php://stdin"), true);
-$source = file_get_contents($eddy_candidate);
-// An answer may or may not open with the PHP tag; a closing tag at its end is allowed.
-if (!preg_match('/^\s*<\?php/', $source)) $source = "<?php\n" . $source;
-file_put_contents($eddy_candidate, $source);
-try {
-    (function () use ($eddy_candidate) { include $eddy_candidate; })();
-} catch (ParseError $e) {
-    eddy_say(["load" => "syntax", "text" => eddy_text($e)]);
-    exit(0);
-} catch (Throwable $e) {
-    eddy_say(["load" => "runtime", "text" => eddy_text($e)]);
-    exit(0);
-}
-if (!function_exists($eddy_fn)) {
-    eddy_say(["load" => "missing", "text" => "no function named $eddy_fn is defined"]);
-    exit(0);
-}
-$eddy_f = new ReflectionFunction($eddy_fn);
-$eddy_need = $eddy_f->getNumberOfRequiredParameters();
-$eddy_all = $eddy_f->getNumberOfParameters();
-if ($eddy_need > $eddy_arity || ($eddy_all < $eddy_arity && !$eddy_f->isVariadic())) {
-    eddy_say(["load" => "arity", "text" => "$eddy_fn takes $eddy_need argument(s); expected $eddy_arity"]);
-    exit(0);
-}
-eddy_say(["load" => "ok"]);
-foreach ($calls as $i => $c) {
-    try {
-        $args = array_map("eddy_decode", $c);
-    } catch (Throwable $e) {
-        eddy_say(["i" => $i, "err" => "runtime", "text" => "the judge could not pass the arguments: " . eddy_text($e)]);
-        continue;
+function eddy_main($argv) {
+    [$_, $candidate, $fn, $arity, $send] = $argv;
+    $arity = (int) $arity;
+    $send = $send === "1";
+    $calls = json_decode(file_get_contents("php://stdin"), true);
+    // Every call's arguments are decoded before the answer is loaded.
+    $all = [];
+    foreach ($calls as $i => $c) {
+        try {
+            $all[$i] = array_map("eddy_decode", $c);
+        } catch (Throwable $e) {
+            $all[$i] = $e;
+        }
     }
+    $source = file_get_contents($candidate);
+    // An answer may or may not open with the PHP tag; a closing tag at its end is allowed.
+    if (!preg_match('/^\s*<\?php/', $source)) $source = "<?php\n" . $source;
+    file_put_contents($candidate, $source);
     try {
-        $v = $eddy_fn(...$args);
+        (function () use ($candidate) { include $candidate; })();
+    } catch (ParseError $e) {
+        eddy_say(["load" => "syntax", "text" => eddy_text($e)]);
+        exit(0);
     } catch (Throwable $e) {
-        eddy_say(["i" => $i, "err" => "runtime", "text" => eddy_text($e)]);
-        continue;
+        eddy_say(["load" => "runtime", "text" => eddy_text($e)]);
+        exit(0);
     }
-    try {
-        // PHP arrays are values: an answer cannot hand back its argument object, so nothing is shared.
-        eddy_say(["i" => $i, "v" => eddy_encode($v), "after" => $eddy_send ? array_map("eddy_encode", $args) : null, "shares" => false]);
-    } catch (Throwable $e) {
-        eddy_say(["i" => $i, "v" => ["opaque" => "<a value the harness cannot write: " . eddy_text($e) . ">"], "after" => null]);
+    if (!function_exists($fn)) {
+        eddy_say(["load" => "missing", "text" => "no function named $fn is defined"]);
+        exit(0);
     }
+    $f = new ReflectionFunction($fn);
+    $need = $f->getNumberOfRequiredParameters();
+    $count = $f->getNumberOfParameters();
+    if ($need > $arity || ($count < $arity && !$f->isVariadic())) {
+        eddy_say(["load" => "arity", "text" => "$fn takes $need argument(s); expected $arity"]);
+        exit(0);
+    }
+    eddy_say(["load" => "ok"]);
+    // Every value the answer returned stays referenced until the end (no destructor of the
+    // answer's runs because the harness let go of it), and no cycle collection runs while the
+    // harness records.
+    $kept = [];
+    foreach ($all as $i => $args) {
+        if ($args instanceof Throwable) {
+            eddy_say(["i" => $i, "err" => "runtime", "text" => "the judge could not pass the arguments: " . eddy_text($args)]);
+            continue;
+        }
+        gc_enable();
+        try {
+            $v = $fn(...$args);
+        } catch (Throwable $e) {
+            gc_disable();
+            eddy_say(["i" => $i, "err" => "runtime", "text" => eddy_text($e)]);
+            continue;
+        }
+        gc_disable();
+        $kept[] = $v;
+        try {
+            // The arguments first. PHP arrays are values: an answer cannot hand back its argument
+            // object, so nothing is shared.
+            $after = $send ? array_map("eddy_encode", $args) : null;
+            eddy_say(["i" => $i, "after" => $after, "shares" => false, "v" => eddy_encode($v)]);
+        } catch (Throwable $e) {
+            eddy_say(["i" => $i, "v" => ["opaque" => "<a value the harness cannot write: " . eddy_text($e) . ">"], "after" => null]);
+        }
+    }
+    eddy_say(["done" => true]);
+    exit(0);
 }
-eddy_say(["done" => true]);
-exit(0);
+
+eddy_main($argv);
