@@ -17,6 +17,7 @@ export const UNIT_TESTS = [
     "test/judge/replies.test.ts",
     "test/report/rules.test.ts",
     "test/report/report.test.ts",
+    "test/report/agreementCause.test.ts",
     "test/quant/divergence.test.ts",
     "test/quant/flips.test.ts",
     "test/quant/report.test.ts",

@@ -15,7 +15,9 @@ export interface Scores3 {
  * - their_harness: their harness failed (a timeout, a crash), or its own test passes the response on a re-run;
  * - their_inconsistent: their harness gave identical code on the same instance opposite verdicts;
  * - their_test: their test is wrong here: it fails the model solution itself, or passes and fails the same code by the random draw;
- * - eddy_harness: eddy's harness outcome (truncated, judge_error);
+ * - eddy_harness: eddy's harness outcome (truncated, judge_error), or a limit of eddy's that a
+ *   re-judge alone overturns (stopped as sleeping or blocked, or at the wall-clock backstop: limits
+ *   that depend on what else the machine was doing) where their harness passed the answer;
  * - extraction: the two took different code from the response;
  * - oracle: both ran the same code and their tests and eddy's oracle differ.
  */
@@ -117,12 +119,27 @@ function fromRerun(p: PublishedVerdict, eddyPassed: boolean): { cause: CauseKind
 }
 
 /**
- * The cause of one disagreement, first match: their harness failed (timeout, crash); their test fails
+ * The limit of eddy's own harness that stopped the answer, when it is one that depends on the run
+ * rather than on the answer (the answer's CPU time is not: it is the same on any machine), read
+ * from the verdict's detail as judge/verdicts.py words it; undefined otherwise.
+ */
+export function machineLimit(eddy: Category, detail: string): string | undefined {
+    if (eddy !== "resource_exhaustion") return undefined;
+    if (/^sleeping or blocked /.test(detail)) return "stopped as sleeping or blocked";
+    if (/^(wall-clock backstop of \d+ ms reached|the sandbox did not finish within the wall-clock backstop)/.test(detail)) return "stopped at the wall-clock backstop";
+    return undefined;
+}
+
+/**
+ * The cause of one disagreement, first match: a run-dependent limit of eddy's harness; their harness failed (timeout, crash); their test fails
  * the model solution on re-run; identical code got both verdicts; they took other code; then what
  * the re-run shows; else the two oracles differ.
  */
-function explain(p: PublishedVerdict, eddy: Category, eddyDetail: string, code: string | null, inconsistent: { correct: number; total: number } | undefined): { cause: CauseKind; explanation: string } {
+export function explain(p: PublishedVerdict, eddy: Category, eddyDetail: string, code: string | null, inconsistent: { correct: number; total: number } | undefined): { cause: CauseKind; explanation: string } {
     const eddyPassed = eddy === "passed";
+    const limit = machineLimit(eddy, eddyDetail);
+    if (limit && p.correct)
+        return { cause: "eddy_harness", explanation: `eddy's harness: ${limit}, a limit a re-judge alone overturns (${eddyDetail}); their harness passed it` };
     if (p.fault === "timeout") return { cause: "their_harness", explanation: `their harness timed out (${p.detail}); eddy: ${eddy}` };
     if (p.fault === "crash") return { cause: "their_harness", explanation: `their harness crashed (${p.detail}); eddy: ${eddy}` };
     const rerun = fromRerun(p, eddyPassed);

@@ -10,7 +10,7 @@ const CAUSE_LABELS: Record<CauseKind, string> = {
     their_harness: "their harness (timeout, crash, or their test passes it on re-run)",
     their_inconsistent: "their harness: inconsistent verdicts for identical code",
     their_test: "their test is wrong here",
-    eddy_harness: "eddy's harness (truncated, judge_error)",
+    eddy_harness: "eddy's harness (truncated, judge_error, a run-dependent limit)",
     extraction: "extraction difference",
     oracle: "oracle difference"
 };
