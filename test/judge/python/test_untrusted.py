@@ -9,6 +9,7 @@ import os
 import random
 import struct
 import unittest
+from typing import Any
 
 from eddy_judge.candidate import Run, _candidate_message, read_results
 from eddy_judge.protocol import Malformed, Partial, read_plain, shares
@@ -19,7 +20,7 @@ SEEDS = range(4)
 ROUNDS = 1500
 
 
-def _plain(rng: random.Random, depth: int = 0) -> object:
+def _plain(rng: random.Random, depth: int = 0) -> Any:
     pick = rng.randrange(12 if depth < 6 else 6)
     if pick == 0:
         return None
