@@ -164,8 +164,8 @@ def _user_tasks(uid: int) -> int:
 
 # Compiled once, when the zygote loads this module, into a namespace holding only builtins and
 # what the answer's threads need. Each load and each call runs in a thread of its own, started
-# from C (itertools/operator, no harness frame above the answer's: nothing of the harness's is
-# reachable by walking frames), and the harness waits until that thread has *ended* (its
+# from C (itertools/operator: the one harness frame above the answer's is `call` or `load`, which
+# holds only what the answer was given), and the harness waits until that thread has *ended* (its
 # sentinel lock, released once the thread's state is gone) before it reads or records anything.
 _LOOP_SOURCE = '''
 def kind(e):
@@ -185,20 +185,22 @@ def text(e):
     name = type(e).__name__
     return (name + ": " + msg if msg else name)[:300]
 
-def catcher(errs):
-    # sys.unraisablehook: an exception that ends one of the answer's threads lands here, in that
-    # thread (str() of it is the answer's code, run where the answer runs).
-    def unraisable(u):
-        try:
-            errs.append((u.object, kind(u.exc_value), text(u.exc_value)))
-        except BaseException:
-            pass
-    return unraisable
+# The frame above the answer's holds only what the answer was given (its function, its
+# arguments): nothing of the harness's is reachable from it. text() of an exception is the
+# answer's code too, run here, in the answer's thread.
+def call(f, args):
+    try:
+        return ("r", f(*args))
+    except BaseException as e:
+        return ("e", kind(e), text(e))
 
 def load(compiled, ns, fn):
-    exec(compiled, ns)
-    f = ns.get(fn)
-    return f if callable(f) else None
+    try:
+        exec(compiled, ns)
+        f = ns.get(fn)
+    except BaseException as e:
+        return ("e", kind(e), text(e))
+    return ("r", f if callable(f) else None)
 
 def shown(v):
     try:
@@ -356,11 +358,11 @@ def _run(compiled: CodeType, fn: str, calls: list[tuple[Any, ...]], send_args: b
     gc_enable = gc.enable
     gc_disable = gc.disable
     load = _LOOP_SCOPE["load"]
+    call = _LOOP_SCOPE["call"]
     shown = _LOOP_SCOPE["shown"]
     me = getpid()
     main = ident()
     not_plain = "<arguments no longer plain data>"
-    errs: list[tuple[Any, str, str]] = []
     # Every box (a call's result) stays here until the process ends.
     kept: list[list[Any]] = []
 
@@ -382,10 +384,11 @@ def _run(compiled: CodeType, fn: str, calls: list[tuple[Any, ...]], send_args: b
                     pass
             exit_(TAMPER_EXIT)
 
-    def in_thread(func: Any, args: tuple[Any, ...]) -> tuple[list[Any], tuple[str, str] | None]:
-        """func(*args) in a thread of its own, waited for until that thread has ended: (box, error),
-        box[4] the value when there is one. Started from C: the answer's frames have no harness
-        frame above them; the box, the locks and the sentinel are reachable from nowhere else."""
+    def in_thread(func: Any, args: tuple[Any, ...]) -> tuple[Any, tuple[str, str] | None]:
+        """func(*args) in a thread of its own, waited for until that thread has ended: (value,
+        error), func being one of the loop's helpers (`call`, `load`, `shown`), which return
+        ("r", value) or ("e", kind, text). Started from C: the box, the locks and the sentinel are
+        reachable from nowhere else."""
         box: list[Any] = []
         ready = new_lock()
         ready.acquire()
@@ -399,17 +402,18 @@ def _run(compiled: CodeType, fn: str, calls: list[tuple[Any, ...]], send_args: b
             start(runner, (chain(mine, map(take, held), map(call0, (gc_enable, ready.release)), starmap(func, (args,))),))
         except RuntimeError as e:  # no thread to be had: the process or memory limit, already used up
             gc_disable()
-            return box, ("resource", "the judge could not start the answer's thread: %s" % _exc(e))
+            return None, ("resource", "the judge could not start the answer's thread: %s" % _exc(e))
         ready.acquire()
         box[0].acquire()  # the thread's sentinel: released once its state is gone
         gc_disable()
-        for obj, k, t in errs:
-            if obj is runner:
-                return box, (k, t)
-        return box, None
+        out = box[4] if len(box) == 5 else None
+        if type(out) is tuple and len(out) == 2 and out[0] == "r":
+            return out[1], None
+        if type(out) is tuple and len(out) == 3 and out[0] == "e" and type(out[2]) is str:
+            return None, ("resource" if out[1] == "resource" else "runtime", out[2])
+        return None, ("runtime", "the call left no result")
 
     ns: dict[str, object] = {"__name__": "candidate", "__file__": "candidate.py", "__doc__": None, "__builtins__": builtins}
-    sys.unraisablehook = _LOOP_SCOPE["catcher"](errs)
     # Nothing of the harness stays importable: its modules (and ctypes, which the zygote loaded
     # for prctl) leave sys.modules, and a fresh import of them is refused by the hook.
     for name in list(sys.modules):
@@ -428,20 +432,19 @@ def _run(compiled: CodeType, fn: str, calls: list[tuple[Any, ...]], send_args: b
         os.close(mark_w)
     except OSError:
         pass
-    box, err = in_thread(load, (compiled, ns, fn))
-    if err is not None:
-        emit(("load", err[0], err[1]))
-        exit_(0)
+    f, err = in_thread(load, (compiled, ns, fn))
     if threads() != 0:
         emit(("load", "runtime", LEFT_A_THREAD % "the module"))
         exit_(0)
-    f = box[4] if len(box) == 5 else None
+    if err is not None:
+        emit(("load", err[0], err[1] if err[1] != "the call left no result" else "the module did not finish loading"))
+        exit_(0)
     if f is None:
-        emit(("load", "runtime", ("%s is not a function once the module has run" % fn) if len(box) == 5 else "the module did not finish loading"))
+        emit(("load", "runtime", "%s is not a function once the module has run" % fn))
         exit_(0)
     emit(("loaded",))
     for i, args in enumerate(calls):
-        box, err = in_thread(f, args)
+        value, err = in_thread(call, (f, args))
         if threads() != 0:
             # Recorded before anything else: nothing of this call's is read.
             emit(("e", i, "runtime", LEFT_A_THREAD % ("its call (%s)" % fn)))
@@ -449,10 +452,6 @@ def _run(compiled: CodeType, fn: str, calls: list[tuple[Any, ...]], send_args: b
         if err is not None:
             emit(("e", i, "resource" if err[0] == "resource" else "runtime", err[1][:300]))
             continue
-        if len(box) != 5:
-            emit(("e", i, "runtime", "the call left no result"))
-            continue
-        value = box[4]
         after: Any = args if send_args else None
         try:
             # One marshal call over the value and the arguments: an object that is both comes
@@ -476,11 +475,12 @@ def _run(compiled: CodeType, fn: str, calls: list[tuple[Any, ...]], send_args: b
             recorded = dumps(after)
         except ValueError:
             recorded = dumps(not_plain)
-        rbox, rerr = in_thread(shown, (value,))
+        text, rerr = in_thread(call, (shown, (value,)))
         if threads() != 0:
             emit(("e", i, "runtime", LEFT_A_THREAD % ("the repr of its value (%s)" % fn)))
             exit_(0)
-        text = rbox[4] if rerr is None and len(rbox) == 5 and type(rbox[4]) is str else "<unprintable>"
+        if rerr is not None or type(text) is not str:
+            text = "<unprintable>"
         emit(("o", i, text[:300], loads(recorded)))
     emit(("done",))
     exit_(0)
