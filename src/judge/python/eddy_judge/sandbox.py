@@ -363,7 +363,9 @@ def _run(compiled: CodeType, fn: str, calls: list[tuple[Any, ...]], send_args: b
     me = getpid()
     main = ident()
     not_plain = "<arguments no longer plain data>"
-    # Every box (a call's result) stays here until the process ends.
+    # Every box (a call's value) stays here until the process ends: nothing the answer handed
+    # over is let go of, so no __del__ or weakref callback of the answer's runs because of the
+    # harness. (The results of one run are at most MAX_RESULT_BYTES on the wire.)
     kept: list[list[Any]] = []
 
     def emit(obj: Any) -> None:
@@ -397,9 +399,9 @@ def _run(compiled: CodeType, fn: str, calls: list[tuple[Any, ...]], send_args: b
         # The thread takes its sentinel (a lock the interpreter releases when the thread's state
         # is deleted) and holds it, re-enables the collector for the answer, lets this thread
         # wait on the sentinel, then runs func: box = [sentinel, True, None, None, value].
-        mine, held = tee(map(call0, (sentinel,)))
+        mine, taken = tee(map(call0, (sentinel,)))
         try:
-            start(runner, (chain(mine, map(take, held), map(call0, (gc_enable, ready.release)), starmap(func, (args,))),))
+            start(runner, (chain(mine, map(take, taken), map(call0, (gc_enable, ready.release)), starmap(func, (args,))),))
         except RuntimeError as e:  # no thread to be had: the process or memory limit, already used up
             gc_disable()
             return None, ("resource", "the judge could not start the answer's thread: %s" % _exc(e))
