@@ -14,23 +14,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { JudgePool } from "../../src/judge/JudgePool.js";
 import type { Verdict } from "../../src/judge/types.js";
 import { fixtureTemplate } from "./fixtures/templates.js";
+import { CPU_BOUND_CORRECT } from "./fixtures/attacks30.js";
 
 const t = fixtureTemplate("sum_range", { budget: { timeMs: 1000, memoryMb: 64 }, randomInputs: 5 });
 const bindings = { lo: 1, hi: 3 };
-const RETURN_RIGHT = "    return sum(values[1:4])\n";
-// Burns `s` seconds of the calling thread's own CPU time (load does not stretch it).
-const BURN = "import threading, time\ndef _burn(s):\n    end = time.thread_time() + s\n    while time.thread_time() < end:\n        pass\n";
-
 // Each burns 0.4 s of CPU, well inside the 1000 ms budget, and answers right: only the accounting
 // can make it fail. At a fifth of a core that is 2 s of wall time, twice the blocked window.
-const correct: [string, string][] = [
-    [
-        "CPU in two worker threads that exit before the call returns",
-        BURN + "DONE = []\ndef sum_range(values):\n    if not DONE:\n        DONE.append(1)\n        ts = [threading.Thread(target=_burn, args=(0.2,)) for _ in range(2)]\n        for x in ts:\n            x.start()\n        for x in ts:\n            x.join()\n" + RETURN_RIGHT
-    ],
-    ["CPU at load time, no threads", BURN + "_burn(0.4)\ndef sum_range(values):\n" + RETURN_RIGHT],
-    ["CPU in the last call, just before the process exits", BURN + "N = [0]\ndef sum_range(values):\n    N[0] += 1\n    if N[0] == 7:\n        _burn(0.4)\n" + RETURN_RIGHT]
-];
+const correct = CPU_BOUND_CORRECT;
+const RETURN_RIGHT = "    return sum(values[1:4])\n";
 const SLEEPING = "import time\ndef sum_range(values):\n    time.sleep(60)\n" + RETURN_RIGHT;
 
 const SPIN = "const p = process.ppid, end = Date.now() + 600000; for (let i = 0; ; i++) if ((i & 0xfffff) === 0 && (process.ppid !== p || Date.now() > end)) process.exit(0);";

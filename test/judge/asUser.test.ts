@@ -4,7 +4,8 @@
  * bubblewrap and (where it applies) without a sandbox, with the in-process guard on and off (off:
  * what the kernel's layers hold on their own).
  */
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { availableParallelism } from "node:os";
 import { chmodSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -12,7 +13,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { IsolationReport, Verdict } from "../../src/judge/types.js";
 import { fixtureTemplate } from "./fixtures/templates.js";
-import { JOINED_THREADS, RECORDING_ATTACKS } from "./fixtures/attacks30.js";
+import { CPU_BOUND_CORRECT, JOINED_THREADS, RECORDING_ATTACKS } from "./fixtures/attacks30.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "../..");
@@ -186,6 +187,23 @@ describe.skipIf(!canRun)("as an ordinary user who owns the checkout", () => {
             expect(by.correct!.category, by.correct!.detail).toBe("passed");
             recordingHeld(by);
             untouched();
+        });
+
+    for (const mode of ["bubblewrap", "without a sandbox"] as const)
+        it(`time accounting (${mode}): with 4 busy processes per core, correct CPU-bound answers pass (issue #30)`, () => {
+            const spin = "const p = process.ppid, end = Date.now() + 600000; for (let i = 0; ; i++) if ((i & 0xfffff) === 0 && (process.ppid !== p || Date.now() > end)) process.exit(0);";
+            const busy: ChildProcess[] = Array.from({ length: 4 * availableParallelism() }, () => spawn(process.execPath, ["-e", spin], { stdio: "ignore" }));
+            try {
+                const cases = CPU_BOUND_CORRECT.map(([name, code]) => ({ name, code }));
+                const env: Record<string, string> = { EDDY_JUDGE_CPU_FACTOR: "1", ...(mode === "without a sandbox" ? { EDDY_JUDGE_NO_NAMESPACES: "1" } : {}) };
+                const { isolation, verdicts } = judgeAsNobody(cases, env);
+                expect(isolation.sandboxed).toBe(mode === "bubblewrap");
+                expect(busy.filter((c) => c.exitCode === null && c.signalCode === null)).toHaveLength(busy.length);
+                const shown = verdicts.map((v, i) => `${cases[i]!.name}: ${v.category} ${v.detail}`);
+                expect(shown.filter((line) => !line.includes(": passed ")), shown.join("\n")).toEqual([]);
+            } finally {
+                for (const c of busy) c.kill("SIGKILL");
+            }
         });
 
     it("without a sandbox (only when allowed): eddy's process survives every signal, and the report says what is not protected", () => {
