@@ -12,8 +12,8 @@ export interface HumanEvalProblem {
     prompt: string;
     /** The body that completes the prompt into the model solution. */
     canonical_solution: string;
-    /** Python source defining check(candidate). */
-    test: string;
+    /** Python source defining check(candidate) (HumanEval); MBPP+'s own test code is not used. */
+    test?: string;
     entry_point: string;
     base_input?: unknown[][];
     plus_input?: unknown[][];
@@ -23,7 +23,10 @@ export interface HumanEvalProblem {
     line: string;
 }
 
-const TEXT_FIELDS = ["task_id", "prompt", "canonical_solution", "test", "entry_point"] as const;
+/** The benchmark layouts eddy reads: HumanEval/HumanEval+ and EvalPlus's MBPP+. */
+export type Dataset = "humaneval" | "mbpp";
+
+const TEXT_FIELDS = ["task_id", "prompt", "canonical_solution", "entry_point"] as const;
 
 /** The text of a .jsonl or .jsonl.gz file (gzip recognised by its magic bytes, whatever the name). */
 export function readJsonlText(file: string): string {
@@ -67,20 +70,30 @@ function inputList(file: string, line: number, name: string, v: unknown): unknow
     return v as unknown[][];
 }
 
-/** Reads and checks every problem of a HumanEval-format file; any problem out of format fails the whole file. */
-export function readHumanEvalProblems(file: string): HumanEvalProblem[] {
+/**
+ * Reads and checks every problem of a HumanEval-format file (or, `dataset` "mbpp", of EvalPlus's
+ * MbppPlus.jsonl: task_id, prompt, canonical_solution, entry_point, base_input, plus_input, atol,
+ * beside fields eddy does not use: code, test_list, test, assertion, …); any problem out of format
+ * fails the whole file.
+ */
+export function readHumanEvalProblems(file: string, dataset: Dataset = "humaneval"): HumanEvalProblem[] {
     const rows = jsonlObjects(file, readJsonlText(file));
-    if (rows.length === 0) throw new EddyError(`${file}: no problems (expected one JSON object per line with ${TEXT_FIELDS.join(", ")})`);
+    const needs = dataset === "mbpp" ? [...TEXT_FIELDS, "base_input", "plus_input"] : [...TEXT_FIELDS, "test"];
+    if (rows.length === 0) throw new EddyError(`${file}: no problems (expected one JSON object per line with ${needs.join(", ")})`);
     const seen = new Set<string>();
     return rows.map(({ line, value: v, text }) => {
-        for (const f of TEXT_FIELDS)
+        for (const f of dataset === "mbpp" ? TEXT_FIELDS : [...TEXT_FIELDS, "test" as const])
             if (typeof v[f] !== "string" || (f !== "canonical_solution" && (v[f] as string).trim() === ""))
-                throw new EddyError(`${file}:${line}: missing or non-text field '${f}' (a HumanEval problem has ${TEXT_FIELDS.join(", ")})`);
+                throw new EddyError(`${file}:${line}: missing or non-text field '${f}' (${dataset === "mbpp" ? "an MBPP+" : "a HumanEval"} problem has ${needs.join(", ")})`);
         const id = v.task_id as string;
         if (seen.has(id)) throw new EddyError(`${file}:${line}: task_id '${id}' appears twice`);
         seen.add(id);
         if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(v.entry_point as string)) throw new EddyError(`${file}:${line}: entry_point '${String(v.entry_point)}' is not a Python identifier`);
-        if (!/\bdef\s+check\s*\(/.test(v.test as string)) throw new EddyError(`${file}:${line} (${id}): 'test' defines no check(candidate) function`);
+        const evalplus = v.base_input !== undefined && v.base_input !== null;
+        if (dataset === "mbpp" && (!Array.isArray(v.base_input) || !Array.isArray(v.plus_input)))
+            throw new EddyError(`${file}:${line} (${id}): an MBPP+ problem needs 'base_input' and 'plus_input' (is this MbppPlus.jsonl?)`);
+        // EvalPlus judges by base_input/plus_input and never runs 'test'; without them check() is the test.
+        if (dataset === "humaneval" && !evalplus && !/\bdef\s+check\s*\(/.test(v.test as string)) throw new EddyError(`${file}:${line} (${id}): 'test' defines no check(candidate) function`);
         if (v.atol !== undefined && v.atol !== null && (typeof v.atol !== "number" || !(v.atol >= 0))) throw new EddyError(`${file}:${line} (${id}): 'atol' must be a non-negative number`);
         const base = inputList(file, line, "base_input", v.base_input);
         const plus = inputList(file, line, "plus_input", v.plus_input);
@@ -88,7 +101,7 @@ export function readHumanEvalProblems(file: string): HumanEvalProblem[] {
             task_id: id,
             prompt: v.prompt as string,
             canonical_solution: v.canonical_solution as string,
-            test: v.test as string,
+            ...(typeof v.test === "string" ? { test: v.test } : {}),
             entry_point: v.entry_point as string,
             ...(base ? { base_input: base } : {}),
             ...(plus ? { plus_input: plus } : {}),
