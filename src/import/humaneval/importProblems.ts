@@ -150,7 +150,6 @@ export async function importHumanEval(file: string, opts: HumanEvalImportOptions
     const skip = (p: HumanEvalProblem, reason: string) => {
         if (opts.strict) throw new EddyError(`${p.task_id}: ${reason}`);
         skipped.push({ taskId: p.task_id, reason });
-        log(`skipped ${p.task_id}: ${reason}`);
     };
     let pool: JudgePool | undefined;
     try {
