@@ -6,7 +6,7 @@ import { bootstrapMeanInterval } from "../stats/bootstrap.js";
 import { instanceRateInterval, type Interval } from "../stats/wilson.js";
 import type { Store } from "../store/Store.js";
 import { askedMessages } from "../store/outcomes.js";
-import type { ConfigurationResponses, ResponseRow } from "./responses.js";
+import { instanceQuestions, type ConfigurationResponses, type ResponseRow } from "./responses.js";
 import { provenanceOf } from "../import/provenance.js";
 
 /**
@@ -151,6 +151,7 @@ export function eeeExport(store: Store, { run, configuration: c, rows }: Configu
         generation_config: { generation_args: generationArgs, additional_details: generationDetails }
     };
 
+    const questions = imported ? instanceQuestions(store, run.id, rows) : undefined;
     const samples = rows
         .map((r) =>
             JSON.stringify({
@@ -161,7 +162,11 @@ export function eeeExport(store: Store, { run, configuration: c, rows }: Configu
                 evaluation_result_id: "pass",
                 sample_id: `${r.template}/${r.instance}/${r.round}`,
                 interaction_type: "single_turn",
-                input: { raw: (asked.get(`${r.template}|${r.instance}|${r.round}`) ?? []).filter((m) => m.role === "user").map((m) => m.content).join("\n\n"), reference: [] },
+                input: {
+                    // Imported answers: the problem's text (the prompt they were generated from is unknown).
+                    raw: questions ? (questions.get(`${r.template}|${r.instance}`) ?? "") : (asked.get(`${r.template}|${r.instance}|${r.round}`) ?? []).filter((m) => m.role === "user").map((m) => m.content).join("\n\n"),
+                    reference: []
+                },
                 output: { raw: [r.response] },
                 answer_attribution: [{ turn_idx: 0, source: "output.raw", extracted_value: r.code ?? "", extraction_method: "eddy: the Python code block defining the asked function", is_terminal: true }],
                 evaluation: { score: r.category === "passed" ? 1 : 0, is_correct: r.category === "passed" },

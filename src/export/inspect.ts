@@ -2,7 +2,7 @@ import type { Store } from "../store/Store.js";
 import type { ChatMessage } from "../vocabulary.js";
 import { askedMessages } from "../store/outcomes.js";
 import { provenanceOf } from "../import/provenance.js";
-import type { ConfigurationResponses, ResponseRow } from "./responses.js";
+import { instanceQuestions, type ConfigurationResponses, type ResponseRow } from "./responses.js";
 
 /**
  * An inspect_ai eval log in its JSON form (log format version 2), shaped after the log schema
@@ -108,7 +108,9 @@ export function inspectLog(store: Store, { run, configuration: c, rows }: Config
     const model = imported ? (imported.model.includes("/") ? imported.model : `unknown/${imported.model}`) : `eddy/${c.model}`;
     const asked = askedMessages(store, c.id);
     // The prompt the model saw is unknown for imported answers: the problem's text stands alone, with no system message.
-    const input = (r: ResponseRow) => (asked.get(`${r.template}|${r.instance}|${r.round}`) ?? []).filter((m) => !imported || m.role === "user");
+    const questions = imported ? instanceQuestions(store, run.id, rows) : undefined;
+    const input = (r: ResponseRow): ChatMessage[] =>
+        questions ? [{ role: "user", content: questions.get(`${r.template}|${r.instance}`) ?? "" }] : (asked.get(`${r.template}|${r.instance}|${r.round}`) ?? []);
     const samples = rows.map((r) => sample(r, model, input(r)));
     const decoding = (c.decoding ?? {}) as Record<string, unknown>;
     const meta = c.metadata ?? {};

@@ -213,4 +213,51 @@ describe("HumanEval+ and MBPP+ as EvalPlus publishes them: imported whole, judge
         const got = rows(samplesRun(file, out, ["--model", "plain"]));
         expect(got.map((x) => x.category === "passed")).toEqual([true, false]);
     }, 240_000);
+
+    it("imported samples keep their model name (org/name) and export what is unknown of their generation as unknown, valid against inspect's and EEE's schemas", () => {
+        const run = samplesRun(path.join(SAMPLE, "samples.jsonl"), he, ["--model", "acme-labs/coder-7b-instruct"]);
+        const file = path.join(dir, "inspect.json");
+        const i = eddy(["export", run, "--format", "inspect", "--out", file]);
+        expect(i.status, i.stderr).toBe(0);
+        const log = JSON.parse(readFileSync(file, "utf8"));
+        expect(log.eval.model).toBe("acme-labs/coder-7b-instruct");
+        // No temperature was given: unknown, as are eddy's own settings the replay used.
+        expect(log.eval.model_generate_config).toMatchObject({ temperature: null, max_tokens: null, seed: null, system_message: null });
+        expect(log.eval.model_args).toEqual({ imported_from: "EvalPlus", source: path.join(SAMPLE, "samples.jsonl") });
+        expect(log.samples[0].input.map((m: { role: string }) => m.role)).toEqual(["user"]);
+        expect(log.samples[0].input[0].content.startsWith("import math")).toBe(true);
+        expect(JSON.stringify(log.plan)).not.toContain("completion");
+        const validateInspect = spawnSync(
+            "python3",
+            ["-c", "import json,sys,jsonschema\ns=json.load(open(sys.argv[1]))\nprint(len(list(jsonschema.Draft202012Validator(s).iter_errors(json.load(open(sys.argv[2]))))))", path.resolve("test/export/fixtures/inspect-log-schema.json"), file],
+            { encoding: "utf8" }
+        );
+        expect(validateInspect.stdout.trim(), validateInspect.stderr).toBe("0");
+
+        const folder = path.join(dir, "eee");
+        const e = eddy(["export", run, "--format", "eee", "--out", folder]);
+        expect(e.status, e.stderr).toBe(0);
+        const [aggFile, samplesFile] = e.stdout.trim().split("\n");
+        expect(aggFile).toContain(path.join("data", "eddy", "acme-labs", "coder-7b-instruct"));
+        const agg = JSON.parse(readFileSync(aggFile!, "utf8"));
+        expect(agg.model_info).toMatchObject({ id: "acme-labs/coder-7b-instruct", developer: "acme-labs", name: "coder-7b-instruct", inference_engine: { name: "unknown" } });
+        expect(agg.model_info.additional_details).not.toHaveProperty("model_sha256");
+        for (const r of agg.evaluation_results) expect(r.generation_config.generation_args).toEqual({});
+        const pass = agg.evaluation_results.find((r: { evaluation_result_id: string }) => r.evaluation_result_id === "pass");
+        expect(pass.score_details.score).toBeCloseTo(6 / 14, 10);
+        const records = readFileSync(samplesFile!, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+        expect(new Set(records.map((r) => `${r.evaluation_result_id}|${r.evaluation_name}`))).toEqual(new Set(["pass|eddy pass"]));
+        // The problem's text, not eddy's prompt wrapper (which never reached this model).
+        expect(records[0].input.raw.startsWith("import math")).toBe(true);
+        expect(records.every((r) => !r.input.raw.includes("Complete this Python function"))).toBe(true);
+        const validate = (schema: string, docs: string[]) =>
+            spawnSync("python3", ["-c", "import json,sys,jsonschema\ns=json.load(open(sys.argv[1]))\nv=jsonschema.Draft7Validator(s)\nprint(sum(len(list(v.iter_errors(json.loads(d)))) for d in sys.argv[2:]))", schema, ...docs], { encoding: "utf8" });
+        expect(validate(path.resolve("test/export/fixtures/eee-eval.schema.json"), [JSON.stringify(agg)]).stdout.trim()).toBe("0");
+        expect(validate(path.resolve("test/export/fixtures/eee-instance_level_eval.schema.json"), records.map((r) => JSON.stringify(r))).stdout.trim()).toBe("0");
+        // A name that is neither name nor org/name is one line, non-zero.
+        const bad = eddy(["import", "evalplus-samples", path.join(SAMPLE, "samples.jsonl"), "--templates", he, "--model", "a/b/c"]);
+        expect(bad.status).not.toBe(0);
+        expect(bad.stderr.trim().split("\n")).toHaveLength(1);
+        expect(bad.stderr).toContain("model name 'a/b/c'");
+    }, 240_000);
 });
