@@ -46,6 +46,39 @@ export function readJsonlText(file: string): string {
     return bytes.toString("utf8");
 }
 
+/**
+ * JSON as Python's json module writes it: NaN, Infinity and -Infinity (EvalPlus's releases hold
+ * them among their inputs) become null outside strings, for the checks made here; the line itself
+ * goes to Python as written.
+ */
+export function parsePythonJson(text: string): unknown {
+    try {
+        return JSON.parse(text);
+    } catch (err) {
+        let out = "";
+        let inString = false;
+        for (let i = 0; i < text.length; i++) {
+            const c = text[i]!;
+            if (inString) {
+                out += c;
+                if (c === "\\") out += text[++i] ?? "";
+                else if (c === '"') inString = false;
+                continue;
+            }
+            if (c === '"') inString = true;
+            const word = /^(-?Infinity|NaN)/.exec(text.slice(i, i + 9));
+            if (!inString && word) {
+                out += "null";
+                i += word[0].length - 1;
+                continue;
+            }
+            out += c;
+        }
+        if (out === text) throw err;
+        return JSON.parse(out);
+    }
+}
+
 /** The JSON objects of a JSONL text, one per non-blank line; a line that is not a JSON object is an error naming it. */
 export function jsonlObjects(file: string, text: string): { line: number; value: Record<string, unknown>; text: string }[] {
     const out: { line: number; value: Record<string, unknown>; text: string }[] = [];
@@ -53,7 +86,7 @@ export function jsonlObjects(file: string, text: string): { line: number; value:
         if (raw.trim() === "") return;
         let v: unknown;
         try {
-            v = JSON.parse(raw);
+            v = parsePythonJson(raw);
         } catch (err) {
             throw new EddyError(`${file}:${i + 1}: not JSON (${oneLine(err)})`);
         }
