@@ -98,6 +98,8 @@ export function jsonlObjects(file: string, text: string): { line: number; value:
 
 function inputList(file: string, line: number, name: string, v: unknown): unknown[][] | undefined {
     if (v === undefined || v === null) return undefined;
+    // An empty mapping where a list belongs (seen in EvalPlus's files): EvalPlus iterates it as no inputs.
+    if (typeof v === "object" && !Array.isArray(v) && Object.keys(v).length === 0) return [];
     if (!Array.isArray(v) || !v.every((x) => Array.isArray(x)))
         throw new EddyError(`${file}:${line}: '${name}' must be a list of argument lists, e.g. [[1, 2], [3, 4]]`);
     return v as unknown[][];
@@ -122,14 +124,14 @@ export function readHumanEvalProblems(file: string, dataset: Dataset = "humaneva
         if (seen.has(id)) throw new EddyError(`${file}:${line}: task_id '${id}' appears twice`);
         seen.add(id);
         if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(v.entry_point as string)) throw new EddyError(`${file}:${line}: entry_point '${String(v.entry_point)}' is not a Python identifier`);
-        const evalplus = v.base_input !== undefined && v.base_input !== null;
-        if (dataset === "mbpp" && (!Array.isArray(v.base_input) || !Array.isArray(v.plus_input)))
+        const base = inputList(file, line, "base_input", v.base_input);
+        const plus = inputList(file, line, "plus_input", v.plus_input);
+        const evalplus = base !== undefined;
+        if (dataset === "mbpp" && (base === undefined || plus === undefined))
             throw new EddyError(`${file}:${line} (${id}): an MBPP+ problem needs 'base_input' and 'plus_input' (is this MbppPlus.jsonl?)`);
         // EvalPlus judges by base_input/plus_input and never runs 'test'; without them check() is the test.
         if (dataset === "humaneval" && !evalplus && !/\bdef\s+check\s*\(/.test(v.test as string)) throw new EddyError(`${file}:${line} (${id}): 'test' defines no check(candidate) function`);
         if (v.atol !== undefined && v.atol !== null && (typeof v.atol !== "number" || !(v.atol >= 0))) throw new EddyError(`${file}:${line} (${id}): 'atol' must be a non-negative number`);
-        const base = inputList(file, line, "base_input", v.base_input);
-        const plus = inputList(file, line, "plus_input", v.plus_input);
         return {
             task_id: id,
             prompt: v.prompt as string,
