@@ -229,10 +229,8 @@ def compare(expected, actual, **params):
     # The one random input repeats the first test input (inputs() below): judged as that input is.
     first = _first()
     if first is None:
-        try:
-            return bool(actual == expected)
-        except BaseException:
-            return False
+        # check()'s first call: judged by check's own assertions, as that fixed test is.
+        return _check_accepts(0, actual)
     first.value = expected
     return _evalplus_same(first, actual)
 
