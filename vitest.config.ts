@@ -8,6 +8,7 @@ import { defineConfig } from "vitest/config";
  */
 export const UNIT_TESTS = [
     "test/scores/**/*.test.ts",
+    "test/import/problems.test.ts",
     "test/stats/**/*.test.ts",
     "test/extract/**/*.test.ts",
     "test/prompts/**/*.test.ts",

@@ -17,7 +17,13 @@
  *   the sandboxed judge), measured in the same run; `reimport_question_s` is the cached re-import;
  * - `baseline_fresh_process_s_per_response`: a same-run baseline judging each response in a fresh
  *   python3 process against the same oracle (no isolation), the way a harness that starts a process
- *   per instance works.
+ *   per instance works;
+ * - `humaneval_plus`: `import humaneval` of a generated file shaped as HumanEvalPlus.jsonl v0.1.10
+ *   (164 problems, original content: about 9 base and 760 plus inputs each, two problems with plus
+ *   inputs up to n = 1,000,011, as the release's largest), expected outputs and validation included
+ *   (goal: under 180 s on 2 cores), beside `baseline_sequential_expected_s`, the expected outputs
+ *   alone computed in one process one problem after another, as EvalPlus's get_groundtruth does,
+ *   measured in the same run. `--only humaneval` runs this part alone.
  */
 import { spawnSync } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -26,6 +32,7 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { extractCode } from "../src/extract/extractCode.js";
 import { importTurbulence } from "../src/import/turbulence/importQuestions.js";
+import { importHumanEval } from "../src/import/humaneval/importProblems.js";
 import { importTurbulenceResults } from "../src/import/turbulence/importResults.js";
 import { libraryAt } from "../src/templates/library.js";
 import { readTurbulenceResults } from "../src/import/turbulence/results.js";
@@ -89,7 +96,83 @@ function hundredTupleQuestion(benchmark: string, dir: string): string {
     return root;
 }
 
+/** Original problems in HumanEvalPlus.jsonl's layout: `n` tasks built from a few kinds, each with its base and plus inputs. */
+export function humanEvalPlusLike(n = 164): string {
+    const kinds: { name: string; sig: string; doc: string; body: string; input: (k: number, r: () => number) => unknown[] }[] = [
+        { name: "sum_of_multiples", sig: "(values: list, m: int) -> int", doc: "Sum of the values divisible by m.", body: "    return sum(v for v in values if v % m == 0)\n", input: (k, r) => [Array.from({ length: 1 + Math.floor(r() * 40) }, () => Math.floor(r() * 1000) - 500), 1 + (k % 9)] },
+        { name: "rotate_text", sig: "(text: str, k: int) -> str", doc: "Text rotated left by k places.", body: "    if not text:\n        return text\n    k %= len(text)\n    return text[k:] + text[:k]\n", input: (k, r) => [Array.from({ length: Math.floor(r() * 30) }, () => "abcdefghij"[Math.floor(r() * 10)]).join(""), Math.floor(r() * 50)] },
+        { name: "count_runs", sig: "(values: list) -> int", doc: "Number of maximal runs of equal neighbours.", body: "    return sum(1 for i, v in enumerate(values) if i == 0 or values[i - 1] != v)\n", input: (_k, r) => [Array.from({ length: Math.floor(r() * 60) }, () => Math.floor(r() * 3))] },
+        { name: "mean_gap", sig: "(values: list) -> float", doc: "Mean absolute difference of neighbours (0.0 for fewer than two values).", body: "    if len(values) < 2:\n        return 0.0\n    return sum(abs(a - b) for a, b in zip(values, values[1:])) / (len(values) - 1)\n", input: (_k, r) => [Array.from({ length: Math.floor(r() * 25) }, () => Math.round(r() * 1000) / 10)] },
+        { name: "fib_mod", sig: "(n: int, m: int) -> int", doc: "The n-th Fibonacci number modulo m.", body: "    a, b = 0, 1\n    for _ in range(n):\n        a, b = b, (a + b) % m\n    return a\n", input: (k, r) => [Math.floor(r() * 3000), 2 + (k % 97)] },
+        { name: "digits_sorted", sig: "(n: int) -> list", doc: "The decimal digits of abs(n), sorted.", body: "    return sorted(int(d) for d in str(abs(n)))\n", input: (_k, r) => [Math.floor(r() * 1e12) - 5e11] }
+    ];
+    let seed = 12345;
+    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+    const lines: string[] = [];
+    for (let t = 0; t < n; t++) {
+        const big = t === 15 || t === 100;
+        const kind = kinds[t % kinds.length]!;
+        const fn = big ? `count_up_${t}` : `${kind.name}_${t}`;
+        const prompt = big
+            ? `def ${fn}(n: int) -> str:\n    """The numbers 0 to n separated by single spaces."""\n`
+            : `def ${fn}${kind.sig}:\n    """${kind.doc}"""\n`;
+        const canonical = big ? `    return " ".join(str(x) for x in range(n + 1))\n` : kind.body;
+        const input = (k: number) => (big ? [k < 5 ? k : Math.floor(rnd() * 1000)] : kind.input(k, rnd));
+        const base = Array.from({ length: 9 }, (_, k) => input(k));
+        const plus = Array.from({ length: 760 }, (_, k) => input(k + 9));
+        if (big) plus.push([1000011], [750000], [500003]);
+        lines.push(JSON.stringify({ task_id: `Bench/${t}`, prompt, entry_point: fn, canonical_solution: canonical, test: `\n\ndef check(candidate):\n    pass\n`, contract: "", base_input: base, plus_input: plus, atol: 0 }));
+    }
+    return lines.join("\n") + "\n";
+}
+
+/** The expected outputs of every problem in one process, one after another (EvalPlus's get_groundtruth). */
+const SEQUENTIAL_EXPECTED = `
+import copy, json, sys, time
+for line in open(sys.argv[1]):
+    p = json.loads(line)
+    ns = {}
+    exec(p["prompt"] + p["canonical_solution"], ns)
+    fn = ns[p["entry_point"]]
+    for inp in p["base_input"] + p["plus_input"]:
+        fn(*copy.deepcopy(inp))
+`;
+
+async function humanEvalPlusBench(dir: string): Promise<Record<string, unknown>> {
+    const file = path.join(dir, "HumanEvalPlus-like.jsonl");
+    writeFileSync(file, humanEvalPlusLike());
+    const workers = availableParallelism();
+    let t0 = performance.now();
+    const summary = await importHumanEval(file, { out: path.join(dir, "he-plus"), workers });
+    const importS = (performance.now() - t0) / 1000;
+    t0 = performance.now();
+    spawnSync(pythonCommand(), ["-c", SEQUENTIAL_EXPECTED, file], { encoding: "utf8" });
+    const sequentialS = (performance.now() - t0) / 1000;
+    return {
+        problems: summary.templates.length,
+        skipped: summary.skipped.length,
+        inputs: summary.templates.reduce((n, t) => n + t.fixedTests.base + t.fixedTests.plus, 0),
+        workers,
+        import_s: round(importS),
+        goal_s: 180,
+        meets_goal: importS < 180,
+        baseline_sequential_expected_s: round(sequentialS),
+        vs_sequential_expected: round(importS / sequentialS),
+        expected_mb: round(summary.templates.reduce((n, t) => n + t.expectedBytes, 0) / 1e6, 1),
+        load_average_1m: round(loadavg()[0]!, 2)
+    };
+}
+
 async function main(): Promise<void> {
+    if (process.argv.includes("--only") && process.argv[process.argv.indexOf("--only") + 1] === "humaneval") {
+        const dir = mkdtempSync(path.join(tmpdir(), "eddy-bench-import-"));
+        try {
+            process.stdout.write(JSON.stringify({ benchmark: "import", humaneval_plus: await humanEvalPlusBench(dir) }, null, 2) + "\n");
+        } finally {
+            rmSync(dir, { recursive: true, force: true });
+        }
+        return;
+    }
     const dir = mkdtempSync(path.join(tmpdir(), "eddy-bench-import-"));
     try {
         const { benchmark, results } = writeTurbulenceFixture(dir, { rounds: ROUNDS });
@@ -167,7 +250,8 @@ async function main(): Promise<void> {
             load_average_1m: round(loadavg()[0]!, 2),
             baseline_fresh_process_s_per_response: round(baselinePerResponse, 5),
             baseline_sample: sample.length,
-            vs_fresh_process_per_response: round(eddyPerInstance / baselinePerResponse, 4)
+            vs_fresh_process_per_response: round(eddyPerInstance / baselinePerResponse, 4),
+            humaneval_plus: await humanEvalPlusBench(dir)
         };
         process.stdout.write(JSON.stringify(result, null, 2) + "\n");
     } finally {

@@ -6,7 +6,8 @@ import { bootstrapMeanInterval } from "../stats/bootstrap.js";
 import { instanceRateInterval, type Interval } from "../stats/wilson.js";
 import type { Store } from "../store/Store.js";
 import { askedMessages } from "../store/outcomes.js";
-import type { ConfigurationResponses, ResponseRow } from "./responses.js";
+import { instanceQuestions, type ConfigurationResponses, type ResponseRow } from "./responses.js";
+import { provenanceOf } from "../import/provenance.js";
 
 /**
  * Every Eval Ever (evaleval/every_eval_ever, schema 0.3.0): an aggregate log
@@ -55,9 +56,11 @@ export function eeeExport(store: Store, { run, configuration: c, rows }: Configu
     const asked = askedMessages(store, c.id);
     const meta = (c.metadata ?? {}) as Record<string, unknown> & { model?: { quantization?: string; architecture?: string } };
     const decoding = (c.decoding ?? {}) as Record<string, unknown>;
-    const developer = "unknown";
-    const modelName = c.model;
-    const modelId = `${developer}/${component(modelName)}`;
+    // Answers imported from another harness: the model as that harness named it, and only what is known of their generation.
+    const imported = provenanceOf(c.metadata);
+    const developer = imported?.model.includes("/") ? component(imported.model.split("/")[0]!) : "unknown";
+    const modelName = imported ? imported.model.split("/").pop()! : c.model;
+    const modelId = imported?.model.includes("/") ? imported.model : `${developer}/${component(modelName)}`;
     const evaluationId = `eddy/${run.id}/${c.label}`;
     const uuid = stableUuid(evaluationId);
     const dir = `data/eddy/${developer}/${component(modelName)}`;
@@ -77,13 +80,18 @@ export function eeeExport(store: Store, { run, configuration: c, rows }: Configu
     const allInstances = [...byTemplate.values()].flatMap((m) => [...m.values()]);
     const mean = (xs: number[]) => (xs.length ? xs.reduce((s, x) => s + x, 0) / xs.length : 0);
 
-    const generationArgs = {
+    const generationArgs = imported
+        ? { ...(imported.temperature !== null ? { temperature: imported.temperature } : {}) }
+        : {
         temperature: c.temperature,
         ...(typeof decoding.topP === "number" ? { top_p: decoding.topP } : {}),
         ...(typeof decoding.topK === "number" ? { top_k: decoding.topK } : {}),
         ...(typeof meta.maxTokens === "number" && meta.maxTokens >= 1 ? { max_tokens: meta.maxTokens } : {}),
         prompt_template: c.wrapper
     };
+    const generationDetails = imported
+        ? strings({ imported_from: imported.importedFrom, unknown: (c.metadata?.provenance as { unknown?: string[] } | undefined)?.unknown ?? [] })
+        : strings({ seed: run.seed, wrapper: c.wrapper, decoding: c.decoding });
     const result = (score: RateScore) => {
         const values = perTemplate.map((s) => s[score]);
         const interval: Interval =
@@ -114,21 +122,51 @@ export function eeeExport(store: Store, { run, configuration: c, rows }: Configu
                     num_samples: values.length
                 }
             },
-            generation_config: { generation_args: generationArgs, additional_details: strings({ seed: run.seed, wrapper: c.wrapper, decoding: c.decoding }) }
+            generation_config: { generation_args: generationArgs, additional_details: generationDetails }
         };
     };
+    // Each instance record holds one response's pass (1) or fail (0): the aggregate it belongs to is this share.
+    const judgedRows = rows.filter(judged);
+    const passResult = {
+        evaluation_result_id: "pass",
+        evaluation_name: "eddy pass",
+        source_data: { dataset_name: "eddy templates", source_type: "other", additional_details: strings({ templates: [...byTemplate.keys()], instances: allInstances.length }) },
+        evaluation_timestamp: run.created,
+        metric_config: {
+            evaluation_description: "Share of the judged responses that pass every test (each instance record holds its response's 1 or 0)",
+            metric_id: "eddy.pass",
+            metric_name: "pass",
+            metric_kind: "accuracy",
+            metric_unit: "proportion",
+            lower_is_better: false,
+            score_type: "continuous",
+            min_score: 0,
+            max_score: 1
+        },
+        score_details: {
+            score: judgedRows.length ? judgedRows.filter((r) => r.category === "passed").length / judgedRows.length : 0,
+            details: strings({ responses_judged: judgedRows.length, responses: rows.length }),
+            uncertainty: { num_samples: judgedRows.length }
+        },
+        generation_config: { generation_args: generationArgs, additional_details: generationDetails }
+    };
 
+    const questions = imported ? instanceQuestions(store, run.id, rows) : undefined;
     const samples = rows
         .map((r) =>
             JSON.stringify({
                 schema_version: EEE_SCHEMA_VERSION,
                 evaluation_id: evaluationId,
                 model_id: modelId,
-                evaluation_name: "eddy RLPR",
-                evaluation_result_id: "rlpr",
+                evaluation_name: "eddy pass",
+                evaluation_result_id: "pass",
                 sample_id: `${r.template}/${r.instance}/${r.round}`,
                 interaction_type: "single_turn",
-                input: { raw: (asked.get(`${r.template}|${r.instance}|${r.round}`) ?? []).filter((m) => m.role === "user").map((m) => m.content).join("\n\n"), reference: [] },
+                input: {
+                    // Imported answers: the problem's text (the prompt they were generated from is unknown).
+                    raw: questions ? (questions.get(`${r.template}|${r.instance}`) ?? "") : (asked.get(`${r.template}|${r.instance}|${r.round}`) ?? []).filter((m) => m.role === "user").map((m) => m.content).join("\n\n"),
+                    reference: []
+                },
                 output: { raw: [r.response] },
                 answer_attribution: [{ turn_idx: 0, source: "output.raw", extracted_value: r.code ?? "", extraction_method: "eddy: the Python code block defining the asked function", is_terminal: true }],
                 evaluation: { score: r.category === "passed" ? 1 : 0, is_correct: r.category === "passed" },
@@ -150,15 +188,23 @@ export function eeeExport(store: Store, { run, configuration: c, rows }: Configu
             name: modelName,
             id: modelId,
             developer,
-            inference_platform: "local",
-            inference_engine: { name: isBackendName(run.backend) ? backendDescriptor(run.backend).engine : `eddy ${run.backend}`, ...(typeof meta.llamaCppRelease === "string" ? { version: meta.llamaCppRelease } : {}) },
-            additional_details: {
-                deployment_type: "self_deployed",
-                model_availability: "open_weights",
-                ...strings({ quantization: c.quantization ?? meta.model?.quantization, model_sha256: c.modelSha256, model_path: c.modelPath, architecture: meta.model?.architecture, node_llama_cpp: meta.nodeLlamaCppVersion, threads: meta.threads })
-            }
+            ...(imported
+                ? {
+                      inference_platform: "unknown",
+                      inference_engine: { name: "unknown" },
+                      additional_details: { deployment_type: "unknown", model_availability: "unknown", ...strings({ imported_from: imported.importedFrom, source: imported.source, rejudged_by: "eddy replay" }) }
+                  }
+                : {
+                      inference_platform: "local",
+                      inference_engine: { name: isBackendName(run.backend) ? backendDescriptor(run.backend).engine : `eddy ${run.backend}`, ...(typeof meta.llamaCppRelease === "string" ? { version: meta.llamaCppRelease } : {}) },
+                      additional_details: {
+                          deployment_type: "self_deployed",
+                          model_availability: "open_weights",
+                          ...strings({ quantization: c.quantization ?? meta.model?.quantization, model_sha256: c.modelSha256, model_path: c.modelPath, architecture: meta.model?.architecture, node_llama_cpp: meta.nodeLlamaCppVersion, threads: meta.threads })
+                      }
+                  })
         },
-        evaluation_results: (["AS", "CPS", "CCS", "RLPR"] as const).map(result),
+        evaluation_results: [...(["AS", "CPS", "CCS", "RLPR"] as const).map(result), passResult],
         detailed_evaluation_results: { format: "jsonl", file_path: samplesPath, hash_algorithm: "sha256", checksum: createHash("sha256").update(samples).digest("hex"), total_rows: rows.length }
     };
     return { aggregatePath: `${dir}/${uuid}.json`, samplesPath, aggregate, samples };

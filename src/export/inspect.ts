@@ -1,7 +1,8 @@
 import type { Store } from "../store/Store.js";
 import type { ChatMessage } from "../vocabulary.js";
 import { askedMessages } from "../store/outcomes.js";
-import type { ConfigurationResponses, ResponseRow } from "./responses.js";
+import { provenanceOf } from "../import/provenance.js";
+import { instanceQuestions, type ConfigurationResponses, type ResponseRow } from "./responses.js";
 
 /**
  * An inspect_ai eval log in its JSON form (log format version 2), shaped after the log schema
@@ -102,18 +103,29 @@ function sample(r: ResponseRow, model: string, input: ChatMessage[]): Record<str
 
 /** The inspect_ai eval log (JSON) of one configuration of a run: one sample per response. */
 export function inspectLog(store: Store, { run, configuration: c, rows }: ConfigurationResponses): Record<string, unknown> {
-    const model = `eddy/${c.model}`;
+    // Answers imported from another harness: only what is known of their generation is written (null: unknown).
+    const imported = provenanceOf(c.metadata);
+    const model = imported ? (imported.model.includes("/") ? imported.model : `unknown/${imported.model}`) : `eddy/${c.model}`;
     const asked = askedMessages(store, c.id);
-    const samples = rows.map((r) => sample(r, model, asked.get(`${r.template}|${r.instance}|${r.round}`) ?? []));
+    // The prompt the model saw is unknown for imported answers: the problem's text stands alone, with no system message.
+    const questions = imported ? instanceQuestions(store, run.id, rows) : undefined;
+    const input = (r: ResponseRow): ChatMessage[] =>
+        questions ? [{ role: "user", content: questions.get(`${r.template}|${r.instance}`) ?? "" }] : (asked.get(`${r.template}|${r.instance}|${r.round}`) ?? []);
+    const samples = rows.map((r) => sample(r, model, input(r)));
     const decoding = (c.decoding ?? {}) as Record<string, unknown>;
     const meta = c.metadata ?? {};
-    const generate = nulls(GENERATE_CONFIG_FIELDS, {
-        temperature: c.temperature,
-        ...(typeof decoding.topP === "number" ? { top_p: decoding.topP } : {}),
-        ...(typeof decoding.topK === "number" ? { top_k: decoding.topK } : {}),
-        ...(typeof meta.maxTokens === "number" ? { max_tokens: meta.maxTokens } : {}),
-        seed: run.seed
-    });
+    const generate = nulls(
+        GENERATE_CONFIG_FIELDS,
+        imported
+            ? { temperature: imported.temperature }
+            : {
+                  temperature: c.temperature,
+                  ...(typeof decoding.topP === "number" ? { top_p: decoding.topP } : {}),
+                  ...(typeof decoding.topK === "number" ? { top_k: decoding.topK } : {}),
+                  ...(typeof meta.maxTokens === "number" ? { max_tokens: meta.maxTokens } : {}),
+                  seed: run.seed
+              }
+    );
     const ids = [...new Set(samples.map((s) => s.id as string))];
     const rounds = Math.max(0, ...rows.map((r) => r.round + 1));
     const passed = rows.filter((r) => r.category === "passed").length;
@@ -145,21 +157,25 @@ export function inspectLog(store: Store, { run, configuration: c, rows }: Config
             model,
             model_generate_config: generate,
             model_base_url: null,
-            model_args: { model_path: c.modelPath, model_sha256: c.modelSha256, quantization: c.quantization, backend: run.backend },
+            model_args: imported ? { imported_from: imported.importedFrom, source: imported.source } : { model_path: c.modelPath, model_sha256: c.modelSha256, quantization: c.quantization, backend: run.backend },
             model_roles: null,
             config: nulls(EVAL_CONFIG_FIELDS, { epochs: rounds }),
             revision: null,
             packages: { eddy: run.eddyVersion },
-            metadata: { eddy_config: run.config, configuration: c.label, wrapper: c.wrapper, decoding: c.decoding, backend_metadata: c.metadata, isolation: run.isolationLevel },
+            metadata: imported
+                ? { eddy_config: run.config, configuration: c.label, provenance: c.metadata?.provenance, isolation: run.isolationLevel }
+                : { eddy_config: run.config, configuration: c.label, wrapper: c.wrapper, decoding: c.decoding, backend_metadata: c.metadata, isolation: run.isolationLevel },
             scorers: null,
             metrics: null
         },
         plan: {
             name: "plan",
-            steps: [
-                { solver: "eddy/prompt_wrapper", params: { wrapper: c.wrapper }, params_passed: { wrapper: c.wrapper } },
-                { solver: "generate", params: {}, params_passed: {} }
-            ],
+            steps: imported
+                ? [{ solver: "imported", params: { from: imported.importedFrom, source: imported.source }, params_passed: {} }]
+                : [
+                      { solver: "eddy/prompt_wrapper", params: { wrapper: c.wrapper }, params_passed: { wrapper: c.wrapper } },
+                      { solver: "generate", params: {}, params_passed: {} }
+                  ],
             finish: null,
             config: generate
         },

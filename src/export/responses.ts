@@ -42,3 +42,14 @@ export function configurationResponses(store: Store, runId: string, label?: stri
         .sort((a, b) => (a.template < b.template ? -1 : a.template > b.template ? 1 : a.instance - b.instance || a.round - b.round));
     return { run, configuration, rows };
 }
+
+/**
+ * The question of each instance (`template|instance`) as the problem states it, without eddy's
+ * prompt wrapper: what stands for the prompt of answers imported from another harness, whose
+ * actual prompt is unknown.
+ */
+export function instanceQuestions(store: Store, runId: string, rows: ResponseRow[]): Map<string, string> {
+    const out = new Map<string, string>();
+    for (const t of new Set(rows.map((r) => r.template))) for (const i of store.instances(runId, t)) out.set(`${t}|${i.index}`, i.question);
+    return out;
+}

@@ -22,9 +22,10 @@ export function stagingFolder(out: string): { tmp: string; templates: string; or
 
 /**
  * Moves validated files from the staging folder into `out` (created when absent); re-importing
- * replaces those templates' files and the summary `summaryFile`, nothing else.
+ * replaces those templates' files (with the data files `oracleData` names beside their oracles) and
+ * the summary `summaryFile`, nothing else.
  */
-export function moveInto(tmp: string, out: string, ids: string[], summaryFile: string): void {
+export function moveInto(tmp: string, out: string, ids: string[], summaryFile: string, oracleData: (id: string) => string[] = () => []): void {
     // Python's bytecode caches from validation stay behind (and go with the temporary folder).
     rmSync(path.join(tmp, "oracles", "__pycache__"), { recursive: true, force: true });
     try {
@@ -36,6 +37,8 @@ export function moveInto(tmp: string, out: string, ids: string[], summaryFile: s
             for (const id of ids) {
                 renameSync(path.join(tmp, "templates", `${id}.yaml`), path.join(out, "templates", `${id}.yaml`));
                 renameSync(path.join(tmp, "oracles", `${id}.py`), path.join(out, "oracles", `${id}.py`));
+                // Files an oracle reads beside itself (an import's expected outputs).
+                for (const f of oracleData(id)) renameSync(path.join(tmp, "oracles", f), path.join(out, "oracles", f));
             }
         }
         renameSync(path.join(tmp, summaryFile), path.join(out, summaryFile));

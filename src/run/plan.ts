@@ -25,6 +25,16 @@ export interface StudyPlan {
     maxGeneratedTokens: number;
     /** Selected templates left out because the run's language cannot ask them faithfully (why, one line each). */
     skipped: string[];
+    /** One line naming the templates whose neighbourhood holds fewer than M instances (all of them are used), or null. */
+    small: string | null;
+}
+
+/** The note a plan and `templates validate` give, once, for neighbourhoods smaller than M. */
+export function smallNeighbourhoodNote(counts: { id: string; n: number }[], m: number): string | null {
+    const small = counts.filter((c) => c.n < m);
+    if (small.length === 0) return null;
+    const shown = small.slice(0, 6).map((c) => `${c.id} (${c.n})`).join(", ");
+    return `${small.length} template(s) hold fewer than ${m} instances, and all they hold are used: ${shown}${small.length > 6 ? ", …" : ""}`;
 }
 
 /** Resolve templates, sample instances (or take the stored ones) and load wrappers. */
@@ -59,6 +69,7 @@ export function planStudy(c: StudyConfig, library: TemplateLibrary, stored?: (te
                 queries += k;
                 promptChars += chars * k;
             }
-    return { templates, instances, wrappers, models, queries, promptTokensEstimate: Math.ceil(promptChars / 4), maxGeneratedTokens: queries * c.maxTokens, skipped };
+    const small = smallNeighbourhoodNote(templates.map((t) => ({ id: t.id, n: instances.get(t.id)!.length })), c.instances);
+    return { templates, instances, wrappers, models, queries, promptTokensEstimate: Math.ceil(promptChars / 4), maxGeneratedTokens: queries * c.maxTokens, skipped, small };
 }
 

@@ -22,11 +22,46 @@ export function makeInstance(t: Template, index: number, params: ParamValue[]): 
     return { templateId: t.id, index, params, bindings, question: renderQuestion(t.question, bindings) };
 }
 
+/** Largest product of choice lists enumerated to find a finite neighbourhood's every tuple. */
+const ENUMERATE_LIMIT = 100_000;
+
+/**
+ * Every valid tuple of a template whose parameters all take their values from lists (`choice`),
+ * in enumeration order (the first parameter varies slowest); undefined when some parameter is
+ * drawn from a range, or the lists' product is over ENUMERATE_LIMIT.
+ */
+export function finiteTuples(t: Template, satisfies: (tuple: ParamValue[]) => boolean): ParamValue[][] | undefined {
+    const lists: ParamValue[][] = [];
+    let product = 1;
+    for (const p of t.params) {
+        if (p.domain.kind !== "choice") return undefined;
+        const values = (p.domain as unknown as { values: ParamValue[] }).values;
+        product *= values.length;
+        if (product > ENUMERATE_LIMIT) return undefined;
+        lists.push(values);
+    }
+    let tuples: ParamValue[][] = [[]];
+    for (const values of lists) tuples = tuples.flatMap((head) => values.map((v) => [...head, v]));
+    return tuples.filter(satisfies);
+}
+
+/**
+ * How many instances T's neighbourhood holds when that is fewer than `m` (a neighbourhood of
+ * listed values, such as an imported problem's one task_id); undefined when it can give `m`.
+ */
+export function neighbourhoodShortfall(t: Template, m: number): number | undefined {
+    const check = t.constraint === undefined ? undefined : compileConstraint(t.constraint);
+    const all = finiteTuples(t, (tuple) => !check || check(bindingsOf(t, tuple)));
+    return all !== undefined && all.length < m ? all.length : undefined;
+}
+
 /**
  * The first `m` instances of T's neighbourhood for `seed`: its edge tuples (file order, deduplicated),
  * then random tuples (per parameter: a digit-length bucket uniformly, then a value uniformly in it),
  * skipping duplicates and tuples that fail the constraint. pure-rand's xoroshiro128+ and integer
  * distribution are pure integer arithmetic, so the tuples are identical on every machine.
+ * A neighbourhood of listed values that holds fewer than `m` tuples gives them all (edge tuples
+ * first, then the others in enumeration order): a small neighbourhood is normal, not an error.
  */
 export function sampleInstances(t: Template, m: number, seed: number): Instance[] {
     if (!Number.isInteger(m) || m < 0) throw new EddyError(`instance count must be a non-negative integer, got ${m}`);
@@ -49,6 +84,19 @@ export function sampleInstances(t: Template, m: number, seed: number): Instance[
         if (seen.has(key)) continue;
         seen.add(key);
         tuples.push(tuple);
+    }
+
+    if (tuples.length < m) {
+        const all = finiteTuples(t, satisfies);
+        if (all !== undefined && all.length < m) {
+            for (const tuple of all) {
+                const key = JSON.stringify(tuple);
+                if (seen.has(key)) continue;
+                seen.add(key);
+                tuples.push(tuple);
+            }
+            return tuples.map((tuple, index) => makeInstance(t, index, tuple));
+        }
     }
 
     // xoroshiro128plus takes a 32-bit seed; fold larger seeds so every integer is accepted deterministically.

@@ -202,9 +202,10 @@ describe("eddy import humaneval / evalplus-samples: bad input is one line, non-z
         ["a missing field", () => bad("missing.jsonl", [problems[0], { ...problems[1], entry_point: undefined }]), "problems:2: missing or non-text field 'entry_point'"],
         ["a line that is not JSON", () => bad("notjson.jsonl", [problems[0], "{oops"]), "notjson.jsonl:2: not JSON"],
         ["a task id twice", () => bad("twice.jsonl", [problems[0], problems[0]]), "task_id 'Eddy/0' appears twice"],
-        ["a test without check()", () => bad("nocheck.jsonl", [{ ...problems[0], test: "def test(candidate):\n    assert True\n" }]), "defines no check(candidate)"],
+        // Without base_input/plus_input, check() is the test (with them, EvalPlus never runs it).
+        ["a test without check()", () => bad("nocheck.jsonl", [{ ...problems[0], base_input: undefined, plus_input: undefined, test: "def test(candidate):\n    assert True\n" }]), "defines no check(candidate)"],
         ["bad base_input", () => bad("inputs.jsonl", [{ ...problems[0], base_input: [1, 2] }]), "'base_input' must be a list of argument lists"],
-        ["a canonical solution its check() rejects", () => bad("wrong.jsonl", [{ ...problems[0], canonical_solution: "    return 0\n" }]), "Eddy/0: the canonical solution fails check(candidate)"]
+        ["a canonical solution its check() rejects", () => bad("wrong.jsonl", [{ ...problems[2], canonical_solution: "    return 0\n" }]), "Eddy/2: the canonical solution fails check(candidate)"]
     ])("%s", (_what, make, message) => {
         const file = make();
         const target = path.join(dir, "out-" + path.basename(file));

@@ -121,7 +121,7 @@ describe("eddy import turbulence / turbulence-results / report: published result
         expect(questions[1]).toBe("Write a function called 'scaled' that takes a list of numbers and returns a new list with every element multiplied by 974.0.");
         const q1 = loadTemplateFile(path.join(out, "templates", "turbulence_q1.yaml"), path.join(out, "oracles"));
         expect(sampleInstances(q1, 4, 0).map((i) => i.params)).toEqual(QUESTIONS.find((q) => q.n === 1)!.tuples);
-        expect(() => sampleInstances(q1, 5, 0)).toThrow(/only 4 distinct valid tuples/);
+        expect(sampleInstances(q1, 5, 0).map((i) => i.params)).toEqual(QUESTIONS.find((q) => q.n === 1)!.tuples);
     });
 
     it("every imported template passes 'eddy templates validate' on its recorded tuples", () => {

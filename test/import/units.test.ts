@@ -184,7 +184,8 @@ describe("the published neighbourhood as a template", () => {
             const t = loadTemplateFile(path.join(dir, "templates", "turbulence_q9.yaml"), path.join(dir, "oracles"));
             expect(sampleInstances(t, 3, 0).map((i) => i.params)).toEqual(rows);
             // 3 × 3 × 2 combinations of the choices, but the neighbourhood is the 3 published tuples.
-            expect(() => sampleInstances(t, 4, 0)).toThrow(/only 3 distinct valid tuples/);
+            // A neighbourhood smaller than M gives every tuple it holds.
+            expect(sampleInstances(t, 4, 0).map((i) => i.params)).toEqual(rows);
             expect(sampleInstances(t, 3, 0)[1]!.question).toBe("Write a function called 'pick' that takes a list and returns the elements at positions [1], each 3 times, when False.");
         });
     });

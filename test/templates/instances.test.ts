@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { loadAllTemplates, loadTemplate } from "../../src/templates/loadTemplates.js";
-import { sampleInstances } from "../../src/templates/instances.js";
+import { neighbourhoodShortfall, sampleInstances } from "../../src/templates/instances.js";
 import { pythonLiteral, renderQuestion } from "../../src/templates/render.js";
 import { TempTemplates } from "./fixtures.js";
 import { builtInLibrary } from "../../src/templates/library.js";
@@ -86,6 +86,19 @@ describe("sampleInstances", () => {
         expect(sampleInstances(loadTemplate(dirs.library, "tight"), 4, 0)).toHaveLength(4);
         dirs.write("never", rangeYaml("never", "{int: {min: 0, max: 3}}", "{int: {min: 0, max: 3}}", "lo > hi and hi > lo"), RANGE_ORACLE);
         expect(() => sampleInstances(loadTemplate(dirs.library, "never"), 1, 0)).toThrow(/template never: only 0 distinct valid tuples found/);
+    });
+
+    it("gives every tuple of a neighbourhood of listed values smaller than M, edge tuples first, and says how small it is", () => {
+        dirs.write("few", rangeYaml("few", "{choice: [1, 2, 3]}", "{choice: [5, 6]}", "lo + hi != 8", "[[3, 6]]"), RANGE_ORACLE);
+        const t = loadTemplate(dirs.library, "few");
+        const got = sampleInstances(t, 100, 7).map((i) => i.params);
+        // (2, 6) and (3, 5) fail the constraint.
+        expect(got).toEqual([[3, 6], [1, 5], [1, 6], [2, 5]]);
+        expect(sampleInstances(t, 100, 7).map((i) => i.index)).toEqual([0, 1, 2, 3]);
+        expect(neighbourhoodShortfall(t, 100)).toBe(4);
+        expect(neighbourhoodShortfall(t, 4)).toBeUndefined();
+        // Asking no more than it holds draws them as before (seeded), so existing neighbourhoods do not change.
+        expect(sampleInstances(t, 3, 7)).toHaveLength(3);
     });
 
     it("renders strings as-is and lists and booleans as Python literals", () => {

@@ -73,7 +73,8 @@ A real study uses the defaults, --instances 100 --rounds 5, over the templates y
                     prompt_tokens_estimate: plan.promptTokensEstimate,
                     max_generated_tokens: plan.maxGeneratedTokens,
                     language: config.language ?? "python",
-                    skipped: plan.skipped
+                    skipped: plan.skipped,
+                    ...(plan.small ? { note: plan.small } : {})
                 };
                 if (flags.json) process.stdout.write(JSON.stringify(out, null, 2) + "\n");
                 else
@@ -84,6 +85,7 @@ A real study uses the defaults, --instances 100 --rounds 5, over the templates y
                             ...out.skipped.map((s) => `skipped:      ${s}`),
                             `templates:    ${out.templates.length} (${out.templates.slice(0, 8).join(", ")}${out.templates.length > 8 ? ", …" : ""})`,
                             `instances:    ${out.instances} per template, ${out.rounds} round(s) each`,
+                            ...(plan.small ? [`note:         ${plan.small}`] : []),
                             `temperatures: ${out.temperatures.join(", ")}   wrappers: ${out.wrappers.join(", ")}`,
                             `queries:      ${out.queries}`,
                             `tokens:       ~${out.prompt_tokens_estimate} prompt (chars/4), at most ${out.max_generated_tokens} generated (${config.maxTokens} per query)`

@@ -5,31 +5,58 @@ import { safeTerminalLine } from "../../util/safeText.js";
 import { positiveInt, replayImportFlags, replayImportOptions, type ReplayImportFlags } from "./importOptions.js";
 
 const DEFAULT_OUT = "eddy-humaneval";
+const DEFAULT_MBPP_OUT = "eddy-mbpp";
 /** Original problems and samples in EvalPlus's layouts, written for eddy. */
 const SAMPLE = "test/import/humaneval-sample";
 
-/** `eddy import humaneval <file>` and `eddy import evalplus-samples <samples>`. */
+/** `eddy import humaneval <file>`, `eddy import mbpp <file>` and `eddy import evalplus-samples <samples>`. */
 export function registerHumanEvalImports(cmd: Command): void {
-    cmd.command("humaneval")
-        .description("Turn HumanEval-format problems (HumanEval.jsonl[.gz], EvalPlus's HumanEvalPlus.jsonl) into eddy templates and oracles, each validated before anything is written")
-        .argument("<file>", "JSONL (or gzip'd JSONL) with task_id, prompt, canonical_solution, test, entry_point, and optionally base_input, plus_input, atol")
-        .option("--out <folder>", "where templates/ and oracles/ go", DEFAULT_OUT)
-        .option("--workers <n>", "judge worker processes for validation", positiveInt)
-        .option("--json", "print the import summary as JSON")
-        .addHelpText(
-            "after",
-            `\nEach problem becomes templates/<id>.yaml (one instance: its only parameter task_id takes one value) and oracles/<id>.py; ask them with --wrapper completion. A summary goes to <out>/humaneval-import.json.\n\nExamples:\n  $ eddy import humaneval ${SAMPLE}/problems.jsonl --out ${DEFAULT_OUT}\n  $ EDDY_TEMPLATES=${DEFAULT_OUT}/templates EDDY_ORACLES=${DEFAULT_OUT}/oracles eddy run --backend reference --instances 1 --rounds 1 --wrapper completion`
-        )
-        .action(async (file: string, o: { out: string; workers?: number; json?: boolean }) => {
-            const summary = await importHumanEval(file, { out: o.out, ...(o.workers ? { workers: o.workers } : {}), onLog: (line) => process.stderr.write(safeTerminalLine(line) + "\n") });
-            if (o.json) {
-                process.stdout.write(JSON.stringify(summary, null, 2) + "\n");
-                return;
-            }
-            for (const t of summary.templates)
-                process.stdout.write(`${t.id}: ${t.taskId} ${t.function}/${t.arity}, check() + ${t.fixedTests.base} base + ${t.fixedTests.plus} plus input(s)${t.atol ? `, atol ${t.atol}` : ""}, ${t.mutants.length} mutant(s)\n`);
-            process.stdout.write(`${summary.templates.length} template(s) imported into ${summary.out} (summary: humaneval-import.json)\n`);
-        });
+    for (const dataset of ["humaneval", "mbpp"] as const) {
+        const name = dataset === "mbpp" ? "MBPP+" : "HumanEval";
+        const c = cmd
+            .command(dataset)
+            .description(
+                dataset === "mbpp"
+                    ? "Turn EvalPlus's MBPP+ release (MbppPlus.jsonl[.gz]) into eddy templates and oracles, expected outputs computed once here, each validated before anything is written"
+                    : "Turn HumanEval-format problems (HumanEval.jsonl[.gz], EvalPlus's HumanEvalPlus.jsonl[.gz]) into eddy templates and oracles, expected outputs computed once here, each validated before anything is written"
+            )
+            .argument(
+                "<file>",
+                dataset === "mbpp"
+                    ? "MbppPlus.jsonl (or .jsonl.gz) with task_id, prompt, canonical_solution, entry_point, base_input, plus_input, atol"
+                    : "JSONL (or gzip'd JSONL) with task_id, prompt, canonical_solution, test, entry_point, and optionally base_input, plus_input, atol"
+            )
+            .option("--out <folder>", "where templates/ and oracles/ go", dataset === "mbpp" ? DEFAULT_MBPP_OUT : DEFAULT_OUT)
+            .option("--strict", `stop at the first problem that cannot be imported and leave --out as it was (default: import the others and list what was skipped)`)
+            .option("--workers <n>", "problems computed at once, and judge worker processes for validation", positiveInt)
+            .option("--json", "print the import summary as JSON")
+            .addHelpText(
+                "after",
+                `\nEach ${name} problem becomes templates/<id>.yaml (one instance: its only parameter task_id takes one value), oracles/<id>.py and oracles/<id>.expected.pkl (the expected outputs, computed once here and read by every run). With base_input/plus_input each input is judged as EvalPlus judges it; a sample is correct when all pass. A summary goes to <out>/humaneval-import.json.\n\nExamples:\n  $ eddy import ${dataset} ${dataset === "mbpp" ? "MbppPlus.jsonl.gz" : `${SAMPLE}/problems.jsonl`} --out ${dataset === "mbpp" ? DEFAULT_MBPP_OUT : DEFAULT_OUT}\n  $ EDDY_TEMPLATES=${dataset === "mbpp" ? DEFAULT_MBPP_OUT : DEFAULT_OUT}/templates EDDY_ORACLES=${dataset === "mbpp" ? DEFAULT_MBPP_OUT : DEFAULT_OUT}/oracles eddy run --backend reference --rounds 1 --wrapper completion`
+            )
+            .action(async (file: string, o: { out: string; strict?: boolean; workers?: number; json?: boolean }) => {
+                const summary = await importHumanEval(file, {
+                    out: o.out,
+                    dataset,
+                    ...(o.strict ? { strict: true } : {}),
+                    ...(o.workers ? { workers: o.workers } : {}),
+                    onLog: (line) => process.stderr.write(safeTerminalLine(line) + "\n")
+                });
+                if (o.json) {
+                    process.stdout.write(JSON.stringify(summary, null, 2) + "\n");
+                    return;
+                }
+                for (const t of summary.templates) {
+                    const tests = t.fixedTests.check ? `check() ${t.fixedTests.check} call(s)` : `${t.fixedTests.base} base + ${t.fixedTests.plus} plus input(s)`;
+                    process.stdout.write(safeTerminalLine(`${t.id}: ${t.taskId} ${t.function}/${t.arity}, ${tests}${t.atol ? `, atol ${t.atol}` : ""}, ${t.mutants.length} mutant(s)`) + "\n");
+                }
+                for (const s of summary.skipped) process.stdout.write(safeTerminalLine(`skipped ${s.taskId}: ${s.reason}`) + "\n");
+                process.stdout.write(
+                    `${summary.templates.length} template(s) imported into ${summary.out}${summary.skipped.length ? `, ${summary.skipped.length} problem(s) skipped` : ""} (summary: humaneval-import.json)\n`
+                );
+            });
+        void c;
+    }
 
     replayImportFlags(
         cmd

@@ -1,22 +1,29 @@
+import { spawn } from "node:child_process";
+import { availableParallelism } from "node:os";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { JudgePool } from "../../judge/JudgePool.js";
 import { validateTemplate } from "../../judge/validateTemplate.js";
+import { judgePackageParent, pythonCommand } from "../../judge/workerScript.js";
 import { loadTemplateFile } from "../../templates/loadTemplates.js";
 import { sampleInstances } from "../../templates/instances.js";
 import { RETURN_TYPES } from "../../templates/taxonomy.js";
 import type { Template } from "../../templates/types.js";
 import { EddyError, oneLine } from "../../util/errors.js";
+import { packageRoot } from "../../util/paths.js";
 import { guessGroup, guessSubgroup } from "../turbulence/taxonomyGuess.js";
 import { moveInto, stagingFolder } from "../validatedWrite.js";
-import { genericMutants, oracleSource, type GenericMutant } from "./oracleSource.js";
-import { probeProblems, type ProblemFacts } from "./probe.js";
-import { readHumanEvalProblems, templateIdForTask, type HumanEvalProblem } from "./problems.js";
+import { expectedFileName, genericMutants, oracleSource, type GenericMutant } from "./oracleSource.js";
+import { readHumanEvalProblems, templateIdForTask, type Dataset, type HumanEvalProblem } from "./problems.js";
 
 /** The summary file the import writes beside templates/ and oracles/. */
 export const HUMANEVAL_SUMMARY = "humaneval-import.json";
 /** eddy templates validate asks for this many mutants; fewer is a warning here. */
 const MIN_MUTANTS = 3;
+/** EvalPlus's memory limit for an answer (EVALPLUS_MAX_MEMORY_BYTES, 4 GiB). */
+const EVALPLUS_MEMORY_MB = 4096;
+/** EvalPlus's time-limit settings (evalplus/config.py), as expected.py applies them. */
+export const EVALPLUS_LIMITS = { minTimeLimitS: 4, gtTimeLimitFactor: 4, timeoutPerTaskS: 60 };
 
 export interface ImportedProblem {
     taskId: string;
@@ -24,33 +31,108 @@ export interface ImportedProblem {
     function: string;
     arity: number;
     returns: string | null;
-    /** Differential inputs kept as fixed tests (the calls check() makes are fixed tests too). */
-    fixedTests: { base: number; plus: number };
+    /** Fixed tests: EvalPlus's base and plus inputs, or (no inputs given) the calls check() makes. */
+    fixedTests: { base: number; plus: number; check: number };
     atol: number;
+    /** The canonical solution's CPU time on each group at import, on the importing machine (ms). */
+    canonicalMs: Record<string, number>;
+    /** The template's time floor (reference-machine ms) derived as EvalPlus derives its limits; null: eddy's default. */
+    budgetMs: number | null;
+    /** Size of the expected-outputs file beside the oracle. */
+    expectedBytes: number;
     mutants: string[];
     warnings: string[];
 }
 
 export interface HumanEvalImportSummary {
     source: string;
+    dataset: Dataset;
     out: string;
     templates: ImportedProblem[];
+    /** Problems that could not come in, with the reason (an import with `strict` stops instead). */
+    skipped: { taskId: string; reason: string }[];
+    limits: typeof EVALPLUS_LIMITS;
 }
 
 export interface HumanEvalImportOptions {
     out: string;
+    dataset?: Dataset;
     workers?: number;
     python?: string;
+    /** Stop at the first problem that cannot come in and leave `out` as it was. */
+    strict?: boolean;
     onLog?: (line: string) => void;
 }
 
+/** What expected.py reports for one problem. */
+interface Expected {
+    ok: true;
+    arity: number;
+    returns: string[];
+    evalplus: boolean;
+    tests: Record<string, number>;
+    canonicalMs: Record<string, number>;
+    budgetMs: number | null;
+    sha256: string;
+    bytes: number;
+}
+
+const EXPECTED_SCRIPT = path.join(packageRoot(), "src", "import", "humaneval", "expected.py");
+
+/** Runs expected.py on one problem (trusted code: the release's own canonical solution; no wall limit, as in EvalPlus). */
+function computeExpected(python: string, p: HumanEvalProblem, dataset: Dataset, out: string): Promise<Expected> {
+    return new Promise((resolve, reject) => {
+        const child = spawn(python, ["-I", "-B", EXPECTED_SCRIPT, judgePackageParent()], { stdio: ["pipe", "pipe", "pipe"] });
+        let stdout = "";
+        let stderr = "";
+        child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+        child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr = (stderr + d).slice(-4000)));
+        child.on("error", (err) => reject(new EddyError(`cannot run ${python}: ${err.message}`)));
+        child.on("close", (code, signal) => {
+            let r: { ok: boolean; error?: string } | undefined;
+            try {
+                r = JSON.parse(stdout.trim().split("\n").pop() ?? "");
+            } catch {
+                r = undefined;
+            }
+            if (r?.ok) resolve(r as Expected);
+            else reject(new EddyError(r?.error ?? `computing the expected outputs stopped (${signal ?? `exit ${code}`}): ${oneLine(stderr.trim().split("\n").pop() ?? "no output")}`));
+        });
+        // The line as written: Python's json keeps integers beyond 2^53 exact.
+        child.stdin.on("error", () => {});
+        child.stdin.end(`{"dataset": ${JSON.stringify(dataset)}, "out": ${JSON.stringify(out)}, "problem": ${p.line}}`);
+    });
+}
+
+/** Runs `work` on every item with at most `n` at once; results in item order, each a value or the error it threw. */
+async function inParallel<T, R>(items: T[], n: number, work: (item: T, i: number) => Promise<R>): Promise<(R | Error)[]> {
+    const out: (R | Error)[] = new Array(items.length);
+    let next = 0;
+    const lane = async () => {
+        while (next < items.length) {
+            const i = next++;
+            try {
+                out[i] = await work(items[i]!, i);
+            } catch (err) {
+                out[i] = err instanceof Error ? err : new Error(String(err));
+            }
+        }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(n, items.length)) }, lane));
+    return out;
+}
+
 /**
- * Turns a HumanEval-format problems file into one eddy template (a neighbourhood of one: its only
- * parameter, task_id, takes one value) and one oracle per problem. Everything is written and
- * validated in a staging folder first; a problem out of format or failing validation leaves nothing.
+ * Turns a HumanEval-format problems file (HumanEval, EvalPlus's HumanEvalPlus.jsonl) or EvalPlus's
+ * MbppPlus.jsonl into one eddy template (a neighbourhood of one: its only parameter, task_id,
+ * takes one value) and one oracle per problem. The expected outputs are computed once, here, in
+ * parallel, and kept beside each oracle; every problem is validated in a staging folder first. A
+ * problem that cannot come in is listed in `skipped` with its reason (with `strict`, it stops the
+ * import and nothing is written).
  */
 export async function importHumanEval(file: string, opts: HumanEvalImportOptions): Promise<HumanEvalImportSummary> {
-    const problems = readHumanEvalProblems(file);
+    const dataset = opts.dataset ?? "humaneval";
+    const problems = readHumanEvalProblems(file, dataset);
     const ids = new Map<string, string>();
     for (const p of problems) {
         const id = templateIdForTask(p.task_id);
@@ -58,30 +140,49 @@ export async function importHumanEval(file: string, opts: HumanEvalImportOptions
         const other = ids.get(id);
         if (other !== undefined) throw new EddyError(`${file}: task_ids '${other}' and '${p.task_id}' both become template id '${id}'`);
         ids.set(id, p.task_id);
-        const stray = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/.exec(p.prompt);
-        if (stray) throw new EddyError(`${file} (${p.task_id}): the prompt holds '${stray[0]}', which eddy reads as a template placeholder`);
     }
-    const facts = probeProblems(problems, opts.python);
-    facts.forEach((f, i) => {
-        if (f.arity < 1) throw new EddyError(`${file} (${problems[i]!.task_id}): ${problems[i]!.entry_point} takes no arguments; eddy asks for at least one`);
-    });
     const out = path.resolve(opts.out);
     const stage = stagingFolder(out);
     const log = opts.onLog ?? (() => {});
+    const workers = opts.workers ?? availableParallelism();
+    const python = pythonCommand(opts.python);
+    const skipped: { taskId: string; reason: string }[] = [];
+    const skip = (p: HumanEvalProblem, reason: string) => {
+        if (opts.strict) throw new EddyError(`${p.task_id}: ${reason}`);
+        skipped.push({ taskId: p.task_id, reason });
+    };
     let pool: JudgePool | undefined;
     try {
-        pool = await JudgePool.start({ ...(opts.workers ? { workers: opts.workers } : {}), ...(opts.python ? { python: opts.python } : {}) });
+        // A placeholder in the prompt would be rendered by eddy: such a problem cannot come in as it is.
+        const ready: HumanEvalProblem[] = [];
+        for (const p of problems) {
+            const stray = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/.exec(p.prompt);
+            if (stray) skip(p, `the prompt holds '${stray[0]}', which eddy reads as a template placeholder`);
+            else ready.push(p);
+        }
+        let done = 0;
+        const computed = await inParallel(ready, workers, async (p) => {
+            const r = await computeExpected(python, p, dataset, path.join(stage.oracles, expectedFileName(templateIdForTask(p.task_id))));
+            if (++done % 20 === 0 || done === ready.length) log(`expected outputs: ${done}/${ready.length} problem(s)`);
+            return r;
+        });
+        const valid: { p: HumanEvalProblem; e: Expected }[] = [];
+        computed.forEach((r, i) => (r instanceof Error ? skip(ready[i]!, r.message) : valid.push({ p: ready[i]!, e: r })));
+        pool = await JudgePool.start({ workers, ...(opts.python ? { python: opts.python } : {}) });
+        const judged = await inParallel(valid, workers * 2, ({ p, e }) => importOne(pool!, p, e, dataset, stage.templates, stage.oracles));
         const results: ImportedProblem[] = [];
-        for (const [i, p] of problems.entries()) {
-            const r = await importOne(pool, p, facts[i]!, stage.templates, stage.oracles);
+        judged.forEach((r, i) => {
+            if (r instanceof Error) return skip(valid[i]!.p, r.message);
             for (const w of r.warnings) log(`warning: ${r.id} (${r.taskId}): ${w}`);
             results.push(r);
-        }
-        const summary: HumanEvalImportSummary = { source: path.resolve(file), out, templates: results };
+        });
+        if (results.length === 0)
+            throw new EddyError(`nothing could be imported from ${file}${skipped.length ? ` (${skipped.length} problem(s) skipped; first: ${skipped[0]!.taskId}: ${skipped[0]!.reason})` : ""}`);
+        const summary: HumanEvalImportSummary = { source: path.resolve(file), dataset, out, templates: results, skipped, limits: EVALPLUS_LIMITS };
         writeFileSync(path.join(stage.tmp, HUMANEVAL_SUMMARY), JSON.stringify(summary, null, 2) + "\n");
         await pool.close();
         pool = undefined;
-        moveInto(stage.tmp, out, results.map((r) => r.id), HUMANEVAL_SUMMARY);
+        moveInto(stage.tmp, out, results.map((r) => r.id), HUMANEVAL_SUMMARY, (id) => [expectedFileName(id)]);
         return summary;
     } finally {
         await pool?.close();
@@ -89,69 +190,71 @@ export async function importHumanEval(file: string, opts: HumanEvalImportOptions
     }
 }
 
-function returnsOf(f: ProblemFacts): string | null {
-    const types = new Set(f.returns.map((t) => (t === "NoneType" ? "none" : t)));
-    if (types.has("matrix") && types.has("list")) types.delete("matrix");
-    const [only] = [...types];
-    return types.size === 1 && (RETURN_TYPES as readonly string[]).includes(only!) ? only! : null;
+function returnsOf(types: string[]): string | null {
+    const set = new Set(types.map((t) => (t === "NoneType" ? "none" : t)));
+    if (set.has("matrix") && set.has("list")) set.delete("matrix");
+    const [only] = [...set];
+    return set.size === 1 && (RETURN_TYPES as readonly string[]).includes(only!) ? only! : null;
 }
 
-function yamlText(p: HumanEvalProblem, id: string, f: ProblemFacts): string {
-    const returns = returnsOf(f);
+function yamlText(p: HumanEvalProblem, id: string, e: Expected, dataset: Dataset): string {
+    const returns = returnsOf(e.returns);
     const group = guessGroup(p.prompt);
     const lines = [
-        `# Imported from ${JSON.stringify(p.task_id)} by 'eddy import humaneval'.`,
+        `# Imported from ${JSON.stringify(p.task_id)} by 'eddy import ${dataset}'.`,
         `# A neighbourhood of one: the only parameter, task_id, takes one value (the problem as published).`,
         `id: ${id}`,
         `function: ${p.entry_point}`,
-        `arity: ${f.arity}`,
+        `arity: ${e.arity}`,
         `group: ${group}`,
         `subgroups: [${guessSubgroup(group, p.prompt)}]`,
         ...(returns ? [`returns: ${returns}`] : []),
         `question: ${JSON.stringify(p.prompt)}`,
-        `ambiguity: ${JSON.stringify(`Imported unchanged from ${p.task_id}: any ambiguity of the original docstring remains; its check() and canonical solution decide.`)}`,
+        `ambiguity: ${JSON.stringify(`Imported unchanged from ${p.task_id}: any ambiguity of the original remains; its tests and canonical solution decide.`)}`,
         `params:`,
         `  task_id: {choice: [${JSON.stringify(p.task_id)}]}`,
         `edge:`,
         `  - [${JSON.stringify(p.task_id)}]`,
-        // The differential inputs are fixed tests; one random input repeats one of them.
+        // EvalPlus's limits: the sum over inputs of max(4 s, 4 x the canonical solution's time), at
+        // most 60 s a group, on the reference machine (the judge scales it by its host factor).
+        ...(e.budgetMs ? [`budget: {time_ms: ${e.budgetMs}, memory_mb: ${EVALPLUS_MEMORY_MB}}`] : []),
+        // The test inputs are fixed tests; the one random input repeats the first of them.
         `random_inputs: 1`
     ];
     return lines.join("\n") + "\n";
 }
 
-function writeFiles(p: HumanEvalProblem, id: string, f: ProblemFacts, mutants: GenericMutant[], templatesDir: string, oraclesDir: string): Template {
+function writeFiles(p: HumanEvalProblem, id: string, e: Expected, dataset: Dataset, mutants: GenericMutant[], templatesDir: string, oraclesDir: string): Template {
     const file = path.join(templatesDir, `${id}.yaml`);
-    writeFileSync(file, yamlText(p, id, f));
-    writeFileSync(path.join(oraclesDir, `${id}.py`), oracleSource(p, f.arity, mutants));
+    writeFileSync(file, yamlText(p, id, e, dataset));
+    writeFileSync(path.join(oraclesDir, `${id}.py`), oracleSource(p, id, { arity: e.arity, dataset, sha256: e.sha256 }, mutants));
     return loadTemplateFile(file, oraclesDir);
 }
 
-async function importOne(pool: JudgePool, p: HumanEvalProblem, f: ProblemFacts, templatesDir: string, oraclesDir: string): Promise<ImportedProblem> {
+async function importOne(pool: JudgePool, p: HumanEvalProblem, e: Expected, dataset: Dataset, templatesDir: string, oraclesDir: string): Promise<ImportedProblem> {
     const id = templateIdForTask(p.task_id);
     const warnings: string[] = [];
-    const candidates = genericMutants(f.arity);
-    // First pass: every generic mutant; keep those the problem's tests reject.
-    let t = writeFiles(p, id, f, candidates, templatesDir, oraclesDir);
-    const first = await validateTemplate(pool, t, sampleInstances(t, 1, 0));
-    const failure = first.solutionFailures[0];
-    if (failure) throw new EddyError(`${p.task_id}: the canonical solution does not pass its own tests in eddy's judge: ${failure.verdict.category}: ${oneLine(failure.verdict.detail)}`);
-    const killed = candidates.filter((m) => first.mutants.some((r) => r.name === m.name && r.killed));
+    const candidates = genericMutants(e.arity);
+    // One judged pass: the canonical solution must pass its own tests in eddy's judge; the generic
+    // mutants its tests reject are kept (dropping the others changes nothing else in the oracle).
+    const t = writeFiles(p, id, e, dataset, candidates, templatesDir, oraclesDir);
+    const v = await validateTemplate(pool, t, sampleInstances(t, 1, 0));
+    const failure = v.solutionFailures[0];
+    if (failure) throw new EddyError(`the canonical solution does not pass its own tests in eddy's judge: ${failure.verdict.category}: ${oneLine(failure.verdict.detail)}`);
+    const killed = candidates.filter((m) => v.mutants.some((r) => r.name === m.name && r.killed));
     if (killed.length < MIN_MUTANTS) warnings.push(`only ${killed.length} generic mutant(s) rejected by the problem's tests ('eddy templates validate' asks for ${MIN_MUTANTS})`);
-    // Second pass: the files as shipped must validate.
-    t = writeFiles(p, id, f, killed, templatesDir, oraclesDir);
-    const final = await validateTemplate(pool, t, sampleInstances(t, 1, 0));
-    const survivors = final.mutants.filter((m) => !m.killed).map((m) => m.name);
-    if (final.solutionFailures.length > 0 || survivors.length > 0)
-        throw new EddyError(`${p.task_id}: the imported template does not validate (${survivors.length ? `surviving mutants: ${survivors.join(", ")}` : "canonical solution failures"})`);
+    writeFiles(p, id, e, dataset, killed, templatesDir, oraclesDir);
     return {
         taskId: p.task_id,
         id,
         function: p.entry_point,
-        arity: f.arity,
-        returns: returnsOf(f),
-        fixedTests: { base: p.base_input?.length ?? 0, plus: p.plus_input?.length ?? 0 },
+        arity: e.arity,
+        returns: returnsOf(e.returns),
+        fixedTests: { base: e.tests.base ?? 0, plus: e.tests.plus ?? 0, check: e.tests.check ?? 0 },
         atol: p.atol ?? 0,
+        canonicalMs: e.canonicalMs,
+        budgetMs: e.budgetMs,
+        expectedBytes: e.bytes,
         mutants: killed.map((m) => m.name),
         warnings
     };

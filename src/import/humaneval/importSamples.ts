@@ -9,6 +9,7 @@ import { defaultDbPath } from "../../util/paths.js";
 import { writePublishedVerdicts, type PublishedVerdict } from "../../store/publishedVerdicts.js";
 import { libraryAt } from "../../templates/library.js";
 import { HUMANEVAL_SUMMARY, type HumanEvalImportSummary } from "./importProblems.js";
+import { MODEL_NAME, modelFileStem, recordProvenance } from "../provenance.js";
 import { evalResultsPath, readEvalPlusSamples, readEvalResults, type EvalPlusStatus } from "./samples.js";
 
 import type { ReplayImportOptions } from "../replayImport.js";
@@ -67,9 +68,11 @@ export async function importEvalPlusSamples(source: string, opts: SamplesImportO
     if (statuses)
         for (const s of samples)
             if (!statuses.get(s.taskId)?.[s.n]) throw new EddyError(`${resultsFile}: no result for ${s.taskId} sample ${s.n + 1} (the results do not belong to these samples)`);
+    // An unknown temperature is stored as 0 (a configuration needs one) and exported as unknown.
     const temperature = opts.temperature ?? 0;
     const model = opts.model ?? path.basename(path.resolve(source)).replace(/\.jsonl(\.gz)?$/, "");
-    if (!/^[A-Za-z0-9._-]+$/.test(model)) throw new EddyError(`model label '${model}' may only use letters, digits, '.', '_' and '-': pass --model`);
+    if (!MODEL_NAME.test(model)) throw new EddyError(`model name '${model}' may only use letters, digits, '.', '_' and '-', as name or org/name: pass --model`);
+    const stem = modelFileStem(model);
     const db = path.resolve(opts.db ?? defaultDbPath());
 
     const library = libraryAt(folder);
@@ -81,9 +84,9 @@ export async function importEvalPlusSamples(source: string, opts: SamplesImportO
         const code = s.solution ?? prompts.get(id)! + s.completion!;
         return { template: id, instance: 0, round: s.n, response: "```python\n" + code.replace(/\n*$/, "\n") + "```\n" };
     });
-    const dir = path.join(path.resolve(opts.replayDir ?? path.join(path.dirname(db), "imports")), `${model}_T_${temperature}`);
+    const dir = path.join(path.resolve(opts.replayDir ?? path.join(path.dirname(db), "imports")), `${stem}_T_${temperature}`);
     mkdirSync(dir, { recursive: true });
-    const replay = path.join(dir, `${model}.jsonl`);
+    const replay = path.join(dir, `${stem}.jsonl`);
     writeFileSync(`${replay}.tmp`, lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
     renameSync(`${replay}.tmp`, replay);
     const rounds = Math.max(...samples.map((s) => s.n)) + 1;
@@ -100,6 +103,7 @@ export async function importEvalPlusSamples(source: string, opts: SamplesImportO
         ...(opts.judgeWorkers ? { judgeWorkers: opts.judgeWorkers } : {})
     });
     const result = await runStudy(config, { library, onLog: opts.onLog ?? (() => {}) });
+    recordProvenance(db, result.runId, { importedFrom: EVALPLUS_SOURCE, source: path.resolve(source), model, temperature: opts.temperature ?? null });
     if (statuses) {
         const verdicts: PublishedVerdict[] = samples.map((s) => ({
             ...publishedOf(statuses.get(s.taskId)![s.n]!),

@@ -24,11 +24,49 @@ function argNames(arity: number): string[] {
     return Array.from({ length: arity }, (_, i) => `a${i}`);
 }
 
-// The oracle's shared part: check() replayed against one answer, and EvalPlus's output comparison.
-// Self-contained Python; every HumanEval oracle carries the same text.
+/** Where the expected outputs of template `id` are kept, beside its oracle. */
+export function expectedFileName(id: string): string {
+    return `${id}.expected.pkl`;
+}
+
+// The oracle's shared part. Self-contained Python; every imported oracle carries the same text.
+// EvalPlus's evaluation (evalplus/eval/__init__.py, unsafe_execute) is reproduced in _evalplus_same:
+// the same program order, the same comparison, the same special oracles.
 const HELPERS = `
+_data = None
+
+
+def _expected():
+    """The expected outputs computed at import (never recomputed here), checked against the hash
+    this file carries: the oracle's hash, recorded with every run, covers them."""
+    global _data
+    if _data is None:
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), _EXPECTED_FILE)
+        with open(path, "rb") as f:
+            blob = f.read()
+        if hashlib.sha256(blob).hexdigest() != _EXPECTED_SHA256:
+            raise RuntimeError("%s does not match this oracle (import the problems again)" % _EXPECTED_FILE)
+        _data = pickle.loads(blob)
+    return _data
+
+
+class _Expected:
+    """Expected answer of one base_input/plus_input, with what EvalPlus's check of it needs."""
+
+    def __init__(self, group, index, args, value, atol_before, atol):
+        self.group = group
+        self.index = index
+        self.args = args
+        self.value = value
+        self.atol_before = atol_before
+        self.atol = atol
+
+    def __repr__(self):
+        return repr(self.value)
+
+
 class _CheckCall:
-    """Expected value of one call that check(candidate) makes: the answer is judged by check's own assertions."""
+    """Expected value of one call check(candidate) makes: the answer is judged by check's own assertions."""
 
     def __init__(self, index, value):
         self.index = index
@@ -38,61 +76,125 @@ class _CheckCall:
         return repr(self.value)
 
 
-class _Differential:
-    """Expected value of one base_input/plus_input: compared the way EvalPlus compares outputs."""
+def _poly(xs, x):
+    # evalplus/eval/_special_oracle.py (HumanEval/32's find_zero is judged by the polynomial's value).
+    return sum([coeff * math.pow(x, i) for i, coeff in enumerate(xs)])
 
-    def __init__(self, value):
-        self.value = value
 
-    def __repr__(self):
-        return repr(self.value)
+def _surface_Area(base_edge, height):
+    slant_height = math.sqrt((base_edge / 2) ** 2 + height**2)
+    return round(base_edge**2 + 4 * (base_edge * slant_height) / 2)
+
+
+def _digit_distance_nums(num1, num2):
+    a, b = str(num1), str(num2)
+    n = max(len(a), len(b))
+    a, b = a.zfill(n), b.zfill(n)
+    return sum(abs(int(x) - int(y)) for x, y in zip(a, b))
+
+
+_MBPP_OUTPUT_SET_EQ_TASKS = ["similar_elements", "find_char_long", "common_in_nested_lists", "extract_singly", "larg_nnum", "intersection_array", "find_dissimilar", "Diff"]
+_MBPP_OUTPUT_NOT_NONE_TASKS = ["check_str", "text_match_three", "text_starta_endb"]
+
+
+def _is_floats(x):
+    if isinstance(x, float):
+        return True
+    if isinstance(x, (list, tuple)) and x:
+        return all(isinstance(i, float) for i in x)
+    return False
+
+
+def _allclose(out, exp, atol):
+    """np.allclose(out, exp, rtol=1e-07, atol=atol), as EvalPlus calls it."""
+    try:
+        import numpy as np
+    except ImportError:
+        return _allclose_plain(out, exp, atol)
+    try:
+        return bool(np.allclose(out, exp, rtol=1e-07, atol=atol))
+    except BaseException:
+        return False
+
+
+def _allclose_plain(out, exp, atol):
+    # Without numpy: element-wise, same shape, NaN equal to nothing, an infinity only to itself.
+    if isinstance(exp, (list, tuple)) or isinstance(out, (list, tuple)):
+        if not isinstance(exp, (list, tuple)) or not isinstance(out, (list, tuple)) or len(out) != len(exp):
+            return False
+        return all(_allclose_plain(o, e, atol) for o, e in zip(out, exp))
+    if isinstance(out, str) or isinstance(exp, str):
+        return False
+    try:
+        o, e = float(out), float(exp)
+    except (TypeError, ValueError, OverflowError):
+        return False
+    if math.isinf(o) or math.isinf(e):
+        return o == e
+    return abs(o - e) <= atol + 1e-7 * abs(e)
+
+
+def _evalplus_same(e, out):
+    """unsafe_execute's check of one output: exact, else (atol, 1e-6 once an answer is a float)
+    the same type and length and np.allclose; MBPP+'s and HumanEval+'s special oracles first."""
+    exp, atol, inp = e.value, e.atol_before, e.args
+    try:
+        exact_match = out == exp
+        if DATASET == "mbpp":
+            if ENTRY_POINT == "are_equivalent":
+                exact_match = exact_match or True
+            elif ENTRY_POINT == "sum_div":
+                exact_match = exact_match or out == 0
+            elif ENTRY_POINT == "surface_Area":
+                exact_match = exact_match or abs(out - _surface_Area(*inp)) <= atol
+            elif ENTRY_POINT == "digit_distance_nums":
+                exact_match = exact_match or out == _digit_distance_nums(*inp)
+            elif ENTRY_POINT in _MBPP_OUTPUT_SET_EQ_TASKS:
+                exact_match = set(out) == set(exp)
+            elif ENTRY_POINT in _MBPP_OUTPUT_NOT_NONE_TASKS:
+                if isinstance(out, bool):
+                    exact_match = out == exp
+                else:
+                    exact_match = exp == (out is not None)
+        if DATASET == "humaneval" and ENTRY_POINT == "find_zero":
+            return bool(abs(_poly(*inp, out)) <= atol)
+        atol = e.atol
+        if not exact_match and atol != 0:
+            if type(out) != type(exp):
+                return False
+            if isinstance(exp, (list, tuple)) and len(out) != len(exp):
+                return False
+            return _allclose(out, exp, atol)
+        return bool(exact_match)
+    except BaseException:
+        return False
 
 
 def _canonical():
-    namespace = {"__name__": "humaneval_solution"}
+    namespace = {"__name__": "__main__"}
     exec(compile(_PROMPT + _CANONICAL, "solution.py", "exec"), namespace)
-    return namespace[ENTRY_POINT]
+    return namespace
 
 
 def _run_check(candidate):
-    namespace = {"__name__": "humaneval_test"}
+    # HumanEval's program: prompt, solution and test in one namespace (the tests may call helpers
+    # the prompt defines, or the function by its own name), the entry point bound as candidate.
+    namespace = _canonical()
+    namespace[ENTRY_POINT] = candidate
     exec(compile(_TEST, "test.py", "exec"), namespace)
     namespace["check"](candidate)
 
 
 def _positional(fn, args, kwargs):
-    # A keyword argument check() passes becomes positional: eddy calls answers positionally.
     bound = inspect.signature(fn).bind(*args, **kwargs)
     bound.apply_defaults()
     return tuple(bound.args) + tuple(bound.kwargs.values())
 
 
-_recorded = None
-
-
-def _record():
-    """The calls check(candidate) makes on the canonical solution, with their results."""
-    global _recorded
-    if _recorded is None:
-        fn = _canonical()
-        calls = []
-
-        def recording(*args, **kwargs):
-            args = _positional(fn, args, kwargs)
-            before = copy.deepcopy(args)
-            result = fn(*args)
-            calls.append((before, copy.deepcopy(result)))
-            return result
-
-        _run_check(recording)
-        _recorded = calls
-    return _recorded
-
-
 def _check_accepts(index, actual):
     """check() passes when call index answers actual and every other call answers as the canonical solution did."""
-    calls = _record()
-    fn = _canonical()
+    calls = _expected()["check_calls"]
+    fn = _canonical()[ENTRY_POINT]
     seen = [0]
 
     def replay(*args, **kwargs):
@@ -106,105 +208,125 @@ def _check_accepts(index, actual):
 
     try:
         _run_check(replay)
-    except Exception:
+    except BaseException:
         return False
     return seen[0] > index
 
 
-def _is_floats(x):
-    if isinstance(x, float):
-        return True
-    if isinstance(x, (list, tuple)):
-        return all(isinstance(i, float) for i in x)
-    return False
-
-
-def _allclose(out, exp, atol):
-    # numpy.testing.assert_allclose(out, exp, atol=atol): rtol 1e-7, NaN equals NaN, same shape.
-    if isinstance(exp, (list, tuple)):
-        if not isinstance(out, (list, tuple)) or len(out) != len(exp):
-            return False
-        return all(_allclose(o, e, atol) for o, e in zip(out, exp))
-    if isinstance(out, (list, tuple)) or isinstance(exp, str) or isinstance(out, str):
-        return False
-    try:
-        o, e = float(out), float(exp)
-    except (TypeError, ValueError):
-        return False
-    if math.isnan(o) or math.isnan(e):
-        return math.isnan(o) and math.isnan(e)
-    return abs(o - e) <= atol + 1e-7 * abs(e)
-
-
-def _evalplus_same(exp, out):
-    """EvalPlus's rule: out == exp, else (with atol, 1e-6 for float answers) numerically close."""
-    try:
-        if out == exp:
-            return True
-    except Exception:
-        return False
-    atol = _ATOL
-    if atol == 0 and _is_floats(exp):
-        atol = 1e-6
-    return atol != 0 and _allclose(out, exp, atol)
+def _first():
+    d = _expected()
+    if "check_calls" in d:
+        return None
+    g = "base" if d["base_input"] else "plus"
+    return _Expected(g, 0, d[g + "_input"][0], None, d[g + "_atol"][0][0], d[g + "_atol"][0][1])
 
 
 def compare(expected, actual, **params):
     if isinstance(expected, _CheckCall):
         return _check_accepts(expected.index, actual)
-    if isinstance(expected, _Differential):
-        return _evalplus_same(expected.value, actual)
-    return _evalplus_same(expected, actual)
+    if isinstance(expected, _Expected):
+        return _evalplus_same(expected, actual)
+    # The one random input repeats the first test input (inputs() below): judged as that input is.
+    first = _first()
+    if first is None:
+        # check()'s first call: judged by check's own assertions, as that fixed test is.
+        return _check_accepts(0, actual)
+    first.value = expected
+    return _evalplus_same(first, actual)
 
 
 def tests(*, task_id):
-    for k, (args, result) in enumerate(_record()):
-        yield args, _CheckCall(k, result)
-    fn = _canonical()
-    for args in _INPUTS:
-        yield tuple(args), _Differential(fn(*copy.deepcopy(args)))
+    d = _expected()
+    if "check_calls" in d:
+        for k, (args, result) in enumerate(d["check_calls"]):
+            yield tuple(args), _CheckCall(k, result)
+        return
+    for g in ("base", "plus"):
+        for k, (args, value, atols) in enumerate(zip(d[g + "_input"], d[g], d[g + "_atol"])):
+            yield tuple(args), _Expected(g, k, args, value, atols[0], atols[1])
+
+
+def _stored_answer(args):
+    """(the stored answer,) for the first test input, which is the only 'random' input: the run's
+    model solution answers from the import's outputs instead of recomputing them."""
+    d = _expected()
+    try:
+        if "check_calls" in d:
+            first_args, value = d["check_calls"][0]
+        else:
+            first = _first()
+            g = first.group
+            first_args, value = first.args, d[g][0]
+        if tuple(args) == tuple(first_args):
+            return (copy.deepcopy(value),)
+    except BaseException:
+        pass
+    return None
 
 
 def inputs(rng, *, task_id):
-    pool = [tuple(a) for a in _INPUTS] or [args for args, _ in _record()]
-    return copy.deepcopy(rng.choice(pool))
+    # Every test input is a fixed test; the one 'random' input is the first of them, so that the
+    # model solution is timed on a known input and nothing new is computed at run time.
+    d = _expected()
+    if "check_calls" in d:
+        return copy.deepcopy(tuple(d["check_calls"][0][0]))
+    return copy.deepcopy(tuple(_first().args))
 `;
 
-/** The eddy oracle (oracles/<id>.py) of one imported HumanEval-format problem. */
-export function oracleSource(p: HumanEvalProblem, arity: number, mutants: GenericMutant[]): string {
-    const args = argNames(arity);
+/** What the importer computed for a problem's oracle (src/import/humaneval/expected.py). */
+export interface OracleFacts {
+    arity: number;
+    dataset: "humaneval" | "mbpp";
+    /** sha256 of the expected-outputs file the oracle reads. */
+    sha256: string;
+}
+
+/** The eddy oracle (oracles/<id>.py) of one imported HumanEval+ or MBPP+ problem. */
+export function oracleSource(p: HumanEvalProblem, id: string, facts: OracleFacts, mutants: GenericMutant[]): string {
+    const args = argNames(facts.arity);
     const sig = [...args, "*", "task_id"].join(", ");
     const parts = [
         [
-            `"""Imported from ${p.task_id} by 'eddy import humaneval'.`,
+            `"""Imported from ${p.task_id} by 'eddy import ${facts.dataset}'.`,
             ``,
-            `solution() is the canonical solution. tests() keeps every call check(candidate) makes as a fixed`,
-            `test judged by check's own assertions (an answer passes a call when check() passes with that`,
-            `answer in its place), then each base_input/plus_input as a fixed differential test compared`,
-            `as EvalPlus compares (==, else within atol; 1e-6 for float answers).`,
+            `solution() is the canonical solution. The expected outputs were computed once at import and`,
+            `are read from ${expectedFileName(id)} (its sha256 is below). With base_input/plus_input, each`,
+            `input is a fixed test judged as EvalPlus judges it (exact, else within atol; special oracles`,
+            `as EvalPlus's); without them, each call check(candidate) makes is a fixed test judged by check's`,
+            `own assertions, prompt, solution and test in one namespace.`,
             `"""`,
             `import copy`,
+            `import hashlib`,
             `import inspect`,
-            `import json`,
             `import math`,
+            `import os`,
+            `import pickle`,
             ``,
             `TASK_ID = ${pyString(p.task_id)}`,
+            `DATASET = ${pyString(facts.dataset)}`,
             `ENTRY_POINT = ${pyString(p.entry_point)}`,
             `_PROMPT = ${pyString(p.prompt)}`,
             `_CANONICAL = ${pyString(p.canonical_solution)}`,
-            `_TEST = ${pyString(p.test)}`,
-            `# The problem's line as published, read with Python's json: big integers stay exact.`,
-            `_PROBLEM = json.loads(${pyString(p.line)})`,
-            `_INPUTS = (_PROBLEM.get("base_input") or []) + (_PROBLEM.get("plus_input") or [])`,
-            `_ATOL = ${Number(p.atol ?? 0)}`,
+            `_TEST = ${pyString(p.test ?? "")}`,
+            `_EXPECTED_FILE = ${pyString(expectedFileName(id))}`,
+            `_EXPECTED_SHA256 = ${pyString(facts.sha256)}`,
             ``
         ].join("\n"),
         HELPERS.trim() + "\n",
         [
             `def solution(${sig}):`,
-            `    _eddy_namespace = {"__name__": "humaneval_solution"}`,
-            `    exec(compile(${pyString(p.prompt + p.canonical_solution)}, "solution.py", "exec"), _eddy_namespace)`,
-            `    return _eddy_namespace[${pyString(p.entry_point)}](${args.join(", ")})`,
+            `    # In the oracle, the stored answer of the one input a run asks it for; as a reference`,
+            `    # answer (its source alone, in the sandbox), the canonical solution itself.`,
+            `    stored = globals().get("_stored_answer")`,
+            `    hit = stored((${args.join(", ")}${args.length === 1 ? "," : ""})) if stored is not None else None`,
+            `    if hit is not None:`,
+            `        return hit[0]`,
+            `    fn = solution.__dict__.get("fn")`,
+            `    if fn is None:`,
+            `        namespace = {"__name__": "__main__"}`,
+            `        exec(compile(${pyString(p.prompt + p.canonical_solution)}, "solution.py", "exec"), namespace)`,
+            `        fn = solution.__dict__["fn"] = namespace[${pyString(p.entry_point)}]`,
+            `    return fn(${args.join(", ")})`,
             ``
         ].join("\n"),
         ...mutants.map((m) => [`def ${m.name}(${sig}):`, `    ${m.body}`, ""].join("\n"))

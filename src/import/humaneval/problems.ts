@@ -12,8 +12,8 @@ export interface HumanEvalProblem {
     prompt: string;
     /** The body that completes the prompt into the model solution. */
     canonical_solution: string;
-    /** Python source defining check(candidate). */
-    test: string;
+    /** Python source defining check(candidate) (HumanEval); MBPP+'s own test code is not used. */
+    test?: string;
     entry_point: string;
     base_input?: unknown[][];
     plus_input?: unknown[][];
@@ -23,7 +23,10 @@ export interface HumanEvalProblem {
     line: string;
 }
 
-const TEXT_FIELDS = ["task_id", "prompt", "canonical_solution", "test", "entry_point"] as const;
+/** The benchmark layouts eddy reads: HumanEval/HumanEval+ and EvalPlus's MBPP+. */
+export type Dataset = "humaneval" | "mbpp";
+
+const TEXT_FIELDS = ["task_id", "prompt", "canonical_solution", "entry_point"] as const;
 
 /** The text of a .jsonl or .jsonl.gz file (gzip recognised by its magic bytes, whatever the name). */
 export function readJsonlText(file: string): string {
@@ -43,6 +46,39 @@ export function readJsonlText(file: string): string {
     return bytes.toString("utf8");
 }
 
+/**
+ * JSON as Python's json module writes it: NaN, Infinity and -Infinity (EvalPlus's releases hold
+ * them among their inputs) become null outside strings, for the checks made here; the line itself
+ * goes to Python as written.
+ */
+export function parsePythonJson(text: string): unknown {
+    try {
+        return JSON.parse(text);
+    } catch (err) {
+        let out = "";
+        let inString = false;
+        for (let i = 0; i < text.length; i++) {
+            const c = text[i]!;
+            if (inString) {
+                out += c;
+                if (c === "\\") out += text[++i] ?? "";
+                else if (c === '"') inString = false;
+                continue;
+            }
+            if (c === '"') inString = true;
+            const word = /^(-?Infinity|NaN)/.exec(text.slice(i, i + 9));
+            if (!inString && word) {
+                out += "null";
+                i += word[0].length - 1;
+                continue;
+            }
+            out += c;
+        }
+        if (out === text) throw err;
+        return JSON.parse(out);
+    }
+}
+
 /** The JSON objects of a JSONL text, one per non-blank line; a line that is not a JSON object is an error naming it. */
 export function jsonlObjects(file: string, text: string): { line: number; value: Record<string, unknown>; text: string }[] {
     const out: { line: number; value: Record<string, unknown>; text: string }[] = [];
@@ -50,7 +86,7 @@ export function jsonlObjects(file: string, text: string): { line: number; value:
         if (raw.trim() === "") return;
         let v: unknown;
         try {
-            v = JSON.parse(raw);
+            v = parsePythonJson(raw);
         } catch (err) {
             throw new EddyError(`${file}:${i + 1}: not JSON (${oneLine(err)})`);
         }
@@ -62,33 +98,45 @@ export function jsonlObjects(file: string, text: string): { line: number; value:
 
 function inputList(file: string, line: number, name: string, v: unknown): unknown[][] | undefined {
     if (v === undefined || v === null) return undefined;
+    // An empty mapping where a list belongs (seen in EvalPlus's files): EvalPlus iterates it as no inputs.
+    if (typeof v === "object" && !Array.isArray(v) && Object.keys(v).length === 0) return [];
     if (!Array.isArray(v) || !v.every((x) => Array.isArray(x)))
         throw new EddyError(`${file}:${line}: '${name}' must be a list of argument lists, e.g. [[1, 2], [3, 4]]`);
     return v as unknown[][];
 }
 
-/** Reads and checks every problem of a HumanEval-format file; any problem out of format fails the whole file. */
-export function readHumanEvalProblems(file: string): HumanEvalProblem[] {
+/**
+ * Reads and checks every problem of a HumanEval-format file (or, `dataset` "mbpp", of EvalPlus's
+ * MbppPlus.jsonl: task_id, prompt, canonical_solution, entry_point, base_input, plus_input, atol,
+ * beside fields eddy does not use: code, test_list, test, assertion, …); any problem out of format
+ * fails the whole file.
+ */
+export function readHumanEvalProblems(file: string, dataset: Dataset = "humaneval"): HumanEvalProblem[] {
     const rows = jsonlObjects(file, readJsonlText(file));
-    if (rows.length === 0) throw new EddyError(`${file}: no problems (expected one JSON object per line with ${TEXT_FIELDS.join(", ")})`);
+    const needs = dataset === "mbpp" ? [...TEXT_FIELDS, "base_input", "plus_input"] : [...TEXT_FIELDS, "test"];
+    if (rows.length === 0) throw new EddyError(`${file}: no problems (expected one JSON object per line with ${needs.join(", ")})`);
     const seen = new Set<string>();
     return rows.map(({ line, value: v, text }) => {
-        for (const f of TEXT_FIELDS)
+        for (const f of dataset === "mbpp" ? TEXT_FIELDS : [...TEXT_FIELDS, "test" as const])
             if (typeof v[f] !== "string" || (f !== "canonical_solution" && (v[f] as string).trim() === ""))
-                throw new EddyError(`${file}:${line}: missing or non-text field '${f}' (a HumanEval problem has ${TEXT_FIELDS.join(", ")})`);
+                throw new EddyError(`${file}:${line}: missing or non-text field '${f}' (${dataset === "mbpp" ? "an MBPP+" : "a HumanEval"} problem has ${needs.join(", ")})`);
         const id = v.task_id as string;
         if (seen.has(id)) throw new EddyError(`${file}:${line}: task_id '${id}' appears twice`);
         seen.add(id);
         if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(v.entry_point as string)) throw new EddyError(`${file}:${line}: entry_point '${String(v.entry_point)}' is not a Python identifier`);
-        if (!/\bdef\s+check\s*\(/.test(v.test as string)) throw new EddyError(`${file}:${line} (${id}): 'test' defines no check(candidate) function`);
-        if (v.atol !== undefined && v.atol !== null && (typeof v.atol !== "number" || !(v.atol >= 0))) throw new EddyError(`${file}:${line} (${id}): 'atol' must be a non-negative number`);
         const base = inputList(file, line, "base_input", v.base_input);
         const plus = inputList(file, line, "plus_input", v.plus_input);
+        const evalplus = base !== undefined;
+        if (dataset === "mbpp" && (base === undefined || plus === undefined))
+            throw new EddyError(`${file}:${line} (${id}): an MBPP+ problem needs 'base_input' and 'plus_input' (is this MbppPlus.jsonl?)`);
+        // EvalPlus judges by base_input/plus_input and never runs 'test'; without them check() is the test.
+        if (dataset === "humaneval" && !evalplus && !/\bdef\s+check\s*\(/.test(v.test as string)) throw new EddyError(`${file}:${line} (${id}): 'test' defines no check(candidate) function`);
+        if (v.atol !== undefined && v.atol !== null && (typeof v.atol !== "number" || !(v.atol >= 0))) throw new EddyError(`${file}:${line} (${id}): 'atol' must be a non-negative number`);
         return {
             task_id: id,
             prompt: v.prompt as string,
             canonical_solution: v.canonical_solution as string,
-            test: v.test as string,
+            ...(typeof v.test === "string" ? { test: v.test } : {}),
             entry_point: v.entry_point as string,
             ...(base ? { base_input: base } : {}),
             ...(plus ? { plus_input: plus } : {}),

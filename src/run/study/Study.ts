@@ -54,10 +54,12 @@ export class Study {
 
     /** Step 1 and 2: create or resume the run, and plan it. */
     private open(config: StudyConfig): OpenedRun {
-        return openRun(this.store, config, this.hooks.library ?? builtInLibrary(), (run: RunRow, created: boolean) => {
+        const opened = openRun(this.store, config, this.hooks.library ?? builtInLibrary(), (run: RunRow, created: boolean) => {
             this.hooks.onRunId?.(run.id);
             if (!created) this.log(`continuing run ${run.id} (${run.status})`);
         });
+        if (opened.plan.small) this.log(`note: ${opened.plan.small}`);
+        return opened;
     }
 
     /** Steps 3 to 6: generate, extract, judge and store, with progress; then the session's outcome. */

@@ -4,6 +4,7 @@ import { JudgePool } from "../../../../judge/JudgePool.js";
 import { validateTemplate } from "../../../../judge/validateTemplate.js";
 import { loadAllTemplates, selectTemplates } from "../../../../templates/loadTemplates.js";
 import { sampleInstances } from "../../../../templates/instances.js";
+import { smallNeighbourhoodNote } from "../../../../run/plan.js";
 import { missedGoals, STRENGTH_GOALS } from "../../../../templates/strength/goals.js";
 import { measureStrength, type StrengthMeasure } from "../../../../templates/strength/measure.js";
 import type { Instance, Template } from "../../../../templates/types.js";
@@ -228,6 +229,9 @@ export function registerValidateCommand(parent: Command): void {
             if (opts.json && opts.strength) process.stdout.write(JSON.stringify({ goals: STRENGTH_GOALS, summary: strengthSummary(reports), templates: reports }, null, 2) + "\n");
             else if (opts.json) process.stdout.write(JSON.stringify(reports, null, 2) + "\n");
             else process.stdout.write(`${reports.length - failed}/${reports.length} template(s) ${opts.strength ? "valid and meeting the strength goals" : "valid"}\n`);
+            // Said once: a neighbourhood smaller than M is validated on every instance it has.
+            const small = smallNeighbourhoodNote(reports.filter((r) => r.instances > 0).map((r) => ({ id: r.id, n: r.instances })), opts.instances);
+            if (small) process.stderr.write(`note: ${small}\n`);
             if (failed > 0) process.exitCode = 1;
         });
 }

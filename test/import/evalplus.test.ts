@@ -1,0 +1,263 @@
+import { spawnSync } from "node:child_process";
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const BIN = path.resolve("dist/cli/bin.js");
+/** Original problems and samples in EvalPlus's release layouts, with EvalPlus's own verdicts (see its README.md). */
+const SAMPLE = path.resolve("test/import/evalplus-sample");
+
+interface Row {
+    template: string;
+    instance: number;
+    round: number;
+    category: string;
+    detail: string;
+}
+
+interface Status {
+    base_status: string;
+    plus_status: string | null;
+}
+
+describe("HumanEval+ and MBPP+ as EvalPlus publishes them: imported whole, judged as EvalPlus judges", () => {
+    let dir: string;
+    let db: string;
+    let he: string;
+    let mb: string;
+    const eddy = (args: string[], env: Record<string, string> = {}) =>
+        spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8", env: { ...process.env, EDDY_DB: db, ...env } });
+    const rows = (run: string): Row[] => {
+        const r = eddy(["export", run]);
+        expect(r.status, r.stderr).toBe(0);
+        // Rounds a task has no sample for are 'missing' (tasks have different sample counts).
+        return r.stdout.trim().split("\n").map((l) => JSON.parse(l) as Row).filter((x) => x.category !== "missing");
+    };
+    const samplesRun = (file: string, templates: string, extra: string[] = []): string => {
+        const r = eddy(["import", "evalplus-samples", file, "--templates", templates, "--json", "--judge-workers", "2", ...extra]);
+        expect(r.status, r.stderr).toBe(0);
+        return (JSON.parse(r.stdout) as { runId: string }).runId;
+    };
+    /** EvalPlus's verdict per (template, round), read from its results file: correct when base and plus pass. */
+    const published = (file: string, idOf: (taskId: string) => string): Map<string, boolean> => {
+        const doc = JSON.parse(readFileSync(file, "utf8")) as { eval: Record<string, Status[]> };
+        const out = new Map<string, boolean>();
+        for (const [task, list] of Object.entries(doc.eval)) list.forEach((s, n) => out.set(`${idOf(task)}|${n}`, s.base_status === "pass" && s.plus_status === "pass"));
+        return out;
+    };
+
+    beforeAll(() => {
+        dir = mkdtempSync(path.join(tmpdir(), "eddy-evalplus-"));
+        db = path.join(dir, "eddy.db");
+        he = path.join(dir, "he");
+        mb = path.join(dir, "mb");
+        const a = eddy(["import", "humaneval", path.join(SAMPLE, "HumanEvalPlus-eddy.jsonl"), "--out", he, "--workers", "2"]);
+        expect(a.status, a.stderr).toBe(0);
+        const b = eddy(["import", "mbpp", path.join(SAMPLE, "MbppPlus-eddy.jsonl"), "--out", mb, "--workers", "2"]);
+        expect(b.status, b.stderr).toBe(0);
+    }, 240_000);
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+    it("imports every problem, its expected outputs computed once and kept beside its oracle with EvalPlus's limits", () => {
+        const summary = JSON.parse(readFileSync(path.join(he, "humaneval-import.json"), "utf8"));
+        expect(summary.skipped).toEqual([]);
+        expect(summary.templates.map((t: { taskId: string }) => t.taskId)).toEqual(["EddyPlus/0", "EddyPlus/1", "EddyPlus/2"]);
+        expect(summary.templates[1]).toMatchObject({ function: "count_up", fixedTests: { base: 3, plus: 5, check: 0 } });
+        // The plus input n = 1,000,011 has an answer of megabytes: computed here, once.
+        expect(summary.templates[1].expectedBytes).toBeGreaterThan(10_000_000);
+        expect(readdirSync(path.join(he, "oracles")).sort()).toEqual(["eddyplus_0.expected.pkl", "eddyplus_0.py", "eddyplus_1.expected.pkl", "eddyplus_1.py", "eddyplus_2.expected.pkl", "eddyplus_2.py"]);
+        // 3 base inputs at max(4 s, 4 x their time) + 2 s, and as much for the plus group: EvalPlus's ceiling.
+        expect(readFileSync(path.join(he, "templates", "eddyplus_0.yaml"), "utf8")).toContain("budget: {time_ms: 28000, memory_mb: 4096}");
+        const mbpp = JSON.parse(readFileSync(path.join(mb, "humaneval-import.json"), "utf8"));
+        expect(mbpp).toMatchObject({ dataset: "mbpp", skipped: [] });
+        expect(mbpp.templates.map((t: { id: string }) => t.id)).toEqual(["mbpp_2", "mbpp_737", "mbpp_901"]);
+    });
+
+    it("templates validate and a reference run with default settings pass every problem and say once that the neighbourhoods are smaller than M", () => {
+        const env = { EDDY_TEMPLATES: path.join(he, "templates"), EDDY_ORACLES: path.join(he, "oracles") };
+        const v = eddy(["templates", "validate"], env);
+        expect(v.status, v.stdout + v.stderr).toBe(0);
+        expect(v.stdout).toContain("3/3 template(s) valid");
+        expect(v.stderr.match(/hold fewer than 100 instances/g)).toHaveLength(1);
+        expect(v.stderr).not.toMatch(/distinct valid tuples/);
+        const r = eddy(["run", "--backend", "reference", "--templates", "all", "--wrapper", "completion", "--no-progress"], env);
+        expect(r.status, r.stderr).toBe(0);
+        expect(r.stderr.match(/3 template\(s\) hold fewer than 100 instances, and all they hold are used/g)).toHaveLength(1);
+        const run = r.stdout.trim().split("\n").pop()!;
+        const got = rows(run);
+        // Every instance a template has, in every round (R = 5 by default).
+        expect(got).toHaveLength(3 * 5);
+        expect(got.every((x) => x.category === "passed")).toBe(true);
+        const report = JSON.parse(eddy(["report", run, "--format", "json"]).stdout);
+        expect(report.configs[0]).toMatchObject({ AS: 1, CCS: 1 });
+        const dry = eddy(["run", "--backend", "reference", "--templates", "all", "--dry-run"], env);
+        expect(dry.stdout).toContain("queries:      15");
+        expect(dry.stdout).toContain("note:         3 template(s) hold fewer than 100 instances");
+    }, 240_000);
+
+    it.each([
+        ["HumanEval+", "samples", () => he, (t: string) => t.toLowerCase().replace("/", "_")],
+        ["MBPP+", "mbpp-samples", () => mb, (t: string) => t.toLowerCase().replace("/", "_")]
+    ])("re-judges %s samples with EvalPlus's verdicts: every sample agrees", (_name, stem, folder, idOf) => {
+        const run = samplesRun(path.join(SAMPLE, `${stem}.jsonl`), folder());
+        const want = published(path.join(SAMPLE, `${stem}.eval_results.json`), idOf);
+        const got = rows(run);
+        expect(got).toHaveLength(want.size);
+        for (const x of got) expect([x.template, x.round, x.category === "passed"]).toEqual([x.template, x.round, want.get(`${x.template}|${x.round}`)]);
+        // Both verdicts kinds occur, so agreement is not a coincidence of all-pass or all-fail.
+        expect(new Set(got.map((x) => x.category === "passed"))).toEqual(new Set([true, false]));
+        const text = eddy(["report", run]).stdout;
+        expect(text).toContain("Agreement with EvalPlus's published verdicts");
+        expect(text).toMatch(new RegExp(`\\n\\s+${want.size}\\s+${want.size}\\s+100\\.0%`));
+    }, 240_000);
+
+    it("judges find_zero by the polynomial's value (EvalPlus's special oracle), another zero than the canonical one included", () => {
+        const prompt = JSON.parse(readFileSync(path.join(SAMPLE, "HumanEvalPlus-eddy.jsonl"), "utf8").split("\n")[0]!).prompt as string;
+        const file = path.join(dir, "zeros.jsonl");
+        const lines = [
+            // [1, -3, 0, 1] has three real zeros; the canonical bisection finds one, this the largest.
+            { task_id: "EddyPlus/0", solution: prompt + "    x = 50.0\n    for _ in range(200):\n        d = sum(i * c * x ** (i - 1) for i, c in enumerate(xs) if i)\n        x = x - poly(xs, x) / d if d else x + 1\n    return x\n" },
+            { task_id: "EddyPlus/0", completion: "    return 1.0\n" }
+        ];
+        writeFileSync(file, lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
+        const got = rows(samplesRun(file, he, ["--model", "zeros"]));
+        expect(got.map((x) => x.category === "passed")).toEqual([true, false]);
+    }, 120_000);
+
+    it("a run reads the stored expected outputs and never recomputes them; a changed outputs file is refused", () => {
+        const copy = path.join(dir, "he-copy");
+        cpSync(he, copy, { recursive: true });
+        // What a run asks of the oracle (prepare.py): its fixed tests, its one input, the model
+        // solution's answer there. With the canonical solution made to raise, all still answer.
+        const probe = [
+            "import importlib.util, sys",
+            "spec = importlib.util.spec_from_file_location('o', sys.argv[1]); m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)",
+            "m._CANONICAL = m._PROMPT = 'raise RuntimeError(\"recomputed\")'",
+            "m.solution.__dict__['fn'] = lambda *a: 1 / 0",
+            "tests = list(m.tests(task_id=m.TASK_ID))",
+            "args = m.inputs(None, task_id=m.TASK_ID)",
+            "print(len(tests), len(tests[5][1].value), m.solution(*args, task_id=m.TASK_ID) == tests[0][1].value)"
+        ].join("\n");
+        const oracle = path.join(copy, "oracles", "eddyplus_1.py");
+        const p = spawnSync("python3", ["-c", probe, oracle], { encoding: "utf8" });
+        expect(p.stderr).toBe("");
+        // 8 tests; the answer for n = 1,000,011 (6,888,983 characters) read, not computed.
+        expect(p.stdout.trim()).toBe("8 6888983 True");
+        // Tampered outputs: the oracle refuses them rather than judging by them.
+        const pkl = path.join(copy, "oracles", "eddyplus_1.expected.pkl");
+        const bytes = readFileSync(pkl);
+        bytes[bytes.length - 5] = bytes[bytes.length - 5]! ^ 1;
+        writeFileSync(pkl, bytes);
+        const samples = path.join(dir, "count-up.jsonl");
+        writeFileSync(samples, readFileSync(path.join(SAMPLE, "samples.jsonl"), "utf8").split("\n").filter((l) => l.includes('"EddyPlus/1"')).join("\n") + "\n");
+        // A database of its own: verdicts cached under this oracle's hash were made with the true outputs.
+        const r = eddy(["import", "evalplus-samples", samples, "--templates", copy, "--model", "tampered", "--judge-workers", "2"], { EDDY_DB: path.join(dir, "tampered.db") });
+        expect(r.status).not.toBe(0);
+        expect(r.stderr).toContain("eddyplus_1.expected.pkl does not match this oracle");
+    }, 240_000);
+
+    it("a problem that cannot come in is listed with its reason and the rest import; --strict keeps all-or-nothing", () => {
+        const bad = {
+            task_id: "EddyBad/0",
+            prompt: 'def middle_char(text: str) -> str:\n    """Return the middle character of a text of odd length."""\n',
+            canonical_solution: "    return text[len(text) // 2] if len(text) % 2 else text[len(text)]\n",
+            test: "\n\ndef check(candidate):\n    assert candidate('abc') == 'b'\n",
+            entry_point: "middle_char",
+            contract: "",
+            base_input: [["abc"]],
+            plus_input: [["even"]],
+            atol: 0
+        };
+        const file = path.join(dir, "with-bad.jsonl");
+        writeFileSync(file, readFileSync(path.join(SAMPLE, "HumanEvalPlus-eddy.jsonl"), "utf8").split("\n").slice(0, 1).join("\n") + "\n" + JSON.stringify(bad) + "\n");
+        const out = path.join(dir, "partial");
+        const r = eddy(["import", "humaneval", file, "--out", out, "--workers", "2"]);
+        expect(r.status, r.stderr).toBe(0);
+        expect(r.stdout).toContain("skipped EddyBad/0: the canonical solution raises on a plus input: IndexError");
+        expect(r.stdout).toContain("1 template(s) imported");
+        expect(JSON.parse(readFileSync(path.join(out, "humaneval-import.json"), "utf8")).skipped).toEqual([{ taskId: "EddyBad/0", reason: expect.stringContaining("IndexError") }]);
+        const strictOut = path.join(dir, "strict");
+        const s = eddy(["import", "humaneval", file, "--out", strictOut, "--strict", "--workers", "2"]);
+        expect(s.status).not.toBe(0);
+        expect(s.stderr.trim().split("\n")).toHaveLength(1);
+        expect(s.stderr).toContain("EddyBad/0: the canonical solution raises on a plus input");
+        expect(existsSync(strictOut)).toBe(false);
+        // Nothing at all could come in: one line, non-zero.
+        const only = path.join(dir, "only-bad.jsonl");
+        writeFileSync(only, JSON.stringify(bad) + "\n");
+        const n = eddy(["import", "humaneval", only, "--out", path.join(dir, "none")]);
+        expect(n.status).not.toBe(0);
+        expect(n.stderr).toContain("nothing could be imported");
+        // MBPP+ needs its inputs.
+        const noInputs = path.join(dir, "mbpp-no-inputs.jsonl");
+        writeFileSync(noInputs, JSON.stringify({ ...JSON.parse(readFileSync(path.join(SAMPLE, "MbppPlus-eddy.jsonl"), "utf8").split("\n")[0]!), plus_input: undefined }) + "\n");
+        const m = eddy(["import", "mbpp", noInputs, "--out", path.join(dir, "none")]);
+        expect(m.status).not.toBe(0);
+        expect(m.stderr.trim().split("\n")).toHaveLength(1);
+        expect(m.stderr).toContain("an MBPP+ problem needs 'base_input' and 'plus_input'");
+    }, 240_000);
+
+    it("HumanEval's own layout: prompt, solution and test run as one program (the test calls a prompt helper and the function by its name)", () => {
+        const out = path.join(dir, "plain");
+        const r = eddy(["import", "humaneval", path.join(SAMPLE, "HumanEval-eddy.jsonl"), "--out", out, "--workers", "2", "--json"]);
+        expect(r.status, r.stderr).toBe(0);
+        expect(JSON.parse(r.stdout).templates[0]).toMatchObject({ id: "eddyhe_0", fixedTests: { base: 0, plus: 0, check: 3 } });
+        const prompt = JSON.parse(readFileSync(path.join(SAMPLE, "HumanEval-eddy.jsonl"), "utf8")).prompt as string;
+        const file = path.join(dir, "plain-samples.jsonl");
+        const lines = [
+            { task_id: "EddyHE/0", completion: "    return sorted(numbers, key=lambda n: sum(map(int, str(abs(n)))))\n" },
+            { task_id: "EddyHE/0", solution: prompt + "    return sorted(numbers, key=digit_total, reverse=True)\n" }
+        ];
+        writeFileSync(file, lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
+        const got = rows(samplesRun(file, out, ["--model", "plain"]));
+        expect(got.map((x) => x.category === "passed")).toEqual([true, false]);
+    }, 240_000);
+
+    it("imported samples keep their model name (org/name) and export what is unknown of their generation as unknown, valid against inspect's and EEE's schemas", () => {
+        const run = samplesRun(path.join(SAMPLE, "samples.jsonl"), he, ["--model", "acme-labs/coder-7b-instruct"]);
+        const file = path.join(dir, "inspect.json");
+        const i = eddy(["export", run, "--format", "inspect", "--out", file]);
+        expect(i.status, i.stderr).toBe(0);
+        const log = JSON.parse(readFileSync(file, "utf8"));
+        expect(log.eval.model).toBe("acme-labs/coder-7b-instruct");
+        // No temperature was given: unknown, as are eddy's own settings the replay used.
+        expect(log.eval.model_generate_config).toMatchObject({ temperature: null, max_tokens: null, seed: null, system_message: null });
+        expect(log.eval.model_args).toEqual({ imported_from: "EvalPlus", source: path.join(SAMPLE, "samples.jsonl") });
+        expect(log.samples[0].input.map((m: { role: string }) => m.role)).toEqual(["user"]);
+        expect(log.samples[0].input[0].content.startsWith("import math")).toBe(true);
+        expect(JSON.stringify(log.plan)).not.toContain("completion");
+        const validateInspect = spawnSync(
+            "python3",
+            ["-c", "import json,sys,jsonschema\ns=json.load(open(sys.argv[1]))\nprint(len(list(jsonschema.Draft202012Validator(s).iter_errors(json.load(open(sys.argv[2]))))))", path.resolve("test/export/fixtures/inspect-log-schema.json"), file],
+            { encoding: "utf8" }
+        );
+        expect(validateInspect.stdout.trim(), validateInspect.stderr).toBe("0");
+
+        const folder = path.join(dir, "eee");
+        const e = eddy(["export", run, "--format", "eee", "--out", folder]);
+        expect(e.status, e.stderr).toBe(0);
+        const [aggFile, samplesFile] = e.stdout.trim().split("\n");
+        expect(aggFile).toContain(path.join("data", "eddy", "acme-labs", "coder-7b-instruct"));
+        const agg = JSON.parse(readFileSync(aggFile!, "utf8"));
+        expect(agg.model_info).toMatchObject({ id: "acme-labs/coder-7b-instruct", developer: "acme-labs", name: "coder-7b-instruct", inference_engine: { name: "unknown" } });
+        expect(agg.model_info.additional_details).not.toHaveProperty("model_sha256");
+        for (const r of agg.evaluation_results) expect(r.generation_config.generation_args).toEqual({});
+        const pass = agg.evaluation_results.find((r: { evaluation_result_id: string }) => r.evaluation_result_id === "pass");
+        expect(pass.score_details.score).toBeCloseTo(6 / 14, 10);
+        const records = readFileSync(samplesFile!, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+        expect(new Set(records.map((r) => `${r.evaluation_result_id}|${r.evaluation_name}`))).toEqual(new Set(["pass|eddy pass"]));
+        // The problem's text, not eddy's prompt wrapper (which never reached this model).
+        expect(records[0].input.raw.startsWith("import math")).toBe(true);
+        expect(records.every((r) => !r.input.raw.includes("Complete this Python function"))).toBe(true);
+        const validate = (schema: string, docs: string[]) =>
+            spawnSync("python3", ["-c", "import json,sys,jsonschema\ns=json.load(open(sys.argv[1]))\nv=jsonschema.Draft7Validator(s)\nprint(sum(len(list(v.iter_errors(json.loads(d)))) for d in sys.argv[2:]))", schema, ...docs], { encoding: "utf8" });
+        expect(validate(path.resolve("test/export/fixtures/eee-eval.schema.json"), [JSON.stringify(agg)]).stdout.trim()).toBe("0");
+        expect(validate(path.resolve("test/export/fixtures/eee-instance_level_eval.schema.json"), records.map((r) => JSON.stringify(r))).stdout.trim()).toBe("0");
+        // A name that is neither name nor org/name is one line, non-zero.
+        const bad = eddy(["import", "evalplus-samples", path.join(SAMPLE, "samples.jsonl"), "--templates", he, "--model", "a/b/c"]);
+        expect(bad.status).not.toBe(0);
+        expect(bad.stderr.trim().split("\n")).toHaveLength(1);
+        expect(bad.stderr).toContain("model name 'a/b/c'");
+    }, 240_000);
+});
