@@ -6,7 +6,7 @@ import { replayDescriptor } from "./replay/descriptor.js";
 import { serverDescriptor } from "./server/descriptor.js";
 import type { Backend } from "./types.js";
 
-export type { AnswerSources, BackendDescriptor, BackendOption, BackendParts, BackendSettings, CacheIdentity, ModelSource, Scheduling } from "./descriptor.js";
+export type { AnswerSources, BackendDescriptor, BackendOption, BackendParts, BackendSettings, CacheIdentity, ModelSource, Scheduling, SolutionSource } from "./descriptor.js";
 
 /** Every backend eddy has, by name: the one list callers validate names against and ask. */
 const REGISTRY = { llama: llamaDescriptor, reference: referenceDescriptor, replay: replayDescriptor, server: serverDescriptor } as const satisfies Record<string, BackendDescriptor>;

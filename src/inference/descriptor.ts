@@ -3,6 +3,8 @@ import type { Language } from "../languages/languages.js";
 import type { Template } from "../templates/types.js";
 import type { DecodingMode } from "../vocabulary.js";
 import type { SolutionSource } from "./reference/ReferenceBackend.js";
+
+export type { SolutionSource };
 import type { Backend, BackendMetadata } from "./types.js";
 
 /** The settings a backend is made from (a study's, or a command's own). */
@@ -52,6 +54,8 @@ export interface ModelSource {
     path?: string;
     /** A model named to a server. */
     name?: string;
+    /** The file the answers come from where it is not a model file (a replay file). */
+    source?: string;
 }
 
 /**
@@ -67,6 +71,8 @@ export interface CacheIdentity {
     promptFormat?: string | undefined;
     contextSize?: number | undefined;
     mode?: string | undefined;
+    /** Lockstep: the prompt chunk size (a member's answer depends on it). */
+    batchSize?: number | undefined;
 }
 
 /** Settings a backend owns: merged into the study schema (identity: part of the run's hash; operational: taken fresh on resume). */
@@ -117,13 +123,13 @@ export interface BackendDescriptor {
     /** A model as given (flag or config file) made into what is stored: a file's absolute path, a URI or a served name as is. */
     resolveModel(model: string, baseDir: string): string;
     /** One line when the settings lack what it needs (undefined: nothing missing). */
-    missing(sources: AnswerSources & { baseUrl?: string | undefined }): string | undefined;
+    missing(settings: AnswerSources & { baseUrl?: string | undefined }): string | undefined;
     /** Check the sources before a run is created (model files exist, remote ones allowed, URL well formed); throws one EddyError line. */
     checkSources(settings: BackendSettings & { models: readonly string[] }): void;
     /** A model of a run that has gone since (a model file deleted): one line, or undefined. */
     sourceGone(model: ModelSource): string | undefined;
     /** Read what must be read before anything is stored (a replay file). */
-    prepare(settings: BackendSettings): PreparedSources;
+    readSources(settings: BackendSettings): PreparedSources;
     /** The "models" of a study on it: a label per answer source (and the model file's path, or the served name). */
     modelSources(sources: AnswerSources): ModelSource[];
     /** Identity of what produced the answers (a model file's, a served model's or a replay file's sha256); null when none. */

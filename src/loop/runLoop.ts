@@ -2,7 +2,7 @@ import { Embedder, cosine, inspectEmbedModel } from "../embed/Embedder.js";
 import { extractCode } from "../extract/extractCode.js";
 import { backendDescriptor, createBackend } from "../inference/backends.js";
 import type { Backend, GenerationResult } from "../inference/types.js";
-import type { SolutionSource } from "../inference/reference/ReferenceBackend.js";
+import type { SolutionSource } from "../inference/backends.js";
 import type { ChatMessage, ParamValue } from "../vocabulary.js";
 import { MemoryVerdictCache } from "../judge/cache.js";
 import { loadWrapper, renderMessages } from "../prompts/PromptWrapper.js";
@@ -367,8 +367,8 @@ function checkLoopInputs(c: LoopConfig): void {
 
 /** What answers in a loop run, labelled as a run labels its models. */
 function answerSource(c: LoopConfig): { label: string; path: string | null } {
-    const m = backendDescriptor(c.backend).modelSources({ models: c.models, ...(c.replay ? { replay: c.replay } : {}) })[0]!;
-    return { label: m.label, path: m.path ?? c.replay ?? null };
+    const m = backendDescriptor(c.backend).modelSources(c)[0]!;
+    return { label: m.label, path: m.path ?? m.source ?? null };
 }
 
 /** A model file's label, as a run labels it. */
@@ -385,7 +385,7 @@ async function openBackend(c: LoopConfig, modelPath: string | undefined, solutio
     return createBackend(c, modelPath ? backendDescriptor(c.backend).modelSources({ models: [modelPath] })[0]! : {}, {
         solutions,
         templates,
-        ...backendDescriptor(c.backend).prepare(c).parts,
+        ...backendDescriptor(c.backend).readSources(c).parts,
         onWarning: log
     });
 }

@@ -221,8 +221,7 @@ export function completeStudyConfig(s: StudySettings, baseDir = process.cwd()): 
     const models = (s.models ?? []).map((m) => descriptor.resolveModel(m, baseDir));
     const own: Record<string, unknown> = {};
     for (const k of BACKEND_PATH_KEYS) if ((s as Record<string, unknown>)[k] !== undefined) own[k] = path.resolve(baseDir, String((s as Record<string, unknown>)[k]));
-    const replay = own.replay as string | undefined;
-    const missing = descriptor.missing({ models, ...(replay ? { replay } : {}), baseUrl: s.baseUrl });
+    const missing = descriptor.missing({ ...s, ...own, models });
     if (missing) throw new EddyError(missing);
     const temperatures = s.temperatures ?? STUDY_DEFAULTS.temperatures;
     if (temperatures.length === 0) throw new EddyError("no temperature given");

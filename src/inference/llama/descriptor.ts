@@ -63,11 +63,11 @@ export const llamaDescriptor = {
         }
     },
     sourceGone: (model) => (model.path && !isRemoteModel(model.path) && !existsSync(model.path) ? `model file not found: ${model.path}` : undefined),
-    prepare: () => ({ parts: {} }),
+    readSources: () => ({ parts: {} }),
     modelSources: (s) => uniqueLabels(s.models ?? []),
     identity: (_backend, meta) => meta.model?.sha256 ?? null,
     // A response depends on the file, how prompts are rendered and fit, and the mode.
-    cacheIdentity: (meta) => (meta.model?.sha256 ? { sha256: meta.model.sha256, promptFormat: meta.promptFormat, contextSize: meta.contextSize, mode: meta.mode } : undefined),
+    cacheIdentity: (meta) => (meta.model?.sha256 ? { sha256: meta.model.sha256, promptFormat: meta.promptFormat, contextSize: meta.contextSize, mode: meta.mode, batchSize: meta.batchSize } : undefined),
     async open(settings, model, parts) {
         if (!model.path) throw new EddyError("no model file given");
         try {

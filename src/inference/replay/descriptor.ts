@@ -24,11 +24,11 @@ export const replayDescriptor = {
     checkSources: () => {},
     sourceGone: () => undefined,
     // Read and validated before anything is stored; its sha256 stands for the model's.
-    prepare(settings) {
+    readSources(settings) {
         const replay = new ReplayBackend(settings.replay!);
         return { parts: { prepared: replay }, identity: { sha256: replay.sha256, what: `replay file ${settings.replay}` } };
     },
-    modelSources: (s) => [{ label: path.basename(s.replay ?? "replay").replace(/\.gguf$/i, "").replace(/\.jsonl?$/i, "") }],
+    modelSources: (s) => [{ label: path.basename(s.replay ?? "replay").replace(/\.gguf$/i, "").replace(/\.jsonl?$/i, ""), ...(s.replay ? { source: s.replay } : {}) }],
     // The file's sha256 stands for the model's: an edited file is another set of answers.
     identity: (backend) => (backend instanceof ReplayBackend ? backend.sha256 : null),
     cacheIdentity: () => undefined,

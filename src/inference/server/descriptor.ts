@@ -41,7 +41,7 @@ export const serverDescriptor = {
         parseBaseUrl(s.baseUrl);
     },
     sourceGone: () => undefined,
-    prepare: () => ({ parts: {} }),
+    readSources: () => ({ parts: {} }),
     modelSources: (s) => [...new Set(s.models ?? [])].map((name) => ({ label: name.split(/[\\/]/).pop()!.replace(/\.gguf$/i, ""), name })),
     identity: (_backend, meta) => meta.model?.sha256 ?? null,
     // A served answer depends on what the server reports it serves, how prompts are sent, and whether it was reproducible.

@@ -56,7 +56,7 @@ export function responseCacheKey(model: CacheModel, messages: ChatMessage[], dec
  * is only reused for the same member of the same group.
  */
 export function lockstepCacheKeys(
-    model: CacheModel & { batchSize?: number | undefined },
+    model: CacheModel,
     groupSize: number,
     members: readonly Pick<Query, "messages" | "decoding" | "seed">[],
     maxTokens: number
@@ -192,7 +192,7 @@ export class GenerateStage {
      * kept, whole: a group is always decoded with all its members, so each comes out as it would in
      * an uninterrupted run.
      */
-    private groups(planned: { query: Query; done: boolean }[], groupSize: number, cacheModel: (CacheModel & { batchSize?: number }) | undefined): LockstepGroup[] {
+    private lockstepGroups(planned: { query: Query; done: boolean }[], groupSize: number, cacheModel: CacheModel | undefined): LockstepGroup[] {
         const out: LockstepGroup[] = [];
         for (const g of lockstepCut(planned, (p) => `${p.query.key.configId}|${p.query.key.templateId}`, groupSize)) {
             if (g.members.every((p) => p.done)) continue;
@@ -245,7 +245,7 @@ export class GenerateStage {
             const cacheModel = descriptor.cacheIdentity(meta, sha);
             const planned = this.planned(confs);
             if (meta.scheduling === "lockstep") {
-                const groups = this.groups(planned, meta.groupSize!, cacheModel && { ...cacheModel, batchSize: meta.batchSize });
+                const groups = this.lockstepGroups(planned, meta.groupSize!, cacheModel);
                 s.total += groups.reduce((n, g) => n + g.done.filter((d) => !d).length, 0);
                 await this.generate(backend, lockstepRequests(groups), sha);
             } else {

@@ -75,7 +75,7 @@ export function checkModelUnchanged(stored: readonly (string | null)[], sha: str
 export function openRun(store: Store, config: StudyConfig, library: TemplateLibrary, onRun: (run: RunRow, created: boolean) => void = () => {}): OpenedRun {
     checkModels(config);
     // What stands in for the model (a replay file) is read and validated before anything is stored.
-    const prepared = backendDescriptor(config.backend).prepare(config);
+    const prepared = backendDescriptor(config.backend).readSources(config);
     const existing = config.resume ? requireRun(store, config.resume) : undefined;
     const plan = planStudy(config, library, existing ? (t) => store.instances(existing.id, t) : undefined);
     const hash = studyHash(config, plan.templates.map((t) => t.id));
