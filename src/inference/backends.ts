@@ -6,6 +6,7 @@ import { replayDescriptor } from "./replay/descriptor.js";
 import { serverDescriptor } from "./server/descriptor.js";
 import type { Backend } from "./types.js";
 
+export type { Offer } from "./descriptor.js";
 export type { AnswerSources, BackendDescriptor, BackendOption, BackendParts, BackendSettings, CacheIdentity, ModelSource, Scheduling, SolutionSource } from "./descriptor.js";
 
 /** Every backend eddy has, by name: the one list callers validate names against and ask. */
@@ -54,3 +55,11 @@ export function settingOwner(key: string): BackendName | undefined {
 
 /** Setting keys whose values name files (made absolute against where they were given). */
 export const BACKEND_PATH_KEYS: readonly string[] = BACKEND_OPTIONS.filter((o) => o.path).map((o) => o.key);
+
+/** What the server at `baseUrl` offers, asked through the backend that owns --base-url. */
+export async function serverOffers(baseUrl: string): Promise<import("./descriptor.js").Offer> {
+    const owner = settingOwner("baseUrl");
+    const d = owner ? REGISTRY[owner] : undefined;
+    if (!d || !("offers" in d)) throw new EddyError("no backend here talks to servers");
+    return d.offers({ backend: d.name, baseUrl });
+}

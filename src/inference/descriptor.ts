@@ -90,6 +90,19 @@ export interface BackendOption {
     path?: boolean;
 }
 
+/** What a server offers, for `eddy models list --base-url` and `eddy doctor --base-url`. */
+export interface Offer {
+    /** Where it was asked. */
+    source: string;
+    /** Who answered ("llama-server", "vllm", …) and facts about the whole server (build, slots, …). */
+    engine: string;
+    facts: Record<string, string | number>;
+    /** Each model: its id and what the server reports about it. */
+    models: { id: string; aliases: string[]; contextSize?: number; facts: Record<string, unknown> }[];
+    /** Whether the setup is one known to answer reproducibly, and why. */
+    reproducible: { known: boolean; why: string };
+}
+
 /** A backend's sources, prepared before a run is stored (a replay file read, its identity taken). */
 export interface PreparedSources {
     parts: Pick<BackendParts, "prepared">;
@@ -136,6 +149,8 @@ export interface BackendDescriptor {
     identity(backend: Backend, meta: BackendMetadata): string | null;
     /** What identifies its responses in the response cache; undefined: its responses are not cached. */
     cacheIdentity(meta: BackendMetadata, identity: string | null): CacheIdentity | undefined;
+    /** What a backend at an address offers (a server's models and what it reports about them); absent where there is nothing to ask. */
+    offers?(settings: BackendSettings): Promise<Offer>;
     /** The backend for one model; load failures become one EddyError line. */
     open(settings: BackendSettings, model: ModelSource, parts: BackendParts): Promise<Backend>;
 }

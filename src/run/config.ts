@@ -229,8 +229,8 @@ export function completeStudyConfig(s: StudySettings, baseDir = process.cwd()): 
     const mode: DecodingMode = s.fast ? "fast" : (s.mode ?? (s.reproducible === false ? "fast" : "reproducible"));
     if (mode === "fast" && s.groupSize !== undefined) throw new EddyError("--group-size applies to the reproducible mode; --fast schedules sequences freely (give one or the other)");
     const { fast: _fast, reproducible: _reproducible, models: _m, templates: _t, temperatures: _temps, wrappers: _w, groupSize: _g, language, ...given } = s;
-    // Settings another backend owns do not describe this run (nor enter its identity).
-    const rest = Object.fromEntries(Object.entries({ ...given, ...own }).filter(([k]) => (settingOwner(k) ?? backend) === backend)) as typeof given;
+    // What another backend answers from (a replay file given to a llama run) does not describe this run, nor enter its identity.
+    const rest = Object.fromEntries(Object.entries({ ...given, ...own }).filter(([k]) => !Object.hasOwn(BACKEND_IDENTITY_SETTINGS, k) || settingOwner(k) === backend)) as typeof given;
     // Only a backend that decodes in lockstep has groups: the other backends' runs keep the identity they had.
     const groupSize = descriptor.scheduling(mode) === "lockstep" ? (s.groupSize ?? DEFAULT_GROUP_SIZE) : undefined;
     const out: StudyConfig = {

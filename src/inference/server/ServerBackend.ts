@@ -53,7 +53,7 @@ export async function createServerBackend(o: ServerBackendOptions): Promise<Back
     const retryForMs = o.retryForMs ?? 120_000;
     const reproducible = knownReproducible(report, concurrency);
     if (!reproducible.known)
-        warn(`${report.engine} at ${base.href}: ${reproducible.why}; answers are recorded as mode fast (see eddy audit determinism --backend server)`);
+        warn(`warning: ${report.engine} at ${base.href}: ${reproducible.why}; answers are recorded as mode fast (see eddy audit determinism --backend server)`);
 
     const metadata: BackendMetadata = {
         backend: "server",
@@ -230,7 +230,7 @@ function parseReply(body: unknown, format: string, where: string, elapsedMs: num
  * with one slot (requests are decoded one at a time, each prompt evaluated whole). vLLM's batch-invariant
  * mode (VLLM_BATCH_INVARIANT=1) is too, but a server does not report it: eddy audit determinism measures it.
  */
-function knownReproducible(report: ServerReport, concurrency: number): { known: boolean; why: string } {
+export function knownReproducible(report: ServerReport, concurrency: number): { known: boolean; why: string } {
     if (report.engine === "llama-server" && report.slots === 1) return { known: true, why: "llama-server with one slot decodes one request at a time" };
     if (report.engine === "llama-server") return { known: false, why: `llama-server with ${report.slots ?? "several"} slots batches requests together${concurrency > 1 ? "" : " (with others' requests too)"}` };
     return { known: false, why: `${report.engine} may batch requests together, and does not report whether its answers depend on it` };

@@ -1,8 +1,9 @@
 import { EddyError, isEddyError, oneLine } from "../../util/errors.js";
 import { field, intField, numberSetting } from "../../util/settings.js";
 import type { BackendDescriptor } from "../descriptor.js";
-import { parseBaseUrl } from "./http.js";
-import { createServerBackend } from "./ServerBackend.js";
+import { apiKeyFromEnv, parseBaseUrl } from "./http.js";
+import { probeServer } from "./probe.js";
+import { createServerBackend, knownReproducible } from "./ServerBackend.js";
 
 /** A model served by an OpenAI-compatible server: llama-server, vLLM, SGLang, Ollama. */
 export const serverDescriptor = {
@@ -46,6 +47,22 @@ export const serverDescriptor = {
     identity: (_backend, meta) => meta.model?.sha256 ?? null,
     // A served answer depends on what the server reports it serves, how prompts are sent, and whether it was reproducible.
     cacheIdentity: (meta, identity) => (identity ? { sha256: identity, promptFormat: meta.promptFormat, contextSize: meta.contextSize, mode: meta.mode } : undefined),
+    async offers(settings) {
+        if (!settings.baseUrl) throw new EddyError("give the server's address: --base-url http://HOST:PORT/v1");
+        const report = await probeServer(parseBaseUrl(settings.baseUrl), apiKeyFromEnv());
+        const facts: Record<string, string | number> = {};
+        if (report.build !== undefined) facts.build = report.build;
+        if (report.modelPath !== undefined) facts["model file"] = report.modelPath;
+        if (report.slots !== undefined) facts.slots = report.slots;
+        if (report.contextSize !== undefined) facts["context per slot"] = report.contextSize;
+        return {
+            source: report.baseUrl,
+            engine: report.engine,
+            facts,
+            models: report.models.map((m) => ({ id: m.id, aliases: m.aliases, ...(m.contextSize !== undefined ? { contextSize: m.contextSize } : {}), facts: m.details })),
+            reproducible: knownReproducible(report, settings.concurrency ?? 1)
+        };
+    },
     async open(settings, model, parts) {
         if (!model.name) throw new EddyError("--backend server needs --model <name>");
         if (!settings.baseUrl) throw new EddyError("--backend server needs --base-url http://HOST:PORT/v1");
