@@ -133,6 +133,8 @@ export interface BackendDescriptor {
     readonly options: readonly BackendOption[];
     /** How it schedules queries in a decoding mode. */
     scheduling(mode: DecodingMode): Scheduling;
+    /** The setting that says how many queries run at once in a mode (what a determinism audit varies); undefined: none. */
+    parallelSetting(mode: DecodingMode, groupSize: number | undefined): string | undefined;
     /** A model as given (flag or config file) made into what is stored: a file's absolute path, a URI or a served name as is. */
     resolveModel(model: string, baseDir: string): string;
     /** One line when the settings lack what it needs (undefined: nothing missing). */

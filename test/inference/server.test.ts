@@ -132,6 +132,18 @@ describe.skipIf("missing" in binary)("a real llama-server (one slot, one thread)
         expect(JSON.parse(doctor.stdout).server).toMatchObject({ engine: "llama-server", models: [{ id: tiny.f32 }] });
     }, SLOW);
 
+    it("eddy audit determinism --backend server measures the same requests alone and in company: one slot answers them the same", async () => {
+        const db = path.join(tmpDir(), "audit.db");
+        const r = await eddy(["audit", "determinism", "--backend", "server", "--base-url", server.baseUrl, "--model", "eddy-tiny-f32", "-t", "list_every_kth", "-M", "2", "-R", "2", "--max-tokens", "16", "--concurrency", "3", "--db", db, "--json"]);
+        expect(r.code, r.stderr).toBe(0);
+        const audit = JSON.parse(r.stdout);
+        expect(audit).toMatchObject({ model: "eddy-tiny-f32", mode: "reproducible", identical: true, settings: { sequences: [1, 1, 3] } });
+        expect(audit.comparisons.map((c: { variant: string; responses: number; differingResponses: number }) => [c.variant, c.responses, c.differingResponses])).toEqual([["repeat", 4, 0], ["concurrency=3", 4, 0]]);
+        // A flag of another scheduling is one line.
+        const wrong = await eddy(["audit", "determinism", "--backend", "server", "--base-url", server.baseUrl, "--model", "eddy-tiny-f32", "--groups", "2", "--db", db]);
+        expect(errorLines(wrong.stderr)).toEqual(["eddy: --groups applies to lockstep groups (--group-size 2 or more)"]);
+    }, SLOW);
+
     it("a wrong model name, a wrong URL and a server that is down are one eddy: line each, and no run is left behind", async () => {
         const db = path.join(tmpDir(), "bad.db");
         const base = ["run", "--backend", "server", "-t", "list_every_kth", "-M", "1", "-R", "1", "--max-tokens", "4", "--db", db];

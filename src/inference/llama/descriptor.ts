@@ -54,6 +54,8 @@ export const llamaDescriptor = {
     ],
     // Reproducible: fixed lockstep groups; fast: sequences scheduled freely in one shared context.
     scheduling: (mode) => (mode === "reproducible" ? "lockstep" : "free"),
+    // Lockstep groups decoded at once; with one context per query, or in the fast mode, sequences.
+    parallelSetting: (mode, groupSize) => (mode === "reproducible" && (groupSize ?? 2) > 1 ? "groups" : "sequences"),
     resolveModel: (m, baseDir) => (isRemoteModel(m) ? m : path.resolve(baseDir, m)),
     missing: (s) => (s.models && s.models.length > 0 ? undefined : "no model given: pass --model <file.gguf> (or use --backend reference|replay|server)"),
     checkSources(s) {

@@ -13,6 +13,7 @@ export const referenceDescriptor = {
     settings: { identity: {}, operational: {} },
     options: [],
     scheduling: () => "none",
+    parallelSetting: () => undefined,
     resolveModel: (m) => m,
     missing: () => undefined,
     checkSources: () => {},

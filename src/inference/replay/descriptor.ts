@@ -19,6 +19,7 @@ export const replayDescriptor = {
     },
     options: [{ key: "replay", flags: "--replay <file>", description: "JSONL of responses for --backend replay (template, instance, round, response per line)", path: true }],
     scheduling: () => "none",
+    parallelSetting: () => undefined,
     resolveModel: (m, baseDir) => path.resolve(baseDir, m),
     missing: (s) => (s.replay ? undefined : "--backend replay needs --replay <file.jsonl>"),
     checkSources: () => {},

@@ -34,6 +34,7 @@ export const serverDescriptor = {
     ],
     // The server batches as it likes: eddy cannot see or fix it, only record and measure it.
     scheduling: () => "remote",
+    parallelSetting: () => "concurrency",
     resolveModel: (m) => m,
     missing: (s) =>
         !s.baseUrl ? "--backend server needs --base-url http://HOST:PORT/v1" : s.models && s.models.length > 0 ? undefined : "--backend server needs --model <name> (eddy models list --base-url URL shows what the server serves)",
