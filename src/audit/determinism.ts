@@ -187,6 +187,7 @@ export async function auditDeterminism(o: DeterminismOptions): Promise<Determini
         const rows: AuditRow[][] = [];
         const resumes: (AuditComparison["resume"] | undefined)[] = [];
         let sha = "";
+        let reported: DecodingMode | undefined;
         for (const s of sessions) {
             o.onSession?.(s.variant);
             const config = { ...base, [parallel]: s.sequences };
@@ -196,7 +197,10 @@ export async function auditDeterminism(o: DeterminismOptions): Promise<Determini
             const store = openStore(db, { readonly: true });
             try {
                 rows.push(auditRows(store, r.result.runId));
-                sha ||= store.configurations(r.result.runId)[0]?.model_sha256 ?? "";
+                const conf = store.configurations(r.result.runId)[0];
+                sha ||= conf?.model_sha256 ?? "";
+                // A server's answers are as reproducible as its setup, which it reports: the audit is of that mode.
+                reported ??= conf?.metadata_json ? (JSON.parse(conf.metadata_json) as { mode?: DecodingMode }).mode : undefined;
             } finally {
                 store.close();
             }
@@ -210,7 +214,7 @@ export async function auditDeterminism(o: DeterminismOptions): Promise<Determini
         return {
             model: descriptor.models === "file" ? path.basename(o.model) : o.model,
             modelSha256: sha,
-            mode: o.mode,
+            mode: descriptor.scheduling(o.mode) === "remote" ? (reported ?? o.mode) : o.mode,
             eddyVersion: eddyVersion(),
             settings: {
                 templates: o.templates, instances: o.instances, rounds: o.rounds, temperature: o.temperature, seed: o.seed, maxTokens: o.maxTokens, threads: o.threads,
