@@ -41,6 +41,20 @@ describe("registered backend descriptors", () => {
         ]);
     });
 
+    it("a server's address is checked before anything is asked: http(s) only, no credentials, no query; the key comes from the environment", async () => {
+        const { parseBaseUrl, apiKeyFromEnv } = await import("../../src/inference/server/http.js");
+        expect(parseBaseUrl("http://127.0.0.1:8080/v1/").href).toBe("http://127.0.0.1:8080/v1");
+        expect(() => parseBaseUrl("127.0.0.1:8080")).toThrow(/^--base-url .127.0.0.1:8080. is not a URL/);
+        expect(() => parseBaseUrl("localhost:8080")).toThrow(/^--base-url must be http:\/\/ or https:\/\//);
+        expect(() => parseBaseUrl("not a url")).toThrow(/^--base-url 'not a url' is not a URL/);
+        expect(() => parseBaseUrl("http://user:sk-123@host/v1")).toThrow(/must not carry credentials; put the API key in EDDY_API_KEY/);
+        expect(() => parseBaseUrl("http://host/v1?key=sk-123")).toThrow(/must not carry a query/);
+        expect(apiKeyFromEnv({ OPENAI_API_KEY: "b", EDDY_API_KEY: "a" })).toBe("a");
+        expect(apiKeyFromEnv({ OPENAI_API_KEY: "b" })).toBe("b");
+        expect(apiKeyFromEnv({})).toBeUndefined();
+        expect(() => backendDescriptor("server").checkSources({ backend: "server", models: ["m"], baseUrl: "ftp://x" })).toThrow(/http:\/\/ or https:\/\//);
+    });
+
     it("the reference backend answers from the solution source it is handed (no judge needed)", async () => {
         const solutions: SolutionSource = { answerSource: async (t, b) => `def ${t.id}():\n    return ${JSON.stringify(b.n)}` };
         const template = { id: "f", params: [{ name: "n" }] } as unknown as Parameters<SolutionSource["answerSource"]>[0];
