@@ -12,6 +12,10 @@
  *   tok_per_cpu_s, …_per_cpu_s  the same per CPU second of the inference workers (what the work cost on a shared machine)
  *   lockstep_identical        the lockstep responses of every repeat and layout are the same bytes
  *   auto_threads_vs_best      (stories260K) eddy with auto-tuned threads ÷ the best fixed thread count
+ *   server_*_tok_s            --backend server on a real llama-server (scripts/build-llama-server.sh) serving the same
+ *                             model on the same cores: one slot (reproducible), and G × groups slots with as many
+ *                             requests in flight (its free batching); server_one_slot_vs_per_sequence and
+ *                             server_slots_vs_fast compare each with the llama backend's nearest mode
  * Each figure is the best of REPEATS interleaved runs (the machine is shared; the best run is the least
  * disturbed one); `load_average` is the machine's 1-minute load before and after.
  */
@@ -22,6 +26,8 @@ import { performance } from "node:perf_hooks";
 import { buildTinyLlama, ensureTinyModels, type LlamaShape } from "../src/inference/gguf/tinyModel.js";
 import { createLlamaBackend, type LlamaBackendOptions } from "../src/inference/llama/LlamaBackend.js";
 import type { GenerationRequest } from "../src/inference/types.js";
+import { createServerBackend } from "../src/inference/server/ServerBackend.js";
+import { llamaServerBinary, startLlamaServer, type RunningServer } from "../test/inference/llamaServer.js";
 
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 3);
 const THREADS = Number(process.env.BENCH_THREADS ?? 1);
@@ -132,6 +138,22 @@ async function interleaved(
     return { wall, cpu };
 }
 
+/** eddy's server backend against a llama-server serving the same model (the completions endpoint, the same raw prompts). */
+async function serverRunner(server: RunningServer, concurrency: number): Promise<Runner> {
+    const backend = await createServerBackend({ baseUrl: server.baseUrl, model: path.basename(modelPath, ".gguf"), promptFormat: "raw", concurrency, onWarning: () => {} });
+    return {
+        async run(small) {
+            let tokens = 0;
+            for await (const r of backend.generate(requests({ small }))) {
+                if (r.error) throw new Error(r.error);
+                tokens += r.generatedTokens;
+            }
+            return tokens;
+        },
+        close: () => backend.close()
+    };
+}
+
 // Every mode with contexts of THREADS threads, as many contexts as its layout has: lockstep groups and
 // per-sequence contexts one per THREADS cores, fast its one shared context. BENCH_ALL_CORES=1 adds the
 // one-context layouts with every core (on a busy machine, threads that spin-wait on each other collapse).
@@ -158,6 +180,29 @@ const { wall: m, cpu } = await interleaved(main, false, REPEATS, (name, r) => {
     identical &&= bytes === reference;
 });
 for (const r of Object.values(main)) await r.close();
+
+// The server backend on the same model and cores: llama-server with THREADS × parallel threads, one slot
+// (reproducible) and G × groups slots (batching freely, as --fast does), each run alone (the llama backend's
+// workers are closed first, so neither takes the other's cores).
+const binary = llamaServerBinary();
+const servers: RunningServer[] = [];
+let served: { wall: Record<string, number>; cpu: Record<string, number> } | undefined;
+if ("path" in binary) {
+    const oneSlot = await startLlamaServer(binary.path, { model: modelPath, slots: 1, threads: THREADS * parallel, contextSize: 1024 });
+    servers.push(oneSlot);
+    const runners: Record<string, Runner> = { server_one_slot: await serverRunner(oneSlot, 1) };
+    served = await interleaved(runners, false, REPEATS);
+    for (const r of Object.values(runners)) await r.close();
+    await oneSlot.stop();
+    const slots = GROUP_SIZE * parallel;
+    const batching = await startLlamaServer(binary.path, { model: modelPath, slots, threads: THREADS * parallel, contextSize: 1024 });
+    servers.push(batching);
+    const more: Record<string, Runner> = { server_slots: await serverRunner(batching, slots) };
+    const b = await interleaved(more, false, REPEATS);
+    for (const r of Object.values(more)) await r.close();
+    await batching.stop();
+    served = { wall: { ...served.wall, ...b.wall }, cpu: { ...served.cpu, ...b.cpu } };
+} else process.stderr.write(`bench:generate: no server figures: ${binary.missing}\n`);
 const lockstep = Math.max(m.lockstep!, m.lockstep_one_group ?? 0);
 const fast = Math.max(m.fast!, m.fast_all_cores ?? 0);
 const tokS = (x: number | undefined): number | undefined => (x === undefined ? undefined : Math.round(x));
@@ -201,6 +246,15 @@ console.log(
             lockstep_vs_fast_per_cpu_s: cpu.fast ? round(cpu.lockstep! / cpu.fast) : null,
             lockstep_vs_per_sequence_per_cpu_s: cpu.per_sequence ? round(cpu.lockstep! / cpu.per_sequence) : null,
             lockstep_identical: identical,
+            ...(served
+                ? {
+                      server_one_slot_tok_s: tokS(served.wall.server_one_slot),
+                      [`server_${GROUP_SIZE * parallel}_slots_tok_s`]: tokS(served.wall.server_slots),
+                      server_tok_per_cpu_s: { one_slot: tokS(served.cpu.server_one_slot), slots: tokS(served.cpu.server_slots) },
+                      server_one_slot_vs_per_sequence: round(served.wall.server_one_slot! / m.per_sequence!),
+                      server_slots_vs_fast: round(served.wall.server_slots! / fast)
+                  }
+                : { server: "not built: scripts/build-llama-server.sh" }),
             auto_threads: autoThreads,
             auto_threads_vs_best: round(s.auto! / bestFixed),
             load_average: [round(loadBefore), round(os.loadavg()[0]!)]

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { BACKEND_IDENTITY_SETTINGS, BACKEND_NAMES, BACKEND_OPERATIONAL_SETTINGS } from "../src/inference/backends.js";
 
 /** Walls of the code drawn in README "Layout", checked by reading the sources (no build, no process). */
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -37,6 +38,35 @@ describe("code structure", () => {
         expect(caught.filter((l) => !comparesBackendName(l))).toEqual([]);
         // Naming a backend is not comparing one; a settings key that happens to share a name is not a backend.
         expect([`{ ...common, backend: "replay", replay: simulated }`, `else if (k === "replay" || k === "db") out[k] = v;`].filter(comparesBackendName)).toEqual([]);
+    });
+
+    it("the study's path (run, loop, the study commands) reads no backend's own setting and imports no backend's folder: it asks the descriptor", () => {
+        const studyPath = SRC.filter((s) => STUDY_PATH.some((p) => s.file.startsWith(p)));
+        expect(studyPath.length).toBeGreaterThan(20);
+        expect(studyPath.flatMap(({ file, text }) => text.split("\n").flatMap((line, i) => (touchesBackendInternals(line) ? [`${file}:${i + 1}: ${line.trim()}`] : [])))).toEqual([]);
+    });
+
+    it("the backend-internals scan catches each way in: a backend's setting read off the settings, a backend's folder imported", () => {
+        // Every backend's keys are covered, a new backend's included (read from the registry, not listed here).
+        expect(OWN_KEYS).toEqual(expect.arrayContaining(["replay", "baseUrl", "concurrency", "threads", "gpu"]));
+        const caught = [
+            `const replay = config.replay === undefined ? undefined : path.resolve(baseDir, config.replay);`,
+            `    ...(c.baseUrl ? { url: c.baseUrl } : {}),`,
+            `const n = settings["concurrency"] ?? 1;`,
+            `if (s.threads !== undefined) out.threads = s.threads;`,
+            `batchSize: meta.batchSize`,
+            `import { ReplayBackend } from "../inference/replay/ReplayBackend.js";`,
+            `const { createServerBackend } = await import("../../inference/server/ServerBackend.js");`
+        ];
+        expect(caught.filter((l) => !touchesBackendInternals(l))).toEqual([]);
+        // The study's own settings, a judge's concurrency and the registry are not a backend's internals.
+        const fine = [
+            `const groupSize = descriptor.scheduling(mode) === "lockstep" ? (s.groupSize ?? DEFAULT_GROUP_SIZE) : undefined;`,
+            `await Promise.all(Array.from({ length: Math.min(opts.concurrency, todo.length) }, worker));`,
+            `import { backendDescriptor } from "../inference/backends.js";`,
+            `// the replay file (config.replay) is read by its descriptor`
+        ];
+        expect(fine.filter(touchesBackendInternals)).toEqual([]);
     });
 
     it("inference does not import the judge (the reference backend is handed a solution source)", () => {
@@ -86,10 +116,10 @@ function capitalise(s: string): string {
     return s.charAt(0).toUpperCase() + s.slice(1);
 }
 
-const BACKEND_LITERAL = String.raw`["'](?:llama|replay|reference)["']`;
+const BACKEND_LITERAL = String.raw`["'](?:${BACKEND_NAMES.join("|")})["']`;
 const COMPARED = new RegExp(String.raw`[!=]==?\s*${BACKEND_LITERAL}|${BACKEND_LITERAL}\s*[!=]==?`);
 const CASE = new RegExp(String.raw`\bcase\s+${BACKEND_LITERAL}\s*:`);
-const INSTANCEOF = /\binstanceof\s+(?:Llama|Replay|Reference)Backend\b/;
+const INSTANCEOF = /\binstanceof\s+(?:Llama|Replay|Reference|Server)Backend\b/;
 const NAME_LIST = new RegExp(String.raw`\[\s*${BACKEND_LITERAL}\s*,\s*${BACKEND_LITERAL}`);
 
 /** A line that decides by a backend's name: compares one, switches on one, tests a backend's class, or lists the names. */
@@ -97,6 +127,20 @@ function comparesBackendName(line: string): boolean {
     return (/backend/i.test(line) && COMPARED.test(line)) || CASE.test(line) || INSTANCEOF.test(line) || NAME_LIST.test(line);
 }
 
+
+/** Where a study is configured, planned and run: none of it may know a backend but through its descriptor. */
+const STUDY_PATH = ["src/run/", "src/loop/", "src/cli/commands/studyOptions.ts", "src/cli/commands/RunCommand.ts", "src/cli/commands/LoopCommand.ts", "src/cli/commands/MutateCommand.ts"];
+/** The settings the backends own (each declares them in its descriptor). */
+const OWN_KEYS = Object.keys({ ...BACKEND_IDENTITY_SETTINGS, ...BACKEND_OPERATIONAL_SETTINGS });
+const SETTINGS_OBJECT = String.raw`\b(?:config|c|s|settings|study|stored|raw|flags|f|o|merged|meta|w)`;
+const OWN_READ = new RegExp(String.raw`${SETTINGS_OBJECT}(?:\.|\?\.)(?:${OWN_KEYS.join("|")})\b|${SETTINGS_OBJECT}\[["'](?:${OWN_KEYS.join("|")})["']\]`);
+const BACKEND_FOLDER = new RegExp(String.raw`from\s+"[^"]*\/inference\/(?:${BACKEND_NAMES.join("|")})\/|import\("[^"]*\/inference\/(?:${BACKEND_NAMES.join("|")})\/`);
+
+/** A line that reaches past the descriptor: reads a backend's own setting off a settings object, or imports a backend's folder. */
+function touchesBackendInternals(line: string): boolean {
+    if (/^\s*(?:\/\/|\*|\/\*\*)/.test(line)) return false;
+    return OWN_READ.test(line) || BACKEND_FOLDER.test(line);
+}
 
 /** Import cycles among `files` (relative imports only), each as the chain of files that closes it. */
 function cycles(files: { file: string; text: string }[]): string[] {

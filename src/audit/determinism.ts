@@ -6,6 +6,7 @@ import { EddyError } from "../util/errors.js";
 import { openStore, type Store } from "../store/Store.js";
 import { requireRun } from "../store/outcomes.js";
 import { DEFAULT_GROUP_SIZE, type StudyConfig } from "../run/config.js";
+import { backendDescriptor, DEFAULT_BACKEND } from "../inference/backends.js";
 import { runStudy, type StudyHooks, type StudyResult } from "../run/runStudy.js";
 import type { DecodingMode } from "../vocabulary.js";
 import { renderPairs } from "../report/terminalTable.js";
@@ -68,6 +69,9 @@ export interface DeterminismAudit {
 
 /** What to audit. */
 export interface DeterminismOptions {
+    /** The backend that answers (default llama) and the settings it owns (a server's base URL). */
+    backend?: string;
+    backendSettings?: Record<string, unknown>;
     model: string;
     templates: string;
     instances: number;
@@ -155,13 +159,18 @@ export function roundAgreement(rows: AuditRow[]): { prompts: number; differing: 
 export async function auditDeterminism(o: DeterminismOptions): Promise<DeterminismAudit> {
     const scratch = mkdtempSync(path.join(os.tmpdir(), "eddy-audit-"));
     const db = path.join(scratch, "audit.db");
-    const lockstep = o.mode === "reproducible" && (o.groupSize ?? DEFAULT_GROUP_SIZE) > 1;
-    const parallel = lockstep ? "groups" : "sequences";
+    const descriptor = backendDescriptor(o.backend ?? DEFAULT_BACKEND);
+    // Lockstep groups only where the backend decodes in them; a server is audited alone (one request at a time) and in company.
+    const groupSize = descriptor.scheduling(o.mode) === "lockstep" ? (o.groupSize ?? DEFAULT_GROUP_SIZE) : undefined;
+    const lockstep = groupSize !== undefined && groupSize > 1;
+    const parallel = descriptor.parallelSetting(o.mode, groupSize);
+    if (parallel === undefined) throw new EddyError(`--backend ${descriptor.name} runs nothing at once: there is no batching to audit`);
     try {
         const base: StudyConfig = {
-            models: [path.resolve(o.model)], templates: o.templates, instances: o.instances, rounds: o.rounds, temperatures: [o.temperature], wrappers: ["default"],
-            seed: o.seed, maxTokens: o.maxTokens, backend: "llama", mode: o.mode, threads: o.threads, noCache: true, fresh: true, db,
-            ...(o.mode === "reproducible" ? { groupSize: o.groupSize ?? DEFAULT_GROUP_SIZE } : {}),
+            ...o.backendSettings,
+            models: [descriptor.resolveModel(o.model, process.cwd())], templates: o.templates, instances: o.instances, rounds: o.rounds, temperatures: [o.temperature], wrappers: ["default"],
+            seed: o.seed, maxTokens: o.maxTokens, backend: descriptor.name as StudyConfig["backend"], mode: o.mode, threads: o.threads, noCache: true, fresh: true, db,
+            ...(groupSize !== undefined ? { groupSize } : {}),
             ...(o.contextSize !== undefined ? { contextSize: o.contextSize } : {}),
             ...(o.promptFormat !== undefined ? { promptFormat: o.promptFormat } : {}),
             ...(o.gpu !== undefined ? { gpu: o.gpu } : {}),
@@ -178,6 +187,7 @@ export async function auditDeterminism(o: DeterminismOptions): Promise<Determini
         const rows: AuditRow[][] = [];
         const resumes: (AuditComparison["resume"] | undefined)[] = [];
         let sha = "";
+        let reported: DecodingMode | undefined;
         for (const s of sessions) {
             o.onSession?.(s.variant);
             const config = { ...base, [parallel]: s.sequences };
@@ -187,7 +197,10 @@ export async function auditDeterminism(o: DeterminismOptions): Promise<Determini
             const store = openStore(db, { readonly: true });
             try {
                 rows.push(auditRows(store, r.result.runId));
-                sha ||= store.configurations(r.result.runId)[0]?.model_sha256 ?? "";
+                const conf = store.configurations(r.result.runId)[0];
+                sha ||= conf?.model_sha256 ?? "";
+                // A server's answers are as reproducible as its setup, which it reports: the audit is of that mode.
+                reported ??= conf?.metadata_json ? (JSON.parse(conf.metadata_json) as { mode?: DecodingMode }).mode : undefined;
             } finally {
                 store.close();
             }
@@ -199,9 +212,9 @@ export async function auditDeterminism(o: DeterminismOptions): Promise<Determini
         });
         const rounds = o.temperature === 0 && o.rounds > 1 ? roundAgreement(rows[0]!) : null;
         return {
-            model: path.basename(o.model),
+            model: descriptor.models === "file" ? path.basename(o.model) : o.model,
             modelSha256: sha,
-            mode: o.mode,
+            mode: descriptor.scheduling(o.mode) === "remote" ? (reported ?? o.mode) : o.mode,
             eddyVersion: eddyVersion(),
             settings: {
                 templates: o.templates, instances: o.instances, rounds: o.rounds, temperature: o.temperature, seed: o.seed, maxTokens: o.maxTokens, threads: o.threads,

@@ -58,6 +58,8 @@ export interface GenerationResult {
     genMs: number;
     /** Set with stopReason "error": what failed, one line. */
     error?: string;
+    /** With stopReason "error": the backend has no answer to give (a replay file without this question); recorded as missing, never asked again. */
+    missing?: boolean;
     /** Prompt tokens whose evaluation was reused from the sequence's cache (prefix reuse); backends that know. */
     cachedPromptTokens?: number;
     /** Which parallel sequence ran it (diagnostics: prefix grouping keeps a prompt's rounds on one). */

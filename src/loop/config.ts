@@ -80,7 +80,7 @@ export function normalizeLoopConfig(raw: Record<string, unknown>, baseDir = proc
     if (c.models.length > 1) throw new EddyError(`a loop run is of one model (got ${c.models.length}); eddy loop run starts one per --model`);
     if (c.temperatures.length !== 1) throw new EddyError(`a loop decodes at one temperature (got ${c.temperatures.join(", ")})`);
     if (c.wrappers.length !== 1) throw new EddyError(`a loop asks through one prompt wrapper (got ${c.wrappers.join(", ")})`);
-    if (summariser && !backendDescriptor(c.backend).decodes) throw new EddyError(`--summariser needs a backend that runs a model (${c.backend} answers summaries itself)`);
+    if (summariser && !backendDescriptor(c.backend).runsModel) throw new EddyError(`--summariser needs a backend that runs a model (${c.backend} answers summaries itself)`);
     if (translate && (summariser || embedModel)) throw new EddyError("--translate runs the translation loop (s = 1): --summariser and --embed-model apply to the summary loop");
     return {
         ...c,
@@ -98,7 +98,7 @@ export function normalizeLoopConfig(raw: Record<string, unknown>, baseDir = proc
 export function storedLoopConfig(stored: Record<string, unknown>): LoopConfig {
     const raw: Record<string, unknown> = { ...stored };
     delete raw.studyHash;
-    if (raw.mode === undefined && backendDescriptor(String(raw.backend)).decodes) raw.groupSize = 1;
+    if (raw.mode === undefined && backendDescriptor(String(raw.backend)).scheduling("reproducible") === "lockstep") raw.groupSize = 1;
     return normalizeLoopConfig(raw);
 }
 

@@ -1,9 +1,8 @@
 import { Embedder, cosine, inspectEmbedModel } from "../embed/Embedder.js";
 import { extractCode } from "../extract/extractCode.js";
 import { backendDescriptor, createBackend } from "../inference/backends.js";
-import { ReplayBackend } from "../inference/replay/ReplayBackend.js";
 import type { Backend, GenerationResult } from "../inference/types.js";
-import type { SolutionSource } from "../inference/reference/ReferenceBackend.js";
+import type { SolutionSource } from "../inference/backends.js";
 import type { ChatMessage, ParamValue } from "../vocabulary.js";
 import { MemoryVerdictCache } from "../judge/cache.js";
 import { loadWrapper, renderMessages } from "../prompts/PromptWrapper.js";
@@ -368,13 +367,13 @@ function checkLoopInputs(c: LoopConfig): void {
 
 /** What answers in a loop run, labelled as a run labels its models. */
 function answerSource(c: LoopConfig): { label: string; path: string | null } {
-    const m = backendDescriptor(c.backend).models({ models: c.models, ...(c.replay ? { replay: c.replay } : {}) })[0]!;
-    return { label: m.label, path: m.path ?? c.replay ?? null };
+    const m = backendDescriptor(c.backend).modelSources(c)[0]!;
+    return { label: m.label, path: m.path ?? m.source ?? null };
 }
 
 /** A model file's label, as a run labels it. */
 function modelLabel(c: LoopConfig, file: string): string {
-    return backendDescriptor(c.backend).models({ models: [file] })[0]!.label;
+    return backendDescriptor(c.backend).modelSources({ models: [file] })[0]!.label;
 }
 
 function languageOf(n: CodeNext): Language {
@@ -383,10 +382,10 @@ function languageOf(n: CodeNext): Language {
 
 async function openBackend(c: LoopConfig, modelPath: string | undefined, solutions: SolutionSource, templates: Template[], log: (l: string) => void): Promise<Backend> {
     // The study's backend settings as they are (mode, G, threads, sequences, GPU, context, prompt format, …).
-    return createBackend(c, modelPath ? { path: modelPath } : {}, {
+    return createBackend(c, modelPath ? backendDescriptor(c.backend).modelSources({ models: [modelPath] })[0]! : {}, {
         solutions,
         templates,
-        ...(backendDescriptor(c.backend).needsReplayFile ? { replay: new ReplayBackend(c.replay!) } : {}),
+        ...backendDescriptor(c.backend).readSources(c).parts,
         onWarning: log
     });
 }

@@ -191,11 +191,11 @@ export async function runQueued(input: StudyConfig, t: QueueTarget, hooks: Queue
 }
 
 /** Every shard of the study with what its result must prove (model files hashed once each). */
-async function planShards(config: StudyConfig, { run, plan, replay }: OpenedRun): Promise<PlannedShard[]> {
+async function planShards(config: StudyConfig, { run, plan, sourceSha256 }: OpenedRun): Promise<PlannedShard[]> {
     const judgeModes: JudgeMode[] = config.allowUnsandboxed || process.env.EDDY_ALLOW_UNSANDBOXED === "1" ? ["bwrap", "none"] : ["bwrap"];
     const out: PlannedShard[] = [];
     for (const m of plan.models) {
-        const modelSha256 = m.path ? await sha256File(m.path) : (replay?.sha256 ?? null);
+        const modelSha256 = m.path ? await sha256File(m.path) : sourceSha256;
         for (const tmpl of plan.templates)
             plan.wrappers.forEach((w, i) => {
                 const prompts = shardPrompts(plan, tmpl.id, i);

@@ -3,14 +3,12 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import YAML from "yaml";
 import { EddyError, oneLine } from "../util/errors.js";
-import { isRemoteModel } from "../inference/modelUri.js";
 import { z } from "zod";
-import { intSetting, numberSetting } from "../util/settings.js";
+import { boolField, field, intField, intSetting, numberSetting, strField } from "../util/settings.js";
 import { DECODING_MODES, type DecodingMode } from "../vocabulary.js";
-import { GPU_CHOICES } from "../inference/llama/types.js";
 import { parseLanguage } from "../languages/languages.js";
 
-import { backendDescriptor, DEFAULT_BACKEND, type BackendName } from "../inference/backends.js";
+import { BACKEND_IDENTITY_SETTINGS, BACKEND_OPERATIONAL_SETTINGS, BACKEND_PATH_KEYS, backendDescriptor, settingOwner, DEFAULT_BACKEND, type BackendName } from "../inference/backends.js";
 
 /** Defaults from the method (SPEC §1): M = 100, R = 5, greedy. */
 export const STUDY_DEFAULTS = {
@@ -74,19 +72,10 @@ export function readConfigFile(file: string): Record<string, unknown> {
 const list = (v: unknown): unknown[] =>
     v === undefined ? [] : (Array.isArray(v) ? v : [v]).flatMap((x) => (typeof x === "string" ? x.split(",").map((s) => s.trim()).filter(Boolean) : [x]));
 
-/** A zod field that reports a bad value as eddy's one-line message (the same words wherever the setting comes from). */
-export const field = <T>(check: (v: unknown) => T) =>
-    z.unknown().transform((v, ctx): T => {
-        try {
-            return check(v);
-        } catch (err) {
-            ctx.addIssue({ code: "custom", message: err instanceof Error ? err.message : String(err) });
-            return z.NEVER;
-        }
-    });
-const bool = field((v) => v === true || v === "true" || v === 1);
-export const str = field((v) => String(v));
-export const int = (name: string, min: number) => field((v) => intSetting(name, v, min));
+export { field } from "../util/settings.js";
+const bool = boolField;
+export const str = strField;
+export const int = intField;
 const num = (name: string, min: number, max = Infinity) => field((v) => numberSetting(name, v, min, max));
 const strings = field((v) => list(v).map(String));
 
@@ -120,8 +109,6 @@ const identitySettings = z.object({
      * Python run's identity (and hash) is what it was before languages existed.
      */
     language: field(parseLanguage).optional(),
-    /** JSONL of responses (replay backend). */
-    replay: str.optional(),
     /** Sampling knobs beyond temperature (only apply when sampling). */
     topK: int("top-k", 0).optional(),
     topP: num("top-p", 0, 1).optional(),
@@ -152,22 +139,15 @@ const identitySettings = z.object({
     }).optional(),
     contextSize: int("context size", 16).optional(),
     /** llama: auto (the GGUF's chat template, or a plain completion prompt when it has none) | gguf-chat-template | plain-completion | a chat wrapper name. */
-    promptFormat: str.optional()
+    promptFormat: str.optional(),
+    /** What each backend owns (the replay file, …): declared in its descriptor. */
+    ...BACKEND_IDENTITY_SETTINGS
 });
 
 /** Operational settings: they change how fast, not what, so they are not part of the run's identity and are taken fresh on resume. */
 const operationalSettings = z.object({
-    /** Let an `hf:` model URI be downloaded (never by default). */
-    allowDownload: bool.optional(),
-    threads: int("threads", 1).optional(),
-    sequences: int("sequences", 1).optional(),
-    /** Lockstep groups decoded at once (one context each). */
-    groups: int("groups", 1).optional(),
-    batchSize: int("batch size", 1).optional(),
-    gpu: field((v) => {
-        if (!(GPU_CHOICES as readonly string[]).includes(String(v))) throw new EddyError(`--gpu must be one of ${GPU_CHOICES.join(", ")} (got '${String(v)}')`);
-        return String(v);
-    }).optional(),
+    /** How each backend runs (threads, GPU, a server's address, …): declared in its descriptor. */
+    ...BACKEND_OPERATIONAL_SETTINGS,
     judgeWorkers: int("judge workers", 1).optional(),
     /** Let the judge run candidate code without a sandbox where none can be had (the judge refuses otherwise). */
     allowUnsandboxed: bool.optional(),
@@ -237,23 +217,26 @@ export function normalizeStudyConfig(raw: Record<string, unknown>, baseDir = pro
 /** Parsed settings completed into a StudyConfig: defaults, absolute paths, the mode, G, what the backend needs. */
 export function completeStudyConfig(s: StudySettings, baseDir = process.cwd()): StudyConfig {
     const backend = s.backend ?? STUDY_DEFAULTS.backend;
-    const models = (s.models ?? []).map((m) => (isRemoteModel(m) ? m : path.resolve(baseDir, m)));
-    const replay = s.replay === undefined ? undefined : path.resolve(baseDir, s.replay);
     const descriptor = backendDescriptor(backend);
-    const missing = descriptor.missing({ models, ...(replay ? { replay } : {}) });
+    const models = (s.models ?? []).map((m) => descriptor.resolveModel(m, baseDir));
+    const own: Record<string, unknown> = {};
+    for (const k of BACKEND_PATH_KEYS) if ((s as Record<string, unknown>)[k] !== undefined) own[k] = path.resolve(baseDir, String((s as Record<string, unknown>)[k]));
+    const missing = descriptor.missing({ ...s, ...own, models });
     if (missing) throw new EddyError(missing);
     const temperatures = s.temperatures ?? STUDY_DEFAULTS.temperatures;
     if (temperatures.length === 0) throw new EddyError("no temperature given");
     if (s.fast && s.mode === "reproducible") throw new EddyError("--fast and mode reproducible contradict each other");
     const mode: DecodingMode = s.fast ? "fast" : (s.mode ?? (s.reproducible === false ? "fast" : "reproducible"));
     if (mode === "fast" && s.groupSize !== undefined) throw new EddyError("--group-size applies to the reproducible mode; --fast schedules sequences freely (give one or the other)");
-    const { fast: _fast, reproducible: _reproducible, models: _m, replay: _r, templates: _t, temperatures: _temps, wrappers: _w, groupSize: _g, language, ...rest } = s;
-    // Only a model decodes in groups: the other backends' runs keep the identity they had.
-    const groupSize = descriptor.decodes && mode === "reproducible" ? (s.groupSize ?? DEFAULT_GROUP_SIZE) : undefined;
+    const { fast: _fast, reproducible: _reproducible, models: _m, templates: _t, temperatures: _temps, wrappers: _w, groupSize: _g, language, ...given } = s;
+    // What another backend answers from (a replay file given to a llama run) does not describe this run, nor enter its identity.
+    const rest = Object.fromEntries(Object.entries({ ...given, ...own }).filter(([k]) => !Object.hasOwn(BACKEND_IDENTITY_SETTINGS, k) || settingOwner(k) === backend)) as typeof given;
+    // Only a backend that decodes in lockstep has groups: the other backends' runs keep the identity they had.
+    const groupSize = descriptor.scheduling(mode) === "lockstep" ? (s.groupSize ?? DEFAULT_GROUP_SIZE) : undefined;
     const out: StudyConfig = {
         ...STUDY_DEFAULTS,
         ...rest,
-        models: descriptor.decodes ? [...new Set(models)] : [],
+        models: descriptor.models !== "none" ? [...new Set(models)] : [],
         templates: s.templates ?? STUDY_DEFAULTS.templates,
         temperatures: [...new Set(temperatures)],
         wrappers: [...new Set(s.wrappers ?? STUDY_DEFAULTS.wrappers)],
@@ -261,7 +244,6 @@ export function completeStudyConfig(s: StudySettings, baseDir = process.cwd()): 
         mode,
         ...(groupSize !== undefined ? { groupSize } : {}),
         ...(language !== undefined && language !== "python" ? { language } : {}),
-        ...(descriptor.needsReplayFile ? { replay } : {}),
         ...(s.db !== undefined ? { db: path.resolve(baseDir, s.db) } : {})
     };
     return out;

@@ -58,7 +58,7 @@ export function planStudy(c: StudyConfig, library: TemplateLibrary, stored?: (te
     }
     const wrappers = c.wrappers.map((w) => loadWrapper(w)).map((wrapper) => ({ id: wrapper.id, wrapper: wrapperFor(wrapper, language) }));
     // Labels: a model file's stem (with its folder where stems collide), the replay file's, or the backend's name.
-    const models = backendDescriptor(c.backend).models({ models: c.models, ...(c.replay ? { replay: c.replay } : {}) });
+    const models = backendDescriptor(c.backend).modelSources(c);
     let queries = 0;
     let promptChars = 0;
     for (const t of templates)

@@ -2,6 +2,7 @@ import path from "node:path";
 import type { Command } from "commander";
 import { auditDeterminism, determinismLines, recordAudit } from "../../audit/determinism.js";
 import { DEFAULT_GROUP_SIZE, parseStudySettings } from "../../run/config.js";
+import { BACKEND_NAMES, backendDescriptor, DEFAULT_BACKEND } from "../../inference/backends.js";
 import { loadAllTemplates } from "../../templates/loadTemplates.js";
 import { openStore } from "../../store/Store.js";
 import { EddyError } from "../../util/errors.js";
@@ -20,6 +21,9 @@ interface DeterminismFlags {
     threads: string;
     sequences: string[];
     groups: string[];
+    concurrency: string[];
+    backend?: string;
+    baseUrl?: string;
     groupSize?: string;
     contextSize?: string;
     promptFormat?: string;
@@ -46,7 +50,10 @@ export function registerAuditCommand(program: Command): void {
         .description(
             "Answer the same queries in several fresh sessions (one group or sequence at a time, the same again, more at once, and in lockstep mode a session interrupted part-way and resumed) and report the share of responses and verdicts that differ and where they first diverge; recorded on the model for reports"
         )
-        .requiredOption("-m, --model <file>", "GGUF model file")
+        .requiredOption("-m, --model <file>", "GGUF model file (with --backend server: the served model's name)")
+        .option("--backend <name>", `what answers: ${BACKEND_NAMES.join(" | ")} (default ${DEFAULT_BACKEND})`)
+        .option("--base-url <url>", "--backend server: the server's OpenAI-compatible address (http://HOST:PORT/v1)")
+        .option("--concurrency <n>", "--backend server: requests in flight at once to compare with one alone (repeatable, or a comma list; default 4)", collect, [] as string[])
         .option("-t, --templates <spec>", "templates (default: one per problem group, up to 3)")
         .option("-M, --instances <M>", "instances per template", "4")
         .option("-R, --rounds <R>", "rounds per instance", "2")
@@ -71,6 +78,7 @@ export function registerAuditCommand(program: Command): void {
 Examples:
   $ eddy audit determinism --model models/eddy-tiny-f32.gguf -t list_every_kth -M 2 -R 2 --max-tokens 16 --context-size 1024
   $ eddy audit determinism --model models/eddy-tiny-f32.gguf -t list_every_kth -M 2 -R 1 --max-tokens 16 --context-size 1024 --group-size 1 --sequences 2,3 --json
+  $ eddy audit determinism --backend server --base-url http://127.0.0.1:8080/v1 --model qwen2.5-coder-7b --concurrency 4   # alone and in company
 
 Exit code 3 when any response differs between sessions.`
         )
@@ -82,20 +90,31 @@ Exit code 3 when any response differs between sessions.`
                 ...(f.templates !== undefined ? { templates: f.templates } : {})
             });
             if (f.fast && f.groupSize !== undefined) throw new EddyError("--group-size applies to the reproducible mode; --fast schedules sequences freely (give one or the other)");
-            const groupSize = f.fast ? undefined : parseStudySettings({ groupSize: f.groupSize ?? DEFAULT_GROUP_SIZE }).groupSize!;
-            const lockstep = groupSize !== undefined && groupSize > 1;
-            if (lockstep && f.sequences.length) throw new EddyError("lockstep groups are compared with --groups; --sequences applies with --group-size 1 or --fast");
-            if (!lockstep && f.groups.length) throw new EddyError("--groups applies to lockstep groups (--group-size 2 or more)");
-            const counts = lockstep ? (f.groups.length ? f.groups : ["2"]).map((v) => parseStudySettings({ groups: v }).groups!) : (f.sequences.length ? f.sequences : ["4"]).map((v) => parseStudySettings({ sequences: v }).sequences!);
+            const descriptor = backendDescriptor(f.backend ?? DEFAULT_BACKEND);
+            const mode = f.fast ? "fast" : "reproducible";
+            const groupSize = descriptor.scheduling(mode) !== "lockstep" ? undefined : parseStudySettings({ groupSize: f.groupSize ?? DEFAULT_GROUP_SIZE }).groupSize!;
+            // What runs at once is the backend's to say: lockstep groups, sequences, or requests in flight to a server.
+            const parallel = descriptor.parallelSetting(mode, groupSize);
+            const lists: Record<string, string[]> = { groups: f.groups, sequences: f.sequences, concurrency: f.concurrency };
+            const misplaced = Object.keys(lists).find((k) => k !== parallel && lists[k]!.length > 0);
+            if (misplaced === "sequences" && parallel === "groups") throw new EddyError("lockstep groups are compared with --groups; --sequences applies with --group-size 1 or --fast");
+            if (misplaced === "groups") throw new EddyError("--groups applies to lockstep groups (--group-size 2 or more)");
+            if (misplaced) throw new EddyError(`--${misplaced} does not apply here${parallel ? ` (what runs at once is compared with --${parallel})` : ""}`);
+            if (parallel === undefined) throw new EddyError(`--backend ${descriptor.name} runs nothing at once: there is no batching to audit`);
+            const given = lists[parallel]!;
+            const counts = (given.length ? given : [parallel === "groups" ? "2" : "4"]).map((v) => parseStudySettings({ [parallel]: v })[parallel as "groups"] as number);
+            const backendSettings = f.baseUrl !== undefined ? parseStudySettings({ baseUrl: f.baseUrl }) : {};
             if ((s.temperatures ?? []).length !== 1) throw new EddyError("give one --temperature");
             const db = path.resolve(f.db ?? defaultDbPath());
             const stop = stopOnSigint();
             try {
                 const result = await auditDeterminism({
-                    model: path.resolve(f.model),
+                    backend: descriptor.name,
+                    backendSettings,
+                    model: descriptor.resolveModel(f.model, process.cwd()),
                     templates: s.templates ?? defaultTemplates(3),
                     instances: s.instances!, rounds: s.rounds!, temperature: s.temperatures![0]!, seed: s.seed!, maxTokens: s.maxTokens!, threads: s.threads!,
-                    sequences: counts, mode: f.fast ? "fast" : "reproducible", ...(groupSize !== undefined ? { groupSize } : {}),
+                    sequences: counts, mode, ...(groupSize !== undefined ? { groupSize } : {}),
                     ...(s.contextSize !== undefined ? { contextSize: s.contextSize } : {}),
                     ...(s.promptFormat !== undefined ? { promptFormat: s.promptFormat } : {}),
                     ...(s.gpu !== undefined ? { gpu: s.gpu } : {}),

@@ -8,6 +8,7 @@ import { LANGUAGE_INFO, LANGUAGES, type Language } from "../../languages/languag
 import { oneLine } from "../../util/errors.js";
 import { safeTerminalLine } from "../../util/safeText.js";
 import { renderPairs } from "../../report/terminalTable.js";
+import { serverOffers, type Offer } from "../../inference/backends.js";
 
 /** What `eddy doctor` finds. */
 export interface DoctorReport {
@@ -28,6 +29,8 @@ export interface DoctorReport {
     isolation?: IsolationReport;
     /** Answer languages: the runtime each needs and where the judge found it (null: not installed). */
     languages?: { language: Language; runtime: string; path: string | null; package: string | null }[];
+    /** With --base-url: what the server there offers (or why it cannot be asked). */
+    server?: Offer | { source: string; error: string };
     problems: string[];
 }
 
@@ -38,9 +41,18 @@ export function registerDoctorCommand(program: Command): void {
         .description("Check the machine: Node, Python, GPU backends, thread choice, judge isolation")
         .option("--json", "print JSON to stdout")
         .option("--python <path>", "Python interpreter the judge would use", "python3")
-        .addHelpText("after", "\nExamples:\n  $ eddy doctor\n  $ eddy doctor --json")
-        .action(async (opts: { json?: boolean; python: string }) => {
+        .option("--base-url <url>", "also ask an OpenAI-compatible server what it serves (--backend server)")
+        .addHelpText("after", "\nExamples:\n  $ eddy doctor\n  $ eddy doctor --json\n  $ eddy doctor --base-url http://127.0.0.1:8080/v1")
+        .action(async (opts: { json?: boolean; python: string; baseUrl?: string }) => {
             const report = await diagnose(opts.python);
+            if (opts.baseUrl !== undefined) {
+                try {
+                    report.server = await serverOffers(opts.baseUrl);
+                } catch (err) {
+                    report.server = { source: opts.baseUrl, error: oneLine(err) };
+                    report.problems.push(`server: ${oneLine(err)}`);
+                }
+            }
             if (opts.json) {
                 process.stdout.write(JSON.stringify(report, null, 2) + "\n");
                 return;
@@ -58,6 +70,14 @@ export function registerDoctorCommand(program: Command): void {
                 ["judge sandbox", iso ? iso.mechanism : "unknown"],
                 ["judge CPU budgets", iso ? `CPU time, scaled by this machine's speed (factor ${iso.cpuFactor})` : "unknown"]
             ];
+            const srv = report.server;
+            if (srv)
+                lines.push([
+                    "server",
+                    "error" in srv
+                        ? `${srv.source}: ${srv.error}`
+                        : `${srv.engine} at ${srv.source}: ${srv.models.map((m) => m.id).join(", ") || "no models"}${Object.keys(srv.facts).length ? ` (${Object.entries(srv.facts).map(([k, v]) => `${k} ${v}`).join(", ")})` : ""}; reproducible: ${srv.reproducible.known ? "yes" : "not known"} (${srv.reproducible.why})`
+                ]);
             lines.push([
                 "languages",
                 (report.languages ?? [])

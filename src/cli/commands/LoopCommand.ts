@@ -63,8 +63,8 @@ export function registerLoopCommand(program: Command): void {
                     process.stderr.write(`eddy: --resume continues loop run ${s.resume} as it was configured; ignoring ${ignored.join(", ")} (start a new run with --fresh to change them)\n`);
             }
             // One loop run per model (several: e.g. quantisations side by side).
-            const decodes = backendDescriptor(s.backend ?? DEFAULT_BACKEND).decodes;
-            const perModel = s.resume === undefined && decodes && (s.models?.length ?? 0) > 1 ? s.models!.map((m) => ({ ...merged, models: [m] })) : [merged];
+            const modelled = backendDescriptor(s.backend ?? DEFAULT_BACKEND).models !== "none";
+            const perModel = s.resume === undefined && modelled && (s.models?.length ?? 0) > 1 ? s.models!.map((m) => ({ ...merged, models: [m] })) : [merged];
             const configs = perModel.map((raw) => normalizeLoopConfig(raw));
             const stop = stopOnSigint();
             try {

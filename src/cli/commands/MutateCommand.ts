@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { BACKEND_NAMES } from "../../inference/backends.js";
 import { Embedder } from "../../embed/Embedder.js";
 import { buildMutateReport, MUTATE_RENDERERS, MUTATE_REPORT_FORMATS } from "../../mutate/report.js";
 import { runMutateStudy } from "../../mutate/study.js";
@@ -81,8 +82,7 @@ export function registerMutateCommand(program: Command): void {
         .description("Make the variants, keep those similar enough, and run one study over the original and the kept variants; prints the run id")
         .option("-m, --model <file>", "GGUF model file (repeatable: Kendall's W and IoU compare models)", collect);
     addStudyShapeOptions(run, TEXTS)
-        .option("--backend <name>", "llama | reference | replay")
-        .option("--replay <file>", "JSONL of responses for --backend replay");
+        .option("--backend <name>", BACKEND_NAMES.join(" | "));
     addVariantOptions(run).option("--variants-dir <dir>", "where the variant wrapper files go (default: mutants/ beside the database)");
     addStudyExecutionOptions(run, TEXTS).option("--resume <id>", "continue this mutation study's run");
     addStudyStoreOptions(run, TEXTS)

@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { LANGUAGES } from "../../languages/languages.js";
+import { backendHelp, DEFAULT_BACKEND } from "../../inference/backends.js";
 import { EddyError } from "../../util/errors.js";
 import { defaultDbPath } from "../../util/paths.js";
 import { planStudy } from "../../run/plan.js";
@@ -31,10 +32,9 @@ export function registerRunCommand(program: Command): void {
     const cmd = program
         .command("run")
         .description("Run (or continue) a study: models × templates × temperatures × wrappers, M instances, R rounds; prints the run id")
-        .option("-m, --model <file>", "GGUF model file (repeatable, or a comma list)", collect);
+        .option("-m, --model <file>", "GGUF model file, or with --backend server the served model's name (repeatable, or a comma list)", collect);
     addStudyShapeOptions(cmd, RUN_OPTION_TEXTS)
-        .option("--backend <name>", "llama | reference (model solutions; must score AS = 1) | replay (answers from a JSONL file)")
-        .option("--replay <file>", "JSONL of responses for --backend replay (template, instance, round, response per line)")
+        .option("--backend <name>", `${backendHelp()} (default ${DEFAULT_BACKEND})`)
         .option("--language <lang>", `ask and judge in this language: ${LANGUAGES.join(", ")} (default python; part of the run's identity)`);
     addStudyExecutionOptions(cmd, RUN_OPTION_TEXTS).option("--resume <id>", "continue this run where it stopped");
     addStudyStoreOptions(cmd, RUN_OPTION_TEXTS)
@@ -51,6 +51,7 @@ Examples:
   $ eddy run --model models/eddy-tiny-f32.gguf,models/eddy-tiny-q8_0.gguf --temperature 0,0.8 --templates list --dry-run
   $ eddy run --backend reference --templates math --instances 5 --rounds 1
   $ eddy run --backend replay --replay answers.jsonl --templates list_every_kth --instances 3 --rounds 1
+  $ eddy run --backend server --base-url http://127.0.0.1:8080/v1 --model qwen2.5-coder-7b --templates list --concurrency 4
   $ eddy run --backend reference --language javascript --templates list_rotate_right --instances 3 --rounds 1
   $ eddy run --resume latest            # the newest run, or a run id
   $ eddy run --backend reference --templates list --queue redis://:s3cret@lab-redis:6379   # shards for 'eddy worker' nodes

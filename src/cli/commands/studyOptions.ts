@@ -1,6 +1,6 @@
 import path from "node:path";
 import type { Command } from "commander";
-import { isRemoteModel } from "../../inference/modelUri.js";
+import { BACKEND_IDENTITY_SETTINGS, BACKEND_OPERATIONAL_SETTINGS, BACKEND_OPTIONS, BACKEND_PATH_KEYS, backendDescriptor, DEFAULT_BACKEND } from "../../inference/backends.js";
 import { DEFAULT_GROUP_SIZE, normalizeStudyConfig, OPERATIONAL_KEYS, parseStudySettings, readConfigFile, STUDY_DEFAULTS, type StudyConfig } from "../../run/config.js";
 import { defaultDbPath } from "../../util/paths.js";
 
@@ -25,22 +25,12 @@ export interface StudyFlags {
     maxTokens?: string;
     /** --threads */
     threads?: string;
-    /** --sequences */
-    sequences?: string;
     /** --group-size */
     groupSize?: string;
-    /** --groups */
-    groups?: string;
-    /** --batch-size */
-    batchSize?: string;
     /** --context-size */
     contextSize?: string;
     /** --prompt-format */
     promptFormat?: string;
-    /** --allow-download */
-    allowDownload?: boolean;
-    /** --gpu */
-    gpu?: string;
     /** --fast */
     fast?: boolean;
     /** --reproducible (the default; kept so older scripts still run) */
@@ -73,8 +63,8 @@ export interface StudyConfigFlags extends StudyFlags {
     model?: string[];
     /** --backend */
     backend?: string;
-    /** --replay */
-    replay?: string;
+    /** Each backend's own flags (--replay, --base-url, --gpu, …), by their keys. */
+    [backendFlag: string]: unknown;
     /** --language */
     language?: string;
     /** --resume */
@@ -107,16 +97,11 @@ export function addStudyShapeOptions(cmd: Command, texts: StudyOptionTexts): Com
 
 /** How the study is executed: inference, sampling and judging settings, from --threads to --no-cache. */
 export function addStudyExecutionOptions(cmd: Command, texts: StudyOptionTexts): Command {
-    return cmd
+    cmd
         .option("--threads <n>", texts.threads)
         .option("--group-size <G>", `queries decoded together in lockstep, in one context (default ${DEFAULT_GROUP_SIZE}); part of the run's identity; 1 gives every query a context of its own`)
-        .option("--groups <n>", "lockstep groups decoded at once (default: chosen from memory and cores); results do not depend on it")
-        .option("--sequences <n>", "parallel sequences with --group-size 1 or --fast (default: chosen from memory, model size and cores)")
-        .option("--batch-size <n>", "prompt chunk size in tokens (default 512); keep it when comparing runs")
         .option("--context-size <n>", "context size in tokens")
-        .option("--prompt-format <fmt>", "auto (the GGUF's chat template; a plain completion prompt when it has none) | gguf-chat-template | plain-completion | a node-llama-cpp chat wrapper name")
-        .option("--allow-download", "let an hf: model URI be downloaded (eddy never touches the network otherwise)")
-        .option("--gpu <kind>", "auto | cuda | metal | vulkan | cpu")
+        .option("--prompt-format <fmt>", "auto (the GGUF's chat template, or the server's; a plain completion prompt when the file has none) | gguf-chat-template | plain-completion (the server's completions endpoint) | raw | a node-llama-cpp chat wrapper name")
         .option("--fast", "batch sequences in one shared context, scheduled freely, and reuse evaluated prompts: responses can differ between runs, rounds and sequence counts (recorded on the run)")
         .option("--reproducible", "the default: byte-identical responses across runs, resumes and --groups/--sequences counts")
         .option("--allow-unsandboxed", "let the judge run candidate code without a sandbox where none can be had")
@@ -126,6 +111,16 @@ export function addStudyExecutionOptions(cmd: Command, texts: StudyOptionTexts):
         .option("--repeat-penalty <x>", "repeat penalty (off unless given)")
         .option("--judge-workers <n>", "parallel judge processes")
         .option("--no-cache", "generate again even when an identical query was answered in an earlier run");
+    return addBackendOptions(cmd);
+}
+
+/** Every backend's own flags, as its descriptor declares them (a command that words one itself keeps its own). */
+export function addBackendOptions(cmd: Command): Command {
+    for (const o of BACKEND_OPTIONS) {
+        const long = o.flags.split(/[ ,]+/).find((f) => f.startsWith("--"));
+        if (!cmd.options.some((x) => x.long === long)) cmd.option(o.flags, o.description);
+    }
+    return cmd;
 }
 
 /** Which run and where: --fresh, --config, --db. */
@@ -144,8 +139,15 @@ export function settingsFromFlags(f: StudyConfigFlags, extra: Record<string, unk
     const file = f.config ? readConfigFile(f.config) : {};
     const base = f.config ? path.dirname(path.resolve(f.config)) : process.cwd();
     const fromFile = normalizeStudyConfigInput(file, base);
+    const descriptor = backendDescriptor(String(f.backend ?? file.backend ?? DEFAULT_BACKEND));
+    // Settings each backend owns, read by their keys (a path made absolute).
+    const own: Record<string, unknown> = {};
+    for (const k of Object.keys({ ...BACKEND_IDENTITY_SETTINGS, ...BACKEND_OPERATIONAL_SETTINGS })) {
+        const v = (f as Record<string, unknown>)[k];
+        if (v !== undefined) own[k] = BACKEND_PATH_KEYS.includes(k) ? path.resolve(String(v)) : v;
+    }
     const flags: Record<string, unknown> = {
-        models: f.model?.map((m) => (isRemoteModel(m) ? m : path.resolve(m))),
+        models: f.model?.map((m) => descriptor.resolveModel(m, process.cwd())),
         templates: f.templates,
         instances: f.instances,
         rounds: f.rounds,
@@ -155,16 +157,9 @@ export function settingsFromFlags(f: StudyConfigFlags, extra: Record<string, unk
         maxTokens: f.maxTokens,
         backend: f.backend,
         language: f.language,
-        replay: f.replay && path.resolve(f.replay),
-        threads: f.threads,
-        sequences: f.sequences,
         groupSize: f.groupSize,
-        groups: f.groups,
-        batchSize: f.batchSize,
         contextSize: f.contextSize,
         promptFormat: f.promptFormat,
-        allowDownload: f.allowDownload,
-        gpu: f.gpu,
         judgeWorkers: f.judgeWorkers,
         topK: f.topK,
         topP: f.topP,
@@ -177,6 +172,7 @@ export function settingsFromFlags(f: StudyConfigFlags, extra: Record<string, unk
         fresh: f.fresh,
         db: f.db && path.resolve(f.db),
         resume: f.resume,
+        ...own,
         ...extra
     };
     for (const k of Object.keys(flags)) if (flags[k] === undefined) delete flags[k];
@@ -198,14 +194,15 @@ export function studyConfigFromFlags(f: StudyConfigFlags): StudyConfig {
 }
 
 /** Settings that name a file or folder (besides the models). */
-const PATH_KEYS = new Set(["replay", "db", "summariser", "embedModel", "embed-model"]);
+const PATH_KEYS = new Set([...BACKEND_PATH_KEYS, "db", "summariser", "embedModel", "embed-model"]);
 
 /** Config-file keys with paths resolved against the file's folder. */
 function normalizeStudyConfigInput(file: Record<string, unknown>, base: string): Record<string, unknown> {
     const out: Record<string, unknown> = {};
+    const descriptor = backendDescriptor(String(file.backend ?? DEFAULT_BACKEND));
     for (const [k, v] of Object.entries(file)) {
         if (v === undefined || v === null) continue;
-        if (k === "model" || k === "models") out.models = (Array.isArray(v) ? v : String(v).split(",")).map((m) => String(m).trim()).map((m) => (isRemoteModel(m) ? m : path.resolve(base, m)));
+        if (k === "model" || k === "models") out.models = (Array.isArray(v) ? v : String(v).split(",")).map((m) => String(m).trim()).map((m) => descriptor.resolveModel(m, base));
         else if (PATH_KEYS.has(k)) out[k] = path.resolve(base, String(v));
         else out[k] = v;
     }

@@ -1,7 +1,11 @@
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { EddyError, isEddyError, oneLine } from "../../util/errors.js";
+import { boolField, field, intField } from "../../util/settings.js";
 import type { BackendDescriptor } from "../descriptor.js";
+import { isRemoteModel } from "../modelUri.js";
 import { createLlamaBackend, type GpuChoice } from "./LlamaBackend.js";
+import { GPU_CHOICES } from "./types.js";
 
 const stem = (file: string): string => path.basename(file).replace(/\.gguf$/i, "");
 
@@ -13,16 +17,59 @@ function uniqueLabels(paths: readonly string[]): { label: string; path: string }
     return paths.map((p, i) => ({ path: p, label: labels.filter((x) => x === labels[i]).length > 1 ? p : labels[i]! }));
 }
 
+/** Settings only the llama backend reads: how fast, never what (operational: taken fresh on resume). */
+const llamaSettings = {
+    identity: {},
+    operational: {
+        /** Let an `hf:` model URI be downloaded (never by default). */
+        allowDownload: boolField.optional(),
+        threads: intField("threads", 1).optional(),
+        sequences: intField("sequences", 1).optional(),
+        /** Lockstep groups decoded at once (one context each). */
+        groups: intField("groups", 1).optional(),
+        batchSize: intField("batch size", 1).optional(),
+        gpu: field((v) => {
+            if (!(GPU_CHOICES as readonly string[]).includes(String(v))) throw new EddyError(`--gpu must be one of ${GPU_CHOICES.join(", ")} (got '${String(v)}')`);
+            return String(v);
+        }).optional()
+    }
+};
+
 /** A GGUF model through node-llama-cpp, in a child process. */
-export const llamaDescriptor: BackendDescriptor = {
+export const llamaDescriptor = {
     name: "llama",
-    decodes: true,
+    summary: "a GGUF model file run in-process by node-llama-cpp (--model <file.gguf>)",
+    models: "file",
+    runsModel: true,
     needsSolutions: false,
-    needsReplayFile: false,
     engine: "llama.cpp",
-    missing: (s) => (s.models && s.models.length > 0 ? undefined : "no model given: pass --model <file.gguf> (or use --backend reference|replay)"),
-    models: (s) => uniqueLabels(s.models ?? []),
+    records: ["the model file's sha256, size, architecture, quantisation and chat template", "llama.cpp release and node-llama-cpp version", "GPU, threads, sequences, context and batch size", "the decoding mode and lockstep group size"],
+    settings: llamaSettings,
+    options: [
+        { key: "groups", flags: "--groups <n>", description: "lockstep groups decoded at once (default: chosen from memory and cores); results do not depend on it" },
+        { key: "sequences", flags: "--sequences <n>", description: "parallel sequences with --group-size 1 or --fast (default: chosen from memory, model size and cores)" },
+        { key: "batchSize", flags: "--batch-size <n>", description: "prompt chunk size in tokens (default 512); keep it when comparing runs" },
+        { key: "allowDownload", flags: "--allow-download", description: "let an hf: model URI be downloaded (eddy never touches the network otherwise)" },
+        { key: "gpu", flags: "--gpu <kind>", description: "auto | cuda | metal | vulkan | cpu" }
+    ],
+    // Reproducible: fixed lockstep groups; fast: sequences scheduled freely in one shared context.
+    scheduling: (mode) => (mode === "reproducible" ? "lockstep" : "free"),
+    // Lockstep groups decoded at once; with one context per query, or in the fast mode, sequences.
+    parallelSetting: (mode, groupSize) => (mode === "reproducible" && (groupSize ?? 2) > 1 ? "groups" : "sequences"),
+    resolveModel: (m, baseDir) => (isRemoteModel(m) ? m : path.resolve(baseDir, m)),
+    missing: (s) => (s.models && s.models.length > 0 ? undefined : "no model given: pass --model <file.gguf> (or use --backend reference|replay|server)"),
+    checkSources(s) {
+        for (const m of s.models) {
+            if (isRemoteModel(m) && !s.allowDownload) throw new EddyError(`${m} is a remote model; eddy downloads nothing unless you pass --allow-download (or give a local GGUF file)`);
+            if (!isRemoteModel(m) && !existsSync(m)) throw new EddyError(`model file not found: ${m}`);
+        }
+    },
+    sourceGone: (model) => (model.path && !isRemoteModel(model.path) && !existsSync(model.path) ? `model file not found: ${model.path}` : undefined),
+    readSources: () => ({ parts: {} }),
+    modelSources: (s) => uniqueLabels(s.models ?? []),
     identity: (_backend, meta) => meta.model?.sha256 ?? null,
+    // A response depends on the file, how prompts are rendered and fit, and the mode.
+    cacheIdentity: (meta) => (meta.model?.sha256 ? { sha256: meta.model.sha256, promptFormat: meta.promptFormat, contextSize: meta.contextSize, mode: meta.mode, batchSize: meta.batchSize } : undefined),
     async open(settings, model, parts) {
         if (!model.path) throw new EddyError("no model file given");
         try {
@@ -45,4 +92,4 @@ export const llamaDescriptor: BackendDescriptor = {
             throw new EddyError(`cannot load model ${model.path}: ${oneLine(err)}`);
         }
     }
-};
+} as const satisfies BackendDescriptor;

@@ -1,5 +1,6 @@
 import { JinjaTemplateChatWrapper, LlamaText, LlamaVocabularyType, resolveChatWrapper, type ChatHistoryItem, type ChatWrapper, type LlamaModel, type Token } from "node-llama-cpp";
 import type { ChatMessage } from "../../vocabulary.js";
+import { PLAIN_CUE, PLAIN_STOP, plainCompletionText, rawCompletionText } from "../plainPrompt.js";
 
 /** A prompt ready to evaluate, with what ends an answer. */
 export interface RenderedPrompt {
@@ -20,8 +21,6 @@ export interface PromptRenderer {
     render(messages: ChatMessage[]): RenderedPrompt;
 }
 
-/** Opening cue of the plain completion prompt: base models continue a code block instead of chatting. */
-const PLAIN_CUE = "```python\n";
 
 /**
  * Choose how messages become a prompt. "auto": the GGUF's own chat template (rendered by node-llama-cpp's
@@ -72,9 +71,8 @@ function plainRenderer(model: LlamaModel): PromptRenderer {
     return {
         format: "plain-completion",
         render(messages) {
-            const parts = messages.map((m) => m.content.trim()).filter((c) => c !== "");
-            const text = parts.join("\n\n") + "\n\n" + PLAIN_CUE;
-            return { tokens: stripBos(model, model.tokenize(text, false)), stopTriggers: ["```"], responsePrefix: PLAIN_CUE, stopSuffix: "```" };
+            const text = plainCompletionText(messages);
+            return { tokens: stripBos(model, model.tokenize(text, false)), stopTriggers: [PLAIN_STOP], responsePrefix: PLAIN_CUE, stopSuffix: PLAIN_STOP };
         }
     };
 }
@@ -84,8 +82,7 @@ function rawRenderer(model: LlamaModel): PromptRenderer {
     return {
         format: "raw",
         render(messages) {
-            const text = messages.map((m) => m.content).filter((c) => c !== "").join("\n\n");
-            return { tokens: stripBos(model, model.tokenize(text, false)), stopTriggers: [], responsePrefix: "", stopSuffix: "" };
+            return { tokens: stripBos(model, model.tokenize(rawCompletionText(messages), false)), stopTriggers: [], responsePrefix: "", stopSuffix: "" };
         }
     };
 }

@@ -75,7 +75,7 @@ export class ReplayBackend implements Backend {
             const key = req.task ? `${req.task.templateId}|${req.task.instance}|${req.task.round}` : "";
             const line = this.answers.get(key);
             if (!line) {
-                yield { ...base, text: "", stopReason: "error", promptTokens: 0, generatedTokens: 0, error: REPLAY_MISSING };
+                yield { ...base, text: "", stopReason: "error", promptTokens: 0, generatedTokens: 0, error: REPLAY_MISSING, missing: true };
                 continue;
             }
             yield {

@@ -1,20 +1,40 @@
 import path from "node:path";
+import { strField } from "../../util/settings.js";
 import type { BackendDescriptor } from "../descriptor.js";
 import { ReplayBackend } from "./ReplayBackend.js";
 
 /** Answers read from a JSONL file of responses produced elsewhere. */
-export const replayDescriptor: BackendDescriptor = {
+export const replayDescriptor = {
     name: "replay",
-    decodes: false,
+    summary: "answers from a JSONL file of responses produced elsewhere (--replay <file.jsonl>)",
+    models: "none",
+    runsModel: false,
     needsSolutions: false,
-    needsReplayFile: true,
     engine: "eddy replay",
+    records: ["the replay file's sha256 (an edited file is another set of answers)"],
+    settings: {
+        /** JSONL of responses: what answers, so part of the run's identity. */
+        identity: { replay: strField.optional() },
+        operational: {}
+    },
+    options: [{ key: "replay", flags: "--replay <file>", description: "JSONL of responses for --backend replay (template, instance, round, response per line)", path: true }],
+    scheduling: () => "none",
+    parallelSetting: () => undefined,
+    resolveModel: (m, baseDir) => path.resolve(baseDir, m),
     missing: (s) => (s.replay ? undefined : "--backend replay needs --replay <file.jsonl>"),
-    models: (s) => [{ label: path.basename(s.replay ?? "replay").replace(/\.gguf$/i, "").replace(/\.jsonl?$/i, "") }],
+    checkSources: () => {},
+    sourceGone: () => undefined,
+    // Read and validated before anything is stored; its sha256 stands for the model's.
+    readSources(settings) {
+        const replay = new ReplayBackend(settings.replay!);
+        return { parts: { prepared: replay }, identity: { sha256: replay.sha256, what: `replay file ${settings.replay}` } };
+    },
+    modelSources: (s) => [{ label: path.basename(s.replay ?? "replay").replace(/\.gguf$/i, "").replace(/\.jsonl?$/i, ""), ...(s.replay ? { source: s.replay } : {}) }],
     // The file's sha256 stands for the model's: an edited file is another set of answers.
     identity: (backend) => (backend instanceof ReplayBackend ? backend.sha256 : null),
-    async open(_settings, _model, parts) {
-        if (!parts.replay) throw new Error("the replay backend needs its file read first");
-        return parts.replay;
+    cacheIdentity: () => undefined,
+    async open(settings, _model, parts) {
+        if (parts.prepared instanceof ReplayBackend) return parts.prepared;
+        return new ReplayBackend(settings.replay!);
     }
-};
+} as const satisfies BackendDescriptor;

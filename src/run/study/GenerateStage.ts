@@ -1,11 +1,8 @@
 import { createHash } from "node:crypto";
-import { existsSync } from "node:fs";
 import { EddyError } from "../../util/errors.js";
 import { deriveSeed } from "../../util/seeds.js";
 import { extractCode } from "../../extract/extractCode.js";
-import { isRemoteModel } from "../../inference/modelUri.js";
-import { backendDescriptor, createBackend, type BackendParts } from "../../inference/backends.js";
-import { REPLAY_MISSING } from "../../inference/replay/ReplayBackend.js";
+import { backendDescriptor, createBackend, type BackendParts, type CacheIdentity, type ModelSource } from "../../inference/backends.js";
 import type { Backend, BackendMetadata, Decoding, GenerationRequest, GenerationResult, TaskRef } from "../../inference/types.js";
 import { renderMessages } from "../../prompts/PromptWrapper.js";
 import type { Store } from "../../store/Store.js";
@@ -37,13 +34,8 @@ function lockstepRequests(groups: LockstepGroup[]): Unit[] {
     return groups.map((g) => ({ id: g.id, members: g.members.map((query, i) => ({ query, stored: g.done[i]! })) }));
 }
 
-/** What a cached response depends on besides the request: the model file and how its prompts are rendered and fit. */
-export interface CacheModel {
-    sha256: string;
-    promptFormat?: string | undefined;
-    contextSize?: number | undefined;
-    mode?: string | undefined;
-}
+/** What a cached response depends on besides the request: the model (as its backend identifies it) and how its prompts are rendered and fit. */
+export type CacheModel = CacheIdentity;
 
 /**
  * Key of a response in the response cache: the model file's sha256 plus everything that decides
@@ -64,7 +56,7 @@ export function responseCacheKey(model: CacheModel, messages: ChatMessage[], dec
  * is only reused for the same member of the same group.
  */
 export function lockstepCacheKeys(
-    model: CacheModel & { batchSize?: number | undefined },
+    model: CacheModel,
     groupSize: number,
     members: readonly Pick<Query, "messages" | "decoding" | "seed">[],
     maxTokens: number
@@ -146,11 +138,13 @@ export class GenerateStage {
     constructor(private readonly o: GenerateStageOptions) {}
 
     async run(): Promise<void> {
+        const descriptor = backendDescriptor(this.o.config.backend);
         for (const model of this.o.plan.models) {
             if (this.o.signal.aborted) break;
             this.o.counters.model = model.label;
-            if (model.path && !isRemoteModel(model.path) && !existsSync(model.path))
-                throw new EddyError(`model file not found: ${model.path} (run ${this.o.run.id} kept everything so far; restore the file and resume with 'eddy run --resume ${this.o.run.id}')`);
+            const gone = descriptor.sourceGone(model);
+            if (gone)
+                throw new EddyError(`${gone} (run ${this.o.run.id} kept everything so far; restore the file and resume with 'eddy run --resume ${this.o.run.id}')`);
             await this.model(model);
             this.o.onModelDone?.(model.label);
         }
@@ -198,7 +192,7 @@ export class GenerateStage {
      * kept, whole: a group is always decoded with all its members, so each comes out as it would in
      * an uninterrupted run.
      */
-    private groups(planned: { query: Query; done: boolean }[], groupSize: number, cacheModel: (CacheModel & { batchSize?: number }) | undefined): LockstepGroup[] {
+    private lockstepGroups(planned: { query: Query; done: boolean }[], groupSize: number, cacheModel: CacheModel | undefined): LockstepGroup[] {
         const out: LockstepGroup[] = [];
         for (const g of lockstepCut(planned, (p) => `${p.query.key.configId}|${p.query.key.templateId}`, groupSize)) {
             if (g.members.every((p) => p.done)) continue;
@@ -233,7 +227,7 @@ export class GenerateStage {
         return out;
     }
 
-    private async model(model: { label: string; path?: string }): Promise<void> {
+    private async model(model: ModelSource): Promise<void> {
         const { store, config, run, plan, counters: s } = this.o;
         // Which queries are still missing, per configuration; a configuration row needs backend metadata,
         // so look at the stored ones first and skip loading a model that has nothing left to do.
@@ -248,11 +242,10 @@ export class GenerateStage {
             const sha = descriptor.identity(backend, meta);
             checkModelUnchanged(existingConfs.map((c) => c.model_sha256), sha, model.path ?? model.label, `run ${run.id}`);
             const confs = this.configurations(model, meta, sha);
-            const useCache = descriptor.decodes && !!meta.model?.sha256;
-            const cacheModel = useCache ? { sha256: sha ?? "", promptFormat: meta.promptFormat, contextSize: meta.contextSize, mode: meta.mode } : undefined;
+            const cacheModel = descriptor.cacheIdentity(meta, sha);
             const planned = this.planned(confs);
             if (meta.scheduling === "lockstep") {
-                const groups = this.groups(planned, meta.groupSize!, cacheModel && { ...cacheModel, batchSize: meta.batchSize });
+                const groups = this.lockstepGroups(planned, meta.groupSize!, cacheModel);
                 s.total += groups.reduce((n, g) => n + g.done.filter((d) => !d).length, 0);
                 await this.generate(backend, lockstepRequests(groups), sha);
             } else {
@@ -316,7 +309,7 @@ export class GenerateStage {
                     await this.store(q, r, false, sha);
                     continue;
                 }
-                if (r.error === REPLAY_MISSING) {
+                if (r.missing) {
                     this.missing.push(genKey(q.key));
                     s.missing++;
                     writer.addGeneration({

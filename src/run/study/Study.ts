@@ -63,7 +63,7 @@ export class Study {
     }
 
     /** Steps 3 to 6: generate, extract, judge and store, with progress; then the session's outcome. */
-    private async work(config: StudyConfig, { run, created, plan, replay }: OpenedRun): Promise<StudyResult> {
+    private async work(config: StudyConfig, { run, created, plan, parts: prepared }: OpenedRun): Promise<StudyResult> {
         const { store, hooks } = this;
         const judging = hooks.judge !== false;
         const counters = new StudyCounters(this.wallStart, judging);
@@ -103,7 +103,7 @@ export class Study {
         const generate = new GenerateStage({
             store, config, run, plan, writer, counters,
             // The judge pool is the solution source of a backend that answers with the model solutions.
-            parts: async () => ({ ...(backendDescriptor(config.backend).needsSolutions ? { solutions: (await judge.pool)!, templates: plan.templates } : {}), ...(replay ? { replay } : {}) }),
+            parts: async () => ({ ...(backendDescriptor(config.backend).needsSolutions ? { solutions: (await judge.pool)!, templates: plan.templates } : {}), ...prepared }),
             judge: (item) => judge.submit(item),
             log: this.log,
             signal: this.stopController.signal,

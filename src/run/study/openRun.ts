@@ -1,13 +1,11 @@
 import { randomBytes } from "node:crypto";
-import { existsSync } from "node:fs";
 import { EddyError } from "../../util/errors.js";
 import { eddyVersion } from "../../util/paths.js";
-import { isRemoteModel } from "../../inference/modelUri.js";
-import { ReplayBackend } from "../../inference/replay/ReplayBackend.js";
-import { backendDescriptor, DEFAULT_BACKEND } from "../../inference/backends.js";
+import { backendDescriptor, DEFAULT_BACKEND, type BackendParts } from "../../inference/backends.js";
 import type { TemplateLibrary } from "../../templates/library.js";
 import type { Store } from "../../store/Store.js";
 import { requireRun } from "../../store/outcomes.js";
+import type { DecodingMode } from "../../vocabulary.js";
 import type { RunRow } from "../../store/types.js";
 import { identityOf, normalizeStudyConfig, OPERATIONAL_KEYS, studyHash, type StudyConfig } from "../config.js";
 import { planStudy, type StudyPlan } from "../plan.js";
@@ -17,8 +15,10 @@ export interface OpenedRun {
     run: RunRow;
     created: boolean;
     plan: StudyPlan;
-    /** The replay file, read and validated (replay backend only). */
-    replay: ReplayBackend | undefined;
+    /** What the backend read before the run was stored (a replay file, read and validated). */
+    parts: Pick<BackendParts, "prepared">;
+    /** sha256 of a file standing for the model (a replay file's); null when none. */
+    sourceSha256: string | null;
 }
 
 /** A new run id: date plus random hex, readable and sortable. */
@@ -40,7 +40,7 @@ export function resumeConfig(store: Store, runId: string, overrides: Partial<Stu
         delete stored.reproducible;
     }
     // Before lockstep groups, the reproducible mode gave every query a context of its own: G = 1.
-    if (stored.mode === "reproducible" && backendDescriptor(String(stored.backend ?? DEFAULT_BACKEND)).decodes && stored.groupSize === undefined) stored.groupSize = 1;
+    if (backendDescriptor(String(stored.backend ?? DEFAULT_BACKEND)).scheduling(stored.mode as DecodingMode) === "lockstep" && stored.groupSize === undefined) stored.groupSize = 1;
     const ops: Record<string, unknown> = {};
     for (const k of OPERATIONAL_KEYS) if (overrides[k] !== undefined) ops[k] = overrides[k];
     return normalizeStudyConfig({ ...stored, ...ops, resume: run.id, db: store.path });
@@ -54,13 +54,9 @@ export function sessionConfig(store: Store, input: StudyConfig): StudyConfig {
     return input.resume ? resumeConfig(store, input.resume, input) : input;
 }
 
-/** Model files must exist (and remote ones be allowed) before a run is created, so a typo leaves no empty run behind. */
+/** The backend's sources are checked before a run is created (model files exist, remote ones allowed, a URL well formed), so a typo leaves no empty run behind. */
 export function checkModels(config: StudyConfig): void {
-    if (!backendDescriptor(config.backend).decodes) return;
-    for (const m of config.models) {
-        if (isRemoteModel(m) && !config.allowDownload) throw new EddyError(`${m} is a remote model; eddy downloads nothing unless you pass --allow-download (or give a local GGUF file)`);
-        if (!isRemoteModel(m) && !existsSync(m)) throw new EddyError(`model file not found: ${m}`);
-    }
+    backendDescriptor(config.backend).checkSources(config);
 }
 
 /**
@@ -78,8 +74,8 @@ export function checkModelUnchanged(stored: readonly (string | null)[], sha: str
  */
 export function openRun(store: Store, config: StudyConfig, library: TemplateLibrary, onRun: (run: RunRow, created: boolean) => void = () => {}): OpenedRun {
     checkModels(config);
-    // A replay file stands in for the model: read and validated before anything is stored.
-    const replay = backendDescriptor(config.backend).needsReplayFile ? new ReplayBackend(config.replay!) : undefined;
+    // What stands in for the model (a replay file) is read and validated before anything is stored.
+    const prepared = backendDescriptor(config.backend).readSources(config);
     const existing = config.resume ? requireRun(store, config.resume) : undefined;
     const plan = planStudy(config, library, existing ? (t) => store.instances(existing.id, t) : undefined);
     const hash = studyHash(config, plan.templates.map((t) => t.id));
@@ -98,12 +94,13 @@ export function openRun(store: Store, config: StudyConfig, library: TemplateLibr
         if (h && h !== t.oracleHash) throw new EddyError(`template ${t.id} changed since run ${run.id} began (oracle hash differs); start a new run with --fresh`);
     }
     // Like a template, an edited replay file would mix two sets of answers in one run.
-    if (replay)
+    const identity = prepared.identity;
+    if (identity)
         for (const c of store.configurations(run.id))
-            if (c.model_sha256 && c.model_sha256 !== replay.sha256)
-                throw new EddyError(`replay file ${config.replay} changed since run ${run.id} began (sha256 differs); start a new run with --fresh`);
+            if (c.model_sha256 && c.model_sha256 !== identity.sha256)
+                throw new EddyError(`${identity.what} changed since run ${run.id} began (sha256 differs); start a new run with --fresh`);
     store.recordTemplates(run.id, plan.templates.map((t) => ({ id: t.id, oracleHash: t.oracleHash, group: t.group, subgroups: t.subgroups, function: t.function })));
     for (const t of plan.templates) store.insertInstances(run.id, plan.instances.get(t.id)!);
     store.setRunStatus(run.id, "running");
-    return { run, created, plan, replay };
+    return { run, created, plan, parts: prepared.parts, sourceSha256: identity?.sha256 ?? null };
 }

@@ -19,8 +19,24 @@ export function registerModelsCommand(program: Command): void {
         .argument("[dir]", "folder to scan (default: models/, or EDDY_MODELS)")
         .option("--json", "print JSON to stdout")
         .option("--sha256", "also hash every file (reads each whole file: slow for large models)")
-        .addHelpText("after", "\nExamples:\n  $ eddy models list\n  $ eddy models list models --json --sha256   # a folder of GGUF files")
-        .action(async (dir: string | undefined, opts: { json?: boolean; sha256?: boolean }) => {
+        .option("--base-url <url>", "list what an OpenAI-compatible server serves instead (llama-server, vLLM, Ollama; API key from EDDY_API_KEY or OPENAI_API_KEY)")
+        .addHelpText("after", "\nExamples:\n  $ eddy models list\n  $ eddy models list models --json --sha256   # a folder of GGUF files\n  $ eddy models list --base-url http://127.0.0.1:8080/v1")
+        .action(async (dir: string | undefined, opts: { json?: boolean; sha256?: boolean; baseUrl?: string }) => {
+            if (opts.baseUrl !== undefined) {
+                if (dir !== undefined) throw new EddyError("give a folder or --base-url, not both");
+                const { serverOffers } = await import("../../../inference/backends.js");
+                const offer = await serverOffers(opts.baseUrl);
+                if (opts.json) {
+                    process.stdout.write(JSON.stringify(offer, null, 2) + "\n");
+                    return;
+                }
+                const facts = Object.entries(offer.facts).map(([k, v]) => `${k} ${v}`).join(", ");
+                process.stdout.write(`${offer.engine} at ${offer.source}${facts ? ` (${facts})` : ""}\n`);
+                process.stdout.write(`reproducible: ${offer.reproducible.known ? "yes" : "not known"}: ${offer.reproducible.why}\n`);
+                const table = offer.models.map((m) => [m.id, m.aliases.join(", ") || "-", m.contextSize !== undefined ? String(m.contextSize) : "-", typeof m.facts.n_params === "number" ? formatCount(m.facts.n_params) : "-", typeof m.facts.size === "number" ? formatBytes(m.facts.size) : "-"]);
+                process.stdout.write(renderTable(["model (--model)", "aliases", "context", "params", "size"], table, { wide: true }) + "\n");
+                return;
+            }
             // node-llama-cpp is loaded only by the commands that need it, so the CLI starts fast
             const { inspectGguf, inspectGgufHeader } = await import("../../../inference/gguf/inspectGguf.js");
             const root = path.resolve(dir ?? modelsDir());
