@@ -36,16 +36,16 @@ const cases: Case[] = [
         "its argument's own Symbol.iterator hiding a change",
         "copy_last_n",
         "function copy_last_n(values) {\n    const out = values.slice(-5);\n    const orig = values.slice();\n    values.length = 0;\n    values[Symbol.iterator] = function* () { yield* orig; };\n    return out;\n}\n",
-        ["assertion_error"],
-        /modified its argument/
+        ["runtime_error"],
+        /^tampering: .*a redefined hook \(Symbol\.iterator\)/
     ],
     [
         "javascript",
         "Array.prototype.map redefined to hide a change",
         "copy_last_n",
         "const realMap = Array.prototype.map;\nfunction copy_last_n(values) {\n    const out = values.slice(-5);\n    const orig = values.slice();\n    values.length = 0;\n    Array.prototype.map = function (f) { return realMap.call(this.length === 1 && this[0] === values ? [orig] : this, f); };\n    return out;\n}\n",
-        ["assertion_error"],
-        /modified its argument/
+        ["runtime_error"],
+        /^tampering: .*a redefined Array\.prototype\.map/
     ],
     [
         "javascript",
@@ -86,6 +86,14 @@ const cases: Case[] = [
         "def eddy_shares(*) = false\nclass Object\n  def eddy_shares(*) = false\nend\ndef copy_last_n(values)\n  values.length <= 5 ? values : values.last(5)\nend\n",
         ["assertion_error"],
         /returned its argument object/
+    ],
+    [
+        "ruby",
+        "redefining Array#map (a core class the judge froze)",
+        "copy_last_n",
+        "class Array\n  def map\n    []\n  end\nend\ndef copy_last_n(values)\n  values.last(5)\nend\n",
+        ["runtime_error"],
+        /^tampering: .*redefine Array \(frozen by the judge\)/
     ],
     [
         "ruby",

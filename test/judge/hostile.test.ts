@@ -79,6 +79,7 @@ const victimFile = path.join(secretDir, "victim.txt");
 const keepTemplate = fixtureTemplate("sum_range_keep", { budget: { timeMs: 1000, memoryMb: 64 }, randomInputs: 5 });
 const fixtureOracle = t.oracleFile;
 const sliceKeep = fixtureTemplate("slice_keep", { budget: { timeMs: 1000, memoryMb: 64 }, randomInputs: 5 });
+const evensAsSet = fixtureTemplate("evens", { comparator: "set", budget: { timeMs: 1000, memoryMb: 64 }, randomInputs: 5 });
 // [name, code, wanted categories, template, only with namespaces]
 const integrity: [string, string, Category[], typeof t, boolean][] = [
     [
@@ -175,7 +176,14 @@ const integrity: [string, string, Category[], typeof t, boolean][] = [
     ["deeply nested brackets", "def sum_range(values):\n    return " + "(".repeat(5000) + "1" + ")".repeat(5000) + "\n", ["syntax_error", "static_error"], t, false],
     // Issue #30: no answer code runs while the harness records; each of these changed its argument.
     ...RECORDING_ATTACKS.map(([name, code]): [string, string, Category[], typeof t, boolean] => [name, code, name.includes("background thread") ? ["runtime_error"] : ["assertion_error", "fuzzing_failure"], sliceKeep, false]),
-    ["a correct answer whose threads have ended when its call returns", JOINED_THREADS, ["passed"], t, false]
+    ["a correct answer whose threads have ended when its call returns", JOINED_THREADS, ["passed"], t, false],
+    [
+        // Issue #30: 200 bytes on the wire, 2 million values once shared references are expanded, per call: the
+        // trusted comparison is bounded by what crossed the wire, and the answer's resource_exhaustion comes first.
+        "a shared-reference tuple tree returned to a set template (the trusted comparison)",
+        "def sum_range(values):\n    T = (0,)\n    for _ in range(20):\n        T = (T, T)\n    return [T]\n",
+        ["resource_exhaustion"], evensAsSet, false
+    ]
 ];
 
 function survivors(): string[] {

@@ -56,6 +56,32 @@ const [, , candidatePath, fn, arityText, sendArgsText] = process.argv;
 const arity = Number(arityText);
 const sendArgs = sendArgsText === "1";
 const MAX_DEPTH = 200;
+// Built-ins an answer has no reason to redefine, which a harness (this one before, or a careless
+// one) would call on its values: redefining one is tampering, reported as such after the call.
+const HOOKS = [
+    ["Array.prototype.map", Array.prototype, "map"],
+    ["Array.prototype.forEach", Array.prototype, "forEach"],
+    ["Array.prototype.includes", Array.prototype, "includes"],
+    ["Array.prototype[Symbol.iterator]", Array.prototype, Symbol.iterator],
+    ["Array.from", Array, "from"],
+    ["Array.isArray", Array, "isArray"],
+    ["Set.prototype[Symbol.iterator]", Set.prototype, Symbol.iterator],
+    ["Set.prototype.has", Set.prototype, "has"],
+    ["Map.prototype[Symbol.iterator]", Map.prototype, Symbol.iterator],
+    ["Object.entries", Object, "entries"],
+    ["Object.getPrototypeOf", Object, "getPrototypeOf"],
+    ["JSON.stringify", JSON, "stringify"],
+    ["Reflect.apply", Reflect, "apply"],
+    ["Reflect.ownKeys", Reflect, "ownKeys"],
+    ["Reflect.getOwnPropertyDescriptor", Reflect, "getOwnPropertyDescriptor"]
+].map(([name, where, key]) => [name, where, key, Reflect.getOwnPropertyDescriptor(where, key)]);
+// Own properties on a value that change how a harness would read it.
+const VALUE_HOOKS = [
+    [Symbol.iterator, "Symbol.iterator"],
+    [Symbol.toPrimitive, "Symbol.toPrimitive"],
+    ["toJSON", "toJSON"]
+];
+
 // Thrown (and only ever compared by identity) when a value is a Proxy or hides a getter.
 const STOP = {};
 let tampered = "";
@@ -75,6 +101,16 @@ function push(arr, x) {
 function tamper(what) {
     tampered = what;
     throw STOP;
+}
+
+/** The name of the first hook the answer redefined, or "". */
+function redefinedHook() {
+    for (let i = 0; i < HOOKS.length; i++) {
+        const h = HOOKS[i];
+        const now = getOwn(h[1], h[2]);
+        if (now === undefined || getOwn(now, "value") === undefined || now.value !== h[3].value) return h[0];
+    }
+    return "";
 }
 
 function decode(t) {
@@ -102,6 +138,7 @@ function dataValue(d, where) {
  * read without calling anything of the value's own; null for anything else. */
 function items(v) {
     if (isProxy(v)) tamper("a Proxy among its values");
+    for (let i = 0; i < VALUE_HOOKS.length; i++) if (getOwn(v, VALUE_HOOKS[i][0]) !== undefined) tamper("a redefined hook (" + VALUE_HOOKS[i][1] + ") on one of its values");
     if (isArray(v)) {
         const n = dataValue(getOwn(v, "length"), "an array's length");
         const out = [];
@@ -292,6 +329,11 @@ for (let i = 0; i < calls.length; i++) {
     } catch (e) {
         say('{"i":' + i + ',"err":' + quote(kind(e)) + ',"text":' + quote(text(e)) + "}");
         continue;
+    }
+    const hook = redefinedHook();
+    if (hook !== "") {
+        say('{"tamper":' + quote("a redefined " + hook) + "}");
+        exit(0);
     }
     let line;
     try {

@@ -152,6 +152,19 @@ module EddyHarness
   # Everything the harness needs from its input, read before the answer is loaded.
   CALLS = JSON.parse($stdin.read).map { |c| c.map { |a| decode(a) } }.freeze
   SOURCE = File.read(CANDIDATE, encoding: "UTF-8")
+  # The core classes the harness's reads go through, frozen before the answer runs.
+  FROZEN = [Array, Hash, Set, String, Integer, Float, Symbol, NilClass, TrueClass, FalseClass, BasicObject, UnboundMethod, Method,
+            JSON, JSON::Ext::Generator::State].freeze
+
+  # An attempt to redefine a class the judge froze (or the harness itself) is tampering.
+  def self.tampering(e)
+    return nil unless e.is_a?(FrozenError)
+    r = e.receiver
+    hit = FROZEN.any? { |k| SAME.bind_call(k, r) } || SAME.bind_call(r, EddyHarness) || SAME.bind_call(r, EddyHarness.singleton_class)
+    hit ? "an attempt to redefine #{(r.is_a?(Module) && NAME.bind_call(r)) || "the harness"} (frozen by the judge)" : nil
+  rescue Exception
+    nil
+  end
 end
 # The answer's own namespace: its methods are defined in an anonymous module (not on Object), its
 # locals live in this binding (made here, at the top level: its classes and constants are the
@@ -159,8 +172,7 @@ end
 eddy_space = Module.new
 eddy_binding = eddy_space.module_eval { binding }
 # Nothing of the harness can be redefined, and the core classes its reads go through stay as they are.
-[EddyHarness, EddyHarness.singleton_class, Array, Hash, Set, String, Integer, Float, Symbol, NilClass, TrueClass, FalseClass,
- BasicObject, UnboundMethod, Method, JSON, JSON::Ext::Generator::State].each(&:freeze)
+(EddyHarness::FROZEN + [EddyHarness, EddyHarness.singleton_class]).each(&:freeze)
 
 begin
   RubyVM::InstructionSequence.compile(EddyHarness::SOURCE, "candidate.rb")
@@ -171,7 +183,8 @@ end
 begin
   eddy_binding.eval(EddyHarness::SOURCE, "candidate.rb", 1)
 rescue Exception => e
-  EddyHarness.say({ "load" => EddyHarness.kind(e), "text" => EddyHarness.text(e) })
+  eddy_tamper = EddyHarness.tampering(e)
+  EddyHarness.say(eddy_tamper ? { "tamper" => eddy_tamper } : { "load" => EddyHarness.kind(e), "text" => EddyHarness.text(e) })
   exit!(0)
 end
 eddy_f = nil
@@ -202,6 +215,11 @@ EddyHarness::CALLS.each_with_index do |args, i|
     v = eddy_f.call(*args)
   rescue Exception => e
     EddyHarness::GC_OFF.call
+    eddy_tamper = EddyHarness.tampering(e)
+    if eddy_tamper
+      EddyHarness.say({ "tamper" => eddy_tamper })
+      exit!(0)
+    end
     EddyHarness.say({ "i" => i, "err" => EddyHarness.kind(e), "text" => EddyHarness.text(e) })
     next
   end
