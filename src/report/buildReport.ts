@@ -47,7 +47,8 @@ export function buildReport(outcomes: readonly Outcome[], runMeta: readonly Repo
         groups: summariseGroups(scores),
         templates: summariseTemplates(scores),
         discontinuities: findDiscontinuities(scores, outcomes),
-        comparison: compareConfigurations(scores, outcomes)
+        comparison: compareConfigurations(scores, outcomes),
+        ...(opts.agreement ? { agreement: opts.agreement } : {})
     };
     return { data, scores };
 }

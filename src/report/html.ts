@@ -7,6 +7,8 @@ import { renderPage } from "./page.js";
 import { html, raw, type HtmlValue, type SafeHtml } from "./safeHtml.js";
 import { tamperingMore } from "./tampering.js";
 import { judged, magnitude, notPython, TAMPERING_NOTE, unsandboxed, UNSANDBOXED_NOTE } from "./text.js";
+import { agreementHtml } from "./agreementRender.js";
+import { formatScore, SCORES } from "./scoreTable.js";
 import type { DrilldownRow, ReportData } from "./types.js";
 
 // The report's own classes; the page shell (page.ts) holds the shared sheet and the policy.
@@ -34,7 +36,7 @@ export async function renderHtml(d: ReportData, scores: readonly NeighbourhoodSc
     const tampered = d.configs.filter((c) => c.tampering.count > 0);
     const svg = async (spec: Parameters<typeof renderSvg>[0]) => raw(await renderSvg(spec));
     parts.push(html`<header><h1>${d.title}</h1><p>eddy ${d.eddyVersion} · generated ${d.generated} · ${d.configs.length} configuration(s) · ${d.templates.length} template(s)</p></header>`);
-    parts.push(html`<nav><a href="#overview">Overview</a>${tampered.length ? html`<a href="#tampering">Suspected tampering</a>` : ""}<a href="#charts">Scores</a>${multi ? html`<a href="#compare">Comparison</a>` : ""}<a href="#groups">Groups</a><a href="#discontinuities">Discontinuities</a><a href="#templates">Templates</a></nav><main>`);
+    parts.push(html`<nav><a href="#overview">Overview</a>${tampered.length ? html`<a href="#tampering">Suspected tampering</a>` : ""}<a href="#charts">Scores</a>${multi ? html`<a href="#compare">Comparison</a>` : ""}<a href="#groups">Groups</a><a href="#discontinuities">Discontinuities</a><a href="#templates">Templates</a>${d.agreement ? html`<a href="#agreement">Agreement</a>` : ""}</nav><main>`);
 
     // Overview
     parts.push(html`<section id="overview"><h2>Runs</h2>`);
@@ -51,8 +53,8 @@ export async function renderHtml(d: ReportData, scores: readonly NeighbourhoodSc
     );
     parts.push(
         table(
-            ["config", "mode", "determinism audit", "templates", "judged", "AS", "CPS", "CCS", "RLPR", "PSR", "gap", "AV", "pass@1", "responses", "truncated", "judge_error", "missing"],
-            d.configs.map((c) => [c.config, c.mode, c.determinism, n(c.templates), n(judged(c.coverage.judged, c.coverage.total)), n(fix(c.AS)), n(fix(c.CPS)), n(fix(c.CCS)), n(fix(c.RLPR)), n(fix(c.PSR)), n(fix(c.gap)), n(fix(c.AV, 4)), n(fix(c.passAtK["1"])), n(c.responses), n(c.harness.truncated), n(c.harness.judge_error), n(c.harness.missing)]),
+            ["config", "mode", "determinism audit", "templates", "judged", ...SCORES.map((k) => html`<abbr title="${k.description} (${k.read})">${k.label}</abbr>`), "responses", "truncated", "judge_error", "missing"],
+            d.configs.map((c) => [c.config, c.mode, c.determinism, n(c.templates), n(judged(c.coverage.judged, c.coverage.total)), ...SCORES.map((k) => n(formatScore(k, c))), n(c.responses), n(c.harness.truncated), n(c.harness.judge_error), n(c.harness.missing)]),
             true
         )
     );
@@ -192,7 +194,9 @@ export async function renderHtml(d: ReportData, scores: readonly NeighbourhoodSc
             );
         parts.push(html`</div></details>`);
     }
-    parts.push(html`</section></main>`);
+    parts.push(html`</section>`);
+    if (d.agreement) parts.push(raw(agreementHtml(d.agreement)));
+    parts.push(html`</main>`);
     return renderPage({ title: d.title, css: CSS, body: raw(parts.join("\n")) });
 }
 
@@ -230,7 +234,7 @@ function drilldown(outcomes: readonly Outcome[], scores: readonly NeighbourhoodS
 /** A table cell: text or markup, or a right-aligned number. */
 type Cell = HtmlValue | { num: string };
 
-function table(head: readonly string[], rows: readonly (readonly Cell[])[], scroll = false): SafeHtml {
+function table(head: readonly HtmlValue[], rows: readonly (readonly Cell[])[], scroll = false): SafeHtml {
     const cell = (c: Cell) => (c !== null && typeof c === "object" && "num" in c ? html`<td class="n">${c.num}</td>` : html`<td>${c as HtmlValue}</td>`);
     const t = html`<table><thead><tr>${head.map((x) => html`<th>${x}</th>`)}</tr></thead><tbody>${rows.map((r) => html`<tr>${r.map(cell)}</tr>`)}</tbody></table>`;
     return scroll ? html`<div class="scroll">${t}</div>` : t;
