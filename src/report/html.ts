@@ -12,7 +12,7 @@ import { formatScore, SCORES } from "./scoreTable.js";
 import type { DrilldownRow, ReportData } from "./types.js";
 
 // The report's own classes; the page shell (page.ts) holds the shared sheet and the policy.
-const CSS = `
+export const REPORT_CSS = `
 .badge{display:inline-block;padding:1px 8px;border-radius:10px;font-size:11.5px;color:#fff;white-space:nowrap}
 .perfect_success{background:#2e7d32}.stochastic_failure{background:#b58900}.inconsistent_generalisation{background:#ef6c00}.perfect_failure{background:#c62828}.incomplete{background:#6d6f78}.no_data{background:#bdbdbd}
 details.template{border:1px solid var(--line);border-radius:6px;margin:8px 0;background:#fff}
@@ -197,7 +197,7 @@ export async function renderHtml(d: ReportData, scores: readonly NeighbourhoodSc
     parts.push(html`</section>`);
     if (d.agreement) parts.push(raw(agreementHtml(d.agreement)));
     parts.push(html`</main>`);
-    return renderPage({ title: d.title, css: CSS, body: raw(parts.join("\n")) });
+    return renderPage({ title: d.title, css: REPORT_CSS, body: raw(parts.join("\n")) });
 }
 
 /**
