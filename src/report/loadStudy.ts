@@ -56,7 +56,7 @@ export function loadStudy(dbPath: string, runIds: readonly string[]): LoadedStud
 }
 
 /** What scores need besides outcomes, for runs of an open store: planned instances and rounds, and the latest determinism audits. */
-export function studyContext(store: Store, runs: readonly Pick<RunInfo, "id" | "config" | "configurations">[]): Pick<LoadedStudy, "planned" | "determinism"> {
+export function studyContext(store: Store, runs: readonly { id: string; config: Record<string, unknown>; configurations?: readonly { modelSha256?: string | null }[] }[]): Pick<LoadedStudy, "planned" | "determinism"> {
     const planned = new Map<string, PlannedNeighbourhood>();
     for (const r of runs) {
         // R as the study asked for it (runs of every eddy version record `rounds` in their config).
@@ -64,7 +64,7 @@ export function studyContext(store: Store, runs: readonly Pick<RunInfo, "id" | "
         for (const row of store.instanceCounts(r.id)) planned.set(plannedKey(r.id, row.template_id), { instances: row.n, rounds });
     }
     const determinism = new Map<string, DeterminismSummary>();
-    const shas = [...new Set(runs.flatMap((r) => r.configurations.map((c) => c.modelSha256)).filter((x): x is string => !!x))];
+    const shas = [...new Set(runs.flatMap((r) => (r.configurations ?? []).map((c) => c.modelSha256)).filter((x): x is string => !!x))];
     let audits: ReturnType<typeof store.audits.latest> = [];
     try {
         if (shas.length) audits = store.audits.latest(shas);

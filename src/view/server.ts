@@ -20,6 +20,8 @@ export interface ViewerOptions {
     host?: string;
     /** Port (0: any free one). */
     port: number;
+    /** Score the newest run before listening (default true). */
+    warm?: boolean;
 }
 
 /** A running viewer: its URL, and how to stop it. */
@@ -56,6 +58,13 @@ export async function startViewer(o: ViewerOptions): Promise<Viewer> {
     const host = o.host ?? LOOPBACK;
     const store = openStore(o.db, { readonly: true });
     const runs = new RunDataCache(store);
+    // The newest run is scored before the URL is given, so the first look at it does not wait for its scores.
+    const newest = store.getRun("latest");
+    try {
+        if (newest && o.warm !== false) runs.get(newest.id);
+    } catch {
+        // its page says what is wrong when it is asked for
+    }
     const server = createServer((req, res) => {
         handle(store, runs, host, req, res).catch((err: unknown) => {
             if (!res.headersSent) send(res, 500, errorPage("Internal error", oneLine(err)));

@@ -29,9 +29,9 @@ export function comparePage(ctx: PageContext): PageResult {
 
     // Each side's judged answers, relabelled "A"/"B" so two runs' equal labels stay apart.
     const side = (c: ViewConfiguration, tag: "A" | "B") =>
-        ctx.store.view
-            .scoringOutcomes(c.runId)
-            .filter((o) => o.config === c.label)
+        ctx.runs
+            .get(c.runId)
+            .outcomes.filter((o) => o.config === c.label)
             .map((o) => ({ ...o, config: tag }));
     const paired = pairedComparisons([...side(a, "A"), ...side(b, "B")], ["A", "B"], FLIPS_SHOWN)[0];
     const scoresOf = (c: ViewConfiguration) => new Map(ctx.runs.get(c.runId).scores.filter((s) => s.config === c.label).map((s) => [s.template, s]));
