@@ -47,6 +47,7 @@ pre.prompt{background:#f3f4f7;color:var(--fg);white-space:pre-wrap;word-break:br
 dl.kv{display:grid;grid-template-columns:max-content 1fr;gap:2px 14px;margin:6px 0;font-size:13px}dl.kv dt{color:var(--muted)}dl.kv dd{margin:0;font-family:ui-monospace,monospace;word-break:break-word}
 section.round{border-left:4px solid var(--line)}
 .pager{display:flex;gap:16px;margin:10px 0}
+#configs td:first-child{white-space:nowrap}
 td.detail{max-width:520px;font-family:ui-monospace,monospace;font-size:11.5px;word-break:break-word}
 `;
 
