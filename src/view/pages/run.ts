@@ -19,7 +19,12 @@ export function runPage(ctx: PageContext): PageResult {
     const configs = ctx.store.view.configurations(run.id);
     const byLabel = new Map(configs.map((c) => [c.label, c]));
     const language = typeof info.config.language === "string" ? info.config.language : "python";
-    const mutate = readMutateStudy(ctx.store, run.id) !== undefined;
+    let mutate = false;
+    try {
+        mutate = readMutateStudy(ctx.store, run.id) !== undefined;
+    } catch {
+        // a database from before mutation studies (read-only, never migrated): none
+    }
     const r = data.runs[0];
     const parts = [
         html`<section id="summary"><h2>Run ${run.id}</h2><dl class="kv"><dt>status</dt><dd>${r ? runStatus(r) : run.status}</dd><dt>created</dt><dd>${run.created}</dd><dt>backend</dt><dd>${run.backend}</dd><dt>seed</dt><dd>${run.seed}</dd><dt>language</dt><dd>${language}</dd><dt>rounds</dt><dd>${String(info.config.rounds ?? "–")}</dd><dt>isolation</dt><dd>${run.isolation_level ?? "–"}</dd><dt>eddy</dt><dd>${run.eddy_version}</dd></dl>
