@@ -71,7 +71,7 @@ export async function renderHtml(d: ReportData, scores: readonly NeighbourhoodSc
                 tampered.map((c) => [
                     c.config,
                     n(c.tampering.count),
-                    html`<ul class="tampering">${c.tampering.listed.map((r) => html`<li>${r.template} #${r.instance} · round ${r.round}: <code>${r.detail}</code></li>`)}${tamperingMore(c.tampering) ? html`<li class="muted">${tamperingMore(c.tampering)}</li>` : ""}</ul>`
+                    html`<ul class="tampering">${c.tampering.listed.map((r) => html`<li><a href="#t-${r.template}">${r.template}</a> #${r.instance} · round ${r.round}: <code>${r.detail}</code></li>`)}${tamperingMore(c.tampering) ? html`<li class="muted">${tamperingMore(c.tampering)}</li>` : ""}</ul>`
                 ])
             )
         );
@@ -116,7 +116,7 @@ export async function renderHtml(d: ReportData, scores: readonly NeighbourhoodSc
                         n(`${p.perResponse.b} / ${p.perResponse.c}`),
                         n(pval(p.perResponse.p)),
                         p.lostInB.length + p.gainedInB.length
-                            ? html`<details class="more"><summary>show</summary>lost: ${p.lostInB.map((i) => `${i.template}#${i.instance} ${tuple(i.params)}`).join(", ") || "–"}<br>gained: ${p.gainedInB.map((i) => `${i.template}#${i.instance} ${tuple(i.params)}`).join(", ") || "–"}</details>`
+                            ? html`<details class="more"><summary>show</summary>lost: ${flipLinks(p.lostInB)}<br>gained: ${flipLinks(p.gainedInB)}</details>`
                             : "–"
                     ])
                 )
@@ -229,6 +229,12 @@ function drilldown(outcomes: readonly Outcome[], scores: readonly NeighbourhoodS
         });
     }
     return out;
+}
+
+/** Instances that flip, each linked to its template's section further down the page. */
+function flipLinks(list: readonly { template: string; instance: number; params: Parameters<typeof tuple>[0] }[]): HtmlValue {
+    if (list.length === 0) return "–";
+    return list.map((i, k) => html`${k ? ", " : ""}<a href="#t-${i.template}">${i.template}</a>#${i.instance} ${tuple(i.params)}`);
 }
 
 /** A table cell: text or markup, or a right-aligned number. */

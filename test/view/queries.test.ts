@@ -73,5 +73,23 @@ describe("store.view: the viewer's read-only queries", () => {
         writeOutcomes(db, sampleStudy().map((o) => ({ ...o, runId: "run-c" })));
         expect(cache.get("run-a")).toBe(a);
         expect(cache.get("run-c").data.configs.length).toBeGreaterThan(0);
+        // An answer added to run-a (a study still running): its data is rebuilt with it.
+        const writer = openStore(db);
+        try {
+            const conf = writer.configurations("run-a")[0]!;
+            const key = { configId: conf.id, templateId: "sum_index_range", instance: 0, round: 9 };
+            writer.writeBatch({
+                generations: [{ ...key, seed: 1, prompt: "[]", response: "late", code: null, stopReason: "eogToken", promptTokens: 1, generatedTokens: 1, ttftMs: 1, genMs: 1 } as never],
+                verdicts: [{ ...key, category: "syntax_error", judgeCategory: "syntax_error", detail: "late", ms: 1 }],
+                responses: [],
+                verdictCache: []
+            });
+        } finally {
+            writer.close();
+        }
+        const b = cache.get("run-a");
+        expect(b).not.toBe(a);
+        expect(b.outcomes.length).toBe(a.outcomes.length + 1);
+        expect(b.data.configs[0]!.verdictShares.syntax_error ?? 0).toBeGreaterThan(a.data.configs[0]!.verdictShares.syntax_error ?? 0);
     });
 });
