@@ -9,6 +9,7 @@ import { csvField } from "../../src/report/csv.js";
 import { CSV_COLUMNS } from "../../src/report/csv.js";
 import { formatScoreWithInterval, score, SCORES, scoreLegend, scoresIn } from "../../src/report/scoreTable.js";
 import { pageCsp, servedCsp } from "../../src/report/page.js";
+import { comparePairs } from "../../src/view/pages/run.js";
 
 describe("the viewer's URLs and routes", () => {
     it("every link a page builds is routed back to its page with the same captures, odd names included", () => {
@@ -88,5 +89,15 @@ describe("the served page's policy", () => {
         expect(servedCsp()).toBe(`${pageCsp(undefined, { served: true })}; frame-ancestors 'none'`);
         expect(servedCsp()).not.toContain("script-src");
         expect(pageCsp()).not.toContain("form-action");
+    });
+});
+
+describe("pairs offered for comparison on a run's page", () => {
+    const conf = (id: number, model: string, quantization: string | null, temperature = 0) => ({ id, runId: "r", label: `${model} t=${temperature} default`, model, quantization, temperature, wrapper: "default", modelSha256: null, decoding: {}, metadata: null });
+    it("quantisations of one model first, else every pair", () => {
+        const quant = [conf(1, "qwen-Q8_0", "Q8_0"), conf(2, "qwen-Q4_K_M", "Q4_K_M"), conf(3, "llama-Q4_K_M", "Q4_K_M"), conf(4, "qwen-Q8_0", "Q8_0", 0.8)];
+        expect(comparePairs(quant).map(([a, b]) => [a.id, b.id])).toEqual([[1, 2]]);
+        expect(comparePairs([conf(1, "a", null), conf(2, "b", null), conf(3, "c", null)]).map(([a, b]) => [a.id, b.id])).toEqual([[1, 2], [1, 3], [2, 3]]);
+        expect(comparePairs([conf(1, "a", null)])).toEqual([]);
     });
 });

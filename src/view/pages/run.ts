@@ -4,6 +4,7 @@ import { formatScore, formatScoreWithInterval, SCORES, scoresIn } from "../../re
 import { judged } from "../../report/text.js";
 import { CATEGORY_LABELS } from "../../scores/neighbourhood.js";
 import { readMutateStudy } from "../../store/mutateStudies.js";
+import type { ViewConfiguration } from "../../store/viewQueries.js";
 import { NotFound, type PageContext, type PageResult } from "../context.js";
 import { num, table, viewerPage } from "../layout.js";
 import { agreementUrl, answersUrl, compareUrl, mutateUrl, reportUrl, runsUrl, templateUrl } from "../urls.js";
@@ -51,7 +52,7 @@ export function runPage(ctx: PageContext): PageResult {
                 ];
             }),
             { id: "configs" }
-        )}${configs.length > 1 ? html`<p><a href="${compareUrl(configs[0]!.id, configs[1]!.id)}">compare ${configs[0]!.label} with ${configs[1]!.label}</a></p>` : ""}</section>`
+        )}${comparePairs(configs).length ? html`<p>Compare: ${comparePairs(configs).map(([a, b]) => html`<a class="compare" href="${compareUrl(a.id, b.id)}">${a.label}${a.quantization ? ` ${a.quantization}` : ""} ↔ ${b.label}${b.quantization ? ` ${b.quantization}` : ""}</a> `)}</p>` : ""}</section>`
     ];
     if (data.configs.length === 0) parts.push(html`<section><p class="muted">No judged answers in this run yet: reload while it runs.</p></section>`);
     const rows = data.runs.flatMap((x) => x.templates);
@@ -79,3 +80,18 @@ export function runPage(ctx: PageContext): PageResult {
     return { html: viewerPage(`Run ${run.id}`, [["runs", runsUrl()], [run.id]], parts) };
 }
 
+
+/**
+ * Pairs of configurations worth comparing first: those that differ only in quantisation (a quantisation
+ * study: same model name up to its quantisation suffix, same temperature and wrapper), else every pair
+ * up to 6 (the compare page takes any two).
+ */
+export function comparePairs(configs: readonly ViewConfiguration[]): [ViewConfiguration, ViewConfiguration][] {
+    const base = (c: ViewConfiguration) => `${c.quantization ? c.model.replace(new RegExp(`[-_.]?${escapeRegExp(c.quantization)}$`, "i"), "") : c.model}\u0000${c.temperature}\u0000${c.wrapper}`;
+    const pairs: [ViewConfiguration, ViewConfiguration][] = [];
+    for (let i = 0; i < configs.length; i++) for (let j = i + 1; j < configs.length; j++) pairs.push([configs[i]!, configs[j]!]);
+    const quant = pairs.filter(([a, b]) => a.quantization !== b.quantization && base(a) === base(b));
+    return (quant.length ? quant : pairs).slice(0, 6);
+}
+
+const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
