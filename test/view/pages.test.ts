@@ -74,4 +74,16 @@ describe("eddy view pages against the report's numbers", () => {
         for (const l of links.slice(0, 6)) await get(l.replace(/&amp;/g, "&"));
         expect((page.match(/<tr>/g) ?? []).length).toBeGreaterThan(6);
     });
+
+    it("the other studies are views too, each saying when the store has none", async () => {
+        expect(await get("/loops")).toContain("No loop runs");
+        expect(await get("/audits")).toContain("No determinism audits");
+        expect(await get("/run/run-a/agreement")).toContain("has no published verdicts");
+        const report = await get("/run/run-a/report");
+        // The static report of the run: its page shell, charts and templates.
+        expect(report).toContain('<section id="templates">');
+        expect(report).toContain("<svg");
+        expect((await fetch(viewer.url + "run/run-a/mutate")).status).toBe(404);
+        expect((await fetch(viewer.url + "loop/none")).status).toBe(404);
+    });
 });
