@@ -11,16 +11,18 @@ import { startViewer, type Viewer } from "../../src/view/server.js";
 import { compareUrl, runUrl, templateUrl } from "../../src/view/urls.js";
 import { sampleStudy } from "../report/sample.js";
 import { writeOutcomes } from "../report/storeFixture.js";
+import { eddy } from "./viewStore.js";
 
 /** The viewer's pages show what the report data says: one data path. */
 describe("eddy view pages against the report's numbers", () => {
     let dir: string;
     let viewer: Viewer;
+    let db: string;
     const outcomes = sampleStudy();
     const configIds = new Map<string, number>();
     beforeAll(async () => {
         dir = mkdtempSync(path.join(tmpdir(), "eddy-view-pages-"));
-        const db = path.join(dir, "eddy.db");
+        db = path.join(dir, "eddy.db");
         writeOutcomes(db, outcomes);
         const s = openStore(db, { readonly: true });
         for (const c of s.view.configurations()) configIds.set(`${c.runId}|${c.label}`, c.id);
@@ -85,5 +87,14 @@ describe("eddy view pages against the report's numbers", () => {
         expect(report).toContain("<svg");
         expect((await fetch(viewer.url + "run/run-a/mutate")).status).toBe(404);
         expect((await fetch(viewer.url + "loop/none")).status).toBe(404);
+    });
+
+    it("a loop run made while the viewer runs is listed and shown as eddy loop report draws it", async () => {
+        const id = eddy(["loop", "run", "--backend", "reference", "-t", "copy_last_n", "-M", "2", "-N", "2", "--judge-workers", "1", "--db", db]).trim().split("\n").pop()!;
+        const list = await get("/loops");
+        expect(list).toContain(`href="/loop/${id}"`);
+        const page = await get(`/loop/${id}`);
+        expect(page).toContain("EvaLOOP self-consistency");
+        expect(page).toContain(id);
     });
 });
