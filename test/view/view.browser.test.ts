@@ -68,6 +68,10 @@ describe.skipIf(!HAVE_CHROMIUM)("eddy view in headless Chromium", () => {
         expect(await round.locator(".failing .got").innerText()).toBe("None");
         expect(await round.locator(".failing .input").innerText()).toMatch(/^copy_last_n\(/);
         expect(await round.locator("dl.kv").first().innerText()).toMatch(/seed\s+\d+/);
+        // The prompt as sent holds the instance's question.
+        const question = (await page.locator("pre.question").innerText()).trim();
+        expect(question.length).toBeGreaterThan(20);
+        expect(await round.locator("details.prompt").innerText()).toContain(question.slice(0, 60));
         await page.goBack();
         expect(page.url()).toMatch(/\/template\/copy_last_n$/);
         await page.goBack();

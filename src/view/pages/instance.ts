@@ -30,11 +30,12 @@ export function instancePage(ctx: PageContext): PageResult {
 <p>rounds: ${answers.map((a) => html`<a href="#round-${a.round}">${a.round}</a> ${verdictBadge(a.category, a.missing)} `)}${answers.length === 0 ? "no answer yet" : ""}</p>
 ${others.length ? html`<p>same instance under: ${others.map((c) => html`<a href="${instanceUrl(run.id, c.id, template, index)}">${c.label}</a> `)}</p>` : ""}</section>`
     ];
-    for (const a of answers) parts.push(round(a));
+    // The first round's prompt is shown open (rounds usually share it); the others one click away.
+    answers.forEach((a, i) => parts.push(round(a, i === 0)));
     return { html: viewerPage(`${template} #${index}`, [["runs", runsUrl()], [run.id, runUrl(run.id)], [template, templateUrl(run.id, template)], [`#${index} · ${conf.label}`]], parts) };
 }
 
-function round(a: AnswerDetail): SafeHtml {
+function round(a: AnswerDetail, promptOpen: boolean): SafeHtml {
     const call = a.category && a.category !== "passed" ? failingCall(a.detail) : undefined;
     const messages = Array.isArray(a.prompt) ? (a.prompt as { role?: unknown; content?: unknown }[]) : [];
     return html`<section class="round" id="round-${a.round}" data-answer="${a.id}"><h2>Round ${a.round} ${verdictBadge(a.category, a.missing)}</h2>
@@ -43,7 +44,7 @@ ${a.detail ? html`<h3>Detail</h3><pre class="detail">${a.detail}</pre>` : ""}
 ${call ? html`<h3>Failing input</h3><dl class="kv failing"><dt>test</dt><dd>${call.label}</dd><dt>input</dt><dd class="input">${call.input}</dd><dt>expected</dt><dd class="expected">${call.expected}</dd><dt>got</dt><dd class="got">${call.got}</dd></dl>` : ""}
 <h3>Extracted code</h3>${a.code === null ? html`<p class="muted">no code extracted</p>` : html`<pre class="code">${a.code}</pre>`}
 <h3>Response</h3><pre class="response">${a.response}</pre>
-<details class="more"><summary>prompt as sent (${messages.length || "raw"} message${messages.length === 1 ? "" : "s"})</summary>${
+<details class="more prompt"${promptOpen ? html` open` : ""}><summary>prompt as sent (${messages.length || "raw"} message${messages.length === 1 ? "" : "s"})</summary>${
         messages.length
             ? messages.map((m) => html`<p class="muted">${String(m.role ?? "?")}</p><pre class="prompt">${typeof m.content === "string" ? m.content : JSON.stringify(m.content)}</pre>`)
             : html`<pre class="prompt">${JSON.stringify(a.prompt)}</pre>`
