@@ -113,6 +113,11 @@ export interface ReportOptions {
     planned?: ReadonlyMap<string, PlannedNeighbourhood>;
     /** Latest determinism audits (see loadStudy): shown beside the mode. */
     determinism?: ReadonlyMap<string, DeterminismSummary>;
+    /**
+     * The neighbourhoods' scores, already computed from these outcomes with these options (the viewer
+     * keeps those of unchanged neighbourhoods): used as they are instead of scoring again.
+     */
+    scores?: readonly NeighbourhoodScore[];
     /** The agreement with a peer's published verdicts (see agreementRender.loadAgreement): a section of the report. */
     agreement?: AgreementReport;
     /** Text tables: width to fit (default: the terminal's, else 100). */

@@ -193,9 +193,10 @@ export class ViewRepository {
     /**
      * Judged outcomes of one run as scoring reads them, without response and code text (the run page
      * scores 100,000 answers without pulling their text). A detail is kept only where a report reads it:
-     * suspected tampering (the judge's `tampering:` prefix).
+     * suspected tampering (the judge's `tampering:` prefix). `only`: the answers of one neighbourhood
+     * (configuration × template) of the run, through the generations' index.
      */
-    scoringOutcomes(runId: string): Outcome[] {
+    scoringOutcomes(runId: string, only?: { configId: number; template: string }): Outcome[] {
         // Answers and verdicts alone (the generations' index by configuration), joined to the run's few
         // configurations, templates and instances here: a fifth of the time of joining them in SQL per row.
         const configs = new Map(
@@ -210,18 +211,23 @@ export class ViewRepository {
         );
         const templates = new Map(this.templates(runId).map((t) => [t.id, t]));
         const params = new Map<string, Outcome["params"]>();
-        for (const i of this.db.prepare("SELECT template_id, idx, params_json FROM instances WHERE run_id = ?").all(runId) as { template_id: string; idx: number; params_json: string }[])
+        const instances = (
+            only
+                ? this.db.prepare("SELECT template_id, idx, params_json FROM instances WHERE run_id = ? AND template_id = ?").all(runId, only.template)
+                : this.db.prepare("SELECT template_id, idx, params_json FROM instances WHERE run_id = ?").all(runId)
+        ) as { template_id: string; idx: number; params_json: string }[];
+        for (const i of instances)
             params.set(`${i.template_id}\u0000${i.idx}`, JSON.parse(i.params_json) as Outcome["params"]);
         const rows = this.db
             .prepare(
                 `SELECT g.config_id, g.template_id, g.instance_idx, g.round, g.seed, v.category,
                         CASE WHEN v.detail LIKE 'tampering:%' THEN v.detail ELSE '' END AS detail
                  FROM generations g JOIN verdicts v ON v.generation_id = g.id
-                 WHERE g.config_id IN (SELECT id FROM configurations WHERE run_id = ?) AND g.missing = 0
+                 WHERE ${only ? "g.config_id = ? AND g.template_id = ?" : "g.config_id IN (SELECT id FROM configurations WHERE run_id = ?)"} AND g.missing = 0
                  ORDER BY g.config_id, g.template_id, g.instance_idx, g.round`
             )
             .raw()
-            .all(runId) as [number, string, number, number, number, Category, string][];
+            .all(...(only ? [only.configId, only.template] : [runId])) as [number, string, number, number, number, Category, string][];
         const out: Outcome[] = [];
         for (const [configId, template, instance, round, seed, category, detail] of rows) {
             const c = configs.get(configId)!;
@@ -257,16 +263,28 @@ export class ViewRepository {
         return this.db.pragma("data_version", { simple: true }) as number;
     }
 
-    /** A fingerprint of a run's answers and verdicts: it changes whenever one is written (cache key of the run page). */
-    runVersion(runId: string): string {
-        const r = this.db
+    /**
+     * A fingerprint of each neighbourhood (configuration × template) of a run: it changes whenever one
+     * of its answers or verdicts is written. Key: `<configuration id>\u0000<template>`, in the order of
+     * {@link scoringOutcomes}. What the viewer
+     * rescores after a write is only the neighbourhoods whose fingerprint changed.
+     */
+    neighbourhoodVersions(runId: string): Map<string, string> {
+        const rows = this.db
             .prepare(
-                `SELECT COUNT(g.id) AS n, COALESCE(MAX(g.id), 0) AS g, COUNT(v.generation_id) AS v, COALESCE(MAX(v.created), '') AS vc,
-                        (SELECT status || updated FROM runs WHERE id = ?) AS s
-                 FROM configurations c JOIN generations g ON g.config_id = c.id LEFT JOIN verdicts v ON v.generation_id = g.id WHERE c.run_id = ?`
+                `SELECT g.config_id, g.template_id, COUNT(*) AS n, MAX(g.id) AS g, SUM(g.missing) AS m, COUNT(v.generation_id) AS v, COALESCE(MAX(v.created), '') AS vc
+                 FROM generations g LEFT JOIN verdicts v ON v.generation_id = g.id
+                 WHERE g.config_id IN (SELECT id FROM configurations WHERE run_id = ?)
+                 GROUP BY g.config_id, g.template_id ORDER BY g.config_id, g.template_id`
             )
-            .get(runId, runId) as { n: number; g: number; v: number; vc: string; s: string | null };
-        return `${r.n}:${r.g}:${r.v}:${r.vc}:${r.s ?? ""}`;
+            .all(runId) as { config_id: number; template_id: string; n: number; g: number; m: number; v: number; vc: string }[];
+        return new Map(rows.map((r) => [`${r.config_id}\u0000${r.template_id}`, `${r.n}:${r.g}:${r.m}:${r.v}:${r.vc}`]));
+    }
+
+    /** A fingerprint of a run: its status and every neighbourhood's (see {@link neighbourhoodVersions}). */
+    runVersion(runId: string): string {
+        const run = this.db.prepare("SELECT status, updated FROM runs WHERE id = ?").get(runId) as { status: string; updated: string } | undefined;
+        return `${run?.status ?? ""}${run?.updated ?? ""}|${[...this.neighbourhoodVersions(runId)].map(([k, v]) => `${k}=${v}`).join("|")}`;
     }
 
     /** The verdict of every answer of one template of a run, for its grid. */

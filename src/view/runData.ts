@@ -1,7 +1,7 @@
-import { buildReport } from "../report/buildReport.js";
+import { buildReport, scoreOptions } from "../report/buildReport.js";
 import { studyContext } from "../report/loadStudy.js";
 import type { ReportData, ReportRunMeta } from "../report/types.js";
-import type { NeighbourhoodScore } from "../scores/neighbourhood.js";
+import { plannedKey, scoreNeighbourhoods, type NeighbourhoodScore } from "../scores/neighbourhood.js";
 import type { Store } from "../store/Store.js";
 import type { Outcome } from "../vocabulary.js";
 import { NotFound } from "./context.js";
@@ -18,16 +18,28 @@ export interface RunData {
     outcomes: Outcome[];
 }
 
+/** One neighbourhood's judged answers (without text) and scores, with the fingerprint they were read at. */
+interface Neighbourhood {
+    fp: string;
+    outcomes: Outcome[];
+    /** Undefined when none of its answers is judged yet. */
+    score: NeighbourhoodScore | undefined;
+}
+
 /**
  * Report data per run, rebuilt only when the run changed, so a running study shows its new answers on
  * reload and a finished one is scored once. Nothing committed since the last look (SQLite's
- * data_version, free to read) means nothing to re-read; otherwise the run's own fingerprint
- * (ViewRepository.runVersion) says whether this run changed. Bounded: the few runs last looked at.
+ * data_version, free to read) means nothing to re-read; otherwise each neighbourhood's fingerprint
+ * (ViewRepository.neighbourhoodVersions) says which changed, and only those are scored again: the
+ * others keep their scores (a neighbourhood's scores depend on its own answers and plan alone), and
+ * `buildReport` assembles the rest as `eddy report` does. Bounded: the few runs last looked at.
  */
 export class RunDataCache {
-    private readonly entries = new Map<string, { version: string; value: RunData }>();
+    private readonly entries = new Map<string, { version: string; value: RunData; neighbourhoods: Map<string, Neighbourhood> }>();
     private dataVersion = -1;
-    private readonly versions = new Map<string, string>();
+    private readonly versions = new Map<string, Map<string, string>>();
+    /** Neighbourhoods scored by the last rebuild (the rest were kept): for tests and the benchmark. */
+    lastRescored = 0;
     constructor(
         private readonly store: Store,
         private readonly keep = 8
@@ -39,17 +51,63 @@ export class RunDataCache {
             this.versions.clear();
             this.dataVersion = dv;
         }
-        const version = this.versions.get(runId) ?? this.store.view.runVersion(runId);
-        this.versions.set(runId, version);
-        const hit = this.entries.get(runId);
+        const run = this.store.getRun(runId);
+        if (!run) throw new NotFound(`no run '${runId}'`);
+        const fps = this.versions.get(run.id) ?? this.store.view.neighbourhoodVersions(run.id);
+        this.versions.set(run.id, fps);
+        const version = `${run.status}${run.updated}|${[...fps].map(([k, v]) => `${k}=${v}`).join("|")}`;
+        const hit = this.entries.get(run.id);
         if (hit && hit.version === version) return hit.value;
-        const info = this.meta(runId);
-        const outcomes = this.store.view.scoringOutcomes(info.id);
+
+        const info = this.meta(run.id);
         const { planned, determinism } = studyContext(this.store, [info]);
-        const { data, scores } = buildReport(outcomes, [info], { planned, determinism, title: `run ${info.id}` });
+        const idOf = new Map(this.store.view.configurations(run.id).map((c) => [c.label, c.id]));
+        // Per neighbourhood, in the store's order (configuration id, template): kept when its fingerprint
+        // (its answers', and its plan's) is unchanged, else its answers read again and scored again.
+        const fpOf = (key: string, answers: string) => {
+            const p = planned.get(plannedKey(run.id, key.split("\u0000")[1]!));
+            return `${answers}|${p?.instances ?? ""}/${p?.rounds ?? ""}`;
+        };
+        const staleKeys = [...fps].filter(([key, answers]) => hit?.neighbourhoods.get(key)?.fp !== fpOf(key, answers)).map(([key]) => key);
+        // Many changed (the first look, or a study far along since): one read of the whole run, split.
+        let bulk: Map<string, Outcome[]> | undefined;
+        if (staleKeys.length > fps.size / 4) {
+            bulk = new Map();
+            for (const o of this.store.view.scoringOutcomes(run.id)) {
+                const key = `${idOf.get(o.config)}\u0000${o.template}`;
+                const list = bulk.get(key);
+                if (list) list.push(o);
+                else bulk.set(key, [o]);
+            }
+        }
+        const neighbourhoods = new Map<string, Neighbourhood>();
+        const stale: { key: string; fp: string; outcomes: Outcome[] }[] = [];
+        const staleSet = new Set(staleKeys);
+        for (const [key, answers] of fps) {
+            if (!staleSet.has(key)) {
+                neighbourhoods.set(key, hit!.neighbourhoods.get(key)!);
+                continue;
+            }
+            const [configId, template] = key.split("\u0000") as [string, string];
+            const outcomes = bulk ? (bulk.get(key) ?? []) : this.store.view.scoringOutcomes(run.id, { configId: Number(configId), template });
+            stale.push({ key, fp: fpOf(key, answers), outcomes });
+            neighbourhoods.set(key, { fp: fpOf(key, answers), outcomes, score: undefined });
+        }
+        const fresh = new Map(scoreNeighbourhoods(stale.flatMap((n) => n.outcomes), scoreOptions({ planned })).map((x) => [`${x.config}\u0000${x.template}`, x]));
+        for (const n of stale) {
+            const first = n.outcomes[0];
+            neighbourhoods.set(n.key, { fp: n.fp, outcomes: n.outcomes, score: first && fresh.get(`${first.config}\u0000${first.template}`) });
+        }
+        this.lastRescored = fresh.size;
+        const outcomes = [...neighbourhoods.values()].flatMap((n) => n.outcomes);
+        // In scoreNeighbourhoods' own order (configuration label, then template), as one call over every answer gives.
+        const all = [...neighbourhoods.values()]
+            .flatMap((n) => (n.score ? [n.score] : []))
+            .sort((a, b) => a.config.localeCompare(b.config) || a.template.localeCompare(b.template));
+        const { data, scores } = buildReport(outcomes, [info], { planned, determinism, title: `run ${info.id}`, scores: all });
         const value = { info, data, scores, outcomes };
-        this.entries.delete(runId);
-        this.entries.set(runId, { version, value });
+        this.entries.delete(run.id);
+        this.entries.set(run.id, { version, value, neighbourhoods });
         while (this.entries.size > this.keep) this.entries.delete(this.entries.keys().next().value!);
         return value;
     }

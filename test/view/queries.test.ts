@@ -91,5 +91,10 @@ describe("store.view: the viewer's read-only queries", () => {
         expect(b).not.toBe(a);
         expect(b.outcomes.length).toBe(a.outcomes.length + 1);
         expect(b.data.configs[0]!.verdictShares.syntax_error ?? 0).toBeGreaterThan(a.data.configs[0]!.verdictShares.syntax_error ?? 0);
+        // Only the neighbourhood written to was scored again, and the result is what scoring everything gives.
+        expect(cache.lastRescored).toBe(1);
+        const fresh = new RunDataCache(store).get("run-a");
+        expect(JSON.parse(JSON.stringify({ ...b.data, generated: "" }))).toEqual(JSON.parse(JSON.stringify({ ...fresh.data, generated: "" })));
+        expect(b.scores).toEqual(fresh.scores);
     });
 });
