@@ -43,4 +43,4 @@ export function answersUrl(filter: Record<string, string | number | undefined>):
 }
 
 /** Two configurations side by side. */
-export const compareUrl = (a?: number, b?: number): string => answersUrl({}).replace("/answers", "/compare") + (a !== undefined && b !== undefined ? `?a=${seg(a)}&b=${seg(b)}` : "");
+export const compareUrl = (a?: number, b?: number): string => (a !== undefined && b !== undefined ? `/compare?a=${seg(a)}&b=${seg(b)}` : "/compare");

@@ -97,4 +97,18 @@ describe("eddy view pages against the report's numbers", () => {
         expect(page).toContain("EvaLOOP self-consistency");
         expect(page).toContain(id);
     });
+
+    it("a determinism audit recorded while the viewer runs is listed with what it recorded, escaped", async () => {
+        const w = openStore(db);
+        try {
+            w.audits.record({ modelSha256: "ab".repeat(32), model: "tiny<b>", mode: "reproducible", eddyVersion: "x", responses: 4, differingResponses: 1, differingVerdicts: 0, identical: false, result: { comparisons: [{ responseShare: 0.25, firstDivergence: "<script>x</script>" }] } });
+        } finally {
+            w.close();
+        }
+        const page = await get("/audits");
+        expect(page).toContain("<td>tiny&lt;b&gt;</td>");
+        expect(page).toContain('<span class="bad">no</span>');
+        expect(page).toContain("&quot;responseShare&quot;: 0.25");
+        expect(page).not.toContain("<script>x");
+    });
 });

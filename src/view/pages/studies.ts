@@ -81,10 +81,26 @@ export function auditsPage(ctx: PageContext): PageResult {
     const body = html`<section><h2>Determinism audits</h2><p class="note">The latest 'eddy audit determinism' of each model file and decoding mode: whether its responses depend on the session and the batching.</p>${
         audits.length
             ? table(
-                  ["model", "sha256", "mode", "created", "identical"],
-                  audits.map((a) => [a.model, a.model_sha256.slice(0, 16), a.mode, a.created.replace("T", " ").slice(0, 19), a.identical === 1 ? html`<span class="good">yes</span>` : html`<span class="bad">no</span>`])
+                  ["model", "sha256", "mode", "created", "identical", "the audit as recorded"],
+                  audits.map((a) => [
+                      a.model,
+                      a.model_sha256.slice(0, 16),
+                      a.mode,
+                      a.created.replace("T", " ").slice(0, 19),
+                      a.identical === 1 ? html`<span class="good">yes</span>` : html`<span class="bad">no</span>`,
+                      html`<details class="more"><summary>sessions, comparisons, first divergences</summary><pre>${pretty(a.result_json)}</pre></details>`
+                  ])
               )
             : html`<p class="muted">No determinism audits in this database.</p>`
     }</section>`;
     return { html: viewerPage("Determinism audits", [["runs", runsUrl()], ["audits"]], body) };
+}
+
+/** Stored JSON, indented (as stored when it does not parse). */
+function pretty(json: string): string {
+    try {
+        return JSON.stringify(JSON.parse(json), null, 2);
+    } catch {
+        return json;
+    }
 }
