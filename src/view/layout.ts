@@ -54,13 +54,13 @@ td.detail{max-width:520px;font-family:ui-monospace,monospace;font-size:11.5px;wo
 /** A crumb of the path shown under the title: a link, or the current page's name. */
 export type Crumb = [label: string, href?: string];
 
-/** A complete viewer page. */
-export function viewerPage(title: string, crumbs: readonly Crumb[], body: HtmlValue): string {
+/** A complete viewer page; `css`: rules of a report drawn inside it (the loop and sensitivity reports'). */
+export function viewerPage(title: string, crumbs: readonly Crumb[], body: HtmlValue, css = ""): string {
     const trail = crumbs.map(([label, href], i) => html`${i ? " › " : ""}${href ? html`<a href="${href}">${label}</a>` : label}`);
     const page = html`<header><h1>${title}</h1><p class="crumbs">${trail}</p></header>
 <nav><a href="${runsUrl()}">Runs</a><a href="${answersUrl({})}">Answers</a><a href="${compareUrl()}">Compare</a><a href="${loopsUrl()}">Loops</a><a href="${auditsUrl()}">Determinism audits</a></nav>
 <main>${body}</main>`;
-    return renderPage({ title: `eddy view: ${title}`, css: REPORT_CSS + VIEW_CSS, body: page, served: true });
+    return renderPage({ title: `eddy view: ${title}`, css: REPORT_CSS + VIEW_CSS + css, body: page, served: true });
 }
 
 /** A verdict category as a coloured badge ("no verdict" when none yet). */

@@ -12,6 +12,7 @@ import { compareUrl, runUrl, templateUrl } from "../../src/view/urls.js";
 import { sampleStudy } from "../report/sample.js";
 import { writeOutcomes } from "../report/storeFixture.js";
 import { eddy } from "./viewStore.js";
+import { tinyEmbedDir } from "../../src/embed/tinyEmbedModel.js";
 
 /** The viewer's pages show what the report data says: one data path. */
 describe("eddy view pages against the report's numbers", () => {
@@ -96,6 +97,9 @@ describe("eddy view pages against the report's numbers", () => {
         const page = await get(`/loop/${id}`);
         expect(page).toContain("EvaLOOP self-consistency");
         expect(page).toContain(id);
+        // Inside the viewer's page: its navigation and the path back.
+        expect(page).toContain('<a href="/answers">Answers</a>');
+        expect(page).toContain('<a href="/loops">loops</a>');
     });
 
     it("a determinism audit recorded while the viewer runs is listed with what it recorded, escaped", async () => {
@@ -110,5 +114,14 @@ describe("eddy view pages against the report's numbers", () => {
         expect(page).toContain('<span class="bad">no</span>');
         expect(page).toContain("&quot;responseShare&quot;: 0.25");
         expect(page).not.toContain("<script>x");
+    });
+
+    it("a prompt-mutation study is linked from its run and shown as eddy mutate report draws it, inside the viewer's page", async () => {
+        const id = eddy(["mutate", "run", "--backend", "reference", "-t", "copy_last_n", "-M", "2", "-R", "1", "--embed-model", tinyEmbedDir(), "--variants", "2", "--judge-workers", "1", "--db", db]).trim().split("\n").pop()!;
+        expect(await get(runUrl(id))).toContain(`href="/run/${id}/mutate"`);
+        const page = await get(`/run/${id}/mutate`);
+        expect(page).toContain("<h1>Prompt sensitivity</h1>");
+        expect(page).toContain('<a href="/answers">Answers</a>');
+        expect(page).toContain("<th>kept?</th>");
     });
 });

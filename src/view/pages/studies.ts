@@ -6,12 +6,12 @@ import { loadOutcomes } from "../../store/outcomes.js";
 import { readMutateStudy } from "../../store/mutateStudies.js";
 import { NotFound, type PageContext, type PageResult } from "../context.js";
 import { table, viewerPage } from "../layout.js";
-import { loopUrl, runsUrl, runUrl } from "../urls.js";
+import { loopsUrl, loopUrl, runsUrl, runUrl } from "../urls.js";
 
 /**
  * The other studies as views: the static report of a run, its agreement with a peer's published
  * verdicts, its prompt-mutation study, loop runs and determinism audits. Each is drawn by the renderer
- * its own command uses (one data path); the loaded modules are imported on use.
+ * its own command uses (one data path), inside the viewer's page; the loaded modules are imported on use.
  */
 
 function requireRun(ctx: PageContext) {
@@ -44,8 +44,8 @@ export function agreementPage(ctx: PageContext): PageResult {
 export async function mutatePage(ctx: PageContext): Promise<PageResult> {
     const run = requireRun(ctx);
     if (!readMutateStudy(ctx.store, run.id)) throw new NotFound(`run ${run.id} is not a prompt-mutation study`);
-    const { buildMutateReport, renderMutateHtml } = await import("../../mutate/report.js");
-    return { html: renderMutateHtml(buildMutateReport(ctx.store, [run.id])) };
+    const { buildMutateReport, mutateHtmlBody, MUTATE_CSS } = await import("../../mutate/report.js");
+    return { html: viewerPage(`Prompt sensitivity: ${run.id}`, [["runs", runsUrl()], [run.id, runUrl(run.id)], ["prompt sensitivity"]], html`<section>${mutateHtmlBody(buildMutateReport(ctx.store, [run.id]))}</section>`, MUTATE_CSS) };
 }
 
 /** `/loops`: the EvaLOOP runs. */
@@ -66,8 +66,8 @@ export function loopsPage(ctx: PageContext): PageResult {
 export async function loopPage(ctx: PageContext): Promise<PageResult> {
     const id = ctx.params[0]!;
     if (!ctx.store.loops.present() || !ctx.store.loops.listRuns().some((l) => l.id === id)) throw new NotFound(`no loop run '${id}'`);
-    const { buildLoopReport, renderLoopHtml } = await import("../../loop/report.js");
-    return { html: renderLoopHtml(buildLoopReport(ctx.store, [id])) };
+    const { buildLoopReport, loopHtmlBody, LOOP_CSS } = await import("../../loop/report.js");
+    return { html: viewerPage(`Loop run ${id}`, [["runs", runsUrl()], ["loops", loopsUrl()], [id]], loopHtmlBody(buildLoopReport(ctx.store, [id])), LOOP_CSS) };
 }
 
 /** `/audits`: the latest determinism audit of each model file and mode. */
