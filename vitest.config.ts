@@ -31,7 +31,8 @@ export const UNIT_TESTS = [
     "test/inference/backends.test.ts",
     "test/inference/nodeSettings.test.ts",
     "test/structure.test.ts",
-    "test/lanes.test.ts"
+    "test/lanes.test.ts",
+    "test/view/units.test.ts"
 ];
 
 export default defineConfig({

@@ -14,6 +14,7 @@ const COMMANDS: [name: string, load: () => Promise<Register>][] = [
     ["runs", async () => (await import("./commands/runs/RunsCommand.js")).registerRunsCommand],
     ["report", async () => (await import("./commands/ReportCommand.js")).registerReportCommand],
     ["compare", async () => (await import("./commands/CompareCommand.js")).registerCompareCommand],
+    ["view", async () => (await import("./commands/ViewCommand.js")).registerViewCommand],
     ["quant", async () => (await import("./commands/QuantCommand.js")).registerQuantCommand],
     ["audit", async () => (await import("./commands/AuditCommand.js")).registerAuditCommand],
     ["export", async () => (await import("./commands/ExportCommand.js")).registerExportCommand],

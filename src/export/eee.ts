@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { HARNESS_CATEGORIES } from "../vocabulary.js";
 import { backendDescriptor, isBackendName } from "../inference/backends.js";
 import { scoresOverInstances, type RateScore } from "../scores/rates.js";
+import { score as scoreColumn } from "../report/scoreTable.js";
 import { bootstrapMeanInterval } from "../stats/bootstrap.js";
 import { instanceRateInterval, type Interval } from "../stats/wilson.js";
 import type { Store } from "../store/Store.js";
@@ -43,13 +44,8 @@ function component(s: string): string {
 const HARNESS = new Set<string>(HARNESS_CATEGORIES);
 const judged = (r: ResponseRow): boolean => r.category !== "missing" && r.category !== "unjudged" && !HARNESS.has(r.category);
 
-const DESCRIPTIONS: Record<RateScore, string> = {
-    AS: "Accuracy score: mean over templates of the share of instances answered correctly in every round",
-    CPS: "Correct-in-part score: mean over templates of the share of instances answered correctly in some round",
-    CCS: "Mean over templates of the share of instances whose rounds agree (all correct or all wrong)",
-    RLPR: "Response-level pass rate: mean over templates of the share of responses that pass",
-    PSR: "Mean over templates of the per-instance pass share"
-};
+/** A score's description as every report gives it (the one table of scores), as a mean over templates here. */
+const describe = (name: RateScore): string => `${scoreColumn(name).description}; mean over templates`;
 
 /** The Every Eval Ever aggregate and instance records of one configuration of a run. */
 export function eeeExport(store: Store, { run, configuration: c, rows }: ConfigurationResponses, retrievedAt: Date = new Date()): EeeExport {
@@ -104,7 +100,7 @@ export function eeeExport(store: Store, { run, configuration: c, rows }: Configu
             source_data: { dataset_name: "eddy templates", source_type: "other", additional_details: strings({ templates: [...byTemplate.keys()], instances: allInstances.length }) },
             evaluation_timestamp: run.created,
             metric_config: {
-                evaluation_description: DESCRIPTIONS[score],
+                evaluation_description: describe(score),
                 metric_id: `eddy.${score.toLowerCase()}`,
                 metric_name: score,
                 metric_kind: "accuracy",

@@ -219,7 +219,7 @@ export function renderLoopJson(r: LoopReport): string {
 
 
 // The page's own classes; the shell (report/page.ts) holds the shared sheet and the policy.
-const LOOP_CSS = `
+export const LOOP_CSS = `
 .bar{background:#4a7;height:.8em}.cat.ok{color:#070}.cat.bad{color:#b00}
 .q{color:#555;font-size:.9em;margin:.2em 0}pre.diff{background:#f6f6f6;padding:.4em;font-size:.85em}
 .add{color:#070}.del{color:#b00}.ctx{color:#666}
@@ -234,6 +234,11 @@ const lines = (xs: SafeHtml[]): SafeHtml[] => xs.flatMap((x, i) => (i === 0 ? [x
  * model names and run ids are escaped by default.
  */
 export function renderLoopHtml(r: LoopReport): string {
+    return renderPage({ title: "eddy — EvaLOOP report", css: LOOP_CSS, body: html`<main>${loopHtmlBody(r)}</main>` });
+}
+
+/** The loop report's content, inside any page: `eddy loop report`'s file and `eddy view`'s loop page draw the same. */
+export function loopHtmlBody(r: LoopReport): SafeHtml {
     const rows = lines(
         r.runs.map(
             (run) =>
@@ -272,7 +277,7 @@ ${run.translate ? html`<p class="translate">Translation loop: ${run.translate.jo
 <p>ASL <b class="asl">${f3(run.asl.asl)}</b> over ${run.asl.tasks} tasks, M = ${run.maxLoops}; ${run.embedModel ? "s from embeddings" : "s = 1 (no embedding model)"}.
 Sustained loops: ${run.asl.sustainedCounts.map((n, i) => `${i}:${n}`).join(" ")}${run.unfinished ? `; ${run.unfinished} unfinished` : ""}${run.harness ? `; ${run.harness} ended by a harness outcome (left out)` : ""}</p>
 <h3>ASL per template</h3>
-<table class="per-template"><thead><tr><th>template</th><th>tasks</th><th>mean l</th><th>ASL</th><th></th></tr></thead><tbody>
+<table class="per-template"><thead><tr><th>template</th><th>tasks</th><th>mean l</th><th>ASL</th><th>ASL (bar)</th></tr></thead><tbody>
 ${bars}
 </tbody></table>
 <h3>Per loop (summary drift)</h3>
@@ -284,15 +289,14 @@ ${tasks}
 </section>`;
         })
     );
-    const body = html`<main>
+    return html`
 <h1>EvaLOOP self-consistency</h1>
 <p>Code → natural-language summary → code, until the oracle fails or M loops (SPEC §7). ASL = Σ n<sub>i</sub>·i²·s<sub>i</sub> / (M·T).</p>
 <table id="loop-runs"><thead><tr><th>run</th><th>model</th><th>quant</th><th>M</th><th>tasks</th><th>pass@loop1</th><th>mean l</th><th>ASL</th></tr></thead><tbody>
 ${rows}
 </tbody></table>
 ${sections}
-</main>`;
-    return renderPage({ title: "eddy — EvaLOOP report", css: LOOP_CSS, body });
+`;
 }
 
 /** The loop report's formats, each with its renderer (`eddy loop report` and `eddy report` on a loop run). */

@@ -183,7 +183,7 @@ export function renderMutateJson(r: MutateReport): string {
 }
 
 // The page's own classes; the shell (report/page.ts) holds the shared sheet and the policy.
-const MUTATE_CSS = `
+export const MUTATE_CSS = `
 tr.rejected{color:#999}
 `;
 
@@ -196,6 +196,11 @@ const lines = (xs: SafeHtml[]): SafeHtml[] => xs.flatMap((x, i) => (i === 0 ? [x
  * and the embedding model's name are escaped by default.
  */
 export function renderMutateHtml(r: MutateReport): string {
+    return renderPage({ title: "eddy — prompt sensitivity report", css: MUTATE_CSS, body: html`<main>${mutateHtmlBody(r)}</main>` });
+}
+
+/** The sensitivity report's content, inside any page: `eddy mutate report`'s file and `eddy view`'s page draw the same. */
+export function mutateHtmlBody(r: MutateReport): SafeHtml {
     const max = Math.max(...r.configs.flatMap((c) => c.values.map((v) => v ?? 0)), 1e-9);
     const head = html`<tr><th>configuration</th>${r.wrappers.map((w) => html`<th title="${w.operations.join(" + ")}">${w.id}</th>`)}<th>Z</th><th>MPI</th></tr>`;
     const rows = lines(
@@ -215,11 +220,11 @@ export function renderMutateHtml(r: MutateReport): string {
     const iou = lines(
         r.iou.map((x) => html`<tr><td>${x.k}</td><td>${f3(x.mean)}</td><td>${x.pairs.map((p, i) => html`${i > 0 ? html`<br>` : ""}${p.a} vs ${p.b}: ${p.iou.toFixed(3)}`)}</td></tr>`)
     );
-    const body = html`<main>
+    return html`
 <h1>Prompt sensitivity</h1>
 <p>Semantic-preserving mutations of the wrapper '${r.wrappers[0]?.id ?? ""}' (SPEC §8), kept at cosine similarity ≥ ${r.minSimilarity ?? "—"} with ${r.embedModel ?? "—"}. Runs: ${r.runs.join(", ")}.</p>
 <h2>Variants</h2>
-<table id="variants"><thead><tr><th>wrapper</th><th>cosine</th><th>operations</th><th></th></tr></thead><tbody>
+<table id="variants"><thead><tr><th>wrapper</th><th>cosine</th><th>operations</th><th>kept?</th></tr></thead><tbody>
 ${variants}
 </tbody></table>
 <h2>AS per variant</h2>
@@ -236,8 +241,7 @@ ${iou}
 <table id="per-template"><thead><tr><th>template</th>${r.configs.map((c) => html`<th>Z ${c.config}</th><th>MPI</th>`)}<th>Kendall's W</th></tr></thead><tbody>
 ${perTemplate}
 </tbody></table>
-</main>`;
-    return renderPage({ title: "eddy — prompt sensitivity report", css: MUTATE_CSS, body });
+`;
 }
 
 /** The mutation report's formats, each with its renderer (`eddy mutate report`). */

@@ -1,10 +1,8 @@
 import { openStore } from "../store/Store.js";
 import { buildAgreement, type AgreementReport, type CauseKind } from "./agreement.js";
-import { safeJsonStringify } from "../util/safeText.js";
 import { fix, pct, tuple } from "./format.js";
 import { html, type SafeHtml } from "./safeHtml.js";
-import { renderSectionsMarkdown, renderSectionsText, type Section } from "./text.js";
-import type { ReportFormat } from "./types.js";
+import type { Section } from "./text.js";
 
 const CAUSE_LABELS: Record<CauseKind, string> = {
     their_harness: "their harness (timeout, crash, or their test passes it on re-run)",
@@ -21,7 +19,10 @@ const TEMPLATE = { head: "template", fixed: true } as const;
 /** How many disagreements the text and Markdown reports list (JSON and HTML list all). */
 const LISTED = 50;
 
-/** The agreement tables, shared by the text and Markdown reports. */
+/**
+ * The agreement tables, drawn by the text and Markdown reports from the report data's `agreement`
+ * section (and by the HTML report through {@link agreementHtml}): never spliced into rendered output.
+ */
 export function agreementSections(a: AgreementReport, listed = LISTED): Section[] {
     const who = a.source === "turbulence" ? "Turbulence" : a.source;
     const out: Section[] = [
@@ -73,32 +74,11 @@ export function agreementHtml(a: AgreementReport): string {
     )}</section>`.value;
 }
 
-/** A rendered report with the agreement added in `format` (CSV stays one table, unchanged). */
-export function appendAgreement(format: ReportFormat, text: string, a: AgreementReport | undefined): string {
-    if (!a) return text;
-    switch (format) {
-        case "json":
-            return safeJsonStringify({ ...JSON.parse(text), agreement: a }, 2) + "\n";
-        case "text":
-            return text.replace(/\n*$/, "\n\n") + renderSectionsText("Published verdicts", agreementSections(a));
-        case "md":
-            return text.replace(/\n*$/, "\n\n") + renderSectionsMarkdown("Published verdicts", agreementSections(a));
-        case "html": {
-            const at = text.lastIndexOf("</main>") >= 0 ? text.lastIndexOf("</main>") : text.lastIndexOf("</body>");
-            const doc = at >= 0 ? text.slice(0, at) + agreementHtml(a) + text.slice(at) : text + agreementHtml(a);
-            const nav = doc.indexOf("</nav>");
-            return nav >= 0 ? doc.slice(0, nav) + '<a href="#agreement">Agreement</a>' + doc.slice(nav) : doc;
-        }
-        default:
-            return text;
-    }
-}
-
-/** `appendAgreement` for runs in the database at `dbPath`: unchanged when none of them has published verdicts. */
-export function withAgreement(dbPath: string, runIds: readonly string[], format: ReportFormat, text: string): string {
+/** The agreement of the runs in the database at `dbPath` with their published verdicts; undefined when none has any. */
+export function loadAgreement(dbPath: string, runIds: readonly string[]): AgreementReport | undefined {
     const store = openStore(dbPath, { readonly: true });
     try {
-        return appendAgreement(format, text, buildAgreement(store, runIds));
+        return buildAgreement(store, runIds);
     } finally {
         store.close();
     }

@@ -1,7 +1,7 @@
 import { findDiscontinuities } from "../scores/discontinuities.js";
 import { compareConfigurations } from "../scores/compare.js";
 import { summariseConfigs, summariseGroups, summariseTemplates } from "../scores/aggregates.js";
-import { scoreNeighbourhoods, type NeighbourhoodScore } from "../scores/neighbourhood.js";
+import { scoreNeighbourhoods, type NeighbourhoodScore, type ScoreOptions } from "../scores/neighbourhood.js";
 import type { Outcome } from "../vocabulary.js";
 import { mixedNodesNote } from "../inference/nodeSettings.js";
 import { eddyVersion } from "../util/paths.js";
@@ -10,7 +10,7 @@ import { determinismKey, type DecodingMode, type DeterminismSummary, type Neighb
 
 /** Scores, aggregates, discontinuities and comparisons of `outcomes`, ready for any renderer. */
 export function buildReport(outcomes: readonly Outcome[], runMeta: readonly ReportRunMeta[], opts: ReportOptions = {}): { data: ReportData; scores: NeighbourhoodScore[] } {
-    const scores = scoreNeighbourhoods(outcomes, { seed: opts.seed ?? 1, ...(opts.planned ? { planned: opts.planned } : {}) });
+    const scores = opts.scores ? [...opts.scores] : scoreNeighbourhoods(outcomes, scoreOptions(opts));
     const metaById = new Map(runMeta.map((r) => [r.id, r]));
     const mode = (runId: string, config: string) => decodingMode(metaById.get(runId), config);
     const tampering = tamperingByConfig(outcomes);
@@ -47,9 +47,15 @@ export function buildReport(outcomes: readonly Outcome[], runMeta: readonly Repo
         groups: summariseGroups(scores),
         templates: summariseTemplates(scores),
         discontinuities: findDiscontinuities(scores, outcomes),
-        comparison: compareConfigurations(scores, outcomes)
+        comparison: compareConfigurations(scores, outcomes),
+        ...(opts.agreement ? { agreement: opts.agreement } : {})
     };
     return { data, scores };
+}
+
+/** The scoring options a report's neighbourhoods are scored with (the viewer scores changed ones with the same). */
+export function scoreOptions(opts: Pick<ReportOptions, "seed" | "planned">): ScoreOptions {
+    return { seed: opts.seed ?? 1, ...(opts.planned ? { planned: opts.planned } : {}) };
 }
 
 function toRow(s: NeighbourhoodScore, mode: DecodingMode): NeighbourhoodRow {

@@ -1,14 +1,22 @@
 import { safeTerminalText } from "../util/safeText.js";
+import { SCORES, scoreCsvColumns, scoresIn } from "./scoreTable.js";
 import type { ReportData } from "./types.js";
 
-const COLUMNS = ["run", "config", "model", "quantization", "temperature", "wrapper", "mode", "template", "group", "subgroups", "M", "M_total", "R", "responses", "correct", "AS", "CPS", "CCS", "category", "RLPR", "RLPR_lo", "RLPR_hi", "PSR", "PSR_lo", "PSR_hi", "gap", "AV", "AV_lo", "AV_hi", "pass@1", "pass@k_max", "truncated", "judge_error", "missing"] as const;
+/** Columns before the scores, between the primary scores and the rest (category), and after them. */
+const KEYS = ["run", "config", "model", "quantization", "temperature", "wrapper", "mode", "template", "group", "subgroups", "M", "M_total", "R", "responses", "correct"] as const;
+const PRIMARY = scoresIn("scores").flatMap(scoreCsvColumns);
+const SECONDARY = SCORES.filter((c) => c.section !== "scores").flatMap(scoreCsvColumns);
+const TAIL = ["pass@k_max", "truncated", "judge_error", "missing"] as const;
+
+/** The CSV header: the score columns come from the one table of scores (scoreTable.ts). */
+export const CSV_COLUMNS: readonly string[] = [...KEYS, ...PRIMARY.map((c) => c.head), "category", ...SECONDARY.map((c) => c.head), ...TAIL];
 
 /** One CSV row per run × configuration × template (RFC 4180 quoting). */
 export function renderCsv(d: ReportData): string {
-    const lines = [COLUMNS.join(",")];
+    const lines = [CSV_COLUMNS.join(",")];
     for (const r of d.runs)
         for (const t of r.templates) {
-            const row: (string | number | null)[] = [
+            const row: unknown[] = [
                 r.id,
                 t.config,
                 t.model,
@@ -24,21 +32,9 @@ export function renderCsv(d: ReportData): string {
                 t.R,
                 t.responses,
                 t.correct,
-                t.AS,
-                t.CPS,
-                t.CCS,
+                ...PRIMARY.map((c) => c.value(t)),
                 t.category,
-                t.RLPR,
-                t.RLPR_CI.lo,
-                t.RLPR_CI.hi,
-                t.PSR,
-                t.PSR_CI.lo,
-                t.PSR_CI.hi,
-                t.gap,
-                t.AV,
-                t.AV_CI.lo,
-                t.AV_CI.hi,
-                t.passAtK["1"] ?? null,
+                ...SECONDARY.map((c) => c.value(t)),
                 Object.keys(t.passAtK).length,
                 t.harness.truncated,
                 t.harness.judge_error,

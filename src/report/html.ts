@@ -7,10 +7,12 @@ import { renderPage } from "./page.js";
 import { html, raw, type HtmlValue, type SafeHtml } from "./safeHtml.js";
 import { tamperingMore } from "./tampering.js";
 import { judged, magnitude, notPython, TAMPERING_NOTE, unsandboxed, UNSANDBOXED_NOTE } from "./text.js";
+import { agreementHtml } from "./agreementRender.js";
+import { formatScore, SCORES } from "./scoreTable.js";
 import type { DrilldownRow, ReportData } from "./types.js";
 
 // The report's own classes; the page shell (page.ts) holds the shared sheet and the policy.
-const CSS = `
+export const REPORT_CSS = `
 .badge{display:inline-block;padding:1px 8px;border-radius:10px;font-size:11.5px;color:#fff;white-space:nowrap}
 .perfect_success{background:#2e7d32}.stochastic_failure{background:#b58900}.inconsistent_generalisation{background:#ef6c00}.perfect_failure{background:#c62828}.incomplete{background:#6d6f78}.no_data{background:#bdbdbd}
 details.template{border:1px solid var(--line);border-radius:6px;margin:8px 0;background:#fff}
@@ -34,7 +36,7 @@ export async function renderHtml(d: ReportData, scores: readonly NeighbourhoodSc
     const tampered = d.configs.filter((c) => c.tampering.count > 0);
     const svg = async (spec: Parameters<typeof renderSvg>[0]) => raw(await renderSvg(spec));
     parts.push(html`<header><h1>${d.title}</h1><p>eddy ${d.eddyVersion} · generated ${d.generated} · ${d.configs.length} configuration(s) · ${d.templates.length} template(s)</p></header>`);
-    parts.push(html`<nav><a href="#overview">Overview</a>${tampered.length ? html`<a href="#tampering">Suspected tampering</a>` : ""}<a href="#charts">Scores</a>${multi ? html`<a href="#compare">Comparison</a>` : ""}<a href="#groups">Groups</a><a href="#discontinuities">Discontinuities</a><a href="#templates">Templates</a></nav><main>`);
+    parts.push(html`<nav><a href="#overview">Overview</a>${tampered.length ? html`<a href="#tampering">Suspected tampering</a>` : ""}<a href="#charts">Scores</a>${multi ? html`<a href="#compare">Comparison</a>` : ""}<a href="#groups">Groups</a><a href="#discontinuities">Discontinuities</a><a href="#templates">Templates</a>${d.agreement ? html`<a href="#agreement">Agreement</a>` : ""}</nav><main>`);
 
     // Overview
     parts.push(html`<section id="overview"><h2>Runs</h2>`);
@@ -51,8 +53,8 @@ export async function renderHtml(d: ReportData, scores: readonly NeighbourhoodSc
     );
     parts.push(
         table(
-            ["config", "mode", "determinism audit", "templates", "judged", "AS", "CPS", "CCS", "RLPR", "PSR", "gap", "AV", "pass@1", "responses", "truncated", "judge_error", "missing"],
-            d.configs.map((c) => [c.config, c.mode, c.determinism, n(c.templates), n(judged(c.coverage.judged, c.coverage.total)), n(fix(c.AS)), n(fix(c.CPS)), n(fix(c.CCS)), n(fix(c.RLPR)), n(fix(c.PSR)), n(fix(c.gap)), n(fix(c.AV, 4)), n(fix(c.passAtK["1"])), n(c.responses), n(c.harness.truncated), n(c.harness.judge_error), n(c.harness.missing)]),
+            ["config", "mode", "determinism audit", "templates", "judged", ...SCORES.map((k) => html`<abbr title="${k.description} (${k.read})">${k.label}</abbr>`), "responses", "truncated", "judge_error", "missing"],
+            d.configs.map((c) => [c.config, c.mode, c.determinism, n(c.templates), n(judged(c.coverage.judged, c.coverage.total)), ...SCORES.map((k) => n(formatScore(k, c))), n(c.responses), n(c.harness.truncated), n(c.harness.judge_error), n(c.harness.missing)]),
             true
         )
     );
@@ -69,7 +71,7 @@ export async function renderHtml(d: ReportData, scores: readonly NeighbourhoodSc
                 tampered.map((c) => [
                     c.config,
                     n(c.tampering.count),
-                    html`<ul class="tampering">${c.tampering.listed.map((r) => html`<li>${r.template} #${r.instance} · round ${r.round}: <code>${r.detail}</code></li>`)}${tamperingMore(c.tampering) ? html`<li class="muted">${tamperingMore(c.tampering)}</li>` : ""}</ul>`
+                    html`<ul class="tampering">${c.tampering.listed.map((r) => html`<li><a href="#t-${r.template}">${r.template}</a> #${r.instance} · round ${r.round}: <code>${r.detail}</code></li>`)}${tamperingMore(c.tampering) ? html`<li class="muted">${tamperingMore(c.tampering)}</li>` : ""}</ul>`
                 ])
             )
         );
@@ -114,7 +116,7 @@ export async function renderHtml(d: ReportData, scores: readonly NeighbourhoodSc
                         n(`${p.perResponse.b} / ${p.perResponse.c}`),
                         n(pval(p.perResponse.p)),
                         p.lostInB.length + p.gainedInB.length
-                            ? html`<details class="more"><summary>show</summary>lost: ${p.lostInB.map((i) => `${i.template}#${i.instance} ${tuple(i.params)}`).join(", ") || "–"}<br>gained: ${p.gainedInB.map((i) => `${i.template}#${i.instance} ${tuple(i.params)}`).join(", ") || "–"}</details>`
+                            ? html`<details class="more"><summary>show</summary>lost: ${flipLinks(p.lostInB)}<br>gained: ${flipLinks(p.gainedInB)}</details>`
                             : "–"
                     ])
                 )
@@ -192,8 +194,10 @@ export async function renderHtml(d: ReportData, scores: readonly NeighbourhoodSc
             );
         parts.push(html`</div></details>`);
     }
-    parts.push(html`</section></main>`);
-    return renderPage({ title: d.title, css: CSS, body: raw(parts.join("\n")) });
+    parts.push(html`</section>`);
+    if (d.agreement) parts.push(raw(agreementHtml(d.agreement)));
+    parts.push(html`</main>`);
+    return renderPage({ title: d.title, css: REPORT_CSS, body: raw(parts.join("\n")) });
 }
 
 /**
@@ -227,10 +231,16 @@ function drilldown(outcomes: readonly Outcome[], scores: readonly NeighbourhoodS
     return out;
 }
 
+/** Instances that flip, each linked to its template's section further down the page. */
+function flipLinks(list: readonly { template: string; instance: number; params: Parameters<typeof tuple>[0] }[]): HtmlValue {
+    if (list.length === 0) return "–";
+    return list.map((i, k) => html`${k ? ", " : ""}<a href="#t-${i.template}">${i.template}</a>#${i.instance} ${tuple(i.params)}`);
+}
+
 /** A table cell: text or markup, or a right-aligned number. */
 type Cell = HtmlValue | { num: string };
 
-function table(head: readonly string[], rows: readonly (readonly Cell[])[], scroll = false): SafeHtml {
+function table(head: readonly HtmlValue[], rows: readonly (readonly Cell[])[], scroll = false): SafeHtml {
     const cell = (c: Cell) => (c !== null && typeof c === "object" && "num" in c ? html`<td class="n">${c.num}</td>` : html`<td>${c as HtmlValue}</td>`);
     const t = html`<table><thead><tr>${head.map((x) => html`<th>${x}</th>`)}</tr></thead><tbody>${rows.map((r) => html`<tr>${r.map(cell)}</tr>`)}</tbody></table>`;
     return scroll ? html`<div class="scroll">${t}</div>` : t;

@@ -1,4 +1,4 @@
-import { openStore } from "../store/Store.js";
+import { openStore, type Store } from "../store/Store.js";
 import { loadOutcomes, runInfo, type RunInfo } from "../store/outcomes.js";
 import { plannedKey, type PlannedNeighbourhood } from "../scores/neighbourhood.js";
 import type { Outcome } from "../vocabulary.js";
@@ -48,23 +48,29 @@ export function loadStudy(dbPath: string, runIds: readonly string[]): LoadedStud
             runs.map((r) => r.id)
         );
         if (outcomes.length === 0) throw new EddyError(`no judged responses in run(s) ${runs.map((r) => r.id).join(", ")} yet`);
-        const planned = new Map<string, PlannedNeighbourhood>();
-        for (const r of runs) {
-            // R as the study asked for it (runs of every eddy version record `rounds` in their config).
-            const rounds = typeof r.config.rounds === "number" ? r.config.rounds : 0;
-            for (const row of store.instanceCounts(r.id)) planned.set(plannedKey(r.id, row.template_id), { instances: row.n, rounds });
-        }
-        const determinism = new Map<string, DeterminismSummary>();
-        const shas = [...new Set(runs.flatMap((r) => r.configurations.map((c) => c.modelSha256)).filter((x): x is string => !!x))];
-        let audits: ReturnType<typeof store.audits.latest> = [];
-        try {
-            if (shas.length) audits = store.audits.latest(shas);
-        } catch {
-            // A database from before audits were recorded (opened read-only, so not migrated): no audit to show.
-        }
-        for (const a of audits) determinism.set(determinismKey(a.model_sha256, a.mode, auditGroupSize(a.result_json)), summariseAudit(a));
+        const { planned, determinism } = studyContext(store, runs);
         return { outcomes, runs, planned, determinism };
     } finally {
         store.close();
     }
+}
+
+/** What scores need besides outcomes, for runs of an open store: planned instances and rounds, and the latest determinism audits. */
+export function studyContext(store: Store, runs: readonly { id: string; config: Record<string, unknown>; configurations?: readonly { modelSha256?: string | null }[] }[]): Pick<LoadedStudy, "planned" | "determinism"> {
+    const planned = new Map<string, PlannedNeighbourhood>();
+    for (const r of runs) {
+        // R as the study asked for it (runs of every eddy version record `rounds` in their config).
+        const rounds = typeof r.config.rounds === "number" ? r.config.rounds : 0;
+        for (const row of store.instanceCounts(r.id)) planned.set(plannedKey(r.id, row.template_id), { instances: row.n, rounds });
+    }
+    const determinism = new Map<string, DeterminismSummary>();
+    const shas = [...new Set(runs.flatMap((r) => (r.configurations ?? []).map((c) => c.modelSha256)).filter((x): x is string => !!x))];
+    let audits: ReturnType<typeof store.audits.latest> = [];
+    try {
+        if (shas.length) audits = store.audits.latest(shas);
+    } catch {
+        // A database from before audits were recorded (opened read-only, so not migrated): no audit to show.
+    }
+    for (const a of audits) determinism.set(determinismKey(a.model_sha256, a.mode, auditGroupSize(a.result_json)), summariseAudit(a));
+    return { planned, determinism };
 }

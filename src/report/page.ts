@@ -51,12 +51,29 @@ export interface PageOptions {
      * No report uses one today; a page without it can run nothing.
      */
     script?: string;
+    /** A page served by `eddy view`: its policy also limits forms and <base> (see {@link servedCsp} for the header). */
+    served?: boolean;
 }
 
+/**
+ * Served pages (`eddy view`) also have forms (filters, search) and links within the server: forms may
+ * submit only to it, and no <base> may redirect the page's relative links.
+ */
+const SERVED_CSP = "; form-action 'self'; base-uri 'none'";
+
+/** The header a server sends the policy in (`eddy view`); named here, beside the policy it carries. */
+export const CSP_HEADER = "Content-Security-Policy";
+
 /** The Content-Security-Policy of a page, with the hash of its one script when it has one. */
-export function pageCsp(script?: string): string {
-    if (script === undefined) return BASE_CSP;
-    return `${BASE_CSP}; script-src 'sha256-${createHash("sha256").update(script, "utf8").digest("base64")}'`;
+export function pageCsp(script?: string, opts: { served?: boolean } = {}): string {
+    const base = opts.served ? BASE_CSP + SERVED_CSP : BASE_CSP;
+    if (script === undefined) return base;
+    return `${base}; script-src 'sha256-${createHash("sha256").update(script, "utf8").digest("base64")}'`;
+}
+
+/** The policy as an HTTP header of a served page: as the page's own, and no other site may frame it (a header-only directive). */
+export function servedCsp(script?: string): string {
+    return `${pageCsp(script, { served: true })}; frame-ancestors 'none'`;
 }
 
 /** A complete, self-contained HTML document. */
@@ -65,7 +82,7 @@ export function renderPage(o: PageOptions): string {
     // A script's text cannot be escaped as HTML; refuse the one sequence that would end the element early.
     if (o.script !== undefined && /<\/script/i.test(o.script)) throw new Error("an inline script may not contain '</script'");
     return html`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${pageCsp(o.script)}"><meta name="viewport" content="width=device-width,initial-scale=1">
+<html lang="en"><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${pageCsp(o.script, { served: o.served === true })}"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${o.title}</title><style>${raw(css)}</style></head><body>
 ${o.body}
 ${o.script !== undefined ? html`<script>${raw(o.script)}</script>` : ""}</body></html>

@@ -5,6 +5,8 @@ import { safeTerminalText } from "../util/safeText.js";
 import { fix, interval, pct, pval, runStatus, tuple } from "./format.js";
 import { tamperingLine, tamperingMore } from "./tampering.js";
 import { renderTable, shorten, terminalWidth, wrap, type ColumnSpec } from "./terminalTable.js";
+import { agreementSections } from "./agreementRender.js";
+import { formatScore, scoreLegend, scoresIn } from "./scoreTable.js";
 import type { ReportData } from "./types.js";
 
 /** A titled table: header row plus body rows of cells. */
@@ -53,8 +55,8 @@ function sections(d: ReportData, full: boolean): Section[] {
     });
     out.push({
         title: "Configurations (means over templates)",
-        head: [CONFIG, { head: "mode", fixed: true }, "judged", "AS", "CPS", "CCS", "trunc", "j_err", "miss"],
-        rows: d.configs.map((c) => [c.config, c.mode, judged(c.coverage.judged, c.coverage.total), fix(c.AS), fix(c.CPS), fix(c.CCS), String(c.harness.truncated), String(c.harness.judge_error), String(c.harness.missing)]),
+        head: [CONFIG, { head: "mode", fixed: true }, "judged", ...scoresIn("scores").map((k) => k.label), "trunc", "j_err", "miss"],
+        rows: d.configs.map((c) => [c.config, c.mode, judged(c.coverage.judged, c.coverage.total), ...scoresIn("scores").map((k) => formatScore(k, c)), String(c.harness.truncated), String(c.harness.judge_error), String(c.harness.missing)]),
         note:
             "mode: how responses were decoded (reproducible, the default, or the opt-in fast mode, whose responses may differ between runs). " +
             "judged: instances with at least one judged response, of all instances. trunc / j_err: truncated and judge_error responses, harness outcomes counted apart and excluded from every score. " +
@@ -76,9 +78,9 @@ function sections(d: ReportData, full: boolean): Section[] {
     });
     out.push({
         title: "Stability (SPEC §4, means over templates)",
-        head: [CONFIG, { head: "mode", fixed: true }, "RLPR", "PSR", "gap", "AV"],
-        rows: d.configs.map((c) => [c.config, c.mode, fix(c.RLPR), fix(c.PSR), fix(c.gap), fix(c.AV, 4)]),
-        note: "RLPR = run-level pass rate (= AS), PSR = perfect stability rate (= CCS), AV = average variance."
+        head: [CONFIG, { head: "mode", fixed: true }, ...scoresIn("stability").map((k) => k.label)],
+        rows: d.configs.map((c) => [c.config, c.mode, ...scoresIn("stability").map((k) => formatScore(k, c))]),
+        note: scoreLegend(scoresIn("stability")).join(" ")
     });
     const ks = shownK(d);
     if (ks.length)
@@ -112,8 +114,8 @@ function sections(d: ReportData, full: boolean): Section[] {
         const mine = rows.filter((t) => t.config === c.config);
         out.push({
             title: `Neighbourhoods: ${c.config} (${c.mode})`,
-            head: ["template", "judged", "R", "AS", "CPS", "CCS", { head: "category", fixed: true }],
-            rows: mine.map((t) => [t.template, judged(t.M, t.Mtotal), String(t.R), fix(t.AS), fix(t.CPS), fix(t.CCS), CATEGORY_LABELS[t.category]]),
+            head: ["template", "judged", "R", ...scoresIn("scores").map((k) => k.label), { head: "category", fixed: true }],
+            rows: mine.map((t) => [t.template, judged(t.M, t.Mtotal), String(t.R), ...scoresIn("scores").map((k) => formatScore(k, t)), CATEGORY_LABELS[t.category]]),
             note: mine.some((t) => t.M < t.Mtotal) ? "judged: instances with a judged response, of the neighbourhood's instances; under 90% judged, a neighbourhood gets no category." : undefined
         });
         out.push({
@@ -148,6 +150,7 @@ function sections(d: ReportData, full: boolean): Section[] {
                 : "patterns (failing tuples with it vs other tuples with it): eq equal bounds, adj bounds one apart, incl inclusive/exclusive boundary (0 ≤ second − first ≤ 1), zero/neg/one a value 0, < 0, 1, empty/len1 an empty or one-element value."
         });
     out.push(...comparisonSections(d.comparison, { full }));
+    if (d.agreement) out.push(...agreementSections(d.agreement));
     return out;
 }
 

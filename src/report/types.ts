@@ -4,6 +4,7 @@ import type { Comparison } from "../scores/compare.js";
 import type { Discontinuity } from "../scores/discontinuities.js";
 import type { NeighbourhoodScore, PlannedNeighbourhood } from "../scores/neighbourhood.js";
 import type { TamperingSummary } from "./tampering.js";
+import type { AgreementReport } from "./agreement.js";
 
 /** Output formats of `eddy report`. */
 export const REPORT_FORMATS = ["text", "html", "json", "csv", "md"] as const;
@@ -94,6 +95,8 @@ export interface ReportData {
     templates: TemplateSummary[];
     discontinuities: Discontinuity[];
     comparison: Comparison;
+    /** eddy's verdicts beside a peer's published ones (Turbulence, EvalPlus), when the runs have them. */
+    agreement?: AgreementReport;
 }
 
 /** Options for {@link renderReport}. */
@@ -110,6 +113,13 @@ export interface ReportOptions {
     planned?: ReadonlyMap<string, PlannedNeighbourhood>;
     /** Latest determinism audits (see loadStudy): shown beside the mode. */
     determinism?: ReadonlyMap<string, DeterminismSummary>;
+    /**
+     * The neighbourhoods' scores, already computed from these outcomes with these options (the viewer
+     * keeps those of unchanged neighbourhoods): used as they are instead of scoring again.
+     */
+    scores?: readonly NeighbourhoodScore[];
+    /** The agreement with a peer's published verdicts (see agreementRender.loadAgreement): a section of the report. */
+    agreement?: AgreementReport;
     /** Text tables: width to fit (default: the terminal's, else 100). */
     width?: number;
     /** Text tables: every value in full, no fitting. */

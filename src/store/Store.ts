@@ -14,6 +14,7 @@ import { LoopRepository } from "./loops.js";
 import { ensureNodeId } from "./nodeId.js";
 import { openReadonlyDatabase } from "./readonlyOpen.js";
 import { MIGRATIONS } from "./schema.js";
+import { ViewRepository } from "./viewQueries.js";
 import type {
     ConfigurationRow,
     GenerationRow,
@@ -142,6 +143,12 @@ export class Store {
     /** Determinism audits, and the generations an audit reads and removes. */
     get audits(): AuditRepository {
         return (this.auditRepository ??= new AuditRepository(this));
+    }
+
+    private viewRepository?: ViewRepository;
+    /** The read-only, paged queries of `eddy view`. */
+    get view(): ViewRepository {
+        return (this.viewRepository ??= new ViewRepository(this));
     }
 
     /** Close the connection (idempotent). */

@@ -25,6 +25,7 @@ const NOT_RUN: [pattern: RegExp, why: string][] = [
     [/^npm run bench:/, "benchmarks are scripts, not tests"],
     [/install\.sh\b|^tar .*eddy-kit|^~\/eddy\/bin\/eddy\b/, "installing from a kit is tested end to end, offline, in test/kit/install.test.ts"],
     [/^eddy kit( |$)/, "building a kit (about 100 MB) is tested end to end in test/kit/install.test.ts"],
+    [/^eddy view\b/, "serves until stopped: test/view runs it from the command line and drives it in Chromium"],
     [/^eddy worker\b|--queue\b/, "needs a lab's Redis: test/queue runs `eddy worker` and `eddy run --queue` against a real redis-server"],
     [/^eddy templates validate( --strength)?( --json)?$/, "validates all shipped templates (minutes): test/templates/shipped.test.ts does this on every `npm test`"]
 ];

@@ -17,7 +17,9 @@ import {
 import { readRulesFile, ruleFor } from "../../src/import/turbulence/rules.js";
 import { templateYaml } from "../../src/import/turbulence/templateYaml.js";
 import { scores3, type AgreementReport } from "../../src/report/agreement.js";
-import { agreementHtml, appendAgreement } from "../../src/report/agreementRender.js";
+import { agreementHtml } from "../../src/report/agreementRender.js";
+import { renderReport } from "../../src/report/renderReport.js";
+import { sampleStudy } from "../report/sample.js";
 import { loadTemplateFile } from "../../src/templates/loadTemplates.js";
 import { sampleInstances } from "../../src/templates/instances.js";
 import { makeTempDir, sweepStale } from "../../src/util/tempDir.js";
@@ -283,7 +285,7 @@ describe("agreement scores", () => {
         expect(scores3(rows)).toEqual({ AS: 3 / 6, CPS: 2 / 3, CCS: 1 / 3 });
     });
 
-    it("escapes every value in the HTML section and adds the agreement to JSON", () => {
+    it("escapes every value in the HTML section; the agreement is a section of the report data each format draws", async () => {
         const a: AgreementReport = {
             source: "turbulence",
             runs: ["r"],
@@ -317,10 +319,17 @@ describe("agreement scores", () => {
         const html = agreementHtml(a);
         expect(html).not.toMatch(/<script|<img|t<b>|Q1\/<\/td>/);
         expect(html).toContain("&lt;script&gt;");
-        const doc = appendAgreement("html", "<html><body><main><p>x</p></main></body></html>", a);
+        const study = sampleStudy();
+        const render = (format: "html" | "json" | "csv" | "text" | "md", agreement?: AgreementReport) => renderReport(study, [], format, { generated: "2026-01-01T00:00:00Z", ...(agreement ? { agreement } : {}) });
+        const doc = await render("html", a);
+        expect(doc.indexOf('id="agreement"')).toBeGreaterThan(doc.indexOf('id="templates"'));
         expect(doc.indexOf('id="agreement"')).toBeLessThan(doc.indexOf("</main>"));
-        expect(JSON.parse(appendAgreement("json", '{"runs": []}', a)).agreement.causes.oracle).toBe(1);
-        expect(appendAgreement("csv", "a,b\n", a)).toBe("a,b\n");
-        expect(appendAgreement("text", "x\n", undefined)).toBe("x\n");
+        expect(doc).toContain('<a href="#agreement">Agreement</a>');
+        expect(JSON.parse(await render("json", a)).agreement.causes.oracle).toBe(1);
+        expect(await render("csv", a)).toBe(await render("csv"));
+        for (const f of ["text", "md"] as const) {
+            expect(await render(f, a)).toContain("Agreement with Turbulence's published verdicts");
+            expect(await render(f)).not.toContain("published verdicts");
+        }
     });
 });

@@ -79,7 +79,8 @@ describe("reports count and list suspected tampering per configuration", () => {
         expect(page).toContain('<a href="#tampering">');
         const section = page.slice(page.indexOf('<h3 id="tampering">'), page.indexOf("</section>", page.indexOf('<h3 id="tampering">')));
         expect(section).toContain(`<td>${A}</td><td class="n">2</td>`);
-        expect(section).toContain("t_one #1 · round 1: <code>tampering: rewrote compare.py &lt;script&gt;alert(1)&lt;/script&gt;</code>");
+        // Each answer links to its template's section further down the page.
+        expect(section).toContain('<a href="#t-t_one">t_one</a> #1 · round 1: <code>tampering: rewrote compare.py &lt;script&gt;alert(1)&lt;/script&gt;</code>');
         expect(section).not.toContain(B);
         expect(page).not.toContain("<script>alert(1)</script>");
     });

@@ -37,9 +37,9 @@ export function registerReportCommand(program: Command): void {
             const { renderReport } = await import("../../report/renderReport.js");
             // Fitted to the terminal only when the text goes to it; a file gets the 100-column layout.
             const width = o.out === undefined ? terminalWidth() : 100;
-            let text = await renderReport(outcomes, infos, format, { drilldownPerTemplate: drill, planned, determinism, width, ...(o.wide ? { wide: true } : {}) });
-            // Turbulence importer (#11): runs with published verdicts also show eddy's agreement with them.
-            text = (await import("../../report/agreementRender.js")).withAgreement(o.db ?? defaultDbPath(), infos.map((r) => r.id), format, text);
+            // Runs with published verdicts (Turbulence, EvalPlus) also show eddy's agreement with them: a section of the report data.
+            const agreement = (await import("../../report/agreementRender.js")).loadAgreement(o.db ?? defaultDbPath(), infos.map((r) => r.id));
+            const text = await renderReport(outcomes, infos, format, { drilldownPerTemplate: drill, planned, determinism, width, ...(o.wide ? { wide: true } : {}), ...(agreement ? { agreement } : {}) });
             emit(text, format, o.out, infos.map((r) => r.id));
         });
 }
