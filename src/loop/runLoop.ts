@@ -387,6 +387,6 @@ async function openBackend(c: LoopConfig, modelPath: string | undefined, solutio
         solutions,
         templates,
         ...(backendDescriptor(c.backend).needsReplayFile ? { replay: new ReplayBackend(c.replay!) } : {}),
-        onWarning: log
+        onWarning: (l: string) => log(`warning: ${l}`)
     });
 }

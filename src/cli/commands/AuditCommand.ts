@@ -1,3 +1,4 @@
+import { logLine } from "../messages.js";
 import path from "node:path";
 import type { Command } from "commander";
 import { auditDeterminism, determinismLines, recordAudit } from "../../audit/determinism.js";
@@ -101,7 +102,7 @@ Exit code 3 when any response differs between sessions.`
                     ...(s.gpu !== undefined ? { gpu: s.gpu } : {}),
                     ...(s.judgeWorkers !== undefined ? { judgeWorkers: s.judgeWorkers } : {}),
                     ...(f.allowUnsandboxed ? { allowUnsandboxed: true } : {}),
-                    hooks: { library: templateLibrary(), signal: stop.signal, onLog: (l) => process.stderr.write(`eddy: ${l}\n`) },
+                    hooks: { library: templateLibrary(), signal: stop.signal, onLog: logLine },
                     onSession: (label) => process.stderr.write(`eddy: audit session ${label}\n`)
                 });
                 const store = openStore(db);

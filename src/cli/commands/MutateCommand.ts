@@ -1,3 +1,4 @@
+import { ensureTinyEmbedModel } from "../../embed/tinyEmbedModel.js";
 import type { Command } from "commander";
 import { Embedder } from "../../embed/Embedder.js";
 import { buildMutateReport, MUTATE_RENDERERS, MUTATE_REPORT_FORMATS } from "../../mutate/report.js";
@@ -12,6 +13,7 @@ import { safeTerminalLine } from "../../util/safeText.js";
 import { reportFormat, writeReport } from "./reportOutput.js";
 import { addStudyExecutionOptions, addStudyShapeOptions, addStudyStoreOptions, collect, stopOnSigint, studyConfigFromFlags, type StudyConfigFlags, type StudyOptionTexts } from "./studyOptions.js";
 import { templateLibrary } from "../templateLibrary.js";
+import { logLine, noteWithCommand, resumeCommand } from "../messages.js";
 
 const TEXTS: StudyOptionTexts = {
     temperature: ["--temperature <t[,t...]>", "sampling temperature(s); 0 is greedy (default 0)"],
@@ -30,7 +32,7 @@ interface VariantFlags {
 function embedModelOf(f: VariantFlags): string {
     const m = f.embedModel ?? process.env.EDDY_EMBED_MODEL;
     if (!m) throw new EddyError("no embedding model: pass --embed-model <folder> (a Hugging Face folder with onnx/model.onnx) or set EDDY_EMBED_MODEL");
-    return m;
+    return ensureTinyEmbedModel(m);
 }
 
 function thresholdOf(f: VariantFlags): number {
@@ -96,7 +98,7 @@ export function registerMutateCommand(program: Command): void {
                 const hooks = {
                     library: templateLibrary(),
                     signal: stop.signal,
-                    onLog: (l: string) => process.stderr.write(`eddy: ${safeTerminalLine(l)}\n`),
+                    onLog: logLine,
                     onRunId: (id: string) => process.stderr.write(`eddy: run ${id} (database ${config.db ?? defaultDbPath()})\n`)
                 };
                 const result = f.resume
@@ -111,7 +113,7 @@ export function registerMutateCommand(program: Command): void {
                 process.stdout.write(result.runId + "\n");
                 if (result.status !== "complete") {
                     process.exitCode = stop.signal.aborted ? 130 : 1;
-                    process.stderr.write(`eddy: run ${result.runId} is not complete; continue with 'eddy mutate run --resume ${result.runId}'\n`);
+                    noteWithCommand(`run ${result.runId} is not complete; continue with`, resumeCommand(result.runId, config.db, ["mutate", "run"]));
                 }
             } finally {
                 stop.dispose();

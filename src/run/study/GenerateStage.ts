@@ -1,3 +1,4 @@
+import { resumeCommand } from "../../util/commandLine.js";
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { EddyError } from "../../util/errors.js";
@@ -150,7 +151,7 @@ export class GenerateStage {
             if (this.o.signal.aborted) break;
             this.o.counters.model = model.label;
             if (model.path && !isRemoteModel(model.path) && !existsSync(model.path))
-                throw new EddyError(`model file not found: ${model.path} (run ${this.o.run.id} kept everything so far; restore the file and resume with 'eddy run --resume ${this.o.run.id}')`);
+                throw new EddyError(`model file not found: ${model.path} (run ${this.o.run.id} kept everything so far; restore the file and resume with '${resumeCommand(this.o.run.id, this.o.store.path)}')`);
             await this.model(model);
             this.o.onModelDone?.(model.label);
         }
@@ -241,7 +242,7 @@ export class GenerateStage {
         const total = plan.templates.reduce((n, t) => n + plan.instances.get(t.id)!.length, 0) * config.rounds;
         if (existingConfs.length === config.temperatures.length * plan.wrappers.length && existingConfs.every((c) => store.generatedKeys(c.id).size >= total)) return;
 
-        const backend: Backend = await createBackend(config, model, { ...(await this.o.parts()), onWarning: this.o.log });
+        const backend: Backend = await createBackend(config, model, { ...(await this.o.parts()), onWarning: (l: string) => this.o.log(`warning: ${l}`) });
         try {
             const meta: BackendMetadata = await backend.metadata();
             const descriptor = backendDescriptor(config.backend);

@@ -2,6 +2,7 @@ import { EddyError, isEddyError, oneLine } from "../../util/errors.js";
 import { StoreVerdictCache, type Store } from "../../store/Store.js";
 import type { RunRow } from "../../store/types.js";
 import type { StudyConfig } from "../config.js";
+import { resumeCommand } from "../../util/commandLine.js";
 import { backendDescriptor } from "../../inference/backends.js";
 import { builtInLibrary } from "../../templates/library.js";
 import { BatchWriter } from "../writer.js";
@@ -154,7 +155,7 @@ export class Study {
                 // The database may be the very thing that failed (full, locked): the error below says so.
             }
             if (isEddyError(err)) throw err;
-            throw new EddyError(`run ${runId} stopped: ${oneLine(err)} (everything stored so far is kept; resume with 'eddy run --resume ${runId}')`);
+            throw new EddyError(`run ${runId} stopped: ${oneLine(err)} (everything stored so far is kept; resume with '${resumeCommand(runId, this.store.path)}')`);
         }
         const c = this.store.counts(runId);
         const complete = c.generations + c.missing >= expected && c.verdicts >= c.generations;
