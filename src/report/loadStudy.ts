@@ -52,7 +52,10 @@ export function loadStudy(dbPath: string, runIds: readonly string[]): LoadedStud
         for (const r of runs) {
             // R as the study asked for it (runs of every eddy version record `rounds` in their config).
             const rounds = typeof r.config.rounds === "number" ? r.config.rounds : 0;
-            for (const row of store.instanceCounts(r.id)) planned.set(plannedKey(r.id, row.template_id), { instances: row.n, rounds });
+            for (const row of store.instanceCounts(r.id)) {
+                const t = r.templates.find((x) => x.id === row.template_id);
+                planned.set(plannedKey(r.id, row.template_id), { instances: row.n, rounds, ...(t ? { group: t.group, subgroups: t.subgroups } : {}) });
+            }
         }
         const determinism = new Map<string, DeterminismSummary>();
         const shas = [...new Set(runs.flatMap((r) => r.configurations.map((c) => c.modelSha256)).filter((x): x is string => !!x))];
