@@ -16,20 +16,26 @@ const WARNING = "warning: ";
 export { commandLine, dbWords, resumeCommand, shellQuote } from "../util/commandLine.js";
 
 /**
- * Text wrapped to `width` columns; continuation lines indented by `indent`. A word longer than a line
- * (a path, a command) is kept whole rather than cut, so it stays copyable.
+ * Text wrapped to `width` columns: each paragraph keeps its leading spaces, and its continuation lines
+ * start with `indent` (default: the same leading spaces). A word longer than a line (a path, a command)
+ * is kept whole rather than cut, so it stays copyable.
  */
-export function wrapText(text: string, width = MESSAGE_WIDTH, indent = "  "): string {
+export function wrapText(text: string, width = MESSAGE_WIDTH, indent?: string): string {
     const out: string[] = [];
     for (const para of text.split("\n")) {
-        let line = "";
-        for (const word of para.split(" ").filter((w) => w !== "")) {
-            if (line && displayWidth(line) + 1 + displayWidth(word) > width) {
+        const lead = /^ */.exec(para)![0];
+        const next = indent ?? lead;
+        let line = lead;
+        let empty = true;
+        // Words with the spaces before each (runs of spaces inside a line, e.g. aligned labels, are kept).
+        for (const [, gap, word] of para.slice(lead.length).trimEnd().matchAll(/( *)([^ ]+)/g)) {
+            if (!empty && displayWidth(line) + gap!.length + displayWidth(word!) > width) {
                 out.push(line);
-                line = indent + word;
-            } else line = line ? `${line} ${word}` : word;
+                line = next + word;
+            } else line = empty ? line + word : line + gap + word;
+            empty = false;
         }
-        out.push(line);
+        out.push(empty ? para.trimEnd() : line);
     }
     return out.join("\n");
 }
