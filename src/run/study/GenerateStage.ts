@@ -242,7 +242,9 @@ export class GenerateStage {
         const total = plan.templates.reduce((n, t) => n + plan.instances.get(t.id)!.length, 0) * config.rounds;
         if (existingConfs.length === config.temperatures.length * plan.wrappers.length && existingConfs.every((c) => store.generatedKeys(c.id).size >= total)) return;
 
+        s.phase = `loading ${model.label}`;
         const backend: Backend = await createBackend(config, model, { ...(await this.o.parts()), onWarning: (l: string) => this.o.log(`warning: ${l}`) });
+        s.phase = "";
         try {
             const meta: BackendMetadata = await backend.metadata();
             const descriptor = backendDescriptor(config.backend);

@@ -89,9 +89,17 @@ export class Study {
         if (hooks.signal?.aborted) this.stop();
 
         // SPEC §2: no answer is judged by an oracle whose model solution fails it on these instances.
+        // A resumed run counts from what is stored (32/300, not 4/272).
+        const stored = store.counts(run.id);
+        counters.planned = plan.queries;
+        counters.before = { generated: stored.generations + stored.missing, judged: stored.verdicts };
+        const early = hooks.onProgress;
         if (judging) {
+            counters.phase = "validating oracles";
+            early?.(counters.snapshot(run.id));
             try {
                 await validateOracles(store, plan.templates, plan.instances, { concurrency: config.judgeWorkers ?? 2, log: this.log, signal: this.stopController.signal });
+                counters.phase = "";
             } catch (err) {
                 this.stop(err);
                 await judge.close();
