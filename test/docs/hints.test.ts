@@ -1,5 +1,5 @@
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -117,5 +117,60 @@ describe("a fresh machine", () => {
         // The real machine (bubblewrap installed, as CI installs it): nothing missing.
         const here = spawnSync(path.join(ROOT, "scripts/setup.sh"), ["--check"], { encoding: "utf8" });
         expect(here.status, here.stderr).toBe(0);
+    });
+});
+
+describe("leftovers and words", () => {
+    it("a corrupt GGUF or a missing python3 leaves no failed run with 0 responses behind", () => {
+        const cwd = tmpDir("eddy-left-");
+        writeFileSync(path.join(cwd, "bad.gguf"), readFileSync(tiny.f32).subarray(0, 5000));
+        const bad = sh("eddy run --model bad.gguf --templates list_every_kth --instances 1 --rounds 1 --db s.db --no-progress", cwd);
+        expect(bad.code).toBe(1);
+        expect(bad.out).toMatch(/^eddy: truncated GGUF file: /m);
+        const nopy = sh("eddy run --backend reference --templates list_every_kth --instances 1 --rounds 1 --db s.db --no-progress", cwd, { EDDY_PYTHON: "/nonexistent/python3" });
+        expect(nopy.code).toBe(1);
+        expect(nopy.out).toMatch(/^eddy: \/nonexistent\/python3 not found/m);
+        const list = sh("eddy runs list --db s.db", cwd);
+        expect(list.out).toMatch(/^no runs in /);
+        // A run with answers in it is kept whatever happens later.
+        expect(sh("eddy run --backend reference --templates list_every_kth --instances 1 --rounds 1 --db s.db --no-progress", cwd).code).toBe(0);
+        expect(sh("eddy runs list --db s.db", cwd).out).toMatch(/complete/);
+    });
+
+    it("'cannot open database' says why", () => {
+        const cwd = tmpDir("eddy-left-");
+        mkdirSync(path.join(cwd, "folder.db"));
+        const r = sh("eddy run --backend reference --templates list_every_kth --instances 1 --rounds 1 --db folder.db --no-progress", cwd);
+        expect(r.code).toBe(66);
+        expect(r.out).toMatch(/^eddy: cannot open database .*folder\.db: it is a folder, not a file/m);
+    });
+
+    it("reading commands read a database in a read-only folder (a read-only bind mount)", () => {
+        const cwd = tmpDir("eddy-left-");
+        expect(sh("eddy run --backend reference --templates list_every_kth --instances 2 --rounds 1 --db ro/s.db --no-progress", cwd).code).toBe(0);
+        const ro = path.join(cwd, "ro");
+        const inRo = (cmd: string) =>
+            spawnSync("bwrap", ["--bind", "/", "/", "--ro-bind", ro, ro, "--dev", "/dev", "--proc", "/proc", "--chdir", cwd, "bash", "-c", cmd], { env: env(), encoding: "utf8" });
+        for (const cmd of ["eddy runs list --db ro/s.db", "eddy report latest --db ro/s.db", "eddy export latest --db ro/s.db"]) {
+            const r = inRo(cmd);
+            expect(r.status, `${cmd}: ${r.stderr}`).toBe(0);
+        }
+        // Writing there is refused with why.
+        const w = inRo("eddy run --backend reference --templates list_every_kth --instances 2 --rounds 1 --db ro/new.db --no-progress");
+        expect(w.stderr).toMatch(/^eddy: cannot open database .*new\.db: the folder .*ro is not writable/m);
+    });
+
+    it("doctor exits non-zero without python3; export says what it wrote; mutate variants has a header", () => {
+        const cwd = tmpDir("eddy-left-");
+        const doc = sh("eddy doctor --python /nonexistent/python3", cwd);
+        expect(doc.code).toBe(1);
+        expect(doc.out).toMatch(/^problem: \/nonexistent\/python3 not found/m);
+        expect(sh("eddy run --backend reference --templates list_every_kth --instances 2 --rounds 1 --db s.db --no-progress", cwd).code).toBe(0);
+        const ex = sh("eddy export latest --db s.db --format jsonl --out rows.jsonl", cwd);
+        expect(ex.code).toBe(0);
+        expect(ex.out).toBe("eddy: export written to rows.jsonl (jsonl, 2 rows, " + readFileSync(path.join(cwd, "rows.jsonl")).length + " bytes)\n");
+        const v = sh(`eddy mutate variants --wrapper default --embed-model ${path.join(cwd, "eddy-tiny-embed")}`, cwd);
+        expect(v.code, v.out).toBe(0);
+        expect(v.out.split("\n")[0]).toMatch(/^variant +kept +cosine +operations$/);
     });
 });

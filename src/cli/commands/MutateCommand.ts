@@ -13,7 +13,8 @@ import { safeTerminalLine } from "../../util/safeText.js";
 import { reportFormat, writeReport } from "./reportOutput.js";
 import { addStudyExecutionOptions, addStudyShapeOptions, addStudyStoreOptions, collect, stopOnSigint, studyConfigFromFlags, type StudyConfigFlags, type StudyOptionTexts } from "./studyOptions.js";
 import { templateLibrary } from "../templateLibrary.js";
-import { logLine, noteWithCommand, resumeCommand } from "../messages.js";
+import { logLine, noteWithCommand, resumeCommand, wrapText } from "../messages.js";
+import { renderTable, terminalWidth } from "../../report/terminalTable.js";
 
 const TEXTS: StudyOptionTexts = {
     temperature: ["--temperature <t[,t...]>", "sampling temperature(s); 0 is greedy (default 0)"],
@@ -70,9 +71,11 @@ export function registerMutateCommand(program: Command): void {
         try {
             const vs = await generateVariants(original, embedder, { count: countOf(f), minSimilarity: thresholdOf(f) });
             if (f.json) process.stdout.write(JSON.stringify(vs, null, 2) + "\n");
-            else
-                for (const v of vs)
-                    process.stdout.write(`${v.kept ? "kept" : "rejected"}\t${v.id}\t${v.similarity.toFixed(3)}\t${v.operations.join(" + ")}\n`);
+            else {
+                const rows = vs.map((v) => [v.id, v.kept ? "kept" : "rejected", v.similarity.toFixed(3), v.operations.join(" + ")]);
+                process.stdout.write(renderTable([{ head: "variant", fixed: true }, { head: "kept", fixed: true }, { head: "cosine", fixed: true }, "operations"], rows, { width: terminalWidth() }) + "\n");
+                process.stdout.write(wrapText(`kept: cosine similarity to '${original.id}' >= ${thresholdOf(f)} (--min-similarity); --json for every value`) + "\n");
+            }
         } finally {
             await embedder.close();
         }

@@ -157,12 +157,17 @@ export class Study {
             this.log(`${missing.length} answer(s) missing from the replay file (recorded as missing, never judged): ${missing.slice(0, 20).join(", ")}${missing.length > 20 ? ", …" : ""}`);
         if (this.fatal !== undefined) {
             const err = this.fatal;
+            // A run this session created that failed before its first answer (a corrupt GGUF, no python3) is
+            // removed, not left in `runs list` as a failed run with 0 responses: the same command makes it again.
+            let dropped = false;
             try {
-                this.store.setRunStatus(runId, "failed", { error: oneLine(err), stats });
+                dropped = created && this.store.dropEmptyRun(runId);
+                if (!dropped) this.store.setRunStatus(runId, "failed", { error: oneLine(err), stats });
             } catch {
                 // The database may be the very thing that failed (full, locked): the error below says so.
             }
             if (isEddyError(err)) throw err;
+            if (dropped) throw new EddyError(oneLine(err), 1, { cause: err });
             throw new EddyError(`run ${runId} stopped: ${oneLine(err)} (everything stored so far is kept; resume with '${resumeCommand(runId, this.store.path)}')`);
         }
         const c = this.store.counts(runId);
