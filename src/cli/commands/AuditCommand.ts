@@ -1,4 +1,4 @@
-import { logLine } from "../messages.js";
+import { logLine, note } from "../messages.js";
 import path from "node:path";
 import type { Command } from "commander";
 import { auditDeterminism, determinismLines, recordAudit } from "../../audit/determinism.js";
@@ -103,7 +103,7 @@ Exit code 3 when any response differs between sessions.`
                     ...(s.judgeWorkers !== undefined ? { judgeWorkers: s.judgeWorkers } : {}),
                     ...(f.allowUnsandboxed ? { allowUnsandboxed: true } : {}),
                     hooks: { library: templateLibrary(), signal: stop.signal, onLog: logLine },
-                    onSession: (label) => process.stderr.write(`eddy: audit session ${label}\n`)
+                    onSession: (label) => note(`audit session ${label}`)
                 });
                 const store = openStore(db);
                 try {

@@ -12,7 +12,7 @@ import { safeTerminalLine } from "../../util/safeText.js";
 import { reportFormat, writeReport } from "./reportOutput.js";
 import { addStudyExecutionOptions, addStudyStoreOptions, collect, settingsFromFlags, stopOnSigint, type StudyConfigFlags, type StudyOptionTexts } from "./studyOptions.js";
 import { templateLibrary } from "../templateLibrary.js";
-import { logLine, noteWithCommand, resumeCommand } from "../messages.js";
+import { logLine, note, noteWithCommand, resumeCommand, warn } from "../messages.js";
 
 /** Flags of `eddy loop run`: the study's (as `eddy run` parses them) and the loop's own. */
 interface LoopFlags extends StudyConfigFlags {
@@ -62,7 +62,7 @@ export function registerLoopCommand(program: Command): void {
                 // As for a run: the stored settings win over everything but the operational ones.
                 const ignored = Object.keys(flags).filter((k) => !(OPERATIONAL_KEYS as readonly string[]).includes(k));
                 if (ignored.length)
-                    process.stderr.write(`eddy: --resume continues loop run ${s.resume} as it was configured; ignoring ${ignored.join(", ")} (start a new run with --fresh to change them)\n`);
+                    warn(`--resume continues loop run ${s.resume} as it was configured; ignoring ${ignored.join(", ")} (start a new run with --fresh to change them)`);
             }
             // One loop run per model (several: e.g. quantisations side by side).
             const decodes = backendDescriptor(s.backend ?? DEFAULT_BACKEND).decodes;
@@ -75,8 +75,8 @@ export function registerLoopCommand(program: Command): void {
                         library: templateLibrary(),
                         signal: stop.signal,
                         onLog: logLine,
-                        onRunId: (id) => process.stderr.write(`eddy: loop run ${id} (database ${config.db ?? defaultDbPath()})\n`),
-                        onProgress: (p) => process.stderr.write(`eddy: ${p.phase} loop ${p.loop}: ${p.active} of ${p.tasks} tasks active\n`)
+                        onRunId: (id) => note(`loop run ${id} (database ${config.db ?? defaultDbPath()})`),
+                        onProgress: (p) => note(`${p.phase} loop ${p.loop}: ${p.active} of ${p.tasks} tasks active`)
                     });
                     process.stdout.write(r.runId + "\n");
                     if (r.status !== "complete") {

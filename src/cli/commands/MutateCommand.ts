@@ -13,7 +13,7 @@ import { safeTerminalLine } from "../../util/safeText.js";
 import { reportFormat, writeReport } from "./reportOutput.js";
 import { addStudyExecutionOptions, addStudyShapeOptions, addStudyStoreOptions, collect, stopOnSigint, studyConfigFromFlags, type StudyConfigFlags, type StudyOptionTexts } from "./studyOptions.js";
 import { templateLibrary } from "../templateLibrary.js";
-import { logLine, noteWithCommand, resumeCommand, wrapText } from "../messages.js";
+import { logLine, note, noteWithCommand, resumeCommand, wrapText } from "../messages.js";
 import { renderTable, terminalWidth } from "../../report/terminalTable.js";
 
 const TEXTS: StudyOptionTexts = {
@@ -50,7 +50,7 @@ function countOf(f: VariantFlags): number {
 
 function printVariants(vs: VariantRecord[]): void {
     for (const v of vs)
-        process.stderr.write(`eddy: ${v.kept ? "kept    " : "rejected"} ${v.id}  cos ${v.similarity.toFixed(3)}  ${safeTerminalLine(v.operations.join(" + "))}\n`);
+        note(`${v.kept ? "kept    " : "rejected"} ${v.id}  cos ${v.similarity.toFixed(3)}  ${v.operations.join(" + ")}`);
 }
 
 const addVariantOptions = (cmd: Command): Command =>
@@ -102,7 +102,7 @@ export function registerMutateCommand(program: Command): void {
                     library: templateLibrary(),
                     signal: stop.signal,
                     onLog: logLine,
-                    onRunId: (id: string) => process.stderr.write(`eddy: run ${id} (database ${config.db ?? defaultDbPath()})\n`)
+                    onRunId: (id: string) => note(`run ${id} (database ${config.db ?? defaultDbPath()})`)
                 };
                 const result = f.resume
                     ? await runStudy(config, hooks)
