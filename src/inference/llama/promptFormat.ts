@@ -33,7 +33,7 @@ export function createPromptRenderer(model: LlamaModel, requested: string, warn:
     if (requested === "auto") {
         if (typeof template === "string" && template.trim() !== "") return chatRenderer(model, "gguf-chat-template", new JinjaTemplateChatWrapper({ template }));
         // The same words for every file (no name): a study over several quantisations warns once, not once per file.
-        warn("no chat template in the model file: eddy sends a plain completion prompt (see --prompt-format)");
+        warn("no chat template in the model: eddy sends a plain completion prompt (--prompt-format)");
         return plainRenderer(model);
     }
     if (requested === "gguf-chat-template") {
