@@ -96,3 +96,14 @@ export function rephraseCommanderError(text: string, commandPath: string): strin
 export function noteWithCommand(text: string, command: string, out: (s: string) => void = (s) => void process.stderr.write(s)): void {
     out(`${formatNote(`${text}:`)}\n  ${command}\n`);
 }
+
+/** Lines for stdout (summaries, listings), each wrapped at 100 columns with its continuation indented. */
+export function print(text: string, out: (s: string) => void = (s) => void process.stdout.write(s)): void {
+    out(
+        text
+            .replace(/\n$/, "")
+            .split("\n")
+            .map((l) => wrapText(safeTerminalLine(l), MESSAGE_WIDTH, /^ */.exec(l)![0] + "    "))
+            .join("\n") + "\n"
+    );
+}

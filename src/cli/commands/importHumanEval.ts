@@ -1,3 +1,4 @@
+import { logLine, print } from "../messages.js";
 import type { Command } from "commander";
 import { importHumanEval } from "../../import/humaneval/importProblems.js";
 import { importEvalPlusSamples } from "../../import/humaneval/importSamples.js";
@@ -21,14 +22,14 @@ export function registerHumanEvalImports(cmd: Command): void {
             `\nEach problem becomes templates/<id>.yaml (one instance: its only parameter task_id takes one value) and oracles/<id>.py; ask them with --wrapper completion. A summary goes to <out>/humaneval-import.json.\n\nExamples:\n  $ eddy import humaneval ${SAMPLE}/problems.jsonl --out ${DEFAULT_OUT}\n  $ EDDY_TEMPLATES=${DEFAULT_OUT}/templates EDDY_ORACLES=${DEFAULT_OUT}/oracles eddy run --backend reference --instances 1 --rounds 1 --wrapper completion`
         )
         .action(async (file: string, o: { out: string; workers?: number; json?: boolean }) => {
-            const summary = await importHumanEval(file, { out: o.out, ...(o.workers ? { workers: o.workers } : {}), onLog: (line) => process.stderr.write(safeTerminalLine(line) + "\n") });
+            const summary = await importHumanEval(file, { out: o.out, ...(o.workers ? { workers: o.workers } : {}), onLog: logLine });
             if (o.json) {
                 process.stdout.write(JSON.stringify(summary, null, 2) + "\n");
                 return;
             }
             for (const t of summary.templates)
-                process.stdout.write(`${t.id}: ${t.taskId} ${t.function}/${t.arity}, check() + ${t.fixedTests.base} base + ${t.fixedTests.plus} plus input(s)${t.atol ? `, atol ${t.atol}` : ""}, ${t.mutants.length} mutant(s)\n`);
-            process.stdout.write(`${summary.templates.length} template(s) imported into ${summary.out} (summary: humaneval-import.json)\n`);
+                print(`${t.id}: ${t.taskId} ${t.function}/${t.arity}, check() + ${t.fixedTests.base} base + ${t.fixedTests.plus} plus input(s)${t.atol ? `, atol ${t.atol}` : ""}, ${t.mutants.length} mutant(s)`);
+            print(`${summary.templates.length} template(s) imported into ${summary.out} (summary: humaneval-import.json)`);
         });
 
     replayImportFlags(
@@ -54,7 +55,7 @@ export function registerHumanEvalImports(cmd: Command): void {
                 process.stdout.write(JSON.stringify(r, null, 2) + "\n");
                 return;
             }
-            process.stdout.write(`run ${r.runId}: ${r.model} t=${r.temperature}, ${r.templates.length} task(s), ${r.samples} sample(s) in up to ${r.rounds} round(s)${r.missing ? `, ${r.missing} missing` : ""}${r.published ? `; EvalPlus statuses from ${r.published}` : ""}\n`);
+            print(`run ${r.runId}: ${r.model} t=${r.temperature}, ${r.templates.length} task(s), ${r.samples} sample(s) in up to ${r.rounds} round(s)${r.missing ? `, ${r.missing} missing` : ""}${r.published ? `; EvalPlus statuses from ${r.published}` : ""}`);
             process.stdout.write(`next: eddy report ${r.runId}\n`);
         });
 }
