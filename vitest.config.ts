@@ -29,7 +29,8 @@ export const UNIT_TESTS = [
     "test/inference/backends.test.ts",
     "test/inference/nodeSettings.test.ts",
     "test/structure.test.ts",
-    "test/lanes.test.ts"
+    "test/lanes.test.ts",
+    "test/cli/messages.test.ts"
 ];
 
 export default defineConfig({
