@@ -16,14 +16,15 @@ const fmtEta = (s: number | undefined): string =>
  * rate for a backend that decodes nothing.
  */
 export function progressCounts(p: StudyProgress) {
-    const before = p.before ?? { generated: 0, judged: 0 };
-    const resumed = before.generated > 0 && (p.planned ?? 0) > 0;
-    const harness = p.harness ?? 0;
+    const before = { generated: 0, judged: 0, harness: 0, ...p.before };
+    // The whole run's counts when the study says what it plans (a fresh run too: no "0/1" before the first model loads).
+    const whole = (p.planned ?? 0) > 0;
+    const harness = (whole ? before.harness : 0) + (p.harness ?? 0);
     return {
-        generated: resumed ? before.generated + p.generated : p.generated,
-        total: resumed ? Math.max(p.planned!, before.generated + p.total) : p.total,
-        judged: (resumed ? before.judged : 0) + p.judged - harness,
-        toJudge: (resumed ? before.judged : 0) + p.toJudge,
+        generated: whole ? before.generated + p.generated : p.generated,
+        total: whole ? Math.max(p.planned!, before.generated + p.total) : p.total,
+        judged: (whole ? before.judged : 0) + p.judged - harness,
+        toJudge: (whole ? before.judged : 0) + p.toJudge,
         harness,
         rate: p.tokens > 0 || p.tokensPerS > 0 ? `${p.tokensPerS.toFixed(0)} tok/s` : ""
     };

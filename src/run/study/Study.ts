@@ -92,7 +92,7 @@ export class Study {
         // A resumed run counts from what is stored (32/300, not 4/272).
         const stored = store.counts(run.id);
         counters.planned = plan.queries;
-        counters.before = { generated: stored.generations + stored.missing, judged: stored.verdicts };
+        counters.before = { generated: stored.generations + stored.missing, judged: stored.verdicts, harness: (stored.categories.truncated ?? 0) + (stored.categories.judge_error ?? 0) };
         const early = hooks.onProgress;
         if (judging) {
             counters.phase = "validating oracles";

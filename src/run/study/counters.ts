@@ -27,7 +27,7 @@ export class StudyCounters {
     harness = 0;
     /** The whole study: planned queries, and responses and verdicts stored before this session (a resume counts from them). */
     planned = 0;
-    before = { generated: 0, judged: 0 };
+    before = { generated: 0, judged: 0, harness: 0 };
 
     constructor(
         private readonly wallStart: number,

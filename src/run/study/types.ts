@@ -33,7 +33,7 @@ export interface StudyProgress {
     harness?: number;
     /** Queries the whole run plans (0 when unknown), and responses and verdicts stored before this session. */
     planned?: number;
-    before?: { generated: number; judged: number };
+    before?: { generated: number; judged: number; harness?: number };
 }
 
 /** Per-stage throughput of one session of a study. */
