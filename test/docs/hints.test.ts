@@ -71,6 +71,8 @@ describe("hints run as printed", () => {
         expect(hints[0]).toContain(`--db '${db}'`);
         const r = sh(hints[0]!, cwd);
         expect(r.code, r.out).toBe(0);
+        // The resumed session's progress counts the whole run (32 planned), not only what was left.
+        expect(r.out).toMatch(/^\[\S+\] generated 32\/32 .*done in/m);
         const d = new Database(db, { readonly: true });
         expect((d.prepare("SELECT status FROM runs").get() as { status: string }).status).toBe("complete");
         d.close();
