@@ -73,6 +73,10 @@ describe("hints run as printed", () => {
         expect(r.code, r.out).toBe(0);
         // The resumed session's progress counts the whole run (32 planned), not only what was left.
         expect(r.out).toMatch(/^\[\S+\] generated 32\/32 .*done in/m);
+        // The tiny model's answers are all truncated: none of them is a judged answer.
+        expect(r.out).toMatch(/judged 0\/32 passed 0 \(32 truncated or judge_error\)/);
+        const list = sh(`eddy runs list --db '${db}'`, cwd).out;
+        expect(list).toMatch(/ complete +llama +32 +0\/0 /);
         const d = new Database(db, { readonly: true });
         expect((d.prepare("SELECT status FROM runs").get() as { status: string }).status).toBe("complete");
         d.close();
@@ -174,5 +178,21 @@ describe("leftovers and words", () => {
         const v = sh(`eddy mutate variants --wrapper default --embed-model ${path.join(cwd, "eddy-tiny-embed")}`, cwd);
         expect(v.code, v.out).toBe(0);
         expect(v.out.split("\n")[0]).toMatch(/^variant +kept +cosine +operations$/);
+    });
+});
+
+describe("whole counts", () => {
+    it("a replay run missing a whole template: incomplete everywhere, and the report keeps the template as No data", () => {
+        const cwd = tmpDir("eddy-whole-");
+        const answers = [0, 1, 2].map((instance) => JSON.stringify({ template: "list_every_kth", instance, round: 0, response: "```python\ndef every_kth(values):\n    return values[::2]\n```" }));
+        writeFileSync(path.join(cwd, "a.jsonl"), answers.join("\n") + "\n");
+        const run = sh("eddy run --backend replay --replay a.jsonl --templates list_every_kth,list_rotate_right --instances 3 --rounds 1 --db s.db --no-progress", cwd);
+        expect(run.code, run.out).toBe(0);
+        expect(run.out).toMatch(/^run \S+: incomplete: 3 answers missing in /m);
+        expect(sh("eddy runs list --db s.db", cwd).out).toMatch(/ incomplete +replay +3 \+3 missing /);
+        expect(sh("eddy runs show latest --db s.db", cwd).out).toMatch(/^run \S+ {2}\(incomplete: 3 answers missing\)$/m);
+        const report = sh("eddy report latest --db s.db", cwd).out;
+        expect(report).toMatch(/^list_rotate_right +0 of 3 .*No data$/m);
+        expect(report).toMatch(/ 3 of 6 /);
     });
 });
