@@ -110,6 +110,15 @@ describe("hints run as printed", () => {
 });
 
 describe("a fresh machine", () => {
+    it("README's first paragraph links nothing outside the repository, and its first command is scripts/setup.sh", () => {
+        const readme = readFileSync(path.join(ROOT, "README.md"), "utf8");
+        const first = readme.split("\n\n")[1]!;
+        expect(first).toMatch(/^eddy measures/);
+        for (const [, target] of first.matchAll(/\]\(([^)]+)\)/g)) expect(target!.startsWith("#") || !path.relative(ROOT, path.resolve(ROOT, target!)).startsWith("..")).toBe(true);
+        const firstCommand = /```bash\n([^\n]*)/.exec(readme)![1]!;
+        expect(firstCommand).toMatch(/^scripts\/setup\.sh && npm start\b/);
+    });
+
     it("scripts/setup.sh --check names what is missing and the one command that installs it", () => {
         // A PATH with everything the check looks for except bwrap.
         const bin = tmpDir("eddy-path-");
