@@ -32,7 +32,8 @@ export const UNIT_TESTS = [
     "test/inference/nodeSettings.test.ts",
     "test/structure.test.ts",
     "test/lanes.test.ts",
-    "test/view/units.test.ts"
+    "test/view/units.test.ts",
+    "test/cli/messages.test.ts"
 ];
 
 export default defineConfig({

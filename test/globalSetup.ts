@@ -1,8 +1,6 @@
 import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { existsSync } from "node:fs";
-import { tinyEmbedDir, writeTinyEmbedModel } from "../src/embed/tinyEmbedModel.js";
 import { ensureTinyModels } from "../src/inference/gguf/tinyModel.js";
 import { pythonCommand } from "../src/judge/workerScript.js";
 
@@ -17,6 +15,6 @@ export default function setup(): void {
     if (!process.env.EDDY_PYTHON) process.env.EDDY_PYTHON = pythonCommand();
     // eddy's own tiny GGUF models (written once, deterministic): many tests load them.
     ensureTinyModels();
-    // eddy's tiny embedding model, which examples name (its own small tokenizer: nothing copied from ../shared).
-    if (!existsSync(path.join(tinyEmbedDir(), "onnx", "model.onnx"))) writeTinyEmbedModel(tinyEmbedDir());
+    // eddy's tiny embedding model, which examples name, is not written here: eddy writes it on demand
+    // (test/docs/hints.test.ts checks that on a fresh folder), as a new user's first `--embed-model` does.
 }

@@ -1,6 +1,7 @@
 import { Command, CommanderError } from "commander";
 import { eddyVersion } from "../util/paths.js";
 import { isEddyError, oneLine } from "../util/errors.js";
+import { rephraseCommanderError } from "./messages.js";
 
 type Register = (program: Command) => void;
 
@@ -36,11 +37,18 @@ export async function buildProgram(only?: string): Promise<Command> {
     const program = new Command("eddy")
         .description("Offline evaluation of open-weight code models on question neighbourhoods")
         .version(eddyVersion())
-        .showHelpAfterError("(run with --help for usage)")
         .exitOverride();
     const chosen = COMMANDS.filter(([name]) => only === undefined || name === only);
     for (const register of await Promise.all(chosen.map(([, load]) => load()))) register(program);
+    speakAsEddy(program);
     return program;
+}
+
+/** commander's own errors (unknown option, missing argument…) as one `eddy: …` line naming the command's --help. */
+function speakAsEddy(cmd: Command, names: string[] = []): void {
+    const path = ["eddy", ...names].join(" ");
+    cmd.configureOutput({ outputError: (text, write) => write(rephraseCommanderError(text, path) + "\n") });
+    for (const sub of cmd.commands) speakAsEddy(sub, [...names, sub.name()]);
 }
 
 export async function main(argv: string[]): Promise<number> {

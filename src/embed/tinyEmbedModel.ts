@@ -174,3 +174,14 @@ function writeAtomic(file: string, data: string | Uint8Array): void {
     writeFileSync(tmp, data);
     renameSync(tmp, file);
 }
+
+/**
+ * `dir` itself; when it names eddy's tiny embedding model (a folder called eddy-tiny-embed) that is not
+ * written yet, it is written first, as the tiny GGUF models are on demand: the README's examples then
+ * run without `npm run models:tiny-embed` before them. Any other folder is left to the loader to judge.
+ */
+export function ensureTinyEmbedModel(dir: string): string {
+    if (path.basename(path.resolve(dir)) !== TINY_EMBED_NAME || existsSync(path.join(dir, "onnx", "model.onnx"))) return dir;
+    const from = sharedTokenizerDir();
+    return writeTinyEmbedModel(dir, from ? { tokenizerFrom: from } : {});
+}

@@ -88,9 +88,14 @@ export class JudgePool {
         }
         if (!isolation.sandboxed && !opts.allowUnsandboxed && process.env.EDDY_ALLOW_UNSANDBOXED !== "1") {
             await Promise.all(workers.map((w) => w.worker.close()));
+            // The judge's own reason (a missing bwrap is the usual one on a fresh machine, and has a one-command fix).
+            const why = isolation.notes[0] ?? "no user, PID or mount namespaces";
+            const cause = /not installed/.test(why) && /bwrap/.test(why)
+                ? "bubblewrap (bwrap) is not installed; install it with 'sudo apt-get install bubblewrap' (or 'npm run setup'), or"
+                : `${why};`;
             throw new EddyError(
-                "no sandbox is possible here (no user, PID or mount namespaces): answers would run WITHOUT a sandbox and could read your files, " +
-                    "oracles included. Pass --allow-unsandboxed (or set EDDY_ALLOW_UNSANDBOXED=1) to judge anyway; 'eddy doctor' shows why"
+                `no sandbox is possible here: ${cause} pass --allow-unsandboxed (or set EDDY_ALLOW_UNSANDBOXED=1) to judge anyway, ` +
+                    "and answers run WITHOUT a sandbox and can read your files, oracles included ('eddy doctor' shows more)"
             );
         }
         const pool = new JudgePool(python, script, opts.cache ?? new MemoryVerdictCache(), workers[0]!.isolation, workers[0]!.runtimes, workers[0]!.maxCodeBytes);

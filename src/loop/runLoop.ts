@@ -386,6 +386,6 @@ async function openBackend(c: LoopConfig, modelPath: string | undefined, solutio
         solutions,
         templates,
         ...backendDescriptor(c.backend).readSources(c).parts,
-        onWarning: log
+        onWarning: (l: string) => log(`warning: ${l}`)
     });
 }

@@ -2,7 +2,7 @@ import { renderPage } from "../report/page.js";
 import { indent, renderPairs, renderTable } from "../report/terminalTable.js";
 import { html, raw, type SafeHtml } from "../report/safeHtml.js";
 import { summariseConfigs } from "../scores/aggregates.js";
-import { scoreNeighbourhoods } from "../scores/neighbourhood.js";
+import { plannedKey, scoreNeighbourhoods, type PlannedNeighbourhood } from "../scores/neighbourhood.js";
 import type { Store } from "../store/Store.js";
 import { loadOutcomes } from "../store/outcomes.js";
 import { EddyError } from "../util/errors.js";
@@ -24,6 +24,11 @@ export interface ConfigSensitivity {
     /** Best variant and its AS. */
     best: { wrapper: string; value: number } | null;
     perTemplate: { template: string; values: (number | null)[]; z: number | null; mpi: number | null }[];
+    /**
+     * What the AS values rest on, over every variant: instances judged of those planned (variants ×
+     * templates × instances), and the answers left out of every score (truncated, judge_error, missing).
+     */
+    answers: { judged: number; total: number; responses: number; truncated: number; judge_error: number; missing: number };
 }
 
 export interface MutateReport {
@@ -90,6 +95,25 @@ export function buildMutateReport(store: Store, runIds: string[], opts: { ks?: n
         if (!byConfig.has(k)) byConfig.set(k, []);
         byConfig.get(k)!.push(o);
     }
+    // What each run planned (instances per template, R): the coverage and missing counts' denominators.
+    const planned = new Map<string, PlannedNeighbourhood>();
+    for (const st of studies) {
+        const run = store.getRun(st.runId);
+        const rounds = Number((JSON.parse(run?.config_json ?? "{}") as { rounds?: unknown }).rounds ?? 0);
+        for (const row of store.instanceCounts(st.runId)) planned.set(plannedKey(st.runId, row.template_id), { instances: row.n, rounds: Number.isFinite(rounds) ? rounds : 0 });
+    }
+    const answersOf = (rows: Outcome[]): ConfigSensitivity["answers"] => {
+        const summaries = summariseConfigs(scoreNeighbourhoods(rows.filter((o) => wrappers.includes(o.wrapper)), { resamples: 1, planned }));
+        const sum = (f: (x: (typeof summaries)[number]) => number): number => summaries.reduce((a, x) => a + f(x), 0);
+        return {
+            judged: sum((x) => x.coverage.judged),
+            total: sum((x) => x.coverage.total),
+            responses: sum((x) => x.responses),
+            truncated: sum((x) => x.harness.truncated),
+            judge_error: sum((x) => x.harness.judge_error),
+            missing: sum((x) => x.harness.missing)
+        };
+    };
     const templates = [...new Set(outcomes.map((o) => o.template))].sort();
     const configs: ConfigSensitivity[] = [...byConfig.entries()].map(([config, rows]) => {
         const values = asByWrapper(rows, wrappers);
@@ -104,7 +128,8 @@ export function buildMutateReport(store: Store, runIds: string[], opts: { ks?: n
             perTemplate: templates.map((template) => {
                 const tv = asByWrapper(rows.filter((o) => o.template === template), wrappers);
                 return { template, values: tv, ...zAndMpi(tv) };
-            })
+            }),
+            answers: answersOf(rows)
         };
     });
     // Kendall's W: each variant (judge) ranks the configurations (objects) by their AS under it; a
@@ -160,6 +185,11 @@ export function renderMutateText(r: MutateReport): string {
     out.push("");
     out.push(renderTable(["configuration", ...r.wrappers.map((w) => w.id), "Z", "MPI"], r.configs.map((c) => [c.config, ...c.values.map(f3), f3(c.z), pctOrDash(c.mpi)])));
     for (const note of unjudgedNotes(r)) out.push(safeTerminalLine(note));
+    out.push("");
+    out.push("answers behind these values (all variants):");
+    out.push(indent(renderTable(["configuration", "judged", "responses", "trunc", "j_err", "miss"], r.configs.map((c) => [c.config, `${c.answers.judged} of ${c.answers.total}`, c.answers.responses, c.answers.truncated, c.answers.judge_error, c.answers.missing]))));
+    out.push("judged: instances with a judged response, of those planned (variants × templates × instances). trunc / j_err:");
+    out.push("truncated and judge_error answers, left out of every value; miss: planned answers with no outcome.");
     out.push("");
     out.push(`Kendall's W across variants: ${wLabel(r.kendall)}`);
     for (const x of r.iou) out.push(`top-${x.k} IoU: mean ${f3(x.mean)}${x.pairs.map((p) => `; ${safeTerminalLine(p.a)} vs ${safeTerminalLine(p.b)} ${p.iou.toFixed(3)}`).join("")}`);
@@ -232,6 +262,10 @@ ${variants}
 ${rows}
 </tbody></table>
 ${lines(unjudgedNotes(r).map((n) => html`<p class="note">${n}</p>`))}
+<table id="answers"><thead><tr><th>configuration</th><th>judged</th><th>responses</th><th>truncated</th><th>judge_error</th><th>missing</th></tr></thead><tbody>
+${lines(r.configs.map((c) => html`<tr><td>${c.config}</td><td>${c.answers.judged} of ${c.answers.total}</td><td>${c.answers.responses}</td><td>${c.answers.truncated}</td><td>${c.answers.judge_error}</td><td>${c.answers.missing}</td></tr>`))}
+</tbody></table>
+<p class="note">judged: instances with a judged response, of those planned (variants × templates × instances); truncated and judge_error answers are left out of every value; missing: planned answers with no outcome.</p>
 <p>Kendall's W across variants: <b id="kendall-w">${wLabel(r.kendall)}</b></p>
 <h2>Top-k IoU between configurations</h2>
 <table id="iou"><thead><tr><th>k</th><th>mean IoU</th><th>pairs</th></tr></thead><tbody>

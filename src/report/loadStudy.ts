@@ -56,12 +56,23 @@ export function loadStudy(dbPath: string, runIds: readonly string[]): LoadedStud
 }
 
 /** What scores need besides outcomes, for runs of an open store: planned instances and rounds, and the latest determinism audits. */
-export function studyContext(store: Store, runs: readonly { id: string; config: Record<string, unknown>; configurations?: readonly { modelSha256?: string | null }[] }[]): Pick<LoadedStudy, "planned" | "determinism"> {
+export function studyContext(
+    store: Store,
+    runs: readonly {
+        id: string;
+        config: Record<string, unknown>;
+        configurations?: readonly { modelSha256?: string | null }[];
+        templates?: readonly { id: string; group: string; subgroups: string[] }[];
+    }[]
+): Pick<LoadedStudy, "planned" | "determinism"> {
     const planned = new Map<string, PlannedNeighbourhood>();
     for (const r of runs) {
         // R as the study asked for it (runs of every eddy version record `rounds` in their config).
         const rounds = typeof r.config.rounds === "number" ? r.config.rounds : 0;
-        for (const row of store.instanceCounts(r.id)) planned.set(plannedKey(r.id, row.template_id), { instances: row.n, rounds });
+        for (const row of store.instanceCounts(r.id)) {
+            const t = r.templates?.find((x) => x.id === row.template_id);
+            planned.set(plannedKey(r.id, row.template_id), { instances: row.n, rounds, ...(t ? { group: t.group, subgroups: t.subgroups } : {}) });
+        }
     }
     const determinism = new Map<string, DeterminismSummary>();
     const shas = [...new Set(runs.flatMap((r) => (r.configurations ?? []).map((c) => c.modelSha256)).filter((x): x is string => !!x))];

@@ -146,8 +146,44 @@ export function indent(table: string, by = "  "): string {
  * Label–value lines (doctor, models info, an audit's comparisons): labels padded to the widest one,
  * values as they are. The headerless form of {@link renderTable}; an empty label continues the line above.
  */
-export function renderPairs(pairs: readonly (readonly [string, string])[], opts: { indent?: string } = {}): string[] {
+export function renderPairs(pairs: readonly (readonly [string, string])[], opts: { indent?: string; width?: number } = {}): string[] {
     const labels = pairs.map(([k]) => safeTerminalText(k).replace(/\s+/g, " "));
     const width = Math.max(0, ...labels.map(displayWidth));
-    return pairs.map(([, v], i) => `${opts.indent ?? ""}${labels[i]!}${" ".repeat(width - displayWidth(labels[i]!))} ${safeTerminalText(v).replace(/\n/g, " ")}`.trimEnd());
+    const lead = opts.indent ?? "";
+    // Values wrap under themselves so every line fits the width (100 columns by default, as tables do).
+    const room = Math.max(20, (opts.width ?? 100) - displayWidth(lead) - width - 1);
+    return pairs.flatMap(([, v], i) =>
+        wrapValue(safeTerminalText(v).replace(/\n/g, " "), room).map((part, k) =>
+            `${lead}${k === 0 ? labels[i]! + " ".repeat(width - displayWidth(labels[i]!)) : " ".repeat(width)} ${part}`.trimEnd()
+        )
+    );
+}
+
+/** A value's words in lines of at most `room` columns; a longer word breaks after a `+`, `,` or `/` where it can, else where it must. */
+function wrapValue(v: string, room: number): string[] {
+    const words = v.split(" ").filter((w) => w !== "").flatMap((w) => (displayWidth(w) <= room ? [w] : breakWord(w, room)));
+    const out: string[] = [];
+    let line = "";
+    for (const w of words) {
+        if (line && displayWidth(line) + 1 + displayWidth(w) > room) {
+            out.push(line);
+            line = w;
+        } else line = line ? `${line} ${w}` : w;
+    }
+    out.push(line);
+    return out;
+}
+
+function breakWord(w: string, room: number): string[] {
+    const out: string[] = [];
+    let rest = [...w];
+    while (rest.length > room) {
+        const head = rest.slice(0, room);
+        let cut = Math.max(head.lastIndexOf("+"), head.lastIndexOf(","), head.lastIndexOf("/")) + 1;
+        if (cut <= 0) cut = room;
+        out.push(rest.slice(0, cut).join(""));
+        rest = rest.slice(cut);
+    }
+    if (rest.length) out.push(rest.join(""));
+    return out;
 }

@@ -10,11 +10,32 @@ export interface ProgressDisplay {
 const fmtEta = (s: number | undefined): string =>
     s === undefined || !Number.isFinite(s) ? "?" : s >= 3600 ? `${(s / 3600).toFixed(1)}h` : s >= 60 ? `${Math.floor(s / 60)}m${String(Math.round(s % 60)).padStart(2, "0")}s` : `${Math.round(s)}s`;
 
+/**
+ * The counts a person reads: the whole run's (a resumed run counts from what was stored: 32/300, not
+ * 4/272), judged answers without the harness's (truncated, judge_error: shown apart), and no token
+ * rate for a backend that decodes nothing.
+ */
+export function progressCounts(p: StudyProgress) {
+    const before = { generated: 0, judged: 0, harness: 0, ...p.before };
+    // The whole run's counts when the study says what it plans (a fresh run too: no "0/1" before the first model loads).
+    const whole = (p.planned ?? 0) > 0;
+    const harness = (whole ? before.harness : 0) + (p.harness ?? 0);
+    return {
+        generated: whole ? before.generated + p.generated : p.generated,
+        total: whole ? Math.max(p.planned!, before.generated + p.total) : p.total,
+        judged: (whole ? before.judged : 0) + p.judged - harness,
+        toJudge: (whole ? before.judged : 0) + p.toJudge,
+        harness,
+        rate: p.tokens > 0 || p.tokensPerS > 0 ? `${p.tokensPerS.toFixed(0)} tok/s` : ""
+    };
+}
+
 /** One plain line describing a snapshot: only the stages that have work, the ETA only once there is a rate. */
 export function progressLine(p: StudyProgress): string {
+    const c = progressCounts(p);
     const parts: string[] = [];
-    if (p.total > 0 || p.cached > 0) parts.push(`generated ${p.generated}/${p.total}${p.cached ? ` (${p.cached} cached)` : ""} · ${p.tokensPerS.toFixed(0)} tok/s`);
-    if (p.toJudge > 0) parts.push(`judged ${p.judged}/${p.toJudge} passed ${p.passed} · ${p.verdictsPerS.toFixed(1)} verdicts/s`);
+    if (p.total > 0 || p.cached > 0) parts.push(`generated ${c.generated}/${c.total}${p.cached ? ` (${p.cached} cached)` : ""}${c.rate ? ` · ${c.rate}` : ""}`);
+    if (p.toJudge > 0) parts.push(`judged ${c.judged}/${c.toJudge} passed ${p.passed}${c.harness ? ` (${c.harness} truncated or judge_error)` : ""} · ${p.verdictsPerS.toFixed(1)} verdicts/s`);
     if (p.final) parts.push(`done in ${fmtEta(p.elapsedS)}`);
     else if (p.etaS !== undefined && Number.isFinite(p.etaS)) parts.push(`ETA ${fmtEta(p.etaS)}`);
     if (p.errors) parts.push(`${p.errors} errors`);
@@ -32,6 +53,7 @@ const started = (p: StudyProgress): boolean => p.generated + p.judged > 0;
 export function createLineProgress(write: (line: string) => void, everyMs = 5_000, now: () => number = Date.now): ProgressDisplay {
     let last = now();
     let printed = "";
+    let phase = "";
     let done = false;
     return {
         update(p) {
@@ -42,6 +64,9 @@ export function createLineProgress(write: (line: string) => void, everyMs = 5_00
                 if (printed !== "" || started(p)) write(progressLine(p));
                 return;
             }
+            // While nothing moves, one line per thing the study is doing (validating oracles, loading a model).
+            if (p.phase && p.phase !== phase) write(`[${p.runId}] ${p.phase}…`);
+            phase = p.phase ?? "";
             if (!started(p) || counts === printed) return;
             const t = now();
             if (t - last < everyMs) return;
@@ -62,27 +87,34 @@ export function createLineProgress(write: (line: string) => void, everyMs = 5_00
 export function createProgressDisplay(opts: { tty?: boolean; everyMs?: number } = {}): ProgressDisplay {
     const tty = opts.tty ?? process.stderr.isTTY === true;
     if (!tty) return createLineProgress((line) => process.stderr.write(line + "\n"), opts.everyMs);
-    const multi = new cliProgress.MultiBar(
-        {
-            stream: process.stderr,
-            clearOnComplete: false,
-            hideCursor: true,
-            format: "{stage} |{bar}| {value}/{total} {extra}",
-            barsize: 30
-        },
-        cliProgress.Presets.shades_classic
-    );
-    const gen = multi.create(1, 0, { stage: "generate", extra: "" });
-    const judge = multi.create(1, 0, { stage: "judge   ", extra: "" });
+    // Bars are made on the first snapshot (a frame drawn before it showed "0/1 … ETA 0s" above the real bars).
+    let multi: cliProgress.MultiBar | undefined;
+    let gen: cliProgress.SingleBar | undefined;
+    let judge: cliProgress.SingleBar | undefined;
     return {
         update(p) {
-            gen.setTotal(Math.max(1, p.total));
-            gen.update(p.generated, { stage: "generate", extra: `${p.tokensPerS.toFixed(0)} tok/s${p.cached ? ` · ${p.cached} cached` : ""} · ${p.model} · ETA ${fmtEta(p.etaS)}` });
-            judge.setTotal(Math.max(1, p.toJudge));
-            judge.update(p.judged, { stage: "judge   ", extra: `${p.verdictsPerS.toFixed(1)} verdicts/s · ${p.passed} passed${p.errors ? ` · ${p.errors} errors` : ""}` });
+            const c = progressCounts(p);
+            // Before anything moves, a word of what is happening (validating oracles, loading a model).
+            const waiting = p.phase ? `${p.phase}…` : "";
+            if (!multi) {
+                multi = new cliProgress.MultiBar(
+                    { stream: process.stderr, clearOnComplete: false, hideCursor: true, format: "{stage} |{bar}| {value}/{total} {extra}", barsize: 30 },
+                    cliProgress.Presets.shades_classic
+                );
+                gen = multi.create(Math.max(1, c.total), c.generated, { stage: "generate", extra: waiting });
+                judge = multi.create(Math.max(1, c.toJudge), Math.max(0, c.judged), { stage: "judge   ", extra: "" });
+            }
+            const genExtra = waiting || [c.rate, p.cached ? `${p.cached} cached` : "", p.model, `ETA ${fmtEta(p.etaS)}`].filter(Boolean).join(" · ");
+            gen!.setTotal(Math.max(1, c.total));
+            gen!.update(c.generated, { stage: "generate", extra: genExtra });
+            judge!.setTotal(Math.max(1, c.toJudge));
+            judge!.update(Math.max(0, c.judged), {
+                stage: "judge   ",
+                extra: `${p.verdictsPerS.toFixed(1)} verdicts/s · ${p.passed} passed${c.harness ? ` · ${c.harness} truncated or judge_error` : ""}${p.errors ? ` · ${p.errors} errors` : ""}`
+            });
         },
         stop() {
-            multi.stop();
+            multi?.stop();
         }
     };
 }

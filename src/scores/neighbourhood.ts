@@ -108,6 +108,9 @@ export interface ScoreOptions {
 export interface PlannedNeighbourhood {
     instances: number;
     rounds: number;
+    /** The template's problem group and subgroups: a planned template without any outcome still shows under them. */
+    group?: string;
+    subgroups?: string[];
 }
 
 /** Outcomes that are not the model's, per neighbourhood or configuration. */
@@ -146,7 +149,60 @@ export function scoreNeighbourhoods(outcomes: readonly Outcome[], opts: ScoreOpt
     }
     const out: NeighbourhoodScore[] = [];
     for (const list of groups.values()) out.push(scoreOne(list, opts));
+    out.push(...unanswered(outcomes, groups, opts.planned));
     return out.sort((a, b) => a.config.localeCompare(b.config) || a.template.localeCompare(b.template));
+}
+
+/**
+ * The planned neighbourhoods of each configuration that have no outcome at all (every answer missing
+ * from a replay file, or not generated yet): they are part of the study, so they show as `no_data`
+ * with all their planned answers missing, and count in every coverage denominator.
+ */
+function unanswered(outcomes: readonly Outcome[], groups: ReadonlyMap<string, Outcome[]>, planned: ReadonlyMap<string, PlannedNeighbourhood> | undefined): NeighbourhoodScore[] {
+    if (!planned?.size) return [];
+    const configs = new Map<string, Outcome>();
+    for (const o of outcomes) if (!configs.has(o.config)) configs.set(o.config, o);
+    const out: NeighbourhoodScore[] = [];
+    for (const [key, plan] of planned) {
+        const [runId, template] = key.split("\u0000") as [string, string];
+        for (const c of configs.values()) {
+            if (c.runId !== runId || groups.has(`${c.config}\u0000${template}`)) continue;
+            const none: Interval = { lo: NaN, hi: NaN };
+            out.push({
+                runId,
+                config: c.config,
+                model: c.model,
+                quantization: c.quantization,
+                temperature: c.temperature,
+                wrapper: c.wrapper,
+                template,
+                group: plan.group ?? "",
+                subgroups: plan.subgroups ?? [],
+                M: 0,
+                Mtotal: plan.instances,
+                R: plan.rounds,
+                responses: 0,
+                correct: 0,
+                AS: NaN,
+                CPS: NaN,
+                CCS: NaN,
+                category: "no_data",
+                RLPR: NaN,
+                PSR: NaN,
+                gap: NaN,
+                AV: NaN,
+                RLPR_CI: none,
+                PSR_CI: none,
+                AV_CI: none,
+                passAtK: {},
+                passAtKNote: plan.rounds > 0 ? "no judged instance" : null,
+                verdicts: {},
+                harness: { truncated: 0, judge_error: 0, missing: plan.instances * plan.rounds },
+                instances: []
+            });
+        }
+    }
+    return out;
 }
 
 function scoreOne(list: Outcome[], opts: ScoreOptions): NeighbourhoodScore {

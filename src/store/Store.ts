@@ -1,4 +1,4 @@
-import { statSync } from "node:fs";
+import { accessSync, constants as fsConstants, existsSync, statSync } from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { EddyError, oneLine } from "../util/errors.js";
@@ -46,9 +46,34 @@ export function storeError(err: unknown, dbPath: string): unknown {
     if (code.startsWith("SQLITE_READONLY")) return new EddyError(`database ${dbPath} is read-only`, 74, { cause: err });
     if (code.startsWith("SQLITE_CORRUPT") || code.startsWith("SQLITE_NOTADB"))
         return new EddyError(`${dbPath} is not an eddy database or is damaged: ${oneLine(err)}`, 65, { cause: err });
-    if (code.startsWith("SQLITE_CANTOPEN")) return new EddyError(`cannot open database ${dbPath}`, 66, { cause: err });
+    if (code.startsWith("SQLITE_CANTOPEN")) return new EddyError(`cannot open database ${dbPath}: ${whyCannotOpen(dbPath, err)}`, 66, { cause: err });
     if (code.startsWith("SQLITE_IOERR")) return new EddyError(`I/O error on database ${dbPath}: ${oneLine(err)}`, 74, { cause: err });
     return err;
+}
+
+/** Why SQLite could not open a database file, in the words a user can act on. */
+function whyCannotOpen(dbPath: string, err: unknown): string {
+    const dir = path.dirname(dbPath);
+    try {
+        if (existsSync(dbPath) && statSync(dbPath).isDirectory()) return "it is a folder, not a file (name a file, e.g. --db study.db)";
+        if (!existsSync(dir)) return `the folder ${dir} does not exist`;
+        if (!statSync(dir).isDirectory()) return `${dir} is a file, not a folder`;
+        if (existsSync(dbPath)) {
+            try {
+                accessSync(dbPath, fsConstants.R_OK | fsConstants.W_OK);
+            } catch {
+                return "no permission to read and write it";
+            }
+        }
+        try {
+            accessSync(dir, fsConstants.W_OK);
+        } catch {
+            return `the folder ${dir} is not writable (SQLite needs to create its side files there)`;
+        }
+    } catch {
+        // fall through to SQLite's own words
+    }
+    return oneLine(err);
 }
 
 /** Open (creating if needed) the eddy database at `dbPath`, applying pending migrations. */
@@ -196,6 +221,26 @@ export class Store {
     }
 
     /** Set a run's status (and error / stats / isolation when given). */
+    /**
+     * Remove a run that holds nothing yet (no response, missing answer or verdict): one whose first session
+     * failed before its first answer (a corrupt GGUF, no python3) would otherwise stay as a `failed` run with
+     * 0 responses. True when removed; a run with anything in it, or with rows this method does not know of
+     * (a foreign key refuses), is kept.
+     */
+    dropEmptyRun(id: string): boolean {
+        try {
+            return this.write(() => {
+                const stored = (this.db.prepare("SELECT COUNT(*) AS n FROM generations g JOIN configurations c ON c.id = g.config_id WHERE c.run_id = ?").get(id) as { n: number }).n;
+                if (stored > 0) return false;
+                for (const table of ["configurations", "instances", "run_templates", "run_leases", "mutate_studies"])
+                    this.db.prepare(`DELETE FROM ${table} WHERE run_id = ?`).run(id);
+                return this.db.prepare("DELETE FROM runs WHERE id = ?").run(id).changes === 1;
+            });
+        } catch {
+            return false;
+        }
+    }
+
     setRunStatus(id: string, status: RunStatus, extra: { error?: string | null; stats?: unknown; isolationLevel?: string; isolation?: unknown } = {}): void {
         this.write(() => {
             this.db

@@ -19,6 +19,7 @@ const BIN = path.join(ROOT, "dist/cli/bin.js");
 /** README lines that are not run here, each with the reason (and where else it is covered). */
 const NOT_RUN: [pattern: RegExp, why: string][] = [
     [/^npm (install|ci)\b/, "installs the project: it is what CI itself does before the tests"],
+    [/^scripts\/setup\.sh\b/, "installs system packages and the project (what CI does first); test/docs/hints.test.ts runs its --check"],
     [/^npm test\b/, "runs this very suite"],
     [/^npm start\b/, "is `eddy demo`, which runs below"],
     [/^npm link\b/, "puts eddy on PATH: stood in for by the `eddy` this test puts first on PATH"],
@@ -127,20 +128,36 @@ function writeExampleFixtures(work: string): void {
 /** Generous: CI machines run these beside the rest of the suite; the slowest example takes ~110 s there. */
 const EXAMPLE_LIMIT_MS = 240_000;
 
-function runExample(ex: Example): { status: number | string | null; output: string; ms: number } {
+/** Columns every table and message fits (the issue's rule; terminals may be wider, logs are read at this width). */
+const WIDTH = 100;
+
+/**
+ * Output that is data, not a table or message: JSON, CSV, Markdown and JSONL on stdout, and a model's
+ * own text (`eddy generate` prints what the model wrote). Its stderr is still held to the width.
+ */
+const DATA_ON_STDOUT = /--json\b|--format (json|jsonl|csv|md|evalplus|inspect)\b|^eddy export\b(?!.*--out)|^eddy generate\b|^eddy judge\b.*--json/;
+
+/** Lines of `text` wider than WIDTH columns (code points), with their width. */
+function tooWide(text: string): string[] {
+    return text.split("\n").flatMap((l) => ([...l].length > WIDTH ? [`${[...l].length} cols: ${l.slice(0, 140)}`] : []));
+}
+
+function runExample(ex: Example): { status: number | string | null; output: string; ms: number; wide: string[] } {
     const t0 = performance.now();
     const r = spawnSync("bash", ["-c", ex.command], { cwd: path.join(sandbox, "repo"), env: env(), encoding: "utf8", timeout: EXAMPLE_LIMIT_MS });
     // A killed example says so: "exited null" hid a timeout on a loaded CI machine.
     const status = r.status ?? (r.signal ? `killed by ${r.signal} (limit ${EXAMPLE_LIMIT_MS / 1000} s)` : null);
-    return { status, output: `${r.stdout ?? ""}${r.stderr ?? ""}`.slice(-2000), ms: performance.now() - t0 };
+    const wide = [...(DATA_ON_STDOUT.test(ex.command) ? [] : tooWide(r.stdout ?? "")), ...tooWide(r.stderr ?? "")];
+    return { status, output: `${r.stdout ?? ""}${r.stderr ?? ""}`.slice(-2000), ms: performance.now() - t0, wide };
 }
 
 /**
  * Runs each example not run before, in order, adding it to `seen`; returns the failures (with output)
  * after printing what was not run and the slowest.
  */
-function runAll(examples: Example[], seen: Set<string>): { failures: string[]; ran: number; repeated: number } {
+function runAll(examples: Example[], seen: Set<string>): { failures: string[]; ran: number; repeated: number; wide: string[] } {
     const failures: string[] = [];
+    const wide: string[] = [];
     const skipped: string[] = [];
     const times: [number, string][] = [];
     let ran = 0;
@@ -160,11 +177,12 @@ function runAll(examples: Example[], seen: Set<string>): { failures: string[]; r
         ran++;
         times.push([r.ms, ex.command]);
         if (r.status !== 0) failures.push(`${ex.source}: \`${ex.command}\` exited ${r.status}\n${r.output}`);
+        if (r.wide.length) wide.push(`${ex.source}: \`${ex.command}\`:\n  ${r.wide.join("\n  ")}`);
     }
     process.stdout.write(`examples: ran ${ran}, ${repeated} already run, not run ${skipped.length}:\n${skipped.map((s) => `  ${s}`).join("\n")}\n`);
     const slowest = times.sort((a, b) => b[0] - a[0]).slice(0, 5);
     process.stdout.write(`slowest examples:\n${slowest.map(([ms, c]) => `  ${(ms / 1000).toFixed(1)}s  ${c}`).join("\n")}\n`);
-    return { failures, ran, repeated };
+    return { failures, ran, repeated, wide };
 }
 
 /**
@@ -184,9 +202,11 @@ export function examplesSuite(): void {
         it("README.md: every command line exits 0", () => {
             const fromReadme = readmeExamples();
             expect(fromReadme.length).toBeGreaterThan(10);
-            const { failures, ran } = runAll(fromReadme, seen);
+            const { failures, ran, wide } = runAll(fromReadme, seen);
             expect(failures).toEqual([]);
             expect(ran).toBeGreaterThan(20);
+            // The width test: every table and message of the walkthrough fits 100 columns.
+            expect(wide).toEqual([]);
         }, 900_000);
 
         it("every command's --help: every example exits 0", () => {

@@ -161,6 +161,7 @@ describe("eddy merge", () => {
 
         const ok = await execa("node", [BIN, "merge", a, b, "--into", path.join(dir, "cli.db")], { reject: false, env: process.env });
         expect(ok.exitCode).toBe(0);
-        expect(ok.stdout).toMatch(/nodeB\.db \(node [0-9A-Z]{26}\): new runs 1, configurations 2, .*generations 12/);
+        // Lines wrap at 100 columns, continuations indented: read them joined.
+        expect(ok.stdout.replace(/\n {4,}/g, " ")).toMatch(/nodeB\.db \(node [0-9A-Z]{26}\): new runs 1, configurations 2, .*generations 12/);
     });
 });

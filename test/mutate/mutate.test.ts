@@ -175,6 +175,10 @@ describe("sensitivity report on scripted outcomes (hand-computed)", () => {
             expect(r.iou.map((x) => [x.k, x.mean])).toEqual([[1, 0], [2, 1]]);
             expect(renderMutateText(r)).toMatch(/B t=0: no judged response under default-m02 .*left out of Z, MPI, Kendall's W and top-k IoU, not counted as 0/);
             expect(renderMutateHtml(r)).toContain("left out of Z, MPI, Kendall");
+            // What the values rest on: B judged 4 of 6 planned instances (3 variants × 2), 2 answers truncated.
+            expect(b.answers).toEqual({ judged: 4, total: 6, responses: 4, truncated: 2, judge_error: 0, missing: 0 });
+            expect(renderMutateText(r)).toMatch(/^ {2}B t=0 +4 of 6 +4 +2 +0 +0$/m);
+            expect(renderMutateHtml(r)).toContain("<td>4 of 6</td>");
         } finally {
             store.close();
         }

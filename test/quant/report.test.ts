@@ -72,6 +72,44 @@ describe("quantisation report", () => {
     });
 });
 
+describe("quantisation verdict on too little data", () => {
+    const tiny = (out: typeof OUT) =>
+        buildQuantReport({
+            runId: "run-2", db: "/tmp/x.db", study: { templates: ["t1"], instances: 3, rounds: 1, seed: 1, temperature: 0, wrapper: "default", maxTokens: 64 },
+            files: FILES.slice(0, 3), reference: "/m/m-f16.gguf", outcomes: out, driftSource: "skipped", driftTexts: 0,
+            configurations: FILES.slice(0, 3).map((f) => ({ modelPath: f.path, quantization: f.quantization, promptTokensPerS: 500, generationTokensPerS: 50 })), bootstrapSeed: 3
+        });
+
+    it("names no winner on 3 instances × 1 round with every AS at 0, and says what would be enough", async () => {
+        const r = tiny([...outcomes("m-f16", { t1: ["A", "A", "A"] }), ...outcomes("m-q8_0", { t1: ["A", "A", "A"] }), ...outcomes("m-q4_0", { t1: ["A", "A", "A"] })]);
+        expect(r.files.slice(1).map((f) => [f.not_worse, f.evidence])).toEqual([
+            [null, { reference_passed: 0, needed: 6, enough: false }],
+            [null, { reference_passed: 0, needed: 6, enough: false }]
+        ]);
+        expect(r.cheapest_not_worse).toBeNull();
+        expect(r.verdict.decided).toBe(false);
+        expect(r.verdict.text).toMatch(/^Too little data to decide whether Q4_0 is worse than the reference: the reference passed 0 of the compared answers.*at least 6 reference passes/);
+        const text = renderQuantText(r);
+        expect(text).not.toContain("Cheapest file not significantly worse");
+        expect(text).toContain("Too little data to decide");
+        expect(text).toMatch(/Q4_0 .*n\/a/);
+        // HTML says the same, not the reference as the "cheapest".
+        const html = await renderQuantHtml(r);
+        expect(html).toMatch(/<p id="verdict">Too little data to decide whether Q4_0/);
+    });
+
+    it("with enough reference passes, decides; with nothing compared, shows no McNemar p", () => {
+        const six = tiny([...outcomes("m-f16", { t1: ["PP", "PP", "PP"] }), ...outcomes("m-q8_0", { t1: ["PP", "PP", "PP"] }), ...outcomes("m-q4_0", { t1: ["PP", "PP", "PP"] })]);
+        expect(six.verdict).toMatchObject({ decided: true, file: "/m/m-q4_0.gguf" });
+        const none = tiny([...outcomes("m-f16", { t1: ["PP", "PP", "PP"] }), ...outcomes("m-q8_0", { t1: ["PP", "PP", "PP"] }), ...outcomes("m-q4_0", { t1: ["TT", "TT", "TT"] })]);
+        const q4 = none.files[2]!;
+        expect([q4.instances, q4.not_worse]).toEqual([0, null]);
+        expect(none.verdict.text).toMatch(/Q4_0 .*no instance could be compared/);
+        // Q4_0: 0 compared, no p (a p of 1 would read as evidence).
+        expect(renderQuantText(none)).toMatch(/^Q4_0 +0 +– +0\/0 +0\/0$/m);
+    });
+});
+
 describe("Pareto front", () => {
     it("keeps the points nothing cheaper beats", () => {
         const pts = [

@@ -87,12 +87,16 @@ describe("eddy report / eddy compare on a stored study", () => {
         expect(widest(list)).toBeLessThanOrEqual(100);
         expect(list.split("\n")).toHaveLength(2 + 1 + 1); // header, rule, one line for the run, final newline
         expect(list).toContain("…");
-        expect(list).toContain("M=20 R=5 t=0,0.8");
+        // The id is shortened from its end only: what is shown is a prefix that `runs show` accepts.
+        const shown = list.split("\n")[2]!.split(/\s+/)[0]!.replace(/…$/, "");
+        expect(id.startsWith(shown) && shown.length >= 15).toBe(true);
+        expect(execFileSync(process.execPath, [BIN, "runs", "show", shown, "--db", long], { encoding: "utf8" })).toContain(`run ${id}`);
         const json = JSON.parse(execFileSync(process.execPath, [BIN, "runs", "list", "--db", long, "--json"], { encoding: "utf8" }));
         expect(json[0].id).toBe(id);
         expect(json[0].config.templates).toContain("gcd_range");
         const all = execFileSync(process.execPath, [BIN, "runs", "list", "--db", long, "--wide"], { encoding: "utf8" });
         expect(all).toContain(id);
+        expect(all).toContain("M=20 R=5 t=0,0.8"); // the study, with --wide
         expect(all).toContain("\\x1b[2Jgcd_range"); // control characters escaped, in the table and in `runs show`
         const show = execFileSync(process.execPath, [BIN, "runs", "show", id, "--db", long], { encoding: "utf8" });
         expect(show).toContain("\\x1b[2Jgcd_range");

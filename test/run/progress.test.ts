@@ -28,8 +28,27 @@ describe("progress lines without a terminal", () => {
         d.update(snap({ total: 10, generated: 10, toJudge: 10, judged: 10, passed: 3, elapsedS: 41, final: true }));
         d.update(snap({ total: 10, generated: 10, toJudge: 10, judged: 10, final: true }));
         expect(lines).toHaveLength(3);
-        expect(lines[2]).toBe("[r1] generated 10/10 · 0 tok/s · judged 10/10 passed 3 · 0.0 verdicts/s · done in 41s");
+        expect(lines[2]).toBe("[r1] generated 10/10 · judged 10/10 passed 3 · 0.0 verdicts/s · done in 41s");
         expect(lines.join("\n")).not.toMatch(/ETA \?|judged 0\/0/);
+    });
+
+    it("count a resumed run from what was stored, leave the harness's verdicts out of judged, and show no rate where nothing is decoded", () => {
+        // 28 of 300 stored before this session; 4 more now, 2 of them judged, 1 truncated.
+        const resumed = snap({ total: 272, generated: 4, toJudge: 4, judged: 2, harness: 1, passed: 1, planned: 300, before: { generated: 28, judged: 28 }, tokens: 100, tokensPerS: 12 });
+        expect(progressLine(resumed)).toBe("[r1] generated 32/300 · 12 tok/s · judged 29/32 passed 1 (1 truncated or judge_error) · 0.0 verdicts/s");
+        // All 48 truncated: none judged.
+        expect(progressLine(snap({ total: 48, generated: 48, toJudge: 48, judged: 48, harness: 48, tokens: 900, tokensPerS: 30 }))).toContain("judged 0/48 passed 0 (48 truncated or judge_error)");
+        // The reference backend decodes nothing: no "0 tok/s".
+        expect(progressLine(snap({ total: 5, generated: 5, toJudge: 5, judged: 5, passed: 5 }))).toBe("[r1] generated 5/5 · judged 5/5 passed 5 · 0.0 verdicts/s");
+    });
+
+    it("say what is happening while nothing moves, once per phase", () => {
+        const lines: string[] = [];
+        const d = createLineProgress((l) => lines.push(l), 5000, () => 0);
+        for (let i = 0; i < 3; i++) d.update(snap({ phase: "validating oracles" }));
+        d.update(snap({ phase: "loading tiny" }));
+        d.update(snap({ phase: "loading tiny" }));
+        expect(lines).toEqual(["[r1] validating oracles…", "[r1] loading tiny…"]);
     });
 
     it("a session with nothing to do prints nothing at all", () => {

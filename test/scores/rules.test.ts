@@ -179,6 +179,25 @@ describe("coverage: instances without a judged response stay visible and block t
         const [none] = scoreNeighbourhoods(neighbourhood([["truncated"]]));
         expect([none!.M, none!.Mtotal, none!.category]).toEqual([0, 1, "no_data"]);
     });
+    it("a planned template whose answers are all missing still counts: No data, its instances in the coverage denominator", () => {
+        // Template t1 answered on 4 instances; t2 planned with 5 instances × 2 rounds and not one outcome.
+        const t1 = neighbourhood([[1, 1], [1, 0], [1, 1], [0, 0]], { runId: "r" });
+        const planned = new Map([
+            [plannedKey("r", "t1"), { instances: 4, rounds: 2 }],
+            [plannedKey("r", "t2"), { instances: 5, rounds: 2, group: "list", subgroups: ["slicing"] }]
+        ]);
+        const scores = scoreNeighbourhoods(t1, { planned });
+        expect(scores.map((s) => s.template)).toEqual(["t1", "t2"]);
+        const t2 = scores[1]!;
+        expect([t2.config, t2.M, t2.Mtotal, t2.R, t2.category, t2.group, t2.harness.missing]).toEqual([scores[0]!.config, 0, 5, 2, "no_data", "list", 10]);
+        const [c] = summariseConfigs(scores);
+        expect(c!.coverage).toEqual({ judged: 4, total: 9 });
+        expect(c!.harness.missing).toBe(10);
+        expect([c!.categories.n, c!.categories.shares.no_data]).toEqual([2, 0.5]);
+        // A planned template of another run is not this configuration's.
+        const other = scoreNeighbourhoods(t1, { planned: new Map([[plannedKey("other", "t2"), { instances: 5, rounds: 2 }]]) });
+        expect(other.map((s) => s.template)).toEqual(["t1"]);
+    });
     it("uses the planned R, so a round missing everywhere shows and limits pass@k", () => {
         // 3 instances, R = 3 planned, every third round missing (e.g. absent from a replay file).
         const two = neighbourhood([[1, 1], [1, 0], [1, 1]], { runId: "r" });

@@ -1,3 +1,4 @@
+import { logLine, note } from "../messages.js";
 import path from "node:path";
 import type { Command } from "commander";
 import { auditDeterminism, determinismLines, recordAudit } from "../../audit/determinism.js";
@@ -120,8 +121,8 @@ Exit code 3 when any response differs between sessions.`
                     ...(s.gpu !== undefined ? { gpu: s.gpu } : {}),
                     ...(s.judgeWorkers !== undefined ? { judgeWorkers: s.judgeWorkers } : {}),
                     ...(f.allowUnsandboxed ? { allowUnsandboxed: true } : {}),
-                    hooks: { library: templateLibrary(), signal: stop.signal, onLog: (l) => process.stderr.write(`eddy: ${l}\n`) },
-                    onSession: (label) => process.stderr.write(`eddy: audit session ${label}\n`)
+                    hooks: { library: templateLibrary(), signal: stop.signal, onLog: logLine },
+                    onSession: (label) => note(`audit session ${label}`)
                 });
                 const store = openStore(db);
                 try {

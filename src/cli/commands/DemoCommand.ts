@@ -1,3 +1,5 @@
+import { shellQuote } from "../messages.js";
+import { logLine, note } from "../messages.js";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
@@ -48,7 +50,7 @@ export function registerDemoCommand(program: Command): void {
             const tiny = ensureTinyModels();
             const templates = o.templates ?? demoTemplates(4);
             const common = { templates, instances: o.instances, rounds: o.rounds, seed: 1, db, maxTokens: 48 };
-            process.stderr.write(`eddy demo: templates ${templates}; M=${o.instances} R=${o.rounds}\n`);
+            note(`demo: templates ${templates}; M=${o.instances} R=${o.rounds}`);
             // A simulated flawed model (oracle mutants at per-template rates), judged through the replay
             // backend: what the scores look like for a model that is sometimes wrong, with no code model here.
             const simulated = path.join(path.dirname(db), "demo-simulated-answers.jsonl");
@@ -72,7 +74,7 @@ export function registerDemoCommand(program: Command): void {
                 const result = await runStudy(config, {
                     library: templateLibrary(),
                     onProgress: (p) => display.update(p),
-                    onLog: (l) => process.stderr.write(`eddy: ${l}\n`)
+                    onLog: logLine
                 }).finally(() => display.stop());
                 process.stderr.write(summarize(result) + "\n");
                 runIds.push(result.runId);
@@ -113,8 +115,8 @@ export function registerDemoCommand(program: Command): void {
                 safeTerminalText(`runs:     ${runIds.join(" ")}`),
                 safeTerminalText(`report:   ${reportFile}`),
                 "again:",
-                shellLines(["eddy report", ...runIds, `--db ${db}`, "--format html"], o.wide ? Infinity : width),
-                shellLines(["eddy runs show", runIds[0]!, `--db ${db}`], o.wide ? Infinity : width)
+                shellLines(["eddy report", ...runIds, `--db ${shellQuote(db)}`, "--format html"], o.wide ? Infinity : width),
+                shellLines(["eddy runs show", runIds[0]!, `--db ${shellQuote(db)}`], o.wide ? Infinity : width)
             ];
             process.stdout.write(out.join("\n") + "\n");
         });

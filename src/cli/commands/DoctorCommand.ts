@@ -9,6 +9,7 @@ import { oneLine } from "../../util/errors.js";
 import { safeTerminalLine } from "../../util/safeText.js";
 import { renderPairs } from "../../report/terminalTable.js";
 import { serverOffers, type Offer } from "../../inference/backends.js";
+import { MESSAGE_WIDTH, wrapText } from "../messages.js";
 
 /** What `eddy doctor` finds. */
 export interface DoctorReport {
@@ -55,6 +56,7 @@ export function registerDoctorCommand(program: Command): void {
             }
             if (opts.json) {
                 process.stdout.write(JSON.stringify(report, null, 2) + "\n");
+                if (report.python3 === null) process.exitCode = 1;
                 return;
             }
             const iso = report.isolation;
@@ -86,7 +88,9 @@ export function registerDoctorCommand(program: Command): void {
             ]);
             const notes = (iso?.notes ?? []).map((note): [string, string] => ["", note]);
             for (const line of renderPairs([...lines, ...notes])) process.stdout.write(line + "\n");
-            for (const p of report.problems) process.stdout.write(`problem: ${safeTerminalLine(p)}\n`);
+            for (const p of report.problems) process.stdout.write(wrapText(`problem: ${safeTerminalLine(p)}`, MESSAGE_WIDTH, "         ") + "\n");
+            // Without Python nothing can be judged: a script that checks `eddy doctor` must see it fail.
+            if (report.python3 === null) process.exitCode = 1;
         });
 }
 
@@ -96,7 +100,7 @@ async function diagnose(python: string): Promise<DoctorReport> {
     try {
         py = execFileSync(python, ["--version"], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
     } catch {
-        problems.push(`${python} not found: the judge needs Python ${minPython()}+`);
+        problems.push(`${python} not found: the judge needs Python ${minPython()}+ (Debian/Ubuntu: sudo apt-get install python3)`);
     }
     const report: DoctorReport = {
         node: process.version,

@@ -1,3 +1,4 @@
+import { note } from "../messages.js";
 import type { Command } from "commander";
 import { EddyError } from "../../util/errors.js";
 import { defaultDbPath } from "../../util/paths.js";
@@ -75,7 +76,11 @@ export function registerExportCommand(program: Command): void {
             } finally {
                 store.close();
             }
-            if (o.out) writeOut(o.out, text);
-            else process.stdout.write(text);
+            if (o.out) {
+                writeOut(o.out, text);
+                // stdout stays the data's (nothing else on it); what was written is said on stderr.
+                const rows = o.format === "jsonl" || o.format === "evalplus" ? text.split("\n").filter((l) => l !== "").length : o.format === "csv" ? Math.max(0, text.split("\r\n").filter((l) => l !== "").length - 1) : undefined;
+                note(`export written to ${o.out} (${o.format}${rows !== undefined ? `, ${rows} row${rows === 1 ? "" : "s"}` : ""}, ${Buffer.byteLength(text)} bytes)`);
+            } else process.stdout.write(text);
         });
 }

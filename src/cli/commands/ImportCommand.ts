@@ -1,3 +1,4 @@
+import { logLine, print } from "../messages.js";
 import type { Command } from "commander";
 import { importTurbulence } from "../../import/turbulence/importQuestions.js";
 import { DEFAULT_RERUN_SEEDS, importTurbulenceResults } from "../../import/turbulence/importResults.js";
@@ -45,7 +46,7 @@ export function registerImportCommand(program: Command): void {
                 ...(o.results ? { results: o.results } : {}),
                 ...(o.strict ? { strict: true } : {}),
                 ...(o.workers ? { workers: o.workers } : {}),
-                onLog: (line) => process.stderr.write(safeTerminalLine(line) + "\n")
+                onLog: logLine
             });
             if (o.json) {
                 process.stdout.write(JSON.stringify(summary, null, 2) + "\n");
@@ -54,16 +55,12 @@ export function registerImportCommand(program: Command): void {
             const now = summary.templates.filter((t) => summary.imported.includes(t.id));
             for (const t of now) {
                 const m = t.mutants;
-                process.stdout.write(
-                    safeTerminalLine(
-                        `${t.id}: ${t.function}, ${t.instances} instance(s) from ${t.paramsSource}, comparator ${t.comparator}, arguments ${t.arguments}, mutants ${m.derived.length} derived + ${m.generic.length} generic, validation ${t.validation.how}${t.warnings.length ? `, ${t.warnings.length} warning(s)` : ""}`
-                    ) + "\n"
+                print(
+                    `${t.id}: ${t.function}, ${t.instances} instance(s) from ${t.paramsSource}, comparator ${t.comparator}, arguments ${t.arguments}, mutants ${m.derived.length} derived + ${m.generic.length} generic, validation ${t.validation.how}${t.warnings.length ? `, ${t.warnings.length} warning(s)` : ""}`
                 );
             }
-            for (const s of summary.skipped) process.stdout.write(safeTerminalLine(`skipped ${s.location}: ${s.reason}`) + "\n");
-            process.stdout.write(
-                `${now.length} template(s) imported into ${summary.out}${summary.skipped.length ? `, ${summary.skipped.length} question(s) skipped` : ""} (summary: turbulence-import.json)\n`
-            );
+            for (const s of summary.skipped) print(`skipped ${s.location}: ${s.reason}`);
+            print(`${now.length} template(s) imported into ${summary.out}${summary.skipped.length ? `, ${summary.skipped.length} question(s) skipped` : ""} (summary: turbulence-import.json)`);
         });
 
     replayImportFlags(
@@ -93,11 +90,11 @@ export function registerImportCommand(program: Command): void {
                     return;
                 }
                 for (const r of summary.runs)
-                    process.stdout.write(
-                        `run ${r.runId}: ${summary.model} t=${summary.temperature}, ${r.templates.length} template(s) × ${r.instances} instance(s) × ${r.rounds} round(s), ${r.responses} response(s)${r.missing ? `, ${r.missing} missing` : ""}${r.reruns ? `, ${r.reruns} published test(s) re-run` : ""}\n`
+                    print(
+                        `run ${r.runId}: ${summary.model} t=${summary.temperature}, ${r.templates.length} template(s) × ${r.instances} instance(s) × ${r.rounds} round(s), ${r.responses} response(s)${r.missing ? `, ${r.missing} missing` : ""}${r.reruns ? `, ${r.reruns} published test(s) re-run` : ""}`
                     );
-                process.stdout.write(`responses read as: ${Object.entries(summary.forms).map(([f, n]) => `${f} ${n}`).join(", ") || "none"}\n`);
-                for (const s of summary.skipped) process.stdout.write(safeTerminalLine(`skipped ${s.location}: ${s.reason}`) + "\n");
+                print(`responses read as: ${Object.entries(summary.forms).map(([f, n]) => `${f} ${n}`).join(", ") || "none"}`);
+                for (const s of summary.skipped) print(`skipped ${s.location}: ${s.reason}`);
                 process.stdout.write(`next: eddy report ${summary.runs.map((r) => r.runId).join(" ")}\n`);
             }
         );

@@ -1,3 +1,4 @@
+import { warn } from "../messages.js";
 import { open } from "node:fs/promises";
 import { parseLanguage } from "../../languages/languages.js";
 import type { Command } from "commander";
@@ -128,7 +129,7 @@ async function judgeOne(opts: JudgeOptions): Promise<void> {
         } else {
             // The detail quotes the answer's own output and exceptions: never raw escape codes on a terminal.
             process.stdout.write(`${verdict.category}  ${safeTerminalLine(verdict.detail)}  (${verdict.ms.toFixed(0)} ms)\n`);
-            if (!pool.isolation.sandboxed) process.stderr.write("eddy: warning: this answer ran WITHOUT a sandbox (see 'eddy doctor')\n");
+            if (!pool.isolation.sandboxed) warn("this answer ran WITHOUT a sandbox (see 'eddy doctor')");
         }
         if (verdict.category === "judge_error") {
             if (!opts.json) process.stderr.write(`eddy: the judge itself failed (not the answer's fault): ${safeTerminalLine(verdict.detail)}\n`);

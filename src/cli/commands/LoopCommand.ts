@@ -1,3 +1,4 @@
+import { ensureTinyEmbedModel } from "../../embed/tinyEmbedModel.js";
 import type { Command } from "commander";
 import path from "node:path";
 import { BACKEND_NAMES, backendDescriptor, DEFAULT_BACKEND } from "../../inference/backends.js";
@@ -11,6 +12,7 @@ import { safeTerminalLine } from "../../util/safeText.js";
 import { reportFormat, writeReport } from "./reportOutput.js";
 import { addStudyExecutionOptions, addStudyStoreOptions, collect, settingsFromFlags, stopOnSigint, type StudyConfigFlags, type StudyOptionTexts } from "./studyOptions.js";
 import { templateLibrary } from "../templateLibrary.js";
+import { logLine, note, noteWithCommand, resumeCommand, warn } from "../messages.js";
 
 /** Flags of `eddy loop run`: the study's (as `eddy run` parses them) and the loop's own. */
 interface LoopFlags extends StudyConfigFlags {
@@ -53,14 +55,14 @@ export function registerLoopCommand(program: Command): void {
     addStudyStoreOptions(cmd, LOOP_OPTION_TEXTS)
         .addHelpText("after", "\nExamples:\n  $ eddy loop run -m models/eddy-tiny-f32.gguf -t list_every_kth -M 3 -N 5 --threads 1\n  $ eddy loop run --backend reference -t list -M 2\n  $ eddy loop run --backend reference -t list_rotate_right -M 2 -N 2 --translate python,javascript,ruby,python\n  $ eddy loop report latest --format html --out loop.html   # latest: the newest loop run; or its id")
         .action(async (o: LoopFlags) => {
-            const { merged, flags } = settingsFromFlags(o, { maxLoops: o.loops, summariser: o.summariser && path.resolve(o.summariser), embedModel: o.embedModel && path.resolve(o.embedModel), translate: o.translate });
+            const { merged, flags } = settingsFromFlags(o, { maxLoops: o.loops, summariser: o.summariser && path.resolve(o.summariser), embedModel: o.embedModel && ensureTinyEmbedModel(path.resolve(o.embedModel)), translate: o.translate });
             // Bad values and unknown settings (a config file's) are one line before anything runs.
             const s = parseLoopSettings(merged);
             if (s.resume !== undefined) {
                 // As for a run: the stored settings win over everything but the operational ones.
                 const ignored = Object.keys(flags).filter((k) => !(OPERATIONAL_KEYS as readonly string[]).includes(k));
                 if (ignored.length)
-                    process.stderr.write(`eddy: --resume continues loop run ${s.resume} as it was configured; ignoring ${ignored.join(", ")} (start a new run with --fresh to change them)\n`);
+                    warn(`--resume continues loop run ${s.resume} as it was configured; ignoring ${ignored.join(", ")} (start a new run with --fresh to change them)`);
             }
             // One loop run per model (several: e.g. quantisations side by side).
             const modelled = backendDescriptor(s.backend ?? DEFAULT_BACKEND).models !== "none";
@@ -72,14 +74,14 @@ export function registerLoopCommand(program: Command): void {
                     const r = await runLoop(config, {
                         library: templateLibrary(),
                         signal: stop.signal,
-                        onLog: (l) => process.stderr.write(`eddy: ${safeTerminalLine(l)}\n`),
-                        onRunId: (id) => process.stderr.write(`eddy: loop run ${id} (database ${config.db ?? defaultDbPath()})\n`),
-                        onProgress: (p) => process.stderr.write(`eddy: ${p.phase} loop ${p.loop}: ${p.active} of ${p.tasks} tasks active\n`)
+                        onLog: logLine,
+                        onRunId: (id) => note(`loop run ${id} (database ${config.db ?? defaultDbPath()})`),
+                        onProgress: (p) => note(`${p.phase} loop ${p.loop}: ${p.active} of ${p.tasks} tasks active`)
                     });
                     process.stdout.write(r.runId + "\n");
                     if (r.status !== "complete") {
                         process.exitCode = stop.signal.aborted ? 130 : 1;
-                        process.stderr.write(`eddy: loop run ${r.runId} is ${r.status}; continue with 'eddy loop run --resume ${r.runId}'\n`);
+                        noteWithCommand(`loop run ${r.runId} is ${r.status}; continue with`, resumeCommand(r.runId, config.db, ["loop", "run"]));
                         if (stop.signal.aborted) break;
                     }
                 }

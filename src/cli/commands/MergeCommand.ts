@@ -1,3 +1,4 @@
+import { print } from "../messages.js";
 import type { Command } from "commander";
 import { describeConflict } from "../../merge/describeConflict.js";
 import { MergeConflictError, mergeStores } from "../../store/merge.js";
@@ -22,10 +23,10 @@ export function registerMergeCommand(program: Command): void {
                 for (const s of r.sources) {
                     const fmt = (m: Record<string, number>): string => Object.entries(m).map(([t, n]) => `${t} ${n}`).join(", ") || "nothing";
                     const renamed = Object.entries(s.runs).filter(([a, b]) => a !== b).map(([a, b]) => `${a} → ${b} (same config hash)`);
-                    process.stdout.write(safeTerminalLine(`${s.path} (node ${s.nodeId}): new ${fmt(s.inserted)}; already there ${fmt(s.same)}`) + "\n");
-                    for (const line of renamed) process.stdout.write(`  run ${safeTerminalLine(line)}\n`);
+                    print(`${s.path} (node ${s.nodeId}): new ${fmt(s.inserted)}; already there ${fmt(s.same)}`);
+                    for (const line of renamed) print(`  run ${line}`);
                 }
-                process.stdout.write(`merged into ${safeTerminalLine(r.into)} (node ${r.nodeId})\n`);
+                print(`merged into ${r.into} (node ${r.nodeId})`);
             } catch (err) {
                 if (!(err instanceof MergeConflictError)) throw err;
                 for (const c of err.conflicts.slice(0, SHOWN)) process.stderr.write(`conflict: ${safeTerminalLine(describeConflict(c))}\n`);

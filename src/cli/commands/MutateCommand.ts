@@ -1,3 +1,4 @@
+import { ensureTinyEmbedModel } from "../../embed/tinyEmbedModel.js";
 import type { Command } from "commander";
 import { BACKEND_NAMES } from "../../inference/backends.js";
 import { Embedder } from "../../embed/Embedder.js";
@@ -13,6 +14,8 @@ import { safeTerminalLine } from "../../util/safeText.js";
 import { reportFormat, writeReport } from "./reportOutput.js";
 import { addStudyExecutionOptions, addStudyShapeOptions, addStudyStoreOptions, collect, stopOnSigint, studyConfigFromFlags, type StudyConfigFlags, type StudyOptionTexts } from "./studyOptions.js";
 import { templateLibrary } from "../templateLibrary.js";
+import { logLine, note, noteWithCommand, resumeCommand, wrapText } from "../messages.js";
+import { renderTable, terminalWidth } from "../../report/terminalTable.js";
 
 const TEXTS: StudyOptionTexts = {
     temperature: ["--temperature <t[,t...]>", "sampling temperature(s); 0 is greedy (default 0)"],
@@ -31,7 +34,7 @@ interface VariantFlags {
 function embedModelOf(f: VariantFlags): string {
     const m = f.embedModel ?? process.env.EDDY_EMBED_MODEL;
     if (!m) throw new EddyError("no embedding model: pass --embed-model <folder> (a Hugging Face folder with onnx/model.onnx) or set EDDY_EMBED_MODEL");
-    return m;
+    return ensureTinyEmbedModel(m);
 }
 
 function thresholdOf(f: VariantFlags): number {
@@ -48,7 +51,7 @@ function countOf(f: VariantFlags): number {
 
 function printVariants(vs: VariantRecord[]): void {
     for (const v of vs)
-        process.stderr.write(`eddy: ${v.kept ? "kept    " : "rejected"} ${v.id}  cos ${v.similarity.toFixed(3)}  ${safeTerminalLine(v.operations.join(" + "))}\n`);
+        note(`${v.kept ? "kept    " : "rejected"} ${v.id}  cos ${v.similarity.toFixed(3)}  ${v.operations.join(" + ")}`);
 }
 
 const addVariantOptions = (cmd: Command): Command =>
@@ -69,9 +72,11 @@ export function registerMutateCommand(program: Command): void {
         try {
             const vs = await generateVariants(original, embedder, { count: countOf(f), minSimilarity: thresholdOf(f) });
             if (f.json) process.stdout.write(JSON.stringify(vs, null, 2) + "\n");
-            else
-                for (const v of vs)
-                    process.stdout.write(`${v.kept ? "kept" : "rejected"}\t${v.id}\t${v.similarity.toFixed(3)}\t${v.operations.join(" + ")}\n`);
+            else {
+                const rows = vs.map((v) => [v.id, v.kept ? "kept" : "rejected", v.similarity.toFixed(3), v.operations.join(" + ")]);
+                process.stdout.write(renderTable([{ head: "variant", fixed: true }, { head: "kept", fixed: true }, { head: "cosine", fixed: true }, "operations"], rows, { width: terminalWidth() }) + "\n");
+                process.stdout.write(wrapText(`kept: cosine similarity to '${original.id}' >= ${thresholdOf(f)} (--min-similarity); --json for every value`) + "\n");
+            }
         } finally {
             await embedder.close();
         }
@@ -96,8 +101,8 @@ export function registerMutateCommand(program: Command): void {
                 const hooks = {
                     library: templateLibrary(),
                     signal: stop.signal,
-                    onLog: (l: string) => process.stderr.write(`eddy: ${safeTerminalLine(l)}\n`),
-                    onRunId: (id: string) => process.stderr.write(`eddy: run ${id} (database ${config.db ?? defaultDbPath()})\n`)
+                    onLog: logLine,
+                    onRunId: (id: string) => note(`run ${id} (database ${config.db ?? defaultDbPath()})`)
                 };
                 const result = f.resume
                     ? await runStudy(config, hooks)
@@ -111,7 +116,7 @@ export function registerMutateCommand(program: Command): void {
                 process.stdout.write(result.runId + "\n");
                 if (result.status !== "complete") {
                     process.exitCode = stop.signal.aborted ? 130 : 1;
-                    process.stderr.write(`eddy: run ${result.runId} is not complete; continue with 'eddy mutate run --resume ${result.runId}'\n`);
+                    noteWithCommand(`run ${result.runId} is not complete; continue with`, resumeCommand(result.runId, config.db, ["mutate", "run"]));
                 }
             } finally {
                 stop.dispose();

@@ -1,3 +1,4 @@
+import { logLine, note } from "../messages.js";
 import path from "node:path";
 import type { Command } from "commander";
 import { createProgressDisplay } from "../../run/progress.js";
@@ -69,18 +70,18 @@ The same options again continue (or reuse) the same run: nothing is generated tw
                         library: templateLibrary(),
                         signal: stop.signal,
                         onProgress: (p) => display?.update(p),
-                        onLog: (l) => process.stderr.write(`eddy: ${l}\n`),
-                        onRunId: (id) => process.stderr.write(`eddy: run ${id} (database ${study.db ?? defaultDbPath()})\n`)
+                        onLog: logLine,
+                        onRunId: (id) => note(`run ${id} (database ${study.db ?? defaultDbPath()})`)
                     },
                     onDriftProgress: (file, done, total) => {
-                        if (flags.progress !== false && done === total) process.stderr.write(`eddy: token drift of ${path.basename(file)} measured on ${total} texts\n`);
+                        if (flags.progress !== false && done === total) note(`token drift of ${path.basename(file)} measured on ${total} texts`);
                     }
                 });
                 display?.stop();
                 if (flags.out) {
                     const out = path.resolve(flags.out);
                     writePrivateFile(out, await renderQuantHtml(report)); // 0600, folders made 0700: it quotes verdict details
-                    process.stderr.write(`eddy: report written to ${out}\n`);
+                    note(`report written to ${out}`);
                 }
                 process.stdout.write(flags.json ? JSON.stringify(report, null, 2) + "\n" : renderQuantText(report) + "\n");
             } finally {

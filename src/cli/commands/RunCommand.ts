@@ -8,6 +8,7 @@ import { createProgressDisplay } from "../../run/progress.js";
 import { runStudy } from "../../run/runStudy.js";
 import { summarize } from "../../run/summary.js";
 import { templateLibrary } from "../templateLibrary.js";
+import { logLine, note, noteWithCommand, resumeCommand } from "../messages.js";
 import { addStudyExecutionOptions, addStudyShapeOptions, addStudyStoreOptions, collect, stopOnSigint, studyConfigFromFlags, type StudyConfigFlags, type StudyOptionTexts } from "./studyOptions.js";
 
 /** Flags of `eddy run`: the shared study flags plus model, backend, resume and output choices. */
@@ -108,8 +109,8 @@ A real study uses the defaults, --instances 100 --rounds 5, over the templates y
                     library: templateLibrary(),
                     signal: stop.signal,
                     onProgress: (p) => display?.update(p),
-                    onLog: (l) => process.stderr.write(`eddy: ${l}\n`),
-                    onRunId: (id) => process.stderr.write(`eddy: run ${id} (database ${config.db ?? defaultDbPath()})\n`)
+                    onLog: logLine,
+                    onRunId: (id) => note(`run ${id} (database ${config.db ?? defaultDbPath()})`)
                 });
                 display?.stop();
                 process.stderr.write(summarize(result) + "\n");
@@ -117,8 +118,9 @@ A real study uses the defaults, --instances 100 --rounds 5, over the templates y
                 else process.stdout.write(result.runId + "\n");
                 if (result.status === "interrupted") {
                     process.exitCode = stop.signal.aborted ? 130 : 1;
-                    if (!stop.signal.aborted) process.stderr.write(`eddy: run ${result.runId} is not complete (see errors above); resume with 'eddy run --resume ${result.runId}'\n`);
-                    else process.stderr.write(`eddy: interrupted; resume with 'eddy run --resume ${result.runId}'\n`);
+                    const resume = resumeCommand(result.runId, config.db);
+                    if (!stop.signal.aborted) noteWithCommand(`run ${result.runId} is not complete (see errors above); resume with`, resume);
+                    else noteWithCommand("interrupted; resume with", resume);
                 }
             } finally {
                 display?.stop();

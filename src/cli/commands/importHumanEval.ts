@@ -1,7 +1,7 @@
+import { logLine, print } from "../messages.js";
 import type { Command } from "commander";
 import { importHumanEval } from "../../import/humaneval/importProblems.js";
 import { importEvalPlusSamples } from "../../import/humaneval/importSamples.js";
-import { safeTerminalLine } from "../../util/safeText.js";
 import { positiveInt, replayImportFlags, replayImportOptions, type ReplayImportFlags } from "./importOptions.js";
 
 const DEFAULT_OUT = "eddy-humaneval";
@@ -40,7 +40,7 @@ export function registerHumanEvalImports(cmd: Command): void {
                     dataset,
                     ...(o.strict ? { strict: true } : {}),
                     ...(o.workers ? { workers: o.workers } : {}),
-                    onLog: (line) => process.stderr.write(safeTerminalLine(line) + "\n")
+                    onLog: logLine
                 });
                 if (o.json) {
                     process.stdout.write(JSON.stringify(summary, null, 2) + "\n");
@@ -48,12 +48,10 @@ export function registerHumanEvalImports(cmd: Command): void {
                 }
                 for (const t of summary.templates) {
                     const tests = t.fixedTests.check ? `check() ${t.fixedTests.check} call(s)` : `${t.fixedTests.base} base + ${t.fixedTests.plus} plus input(s)`;
-                    process.stdout.write(safeTerminalLine(`${t.id}: ${t.taskId} ${t.function}/${t.arity}, ${tests}${t.atol ? `, atol ${t.atol}` : ""}, ${t.mutants.length} mutant(s)`) + "\n");
+                    print(`${t.id}: ${t.taskId} ${t.function}/${t.arity}, ${tests}${t.atol ? `, atol ${t.atol}` : ""}, ${t.mutants.length} mutant(s)`);
                 }
-                for (const s of summary.skipped) process.stdout.write(safeTerminalLine(`skipped ${s.taskId}: ${s.reason}`) + "\n");
-                process.stdout.write(
-                    `${summary.templates.length} template(s) imported into ${summary.out}${summary.skipped.length ? `, ${summary.skipped.length} problem(s) skipped` : ""} (summary: humaneval-import.json)\n`
-                );
+                for (const s of summary.skipped) print(`skipped ${s.taskId}: ${s.reason}`);
+                print(`${summary.templates.length} template(s) imported into ${summary.out}${summary.skipped.length ? `, ${summary.skipped.length} problem(s) skipped` : ""} (summary: humaneval-import.json)`);
             });
         void c;
     }
@@ -81,7 +79,7 @@ export function registerHumanEvalImports(cmd: Command): void {
                 process.stdout.write(JSON.stringify(r, null, 2) + "\n");
                 return;
             }
-            process.stdout.write(`run ${r.runId}: ${r.model} t=${r.temperature}, ${r.templates.length} task(s), ${r.samples} sample(s) in up to ${r.rounds} round(s)${r.missing ? `, ${r.missing} missing` : ""}${r.published ? `; EvalPlus statuses from ${r.published}` : ""}\n`);
+            print(`run ${r.runId}: ${r.model} t=${r.temperature}, ${r.templates.length} task(s), ${r.samples} sample(s) in up to ${r.rounds} round(s)${r.missing ? `, ${r.missing} missing` : ""}${r.published ? `; EvalPlus statuses from ${r.published}` : ""}`);
             process.stdout.write(`next: eddy report ${r.runId}\n`);
         });
 }

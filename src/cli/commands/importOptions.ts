@@ -1,3 +1,4 @@
+import { logLine } from "../messages.js";
 import type { Command } from "commander";
 import type { ReplayImportOptions } from "../../import/replayImport.js";
 import { EddyError } from "../../util/errors.js";
@@ -47,6 +48,6 @@ export function replayImportOptions(o: ReplayImportFlags): ReplayImportOptions {
         ...(o.model ? { model: o.model } : {}),
         ...(o.temperature !== undefined ? { temperature: o.temperature } : {}),
         ...(o.judgeWorkers ? { judgeWorkers: o.judgeWorkers } : {}),
-        onLog: (line) => process.stderr.write(safeTerminalLine(line) + "\n")
+        onLog: logLine
     };
 }

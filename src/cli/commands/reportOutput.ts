@@ -1,3 +1,4 @@
+import { note } from "../messages.js";
 import path from "node:path";
 import { EddyError } from "../../util/errors.js";
 import { writePrivateFile } from "../../util/privateFiles.js";
@@ -30,5 +31,5 @@ export function writeReport(text: string, format: string, file: string | undefin
     } catch (err) {
         throw new EddyError(`cannot write ${file}: ${(err as Error).message}`, 73, { cause: err });
     }
-    process.stderr.write(`report written to ${file} (${format}, ${Buffer.byteLength(text)} bytes)\n`);
+    note(`report written to ${file} (${format}, ${Buffer.byteLength(text)} bytes)`);
 }

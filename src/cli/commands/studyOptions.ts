@@ -1,3 +1,4 @@
+import { warn } from "../messages.js";
 import path from "node:path";
 import type { Command } from "commander";
 import { BACKEND_IDENTITY_SETTINGS, BACKEND_OPERATIONAL_SETTINGS, BACKEND_OPTIONS, BACKEND_PATH_KEYS, backendDescriptor, DEFAULT_BACKEND } from "../../inference/backends.js";
@@ -186,7 +187,7 @@ export function studyConfigFromFlags(f: StudyConfigFlags): StudyConfig {
         // Only the run id and operational settings matter; the stored configuration supplies the rest.
         const ignored = Object.keys(flags).filter((k) => !(OPERATIONAL_KEYS as readonly string[]).includes(k));
         if (ignored.length)
-            process.stderr.write(`eddy: --resume continues run ${f.resume} as it was configured; ignoring ${ignored.join(", ")} (start a new run with --fresh to change them)\n`);
+            warn(`--resume continues run ${f.resume} as it was configured; ignoring ${ignored.join(", ")} (start a new run with --fresh to change them)`);
         parseStudySettings(merged); // bad values are still one clear line
         return { ...STUDY_DEFAULTS, mode: "reproducible", models: [], ...merged, backend: "reference" } as StudyConfig;
     }

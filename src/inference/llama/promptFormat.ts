@@ -31,7 +31,8 @@ export function createPromptRenderer(model: LlamaModel, requested: string, warn:
     const template = model.fileInfo.metadata?.tokenizer?.chat_template;
     if (requested === "auto") {
         if (typeof template === "string" && template.trim() !== "") return chatRenderer(model, "gguf-chat-template", new JinjaTemplateChatWrapper({ template }));
-        warn(`${model.filename ?? "model"} has no chat template: using a plain completion prompt (system text, question, "\`\`\`python" cue); pass --prompt-format <wrapper> to use a chat wrapper instead`);
+        // The same words for every file (no name): a study over several quantisations warns once, not once per file.
+        warn("no chat template in the model: eddy sends a plain completion prompt (--prompt-format)");
         return plainRenderer(model);
     }
     if (requested === "gguf-chat-template") {

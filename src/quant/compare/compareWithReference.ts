@@ -39,6 +39,19 @@ export interface QualityComparison {
     referenceCategories: Record<Category, number>;
     /** No score's interval lies wholly below 0 and neither McNemar test finds significantly more losses than gains. */
     notWorse: boolean;
+    /**
+     * Whether the data could have shown the candidate worse at all: the reference passed `referencePassed`
+     * compared responses, and an exact McNemar test reaches significance only when at least `needed` of
+     * them are lost (with no gain). Below that, "not significantly worse" says nothing.
+     */
+    evidence: { referencePassed: number; needed: number; enough: boolean };
+}
+
+/** The fewest discordant pairs, all one way, that an exact two-sided McNemar test finds significant at `alpha` (6 at 0.05). */
+export function fewestSignificantLosses(alpha: number): number {
+    let n = 1;
+    while (exactMcNemar(n, 0).p >= alpha && n < 64) n++;
+    return n;
 }
 
 /** Options of {@link compareWithReference}. */
@@ -82,6 +95,7 @@ export function compareWithReference(reference: readonly Outcome[], candidate: r
         perTemplate,
         categories: categoryCounts(candidate),
         referenceCategories: categoryCounts(reference),
-        notWorse: intervalsOk && !significantlyWorse(mcnemar.instance) && !significantlyWorse(mcnemar.response)
+        notWorse: intervalsOk && !significantlyWorse(mcnemar.instance) && !significantlyWorse(mcnemar.response),
+        evidence: ((referencePassed: number, needed: number) => ({ referencePassed, needed, enough: referencePassed >= needed }))(flips.responses.bothPassed + flips.responses.lost, fewestSignificantLosses(alpha))
     };
 }

@@ -48,7 +48,7 @@ function qualityTable(r: QuantReport): SafeHtml {
         const s = f.scores;
         const cell = (k: "AS" | "CPS" | "CCS" | "RLPR" | "PSR") => html`<td class="n">${pct(s[k].candidate)}</td><td class="n">${f.reference ? "–" : html`${signed(s[k].delta)} <span class="muted">${interval(s[k].ci)}</span>`}</td>`;
         return html`<tr><td>${fileLabel(f)}${f.reference ? html` <span class="muted">(reference)</span>` : ""}</td>${cell("AS")}${cell("CPS")}${cell("CCS")}
-<td class="n">${f.reference ? "–" : `${pval(f.mcnemar.instance.p)} / ${pval(f.mcnemar.response.p)}`}</td>
+<td class="n">${f.reference || f.instances === 0 ? "–" : `${pval(f.mcnemar.instance.p)} / ${pval(f.mcnemar.response.p)}`}</td>
 <td class="n">${f.flip_counts.instances.lost} / ${f.flip_counts.instances.gained}</td><td class="n">${f.flip_counts.responses.lost} / ${f.flip_counts.responses.gained}</td>
 <td>${f.not_worse === null ? html`<span class="muted">n/a</span>` : f.not_worse ? html`<span class="good">yes</span>` : html`<span class="bad">no</span>`}</td></tr>`;
     });
@@ -94,9 +94,10 @@ export async function renderQuantHtml(r: QuantReport, opts: { flipsPerFile?: num
     // A measure with no finite value (e.g. every response truncated) gets a note, not an empty chart.
     for (const [title, q] of measures)
         charts.push(r.files.some((f) => Number.isFinite(q(f) ?? NaN)) ? raw(await renderSvg(paretoSpec(r, q, title))) : html`<p class="muted">No ${title} to plot.</p>`);
-    const cheapest = r.files.find((f) => f.file === r.cheapest_not_worse);
+    // The same verdict as the text report (one wording, QuantReport.verdict).
+    const cheapest = r.files.find((f) => f.file === r.verdict.file);
     const body = html`<header><h1>Quantisation study</h1><p>run ${r.runId} · ${r.files.length} files · ${r.study.templates.length} templates × ${r.study.instances} instances × ${r.study.rounds} rounds · seed ${r.study.seed} · t=${r.study.temperature} · wrapper ${r.study.wrapper}</p></header><main>
-<section><h2>Cheapest file that keeps the scores</h2><p>${cheapest ? html`<b>${fileLabel(cheapest)}</b> (${mib(cheapest.size_bytes)}) — <span class="muted">${cheapest.file}</span>` : "No file is not significantly worse than the reference."}</p></section>
+<section><h2>Cheapest file that keeps the scores</h2><p id="verdict">${cheapest ? html`<b>${fileLabel(cheapest)}</b> (${mib(cheapest.size_bytes)}) — <span class="muted">${cheapest.file}</span>` : r.verdict.text}</p></section>
 <section><h2>Quality versus cost</h2><div class="charts">${charts.map((c) => html`<div class="chart">${c}</div>`)}</div></section>
 <section><h2>Quality against the reference</h2>${qualityTable(r)}</section>
 <section><h2>Token drift and cost</h2>${costTable(r)}</section>

@@ -1,5 +1,5 @@
 import path from "node:path";
-import { renderTable } from "../../report/terminalTable.js";
+import { indent, renderTable, wrap } from "../../report/terminalTable.js";
 import { fix, interval, pct, pval, tuple } from "../../report/format.js";
 import type { QuantFileReport, QuantReport } from "../study/types.js";
 import { textScatter } from "./pareto.js";
@@ -32,68 +32,76 @@ export function qualityPoints(r: QuantReport, quality: (f: QuantFileReport) => n
 export function renderQuantText(r: QuantReport, opts: { flipsPerFile?: number } = {}): string {
     const out: string[] = [];
     const ref = r.files.find((f) => f.reference);
-    out.push(`Quantisation study — run ${r.runId} (${r.db})`);
+    out.push(wrap(`Quantisation study — run ${r.runId} (${r.db})`, 100));
     out.push(
-        `${r.files.length} files, reference ${ref ? fileLabel(ref) : "?"}; ${r.study.templates.length} templates × ${r.study.instances} instances × ${r.study.rounds} rounds, ` +
-            `seed ${r.study.seed}, t=${r.study.temperature}, wrapper ${r.study.wrapper}, max ${r.study.maxTokens} tokens`
+        wrap(
+            `${r.files.length} files, reference ${ref ? fileLabel(ref) : "?"}; ${r.study.templates.length} templates × ${r.study.instances} instances × ${r.study.rounds} rounds, ` +
+                `seed ${r.study.seed}, t=${r.study.temperature}, wrapper ${r.study.wrapper}, max ${r.study.maxTokens} tokens`,
+            100
+        )
     );
+    // 100 columns: quality, then flips and tests, then cost, then drift, each its own table.
+    const name = (f: QuantFileReport): string => fileLabel(f) + (f.reference ? " (ref)" : "");
     const quality = r.files.map((f) => {
         const s = f.scores;
         return [
-            fileLabel(f) + (f.reference ? " (ref)" : ""),
+            name(f),
             pct(s.AS.candidate),
             f.reference ? "–" : `${signed(s.AS.delta)} ${interval(s.AS.ci)}`,
             pct(s.CCS.candidate),
             f.reference ? "–" : `${signed(s.CCS.delta)} ${interval(s.CCS.ci)}`,
-            f.reference ? "–" : `${pval(f.mcnemar.instance.p)} / ${pval(f.mcnemar.response.p)}`,
-            `${f.flip_counts.responses.lost}/${f.flip_counts.responses.gained}`,
-            `${f.flip_counts.instances.lost}/${f.flip_counts.instances.gained}`,
             f.not_worse === null ? "n/a" : f.not_worse ? "yes" : "NO"
         ];
     });
-    const qualityHead = ["file", "AS", "ΔAS [95% CI]", "CCS", "ΔCCS [95% CI]", "McNemar p inst/resp", "lost/gained resp", "lost/gained inst", "not worse"];
-    out.push("", "Quality against the reference (same instances, rounds and seeds)", renderTable(qualityHead, quality, { wide: true }));
+    out.push("", "Quality against the reference (same instances, rounds and seeds)", renderTable(["file", "AS", "ΔAS [95% CI]", "CCS", "ΔCCS [95% CI]", "not worse"], quality));
+    const flips = r.files.map((f) => [
+        name(f),
+        f.instances,
+        // No p where nothing was compared: p = 1 would read as evidence.
+        f.reference || f.instances === 0 ? "–" : `${pval(f.mcnemar.instance.p)} / ${pval(f.mcnemar.response.p)}`,
+        `${f.flip_counts.responses.lost}/${f.flip_counts.responses.gained}`,
+        `${f.flip_counts.instances.lost}/${f.flip_counts.instances.gained}`
+    ]);
+    out.push("", renderTable(["file", "compared", "McNemar p inst / resp", "lost/gained resp", "lost/gained inst"], flips));
+    out.push("n/a: undecided (nothing compared, or too few reference passes for a loss to be significant).");
     const harnessOnly = r.files.find((f) => !f.reference && f.instances === 0);
     if (harnessOnly)
         out.push(
-            `Note: no instance of ${fileLabel(harnessOnly)} could be compared — every response pair had a truncated or judge_error verdict on one side ` +
-                `(${harnessOnly.categories.truncated} truncated, ${harnessOnly.categories.judge_error} judge errors); raise --max-tokens or --context-size.`
+            wrap(
+                `Note: no instance of ${fileLabel(harnessOnly)} could be compared — every response pair had a truncated or judge_error verdict on one side ` +
+                    `(${harnessOnly.categories.truncated} truncated, ${harnessOnly.categories.judge_error} judge errors); raise --max-tokens or --context-size.`,
+                100
+            )
         );
-    const cost = r.files.map((f) => [
-            fileLabel(f) + (f.reference ? " (ref)" : ""),
-            mib(f.size_bytes),
-            mib(f.memory_bytes),
-            rate(f.prompt_tokens_per_s),
-            rate(f.generation_tokens_per_s),
-            f.top1_agreement == null ? "–" : pct(f.top1_agreement),
-            kl(f.kl_mean),
-            kl(f.kl_p50),
-            kl(f.kl_p90),
-            kl(f.kl_p99),
-            kl(f.kl_max)
-        ]);
-    const costHead = ["file", "size", "memory", "prompt tok/s", "gen tok/s", "top-1 agree", "KL mean", "KL p50", "KL p90", "KL p99", "KL max"];
+    const cost = r.files.map((f) => [name(f), mib(f.size_bytes), mib(f.memory_bytes), rate(f.prompt_tokens_per_s), rate(f.generation_tokens_per_s)]);
+    out.push("", "Cost", renderTable(["file", "size", "memory", "prompt tok/s", "gen tok/s"], cost));
+    out.push(
+        wrap(
+            "tok/s: measured during this study on this machine; anything else it ran at the time changes them (two runs of one file on a shared machine can differ many times over), so the verdict uses file size, never speed.",
+            100
+        )
+    );
+    const drift = r.files.map((f) => [name(f), f.top1_agreement == null ? "–" : pct(f.top1_agreement), kl(f.kl_mean), kl(f.kl_p50), kl(f.kl_p90), kl(f.kl_p99), kl(f.kl_max)]);
     out.push(
         "",
-        `Token drift (teacher forcing on ${r.drift.texts} ${r.drift.source}, ${ref?.drift_positions ?? 0} positions; KL(reference ‖ file) in nats) and cost`,
-        renderTable(costHead, cost, { wide: true })
+        wrap(`Token drift (teacher forcing on ${r.drift.texts} ${r.drift.source}, ${ref?.drift_positions ?? 0} positions; KL(reference ‖ file) in nats)`, 100),
+        renderTable(["file", "top-1 agree", "KL mean", "KL p50", "KL p90", "KL p99", "KL max"], drift)
     );
     const used = Object.keys(r.files[0]?.categories ?? {}).filter((c) => r.files.some((f) => (f.categories as Record<string, number>)[c]! > 0));
     if (used.length > 0) {
         const cats = r.files.map((f) => [fileLabel(f) + (f.reference ? " (ref)" : ""), ...used.map((c) => String((f.categories as Record<string, number>)[c] ?? 0))]);
-        out.push("", "Verdict categories (truncated and judge_error are not the model's fault and are left out of the comparison)", renderTable(["file", ...used], cats, { wide: true }));
+        out.push("", wrap("Verdict categories (truncated and judge_error are not the model's fault and are left out of the comparison)", 100), renderTable(["file", ...used], cats));
     }
-    const cheapest = r.files.find((f) => f.file === r.cheapest_not_worse);
-    out.push("", cheapest ? `Cheapest file not significantly worse than the reference: ${fileLabel(cheapest)} (${mib(cheapest.size_bytes)}, ${cheapest.file})` : "No file is not significantly worse than the reference.");
+    out.push("", wrap(r.verdict.text, 100));
     out.push("", "Quality versus cost", textScatter(qualityPoints(r, (f) => f.scores.AS.candidate), { xLabel: "size MiB", yLabel: "AS", formatY: (v) => v.toFixed(2) }));
     if (r.files.some((f) => f.top1_agreement != null))
         out.push("", textScatter(qualityPoints(r, (f) => f.top1_agreement), { xLabel: "size MiB", yLabel: "top-1 agreement", formatY: (v) => v.toFixed(3) }));
     const limit = opts.flipsPerFile ?? 5;
     for (const f of r.files) {
         if (f.reference || f.instance_flips.length + f.response_flips.length === 0) continue;
-        out.push("", `Flips of ${fileLabel(f)} (instances: ${f.flip_counts.instances.lost} lost, ${f.flip_counts.instances.gained} gained; responses: ${f.flip_counts.responses.lost} lost, ${f.flip_counts.responses.gained} gained)`);
+        out.push("", wrap(`Flips of ${fileLabel(f)} (instances: ${f.flip_counts.instances.lost} lost, ${f.flip_counts.instances.gained} gained; responses: ${f.flip_counts.responses.lost} lost, ${f.flip_counts.responses.gained} gained)`, 100));
         for (const x of f.response_flips.slice(0, limit))
-            out.push(`  ${x.direction === "lost" ? "−" : "+"} ${x.template}#${x.instance} ${tuple(x.params)} round ${x.round}: ${x.reference.category} → ${x.candidate.category}${x.candidate.detail ? ` (${x.candidate.detail.slice(0, 100)})` : ""}`);
+            out.push(indent(wrap(`${x.direction === "lost" ? "−" : "+"} ${x.template}#${x.instance} ${tuple(x.params)} round ${x.round}: ${x.reference.category} → ${x.candidate.category}${x.candidate.detail ? ` (${x.candidate.detail.slice(0, 100)})` : ""}`, 98)));
         if (f.response_flips.length > limit) out.push(`  … ${f.response_flips.length - limit} more (--json or --out report.html for all)`);
     }
     // Verdict details and labels come from candidates and files: escaped before they reach a terminal.

@@ -4,7 +4,7 @@ import { modelStem } from "../../store/outcomes.js";
 import { compareWithReference } from "../compare/compareWithReference.js";
 import type { DriftReport } from "../drift/types.js";
 import type { QuantFile } from "../models/checkSameModel.js";
-import type { QuantFileReport, QuantReport } from "./types.js";
+import type { QuantFileReport, QuantReport, QuantVerdict } from "./types.js";
 
 /** One file's configuration in the study, as the report needs it. */
 export interface StudyConfiguration {
@@ -88,10 +88,11 @@ export function buildQuantReport(input: QuantReportInput): QuantReport {
             per_template: q.perTemplate,
             categories: q.categories,
             transitions: q.flips.transitions,
-            not_worse: isRef ? true : q.instances === 0 ? null : q.notWorse
+            not_worse: isRef ? true : q.instances === 0 || !q.evidence.enough ? null : q.notWorse,
+            evidence: { reference_passed: q.evidence.referencePassed, needed: q.evidence.needed, enough: q.evidence.enough }
         };
     });
-    const acceptable = files.filter((r) => r.not_worse === true).sort((a, b) => a.size_bytes - b.size_bytes);
+    const verdict = quantVerdict(files, input.study);
     return {
         runId: input.runId,
         db: input.db,
@@ -99,6 +100,39 @@ export function buildQuantReport(input: QuantReportInput): QuantReport {
         study: input.study,
         drift: { source: input.driftSource, texts: input.driftTexts, vocabulary: input.drift?.vocabulary ?? null },
         files,
-        cheapest_not_worse: acceptable[0]?.file ?? null
+        cheapest_not_worse: verdict.file,
+        verdict
     };
+}
+
+const label = (f: QuantFileReport): string => (f.quantization && f.quantization !== "unknown" ? f.quantization : path.basename(f.file));
+
+/**
+ * The cheapest file not significantly worse than the reference, smallest first: a file that is
+ * worse is passed over; one the data cannot decide (nothing compared, or too few reference passes for
+ * any loss to be significant) stops the search, and the verdict says so and what would be enough,
+ * rather than naming a file on no evidence.
+ */
+export function quantVerdict(files: readonly QuantFileReport[], study: QuantReport["study"]): QuantVerdict {
+    for (const f of [...files].sort((a, b) => a.size_bytes - b.size_bytes)) {
+        if (f.not_worse === false) continue;
+        if (f.not_worse === true) return { file: f.file, decided: true, text: `Cheapest file not significantly worse than the reference: ${label(f)} (${f.file})` };
+        const e = f.evidence;
+        const why =
+            f.instances === 0
+                ? "no instance could be compared (every pair had a truncated or judge_error answer)"
+                : `the reference passed ${e.reference_passed} of the compared answers, and a loss is significant (McNemar, α = 0.05) only when at least ${e.needed} can be lost`;
+        // Enough: R rounds on enough instances that the reference would pass `needed` answers at its pass rate.
+        const passRate = f.scores.AS.reference;
+        const rounds = Math.max(1, study.rounds);
+        const instancesNeeded = passRate > 0 ? Math.ceil(e.needed / (passRate * rounds)) : null;
+        const enough =
+            f.instances === 0
+                ? "answers that finish on both sides (raise --max-tokens or --context-size)"
+                : instancesNeeded !== null
+                ? `at least ${e.needed} reference passes: about ${instancesNeeded} instances per template × ${rounds} round(s) at the reference's AS of ${passRate.toFixed(2)} (e.g. -M ${Math.max(instancesNeeded, study.instances + 1)})`
+                : `at least ${e.needed} reference passes: the reference solved nothing here, so ask templates it solves, or more instances (-M) and rounds (-R)`;
+        return { file: null, decided: false, text: `Too little data to decide whether ${label(f)} is worse than the reference: ${why}. Enough would be ${enough}.` };
+    }
+    return { file: null, decided: true, text: "No file is not significantly worse than the reference." };
 }

@@ -43,8 +43,23 @@ export interface QuantFileReport extends TokenDrift {
     categories: Record<Category, number>;
     /** Verdict transitions `"<reference>→<this file>"` → count. */
     transitions: Record<string, number>;
-    /** Not significantly worse than the reference (no score interval wholly below 0, no McNemar excess of losses at α = 0.05); null when no instance could be compared. */
+    /**
+     * Not significantly worse than the reference (no score interval wholly below 0, no McNemar excess of losses at α = 0.05);
+     * null when undecided: no instance could be compared, or too few reference passes for any loss to be significant.
+     */
     not_worse: boolean | null;
+    /** Reference passes among the compared responses, and how many a decision needs (see compareWithReference's evidence). */
+    evidence: { reference_passed: number; needed: number; enough: boolean };
+}
+
+/** The study's answer, worded once for every renderer. */
+export interface QuantVerdict {
+    /** The file the verdict names (the cheapest one not significantly worse), or null. */
+    file: string | null;
+    /** True when the data can decide; false: too little data, and `text` says what would be enough. */
+    decided: boolean;
+    /** The verdict in one or two sentences. */
+    text: string;
 }
 
 /** The result of `eddy quant`. */
@@ -61,6 +76,8 @@ export interface QuantReport {
     drift: { source: "reference answers" | "fixed texts" | "skipped"; texts: number; vocabulary: number | null };
     /** Every file, most precise first. */
     files: QuantFileReport[];
-    /** The smallest file not significantly worse than the reference (the reference when none smaller is). */
+    /** The smallest file not significantly worse than the reference (the reference when none smaller is); null when a smaller file is undecided. */
     cheapest_not_worse: string | null;
+    /** The verdict every renderer prints (text and HTML say the same). */
+    verdict: QuantVerdict;
 }

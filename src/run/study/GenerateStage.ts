@@ -1,3 +1,4 @@
+import { resumeCommand } from "../../util/commandLine.js";
 import { createHash } from "node:crypto";
 import { EddyError } from "../../util/errors.js";
 import { deriveSeed } from "../../util/seeds.js";
@@ -144,7 +145,7 @@ export class GenerateStage {
             this.o.counters.model = model.label;
             const gone = descriptor.sourceGone(model);
             if (gone)
-                throw new EddyError(`${gone} (run ${this.o.run.id} kept everything so far; restore the file and resume with 'eddy run --resume ${this.o.run.id}')`);
+                throw new EddyError(`${gone} (run ${this.o.run.id} kept everything so far; restore the file and resume with '${resumeCommand(this.o.run.id, this.o.store.path)}')`);
             await this.model(model);
             this.o.onModelDone?.(model.label);
         }
@@ -235,7 +236,9 @@ export class GenerateStage {
         const total = plan.templates.reduce((n, t) => n + plan.instances.get(t.id)!.length, 0) * config.rounds;
         if (existingConfs.length === config.temperatures.length * plan.wrappers.length && existingConfs.every((c) => store.generatedKeys(c.id).size >= total)) return;
 
-        const backend: Backend = await createBackend(config, model, { ...(await this.o.parts()), onWarning: this.o.log });
+        s.phase = `loading ${model.label}`;
+        const backend: Backend = await createBackend(config, model, { ...(await this.o.parts()), onWarning: (l: string) => this.o.log(`warning: ${l}`) });
+        s.phase = "";
         try {
             const meta: BackendMetadata = await backend.metadata();
             const descriptor = backendDescriptor(config.backend);

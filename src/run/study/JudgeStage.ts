@@ -177,6 +177,7 @@ export class JudgeStage {
         s.judgeMs += v.ms;
         if (v.cached) s.judgeCached++;
         if (v.category === "passed") s.passed++;
+        else if (v.category === "truncated" || v.category === "judge_error") s.harness++;
         s.judgeEnd = performance.now();
     }
 }

@@ -2,6 +2,7 @@ import { EddyError, isEddyError, oneLine } from "../../util/errors.js";
 import { StoreVerdictCache, type Store } from "../../store/Store.js";
 import type { RunRow } from "../../store/types.js";
 import type { StudyConfig } from "../config.js";
+import { resumeCommand } from "../../util/commandLine.js";
 import { backendDescriptor } from "../../inference/backends.js";
 import { builtInLibrary } from "../../templates/library.js";
 import { BatchWriter } from "../writer.js";
@@ -90,9 +91,17 @@ export class Study {
         if (hooks.signal?.aborted) this.stop();
 
         // SPEC §2: no answer is judged by an oracle whose model solution fails it on these instances.
+        // A resumed run counts from what is stored (32/300, not 4/272).
+        const stored = store.counts(run.id);
+        counters.planned = plan.queries;
+        counters.before = { generated: stored.generations + stored.missing, judged: stored.verdicts, harness: (stored.categories.truncated ?? 0) + (stored.categories.judge_error ?? 0) };
+        const early = hooks.onProgress;
         if (judging) {
+            counters.phase = "validating oracles";
+            early?.(counters.snapshot(run.id));
             try {
                 await validateOracles(store, plan.templates, plan.instances, { concurrency: config.judgeWorkers ?? 2, log: this.log, signal: this.stopController.signal });
+                counters.phase = "";
             } catch (err) {
                 this.stop(err);
                 await judge.close();
@@ -150,13 +159,18 @@ export class Study {
             this.log(`${missing.length} answer(s) missing from the replay file (recorded as missing, never judged): ${missing.slice(0, 20).join(", ")}${missing.length > 20 ? ", …" : ""}`);
         if (this.fatal !== undefined) {
             const err = this.fatal;
+            // A run this session created that failed before its first answer (a corrupt GGUF, no python3) is
+            // removed, not left in `runs list` as a failed run with 0 responses: the same command makes it again.
+            let dropped = false;
             try {
-                this.store.setRunStatus(runId, "failed", { error: oneLine(err), stats });
+                dropped = created && this.store.dropEmptyRun(runId);
+                if (!dropped) this.store.setRunStatus(runId, "failed", { error: oneLine(err), stats });
             } catch {
                 // The database may be the very thing that failed (full, locked): the error below says so.
             }
             if (isEddyError(err)) throw err;
-            throw new EddyError(`run ${runId} stopped: ${oneLine(err)} (everything stored so far is kept; resume with 'eddy run --resume ${runId}')`);
+            if (dropped) throw new EddyError(oneLine(err), 1, { cause: err });
+            throw new EddyError(`run ${runId} stopped: ${oneLine(err)} (everything stored so far is kept; resume with '${resumeCommand(runId, this.store.path)}')`);
         }
         const c = this.store.counts(runId);
         const complete = c.generations + c.missing >= expected && c.verdicts >= c.generations;

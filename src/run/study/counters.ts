@@ -21,6 +21,13 @@ export class StudyCounters {
     judgeStart = 0;
     judgeEnd = 0;
     model = "";
+    /** What the study is doing while no bar moves (validating oracles, loading a model), or "". */
+    phase = "";
+    /** Harness verdicts (truncated, judge_error) among `judged`: not judgements of the model. */
+    harness = 0;
+    /** The whole study: planned queries, and responses and verdicts stored before this session (a resume counts from them). */
+    planned = 0;
+    before = { generated: 0, judged: 0, harness: 0 };
 
     constructor(
         private readonly wallStart: number,
@@ -47,6 +54,7 @@ export class StudyCounters {
         return {
             runId, total: this.total, generated: this.generated, cached: this.cached, toJudge: this.toJudge, judged: this.judged, passed: this.passed,
             tokens: this.tokens, errors: this.errors, tokensPerS: genS > 0 ? this.tokens / genS : 0, verdictsPerS: judgeRate, etaS: eta, elapsedS, model: this.model,
+            phase: this.phase, harness: this.harness, planned: this.planned, before: { ...this.before },
             ...(final ? { final: true } : {})
         };
     }

@@ -27,6 +27,13 @@ export interface StudyProgress {
     model: string;
     /** True on the last snapshot of a session (the stage summary). */
     final?: boolean;
+    /** What is happening while nothing is generated or judged yet ("validating oracles", "loading <model>"), or "". */
+    phase?: string;
+    /** Harness verdicts (truncated, judge_error) among `judged`. */
+    harness?: number;
+    /** Queries the whole run plans (0 when unknown), and responses and verdicts stored before this session. */
+    planned?: number;
+    before?: { generated: number; judged: number; harness?: number };
 }
 
 /** Per-stage throughput of one session of a study. */

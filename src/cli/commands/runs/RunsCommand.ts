@@ -1,12 +1,19 @@
 import { mixedNodesNote } from "../../../inference/nodeSettings.js";
 import type { Command } from "commander";
 import { renderTable, terminalWidth } from "../../../report/terminalTable.js";
+import { runState } from "../../../util/runState.js";
+import { MESSAGE_WIDTH, wrapText } from "../../messages.js";
 import { safeJsonStringify, safeTerminalText } from "../../../util/safeText.js";
 import { defaultDbPath } from "../../../util/paths.js";
 import { openStore } from "../../../store/Store.js";
 import { listRunInfos, runInfo, type RunInfo } from "../../../store/outcomes.js";
 
 const dbOption = (): string => `database file (default ${defaultDbPath()})`;
+
+/** Verdicts that judged the model: truncated and judge_error are the harness's, never in a denominator. */
+function judgedCount(c: RunInfo["counts"]): number {
+    return c.verdicts - (c.categories.truncated ?? 0) - (c.categories.judge_error ?? 0);
+}
 
 /** One-line description of a run's study. */
 function studyLine(r: RunInfo): string {
@@ -25,7 +32,7 @@ export function registerRunsCommand(program: Command): void {
         .description("List the runs in the database, newest first")
         .option("--db <file>", dbOption())
         .option("--json", "print JSON on stdout (every value in full)")
-        .option("--wide", "every value in full (the table is otherwise fitted to the terminal, or 100 columns)")
+        .option("--wide", "every value in full, and each run's study (the table is otherwise fitted to the terminal, or 100 columns)")
         .addHelpText("after", "\nExamples:\n  $ eddy runs list\n  $ eddy runs list --wide\n  $ eddy runs list --db study.db --json")
         .action((o: { db?: string; json?: boolean; wide?: boolean }) => {
             const store = openStore(o.db ?? defaultDbPath(), { readonly: true });
@@ -39,18 +46,29 @@ export function registerRunsCommand(program: Command): void {
                     process.stdout.write(safeTerminalText(`no runs in ${store.path}\n`));
                     return;
                 }
-                // Compact: one line per run; long ids and study descriptions shortened (in full with --wide or --json).
+                // Compact: one line per run. Run ids are never cut in the middle (they are copied, and a prefix must stay
+                // a prefix); columns give way from their ends (in full with --wide or --json).
                 const table = renderTable(
-                    [{ head: "run", ellipsis: "middle", min: 12 }, { head: "created", fixed: true }, "status", "backend", { head: "configurations", min: 14 }, { head: "study", min: 18 }, "responses", "passed/judged"],
+                    [
+                        // eddy's ids (15 characters) in full; a longer one (a merged or imported run) loses its end, so what is shown is a prefix that names it.
+                        { head: "run", min: 15 },
+                        { head: "created", fixed: true },
+                        { head: "status", fixed: true },
+                        { head: "backend", min: 9 },
+                        { head: "responses", fixed: true },
+                        { head: "passed/judged", fixed: true },
+                        { head: "configurations", min: 14 },
+                        ...(o.wide ? ["study"] : [])
+                    ],
                     infos.map((r) => [
                         r.id,
                         o.wide ? r.created.replace("T", " ").slice(0, 19) : r.created.slice(5, 16).replace("T", " "),
-                        r.status,
+                        runState(r.status, r.counts.missing, { short: true }),
                         r.backend,
+                        r.counts.generations + (r.counts.missing ? ` +${r.counts.missing} missing` : ""),
+                        `${r.counts.categories.passed ?? 0}/${judgedCount(r.counts)}`,
                         r.configurations.map((c) => c.label).join(", "),
-                        studyLine(r),
-                        r.counts.generations + (r.counts.missing ? ` (+${r.counts.missing} missing)` : ""),
-                        `${r.counts.categories.passed ?? 0}/${r.counts.verdicts}`
+                        ...(o.wide ? [studyLine(r)] : [])
                     ]),
                     { width: terminalWidth(), ...(o.wide ? { wide: true } : {}) }
                 );
@@ -73,7 +91,7 @@ export function registerRunsCommand(program: Command): void {
                     return;
                 }
                 const lines = [
-                    `run ${r.id}  (${r.status})`,
+                    `run ${r.id}  (${runState(r.status, r.counts.missing)})`,
                     `created ${r.created}, updated ${r.updated}, eddy ${r.eddyVersion}, backend ${r.backend}, seed ${r.seed}`,
                     `judge isolation: ${r.isolationLevel ?? "unknown"}`,
                     `study: ${studyLine(r)}, max tokens ${(r.config as { maxTokens?: number }).maxTokens ?? "?"}`,
@@ -89,10 +107,15 @@ export function registerRunsCommand(program: Command): void {
                     const mixed = mixedNodesNote(m);
                     if (mixed) lines.push(`    ${mixed}`);
                 }
-                lines.push(`responses: ${r.counts.generations} (${r.counts.cached} from cache${r.counts.missing ? `, ${r.counts.missing} missing from replay` : ""}), verdicts: ${r.counts.verdicts}`);
+                const harness = (r.counts.categories.truncated ?? 0) + (r.counts.categories.judge_error ?? 0);
+                lines.push(
+                    `responses: ${r.counts.generations} (${r.counts.cached} from cache${r.counts.missing ? `, ${r.counts.missing} missing from replay` : ""}), verdicts: ${r.counts.verdicts}` +
+                        (harness ? ` (${judgedCount(r.counts)} judged, ${harness} harness outcomes: truncated or judge_error)` : "")
+                );
                 lines.push("categories: " + (Object.entries(r.counts.categories).map(([k, n]) => `${k} ${n}`).join(", ") || "none yet"));
                 if (r.error) lines.push(`error: ${r.error}`);
-                process.stdout.write(safeTerminalText(lines.join("\n") + "\n"));
+                // 100 columns: long lines (template lists, backend metadata) wrap under their first word.
+                process.stdout.write(lines.map((l) => wrapText(safeTerminalText(l), MESSAGE_WIDTH, "    ")).join("\n") + "\n");
             } finally {
                 store.close();
             }

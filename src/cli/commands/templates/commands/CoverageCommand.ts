@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { MESSAGE_WIDTH, wrapText } from "../../../messages.js";
 import { renderTable } from "../../../../report/terminalTable.js";
 import { templateCoverage, type Coverage } from "../../../../templates/coverage.js";
 import { loadAllTemplates } from "../../../../templates/loadTemplates.js";
@@ -13,10 +14,21 @@ const arities = (c: Record<string, number>) =>
         .map(([k, n]) => `${k} arg${k === "1" ? "" : "s"}: ${n}`)
         .join(", ");
 
+/** A cell's list wrapped into lines of `width` columns (100 columns in all: the lists wrap, nothing is cut). */
+function cell(text: string, width: number): string {
+    const lines: string[] = [];
+    for (const entry of text.split(", ")) {
+        const last = lines.length - 1;
+        if (last >= 0 && lines[last]!.length + 2 + entry.length <= width) lines[last] += `, ${entry}`;
+        else lines.push(entry);
+    }
+    return lines.join(",\n");
+}
+
 function coverageText(c: Coverage): string {
     const rows = c.groups.flatMap((g) => [
-        [`${g.group} (${g.templates})`, "", "", counts(g.returns), arities(g.arity)],
-        ...g.subgroups.map((s) => ["", s.name, s.templates === 0 ? "0  (empty)" : String(s.templates), counts(s.returns), arities(s.arity)])
+        [`${g.group} (${g.templates})`, "", "", cell(counts(g.returns), 29), cell(arities(g.arity), 19)],
+        ...g.subgroups.map((s) => ["", s.name, s.templates === 0 ? "0  (empty)" : String(s.templates), cell(counts(s.returns), 29), cell(arities(s.arity), 19)])
     ]);
     const table = renderTable(["group", "subgroup", "templates", "answer types", "arity"], rows, { wide: true });
     const gaps = c.gaps;
@@ -28,7 +40,7 @@ function coverageText(c: Coverage): string {
         `answer types no template returns: ${gaps.unusedReturnTypes.join(", ") || "none"}`
     ];
     if (gaps.noReturns.length) lines.push(`templates without 'returns:' (${gaps.noReturns.length}): ${gaps.noReturns.join(", ")}`);
-    return lines.join("\n") + "\n";
+    return lines.map((l, i) => (i === 0 ? l : wrapText(l, MESSAGE_WIDTH, "  "))).join("\n") + "\n";
 }
 
 /** `eddy templates coverage`: how the templates cover the taxonomy, answer types and arities, and the gaps. */

@@ -1,4 +1,6 @@
 import type { Command } from "commander";
+import { MESSAGE_WIDTH, warn, wrapText } from "../../../messages.js";
+import { safeTerminalText } from "../../../../util/safeText.js";
 import { loadTemplate } from "../../../../templates/loadTemplates.js";
 import { sampleInstances } from "../../../../templates/instances.js";
 import { domainText, parseCount, parseSeed, templateSummary } from "../describe.js";
@@ -16,7 +18,7 @@ export function registerShowCommand(parent: Command): void {
         .addHelpText("after", "\nExamples:\n  $ eddy templates show list_rotate_right\n  $ eddy templates show set_add_range --instances 20 --seed 7\n  $ eddy templates show string_remove_first_k --json")
         .action((id: string, opts: { instances: number; seed: number; json?: boolean }) => {
             const t = loadTemplate(templateLibrary(), id);
-            for (const w of t.warnings ?? []) process.stderr.write(`eddy: warning: ${t.id}: ${w}\n`);
+            for (const w of t.warnings ?? []) warn(`${t.id}: ${w}`);
             const instances = sampleInstances(t, opts.instances, opts.seed);
             if (opts.json) {
                 const out = { template: templateSummary(t), seed: opts.seed, instances: instances.map((i) => ({ index: i.index, params: i.params, bindings: i.bindings, question: i.question })) };
@@ -37,6 +39,7 @@ export function registerShowCommand(parent: Command): void {
                 const tuple = t.params.map((p, j) => `${p.name}=${JSON.stringify(i.params[j])}`).join(", ");
                 lines.push(`#${i.index}${i.index < t.edge.length ? " (edge)" : ""}  ${tuple}`, `  ${i.question.replace(/\n/g, "\n  ")}`, "");
             }
-            process.stdout.write(lines.join("\n"));
+            // 100 columns: labelled lines continue under their value, questions under their indent.
+            process.stdout.write(lines.map((l) => wrapText(safeTerminalText(l), MESSAGE_WIDTH, /^[a-z]+ +/.test(l) ? " ".repeat(11) : undefined)).join("\n"));
         });
 }

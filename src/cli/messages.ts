@@ -1,0 +1,109 @@
+import { safeTerminalLine } from "../util/safeText.js";
+import { displayWidth } from "../report/terminalTable.js";
+
+/**
+ * Every line eddy writes for the person at the terminal goes through here, so the rules hold by
+ * construction: one `eddy: ` prefix, warnings as `eddy: warning: `, a hint is the exact next command
+ * with every flag it needs (shell-quoted), and notes fit 100 columns.
+ */
+
+/** Columns every message and table fits (terminals may be wider; logs and pipes are read at this width). */
+export const MESSAGE_WIDTH = 100;
+
+const PREFIX = "eddy: ";
+const WARNING = "warning: ";
+
+export { commandLine, dbWords, resumeCommand, shellQuote } from "../util/commandLine.js";
+
+/**
+ * Text wrapped to `width` columns: each paragraph keeps its leading spaces, and its continuation lines
+ * start with `indent` (default: the same leading spaces). A word longer than a line (a path, a command)
+ * is kept whole rather than cut, so it stays copyable.
+ */
+export function wrapText(text: string, width = MESSAGE_WIDTH, indent?: string): string {
+    const out: string[] = [];
+    for (const para of text.split("\n")) {
+        const lead = /^ */.exec(para)![0];
+        const next = indent ?? lead;
+        let line = lead;
+        let empty = true;
+        // Words with the spaces before each (runs of spaces inside a line, e.g. aligned labels, are kept).
+        for (const [, gap, word] of para.slice(lead.length).trimEnd().matchAll(/( *)([^ ]+)/g)) {
+            if (!empty && displayWidth(line) + gap!.length + displayWidth(word!) > width) {
+                out.push(line);
+                line = next + word;
+            } else line = empty ? line + word : line + gap + word;
+            empty = false;
+        }
+        out.push(empty ? para.trimEnd() : line);
+    }
+    return out.join("\n");
+}
+
+/** One `eddy: …` line (or lines, wrapped at 100 columns), made safe for a terminal. */
+export function formatNote(text: string): string {
+    return wrapText(PREFIX + safeTerminalLine(text.replace(/^eddy: /, "")), MESSAGE_WIDTH, "      ");
+}
+
+/** `eddy: warning: …`, whatever prefix the text came with (`warning:`, `eddy:`, `eddy: warning:`). */
+export function formatWarning(text: string): string {
+    const bare = text.replace(/^eddy: /, "").replace(/^warning: /i, "");
+    return wrapText(PREFIX + WARNING + safeTerminalLine(bare), MESSAGE_WIDTH, "      ");
+}
+
+const warned = new Set<string>();
+
+/** Writes a note to stderr. */
+export function note(text: string, out: (s: string) => void = (s) => void process.stderr.write(s)): void {
+    out(formatNote(text) + "\n");
+}
+
+/** Writes a warning to stderr, once per process for the same text (one per study, not one per model). */
+export function warn(text: string, out: (s: string) => void = (s) => void process.stderr.write(s)): void {
+    const line = formatWarning(text);
+    if (warned.has(line)) return;
+    warned.add(line);
+    out(line + "\n");
+}
+
+/** A stage's log line: warnings (`warning: …`) as warnings, the rest as notes. */
+export function logLine(text: string): void {
+    if (/^(eddy: )?warning: /i.test(text)) warn(text);
+    else note(text);
+}
+
+/**
+ * commander's own error (`error: unknown option '--dbx'\n(Did you mean --db?)`) as one eddy line that
+ * names the command's help: `eddy: unknown option '--dbx' (did you mean --db?); see 'eddy runs list --help'`.
+ */
+export function rephraseCommanderError(text: string, commandPath: string): string {
+    const parts = text
+        .split("\n")
+        .map((l) => l.trim())
+        .filter((l) => l !== "");
+    const first = (parts[0] ?? "error").replace(/^error: /i, "");
+    const more = parts
+        .slice(1)
+        .map((l) => l.replace(/^\((.*)\)$/, "$1"))
+        .map((l) => l.charAt(0).toLowerCase() + l.slice(1));
+    return `${PREFIX}${first}${more.length ? ` (${more.join("; ")})` : ""}; see '${commandPath} --help'`;
+}
+
+/**
+ * A note that ends in the command to run next, on a line of its own (never wrapped, so it is copied
+ * and run exactly as printed): `eddy: interrupted; resume with:` then `  eddy run --resume … --db …`.
+ */
+export function noteWithCommand(text: string, command: string, out: (s: string) => void = (s) => void process.stderr.write(s)): void {
+    out(`${formatNote(`${text}:`)}\n  ${command}\n`);
+}
+
+/** Lines for stdout (summaries, listings), each wrapped at 100 columns with its continuation indented. */
+export function print(text: string, out: (s: string) => void = (s) => void process.stdout.write(s)): void {
+    out(
+        text
+            .replace(/\n$/, "")
+            .split("\n")
+            .map((l) => wrapText(safeTerminalLine(l), MESSAGE_WIDTH, /^ */.exec(l)![0] + "    "))
+            .join("\n") + "\n"
+    );
+}

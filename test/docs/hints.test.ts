@@ -1,0 +1,207 @@
+import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import Database from "better-sqlite3";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ensureTinyModels } from "../../src/inference/gguf/tinyModel.js";
+import { BIN, cleanTmp, countRows, ROOT, tmpDir } from "../run/helpers.js";
+
+/**
+ * First contact: every hint eddy prints is run exactly as printed (in a fresh shell, from the folder
+ * the user was in, with `eddy` on PATH as `npm link` puts it), and a fresh machine's missing pieces
+ * are named by what is missing.
+ */
+
+afterAll(cleanTmp);
+const tiny = ensureTinyModels();
+let shim = "";
+
+beforeAll(() => {
+    shim = tmpDir("eddy-shim-");
+    writeFileSync(path.join(shim, "eddy"), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
+    chmodSync(path.join(shim, "eddy"), 0o755);
+});
+
+const env = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => {
+    const { EDDY_DB: _db, ...rest } = process.env;
+    return { ...rest, PATH: `${shim}:${process.env.PATH ?? ""}`, ...extra };
+};
+
+/** Run a printed command line in bash, from `cwd`, as the user would paste it. */
+function sh(command: string, cwd: string, extra: Record<string, string> = {}): { code: number | null; out: string } {
+    const r = spawnSync("bash", ["-c", command], { cwd, env: env(extra), encoding: "utf8", timeout: 240_000 });
+    return { code: r.status, out: `${r.stdout}${r.stderr}` };
+}
+
+/** The commands a message tells the user to run: a line `  eddy …` right after a line ending in ':'. */
+function printedCommands(text: string): string[] {
+    const lines = text.split("\n");
+    return lines.flatMap((l, i) => (i > 0 && /:\s*$/.test(lines[i - 1]!) && /^ {2}eddy /.test(l) ? [l.trim()] : []));
+}
+
+/** Commands quoted in prose: 'eddy …'. */
+function quotedCommands(text: string): string[] {
+    return [...text.matchAll(/'(eddy [^']+)'/g)].map((m) => m[1]!);
+}
+
+describe("hints run as printed", () => {
+    it("Ctrl-C: the resume hint names the --db the run was started with, and resumes it as printed", async () => {
+        const cwd = tmpDir("eddy-hint-");
+        const args = ["run", "--model", tiny.f32, "--templates", "list_every_kth,math_count_coprime", "--instances", "8", "--rounds", "2", "--max-tokens", "48", "--context-size", "1024", "--threads", "1", "--sequences", "1", "--no-progress", "--db", "my studies/s.db"];
+        const p = spawn(process.execPath, [BIN, ...args], { cwd, env: env(), stdio: ["ignore", "pipe", "pipe"] });
+        let stderr = "";
+        p.stderr!.on("data", (b) => (stderr += String(b)));
+        const db = path.join(cwd, "my studies/s.db");
+        for (;;) {
+            if (p.exitCode !== null) break;
+            let n = 0;
+            try {
+                n = existsSync(db) ? countRows(db, "generations") : 0;
+            } catch {
+                n = 0;
+            }
+            if (n >= 2) break;
+            await new Promise((r) => setTimeout(r, 30));
+        }
+        p.kill("SIGINT");
+        const code = await new Promise<number | null>((r) => (p.exitCode !== null ? r(p.exitCode) : p.once("exit", (c) => r(c))));
+        expect(code, stderr).toBe(130);
+        const hints = printedCommands(stderr);
+        expect(hints, stderr).toHaveLength(1);
+        expect(hints[0]).toContain(`--db '${db}'`);
+        const r = sh(hints[0]!, cwd);
+        expect(r.code, r.out).toBe(0);
+        // The resumed session's progress counts the whole run (32 planned), not only what was left.
+        expect(r.out).toMatch(/^\[\S+\] generated 32\/32 .*done in/m);
+        // The tiny model's answers are all truncated: none of them is a judged answer.
+        expect(r.out).toMatch(/judged 0\/32 passed 0 \(32 truncated or judge_error\)/);
+        const list = sh(`eddy runs list --db '${db}'`, cwd).out;
+        expect(list).toMatch(/ complete +llama +32 +0\/0 /);
+        const d = new Database(db, { readonly: true });
+        expect((d.prepare("SELECT status FROM runs").get() as { status: string }).status).toBe("complete");
+        d.close();
+    });
+
+    it("commander's own errors: one eddy line, and the help it names runs as printed", () => {
+        const cwd = tmpDir("eddy-hint-");
+        const r = sh("eddy runs list --dbx study.db", cwd);
+        expect(r.code).toBe(1);
+        expect(r.out).toMatch(/^eddy: unknown option '--dbx' \(did you mean --db\?\); see 'eddy runs list --help'\n$/);
+        for (const c of quotedCommands(r.out)) expect(sh(c, cwd).code).toBe(0);
+    });
+
+    it("a run whose judge cannot start names the missing bwrap and the one command that installs it", () => {
+        const cwd = tmpDir("eddy-hint-");
+        const r = sh("eddy run --backend reference --templates list_every_kth --instances 2 --rounds 1 --db s.db --no-progress", cwd, { EDDY_BWRAP: "" });
+        expect(r.code).not.toBe(0);
+        expect(r.out).toMatch(/^eddy: no sandbox is possible here: bubblewrap \(bwrap\) is not installed; install it with 'sudo apt-get install bubblewrap'/m);
+        expect(r.out).not.toMatch(/namespaces/);
+    });
+
+    it("mutate and loop with --embed-model models/eddy-tiny-embed need no `npm run models:tiny-embed` first", () => {
+        // A fresh checkout's layout: the repository's files, an empty models/ folder.
+        const cwd = tmpDir("eddy-fresh-");
+        for (const entry of readdirSync(ROOT)) if (![".git", ".eddy", "models"].includes(entry)) symlinkSync(path.join(ROOT, entry), path.join(cwd, entry));
+        mkdirSync(path.join(cwd, "models"));
+        const r = sh("eddy mutate variants --wrapper default --embed-model models/eddy-tiny-embed", cwd);
+        expect(r.code, r.out).toBe(0);
+        expect(existsSync(path.join(cwd, "models/eddy-tiny-embed/onnx/model.onnx"))).toBe(true);
+    });
+});
+
+describe("a fresh machine", () => {
+    it("README's first paragraph links nothing outside the repository, and its first command is scripts/setup.sh", () => {
+        const readme = readFileSync(path.join(ROOT, "README.md"), "utf8");
+        const first = readme.split("\n\n")[1]!;
+        expect(first).toMatch(/^eddy measures/);
+        for (const [, target] of first.matchAll(/\]\(([^)]+)\)/g)) expect(target!.startsWith("#") || !path.relative(ROOT, path.resolve(ROOT, target!)).startsWith("..")).toBe(true);
+        const firstCommand = /```bash\n([^\n]*)/.exec(readme)![1]!;
+        expect(firstCommand).toMatch(/^scripts\/setup\.sh && npm start\b/);
+    });
+
+    it("scripts/setup.sh --check names what is missing and the one command that installs it", () => {
+        // A PATH with everything the check looks for except bwrap.
+        const bin = tmpDir("eddy-path-");
+        for (const tool of ["sh", "python3", "g++", "make", "dirname", "id"]) {
+            const where = execFileSync("bash", ["-c", `command -v ${tool}`], { encoding: "utf8" }).trim();
+            symlinkSync(where, path.join(bin, tool));
+        }
+        const missing = spawnSync(path.join(ROOT, "scripts/setup.sh"), ["--check"], { env: { PATH: bin }, encoding: "utf8" });
+        expect(missing.status).toBe(1);
+        expect(missing.stderr).toBe("eddy setup: missing: bubblewrap; install with: sudo apt-get install -y bubblewrap\n");
+        // The real machine (bubblewrap installed, as CI installs it): nothing missing.
+        const here = spawnSync(path.join(ROOT, "scripts/setup.sh"), ["--check"], { encoding: "utf8" });
+        expect(here.status, here.stderr).toBe(0);
+    });
+});
+
+describe("leftovers and words", () => {
+    it("a corrupt GGUF or a missing python3 leaves no failed run with 0 responses behind", () => {
+        const cwd = tmpDir("eddy-left-");
+        writeFileSync(path.join(cwd, "bad.gguf"), readFileSync(tiny.f32).subarray(0, 5000));
+        const bad = sh("eddy run --model bad.gguf --templates list_every_kth --instances 1 --rounds 1 --db s.db --no-progress", cwd);
+        expect(bad.code).toBe(1);
+        expect(bad.out).toMatch(/^eddy: truncated GGUF file: /m);
+        const nopy = sh("eddy run --backend reference --templates list_every_kth --instances 1 --rounds 1 --db s.db --no-progress", cwd, { EDDY_PYTHON: "/nonexistent/python3" });
+        expect(nopy.code).toBe(1);
+        expect(nopy.out).toMatch(/^eddy: \/nonexistent\/python3 not found/m);
+        const list = sh("eddy runs list --db s.db", cwd);
+        expect(list.out).toMatch(/^no runs in /);
+        // A run with answers in it is kept whatever happens later.
+        expect(sh("eddy run --backend reference --templates list_every_kth --instances 1 --rounds 1 --db s.db --no-progress", cwd).code).toBe(0);
+        expect(sh("eddy runs list --db s.db", cwd).out).toMatch(/complete/);
+    });
+
+    it("'cannot open database' says why", () => {
+        const cwd = tmpDir("eddy-left-");
+        mkdirSync(path.join(cwd, "folder.db"));
+        const r = sh("eddy run --backend reference --templates list_every_kth --instances 1 --rounds 1 --db folder.db --no-progress", cwd);
+        expect(r.code).toBe(66);
+        expect(r.out).toMatch(/^eddy: cannot open database .*folder\.db: it is a folder, not a file/m);
+    });
+
+    it("reading commands read a database in a read-only folder (a read-only bind mount)", () => {
+        const cwd = tmpDir("eddy-left-");
+        expect(sh("eddy run --backend reference --templates list_every_kth --instances 2 --rounds 1 --db ro/s.db --no-progress", cwd).code).toBe(0);
+        const ro = path.join(cwd, "ro");
+        const inRo = (cmd: string) =>
+            spawnSync("bwrap", ["--bind", "/", "/", "--ro-bind", ro, ro, "--dev", "/dev", "--proc", "/proc", "--chdir", cwd, "bash", "-c", cmd], { env: env(), encoding: "utf8" });
+        for (const cmd of ["eddy runs list --db ro/s.db", "eddy report latest --db ro/s.db", "eddy export latest --db ro/s.db"]) {
+            const r = inRo(cmd);
+            expect(r.status, `${cmd}: ${r.stderr}`).toBe(0);
+        }
+        // Writing there is refused with why.
+        const w = inRo("eddy run --backend reference --templates list_every_kth --instances 2 --rounds 1 --db ro/new.db --no-progress");
+        expect(w.stderr).toMatch(/^eddy: cannot open database .*new\.db: the folder .*ro is not writable/m);
+    });
+
+    it("doctor exits non-zero without python3; export says what it wrote; mutate variants has a header", () => {
+        const cwd = tmpDir("eddy-left-");
+        const doc = sh("eddy doctor --python /nonexistent/python3", cwd);
+        expect(doc.code).toBe(1);
+        expect(doc.out).toMatch(/^problem: \/nonexistent\/python3 not found/m);
+        expect(sh("eddy run --backend reference --templates list_every_kth --instances 2 --rounds 1 --db s.db --no-progress", cwd).code).toBe(0);
+        const ex = sh("eddy export latest --db s.db --format jsonl --out rows.jsonl", cwd);
+        expect(ex.code).toBe(0);
+        expect(ex.out).toBe("eddy: export written to rows.jsonl (jsonl, 2 rows, " + readFileSync(path.join(cwd, "rows.jsonl")).length + " bytes)\n");
+        const v = sh(`eddy mutate variants --wrapper default --embed-model ${path.join(cwd, "eddy-tiny-embed")}`, cwd);
+        expect(v.code, v.out).toBe(0);
+        expect(v.out.split("\n")[0]).toMatch(/^variant +kept +cosine +operations$/);
+    });
+});
+
+describe("whole counts", () => {
+    it("a replay run missing a whole template: incomplete everywhere, and the report keeps the template as No data", () => {
+        const cwd = tmpDir("eddy-whole-");
+        const answers = [0, 1, 2].map((instance) => JSON.stringify({ template: "list_every_kth", instance, round: 0, response: "```python\ndef every_kth(values):\n    return values[::2]\n```" }));
+        writeFileSync(path.join(cwd, "a.jsonl"), answers.join("\n") + "\n");
+        const run = sh("eddy run --backend replay --replay a.jsonl --templates list_every_kth,list_rotate_right --instances 3 --rounds 1 --db s.db --no-progress", cwd);
+        expect(run.code, run.out).toBe(0);
+        expect(run.out).toMatch(/^run \S+: incomplete: 3 answers missing in /m);
+        expect(sh("eddy runs list --db s.db", cwd).out).toMatch(/ incomplete +replay +3 \+3 missing /);
+        expect(sh("eddy runs show latest --db s.db", cwd).out).toMatch(/^run \S+ {2}\(incomplete: 3 answers missing\)$/m);
+        const report = sh("eddy report latest --db s.db", cwd).out;
+        expect(report).toMatch(/^list_rotate_right +0 of 3 .*No data$/m);
+        expect(report).toMatch(/ 3 of 6 /);
+    });
+});
