@@ -222,6 +222,50 @@ describe.skipIf("missing" in binary || !stories)("llama-server on stories260K, a
     }, SLOW);
 });
 
+describe.skipIf("missing" in binary || !stories)("a served run resumed", () => {
+    it("a server gone for good stops the run with one line and keeps its answers; resumed against the same model at another address, it finishes; another model is refused", async () => {
+        const bin = (binary as { path: string }).path;
+        const dir = tmpDir();
+        const db = path.join(dir, "resumed.db");
+        const shape = ["-t", "list_every_kth", "-M", "10", "-R", "2", "--max-tokens", "200", "--seed", "9", "--db", db];
+        let server = await startLlamaServer(bin, { model: stories!, slots: 1, threads: 1 });
+        try {
+            const child = spawn(process.execPath, [BIN, "run", "--backend", "server", "--base-url", server.baseUrl, "--model", "stories260K", ...shape, "--retry-for", "2"], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+            let stderr = "";
+            child.stderr.on("data", (b: Buffer) => (stderr += b.toString()));
+            const done = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+            const deadline = Date.now() + 120_000;
+            while (generationsSoFar(db) < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+            await server.kill9();
+            expect(await done).not.toBe(0);
+            expect(errorLines(stderr)).toEqual([expect.stringMatching(/^eddy: cannot reach http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions: connection refused \(is the server running\?\) \(still failing after 2 s of retries; what was answered is kept: resume when the server is back\)$/)]);
+            const kept = responses(db);
+            expect(kept.length).toBeGreaterThanOrEqual(2);
+            expect(kept.length).toBeLessThan(20);
+            const d = new Database(db, { readonly: true });
+            const runId = (d.prepare("SELECT id FROM runs").get() as { id: string }).id;
+            d.close();
+            // Another model served under the same name is refused: what the server reports is the model's identity.
+            server = await startLlamaServer(bin, { model: tiny.f32, slots: 1, threads: 1, alias: "stories260K" });
+            const other = await eddy(["run", "--resume", runId, "--base-url", server.baseUrl, "--db", db]);
+            expect(other.code).not.toBe(0);
+            expect(errorLines(other.stderr).at(-1)).toMatch(/changed since run \S+ began \(sha256 differs\)/);
+            expect(responses(db)).toEqual(kept);
+            await server.stop();
+            // The same model on another port: the address is operational, the served model's identity is what is checked.
+            server = await startLlamaServer(bin, { model: stories!, slots: 1, threads: 1 });
+            const resumed = await eddy(["run", "--resume", runId, "--base-url", server.baseUrl, "--db", db]);
+            expect(resumed.code, resumed.stderr).toBe(0);
+            const rows = responses(db);
+            expect(rows).toHaveLength(20);
+            expect(new Set(rows.map((r) => r.key)).size).toBe(20);
+            expect(rows.filter((r) => kept.some((k) => k.key === r.key))).toEqual(kept);
+        } finally {
+            await server.stop();
+        }
+    }, SLOW);
+});
+
 /** A real HTTP server on loopback that lists one model and answers completions with `answer`. */
 async function misbehaving(answer: (req: http.IncomingMessage, res: http.ServerResponse) => void, seen: { auth: string[] } = { auth: [] }): Promise<{ url: string; close(): Promise<void>; seen: { auth: string[] } }> {
     const s = http.createServer((req, res) => {
