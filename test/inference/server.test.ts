@@ -306,6 +306,49 @@ describe("servers that misbehave: one eddy: line each, nothing stored as an answ
         }
     }, SLOW);
 
+    it("at most --concurrency requests are in flight; a busy server (429, 503) is asked again and every answer is stored once", async () => {
+        let inFlight = 0;
+        let most = 0;
+        const attempts = new Map<string, number>();
+        const srv = await misbehaving((req, res) => {
+            let body = "";
+            req.on("data", (b: Buffer) => (body += b.toString()));
+            req.on("end", () => {
+                const n = (attempts.get(body) ?? 0) + 1;
+                attempts.set(body, n);
+                // Each request is refused twice (busy, then loading) before it is answered.
+                if (n <= 2) {
+                    res.writeHead(n === 1 ? 429 : 503, { "content-type": "application/json" });
+                    res.end(JSON.stringify({ error: { code: n === 1 ? 429 : 503, message: n === 1 ? "too many requests" : "Loading model" } }));
+                    return;
+                }
+                inFlight++;
+                most = Math.max(most, inFlight);
+                setTimeout(() => {
+                    inFlight--;
+                    const seed = (JSON.parse(body) as { seed: number }).seed;
+                    res.writeHead(200, { "content-type": "application/json" });
+                    res.end(JSON.stringify({ choices: [{ index: 0, message: { role: "assistant", content: `answer for seed ${seed}` }, finish_reason: "stop" }], usage: { prompt_tokens: 3, completion_tokens: 4 } }));
+                }, 150);
+            });
+        });
+        const db = path.join(tmpDir(), "busy.db");
+        try {
+            const r = await eddy(["run", "--backend", "server", "--base-url", srv.url, "--model", "m", "-t", "list_every_kth", "-M", "4", "-R", "2", "--max-tokens", "4", "--concurrency", "3", "--retry-for", "30", "--db", db]);
+            expect(r.code, r.stderr).toBe(0);
+            expect(most).toBe(3);
+            const rows = responses(db);
+            expect(rows).toHaveLength(8);
+            expect(new Set(rows.map((x) => x.key)).size).toBe(8);
+            // Each answer is the one its own request was given (seeds differ per query), none made up.
+            expect(rows.every((x) => /^answer for seed \d+$/.test(x.response))).toBe(true);
+            expect(new Set(rows.map((x) => x.response)).size).toBe(8);
+            expect([...attempts.values()].every((n) => n === 3)).toBe(true);
+        } finally {
+            await srv.close();
+        }
+    }, SLOW);
+
     it("an API key comes from the environment, reaches the server as a bearer token, and is never stored or printed", async () => {
         const key = "sk-eddy-test-7f3a";
         const srv = await misbehaving((_q, res) => {
