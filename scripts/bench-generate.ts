@@ -184,18 +184,21 @@ for (const r of Object.values(main)) await r.close();
 // The server backend on the same model and cores: llama-server with THREADS × parallel threads, one slot
 // (reproducible) and G × groups slots (batching freely, as --fast does), each run alone (the llama backend's
 // workers are closed first, so neither takes the other's cores).
+// BENCH_SERVER_THREADS: the server's threads (default: the cores the llama backend's contexts use together). On a
+// busy machine threads that wait on each other collapse (see --threads in README); 1 keeps the server to one core.
+const serverThreads = Number(process.env.BENCH_SERVER_THREADS ?? THREADS * parallel);
 const binary = llamaServerBinary();
 const servers: RunningServer[] = [];
 let served: { wall: Record<string, number>; cpu: Record<string, number> } | undefined;
 if ("path" in binary) {
-    const oneSlot = await startLlamaServer(binary.path, { model: modelPath, slots: 1, threads: THREADS * parallel, contextSize: 1024 });
+    const oneSlot = await startLlamaServer(binary.path, { model: modelPath, slots: 1, threads: serverThreads, contextSize: 1024 });
     servers.push(oneSlot);
     const runners: Record<string, Runner> = { server_one_slot: await serverRunner(oneSlot, 1) };
     served = await interleaved(runners, false, REPEATS);
     for (const r of Object.values(runners)) await r.close();
     await oneSlot.stop();
     const slots = GROUP_SIZE * parallel;
-    const batching = await startLlamaServer(binary.path, { model: modelPath, slots, threads: THREADS * parallel, contextSize: 1024 });
+    const batching = await startLlamaServer(binary.path, { model: modelPath, slots, threads: serverThreads, contextSize: 1024 });
     servers.push(batching);
     const more: Record<string, Runner> = { server_slots: await serverRunner(batching, slots) };
     const b = await interleaved(more, false, REPEATS);
@@ -248,6 +251,7 @@ console.log(
             lockstep_identical: identical,
             ...(served
                 ? {
+                      server_threads: serverThreads,
                       server_one_slot_tok_s: tokS(served.wall.server_one_slot),
                       [`server_${GROUP_SIZE * parallel}_slots_tok_s`]: tokS(served.wall.server_slots),
                       server_tok_per_cpu_s: { one_slot: tokS(served.cpu.server_one_slot), slots: tokS(served.cpu.server_slots) },

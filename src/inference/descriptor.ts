@@ -22,14 +22,8 @@ export interface BackendSettings {
     contextSize?: number;
     promptFormat?: string;
     allowDownload?: boolean;
-    /** A served backend: the server's OpenAI-compatible base URL (`http://host:port/v1`). */
-    baseUrl?: string;
-    /** A served backend: requests in flight at once. */
-    concurrency?: number;
-    /** A served backend: how long to keep asking a server that is down or busy, seconds. */
-    retryFor?: number;
-    /** The replay backend's file. */
-    replay?: string;
+    /** The settings a backend owns (declared in its descriptor's `settings`), read by that backend alone. */
+    readonly [ownSetting: string]: unknown;
 }
 
 /** What only some backends need: the model solutions (reference), a file read first (replay), the templates. */
@@ -138,7 +132,7 @@ export interface BackendDescriptor {
     /** A model as given (flag or config file) made into what is stored: a file's absolute path, a URI or a served name as is. */
     resolveModel(model: string, baseDir: string): string;
     /** One line when the settings lack what it needs (undefined: nothing missing). */
-    missing(settings: AnswerSources & { baseUrl?: string | undefined }): string | undefined;
+    missing(settings: AnswerSources & Readonly<Record<string, unknown>>): string | undefined;
     /** Check the sources before a run is created (model files exist, remote ones allowed, URL well formed); throws one EddyError line. */
     checkSources(settings: BackendSettings & { models: readonly string[] }): void;
     /** A model of a run that has gone since (a model file deleted): one line, or undefined. */

@@ -26,8 +26,9 @@ export const replayDescriptor = {
     sourceGone: () => undefined,
     // Read and validated before anything is stored; its sha256 stands for the model's.
     readSources(settings) {
-        const replay = new ReplayBackend(settings.replay!);
-        return { parts: { prepared: replay }, identity: { sha256: replay.sha256, what: `replay file ${settings.replay}` } };
+        const file = String(settings.replay);
+        const replay = new ReplayBackend(file);
+        return { parts: { prepared: replay }, identity: { sha256: replay.sha256, what: `replay file ${file}` } };
     },
     modelSources: (s) => [{ label: path.basename(s.replay ?? "replay").replace(/\.gguf$/i, "").replace(/\.jsonl?$/i, ""), ...(s.replay ? { source: s.replay } : {}) }],
     // The file's sha256 stands for the model's: an edited file is another set of answers.
@@ -35,6 +36,6 @@ export const replayDescriptor = {
     cacheIdentity: () => undefined,
     async open(settings, _model, parts) {
         if (parts.prepared instanceof ReplayBackend) return parts.prepared;
-        return new ReplayBackend(settings.replay!);
+        return new ReplayBackend(String(settings.replay));
     }
 } as const satisfies BackendDescriptor;

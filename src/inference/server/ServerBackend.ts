@@ -186,6 +186,8 @@ function requestBody(req: GenerationRequest, served: ServedModel, format: string
         // Every request evaluates its whole prompt: a slot's cached prefix from the request before would make
         // an answer depend on what ran before it.
         body.cache_prompt = false;
+        // __verbose.stop_type says whether a stop string or the end of generation ended the answer.
+        body.verbose = true;
         if (d.repeatPenalty !== undefined) body.repeat_penalty = d.repeatPenalty;
     } else if (d.repeatPenalty !== undefined) body.repetition_penalty = d.repeatPenalty;
     return body;
@@ -201,17 +203,17 @@ function parseReply(body: unknown, format: string, where: string, elapsedMs: num
     const finish = choice.finish_reason;
     const usage = record(record(body).usage);
     const timings = record(record(body).timings);
-    let stopReason: StopReason = finish === "length" ? "max_tokens" : "eos";
+    // Which stop ended it: llama-server says in __verbose.stop_type (asked for with verbose), vLLM in choices[].stop_reason
+    // (the stop string, or a token id / null for end of generation); another server only says "stop".
+    const verbose = record(record(body).__verbose);
+    const byStopString =
+        finish === "stop" &&
+        (typeof verbose.stop_type === "string" ? verbose.stop_type === "word" : "stop_reason" in choice ? typeof choice.stop_reason === "string" : format === "plain-completion");
+    const stopReason: StopReason = finish === "length" ? "max_tokens" : byStopString ? "stop_trigger" : "eos";
     let out = text;
     if (format === "plain-completion") {
-        // The cue is part of the answer, and the closing fence that ended it goes back (as the llama backend
-        // does). vLLM says which stop ended it (stop_reason); llama-server only says "stop", taken as the fence.
-        out = PLAIN_CUE + text;
-        const byFence = finish === "stop" && (choice.stop_reason === undefined || choice.stop_reason === PLAIN_STOP);
-        if (byFence) {
-            stopReason = "stop_trigger";
-            out += PLAIN_STOP;
-        }
+        // The cue is part of the answer, and the closing fence that ended it goes back, as the llama backend does.
+        out = PLAIN_CUE + text + (byStopString ? PLAIN_STOP : "");
     }
     const promptMs = typeof timings.prompt_ms === "number" ? timings.prompt_ms : 0;
     const predictedMs = typeof timings.predicted_ms === "number" ? timings.predicted_ms : elapsedMs - promptMs;

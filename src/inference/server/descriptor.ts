@@ -5,6 +5,14 @@ import { apiKeyFromEnv, parseBaseUrl } from "./http.js";
 import { probeServer } from "./probe.js";
 import { createServerBackend, knownReproducible } from "./ServerBackend.js";
 
+/** The settings this backend owns (declared below in `settings`). */
+interface ServerSettings {
+    baseUrl?: string;
+    concurrency?: number;
+    retryFor?: number;
+}
+const own = (settings: object): ServerSettings => settings as ServerSettings;
+
 /** A model served by an OpenAI-compatible server: llama-server, vLLM, SGLang, Ollama. */
 export const serverDescriptor = {
     name: "server",
@@ -37,10 +45,11 @@ export const serverDescriptor = {
     parallelSetting: () => "concurrency",
     resolveModel: (m) => m,
     missing: (s) =>
-        !s.baseUrl ? "--backend server needs --base-url http://HOST:PORT/v1" : s.models && s.models.length > 0 ? undefined : "--backend server needs --model <name> (eddy models list --base-url URL shows what the server serves)",
+        !own(s).baseUrl ? "--backend server needs --base-url http://HOST:PORT/v1" : s.models && s.models.length > 0 ? undefined : "--backend server needs --model <name> (eddy models list --base-url URL shows what the server serves)",
     checkSources(s) {
-        if (!s.baseUrl) throw new EddyError("--backend server needs --base-url http://HOST:PORT/v1");
-        parseBaseUrl(s.baseUrl);
+        const { baseUrl } = own(s);
+        if (!baseUrl) throw new EddyError("--backend server needs --base-url http://HOST:PORT/v1");
+        parseBaseUrl(baseUrl);
     },
     sourceGone: () => undefined,
     readSources: () => ({ parts: {} }),
@@ -49,8 +58,9 @@ export const serverDescriptor = {
     // A served answer depends on what the server reports it serves, how prompts are sent, and whether it was reproducible.
     cacheIdentity: (meta, identity) => (identity ? { sha256: identity, promptFormat: meta.promptFormat, contextSize: meta.contextSize, mode: meta.mode } : undefined),
     async offers(settings) {
-        if (!settings.baseUrl) throw new EddyError("give the server's address: --base-url http://HOST:PORT/v1");
-        const report = await probeServer(parseBaseUrl(settings.baseUrl), apiKeyFromEnv());
+        const { baseUrl, concurrency } = own(settings);
+        if (!baseUrl) throw new EddyError("give the server's address: --base-url http://HOST:PORT/v1");
+        const report = await probeServer(parseBaseUrl(baseUrl), apiKeyFromEnv());
         const facts: Record<string, string | number> = {};
         if (report.build !== undefined) facts.build = report.build;
         if (report.modelPath !== undefined) facts["model file"] = report.modelPath;
@@ -61,24 +71,25 @@ export const serverDescriptor = {
             engine: report.engine,
             facts,
             models: report.models.map((m) => ({ id: m.id, aliases: m.aliases, ...(m.contextSize !== undefined ? { contextSize: m.contextSize } : {}), facts: m.details })),
-            reproducible: knownReproducible(report, settings.concurrency ?? 1)
+            reproducible: knownReproducible(report, concurrency ?? 1)
         };
     },
     async open(settings, model, parts) {
+        const { baseUrl, concurrency, retryFor } = own(settings);
         if (!model.name) throw new EddyError("--backend server needs --model <name>");
-        if (!settings.baseUrl) throw new EddyError("--backend server needs --base-url http://HOST:PORT/v1");
+        if (!baseUrl) throw new EddyError("--backend server needs --base-url http://HOST:PORT/v1");
         try {
             return await createServerBackend({
-                baseUrl: settings.baseUrl,
+                baseUrl,
                 model: model.name,
                 ...(settings.promptFormat !== undefined ? { promptFormat: settings.promptFormat } : {}),
-                ...(settings.concurrency !== undefined ? { concurrency: settings.concurrency } : {}),
-                ...(settings.retryFor !== undefined ? { retryForMs: settings.retryFor * 1000 } : {}),
+                ...(concurrency !== undefined ? { concurrency } : {}),
+                ...(retryFor !== undefined ? { retryForMs: retryFor * 1000 } : {}),
                 ...(parts.onWarning ? { onWarning: parts.onWarning } : {})
             });
         } catch (err) {
             if (isEddyError(err)) throw err;
-            throw new EddyError(`cannot use the server at ${settings.baseUrl}: ${oneLine(err)}`);
+            throw new EddyError(`cannot use the server at ${baseUrl}: ${oneLine(err)}`);
         }
     }
 } as const satisfies BackendDescriptor;
