@@ -140,6 +140,14 @@ export function isHarness(category: string): boolean {
  * judged: it leaves M but stays in M_total, and the category needs M ≥ 90% of M_total.
  */
 export function scoreNeighbourhoods(outcomes: readonly Outcome[], opts: ScoreOptions = {}): NeighbourhoodScore[] {
+    const groups = groupByNeighbourhood(outcomes);
+    const out: NeighbourhoodScore[] = [];
+    for (const list of groups.values()) out.push(scoreOne(list, opts));
+    out.push(...unanswered(outcomes, groups, opts.planned));
+    return out.sort((a, b) => a.config.localeCompare(b.config) || a.template.localeCompare(b.template));
+}
+
+function groupByNeighbourhood(outcomes: readonly Outcome[]): Map<string, Outcome[]> {
     const groups = new Map<string, Outcome[]>();
     for (const o of outcomes) {
         const key = `${o.config}\u0000${o.template}`;
@@ -147,10 +155,12 @@ export function scoreNeighbourhoods(outcomes: readonly Outcome[], opts: ScoreOpt
         if (!list) groups.set(key, (list = []));
         list.push(o);
     }
-    const out: NeighbourhoodScore[] = [];
-    for (const list of groups.values()) out.push(scoreOne(list, opts));
-    out.push(...unanswered(outcomes, groups, opts.planned));
-    return out.sort((a, b) => a.config.localeCompare(b.config) || a.template.localeCompare(b.template));
+    return groups;
+}
+
+/** The `no_data` neighbourhoods {@link scoreNeighbourhoods} adds for these outcomes: for callers that score neighbourhoods piecewise (the viewer rescores only what changed). */
+export function unansweredNeighbourhoods(outcomes: readonly Outcome[], planned: ReadonlyMap<string, PlannedNeighbourhood> | undefined): NeighbourhoodScore[] {
+    return unanswered(outcomes, groupByNeighbourhood(outcomes), planned);
 }
 
 /**

@@ -1,7 +1,7 @@
 import { buildReport, scoreOptions } from "../report/buildReport.js";
 import { studyContext } from "../report/loadStudy.js";
 import type { ReportData, ReportRunMeta } from "../report/types.js";
-import { plannedKey, scoreNeighbourhoods, type NeighbourhoodScore } from "../scores/neighbourhood.js";
+import { plannedKey, scoreNeighbourhoods, unansweredNeighbourhoods, type NeighbourhoodScore } from "../scores/neighbourhood.js";
 import type { Store } from "../store/Store.js";
 import type { Outcome } from "../vocabulary.js";
 import { NotFound } from "./context.js";
@@ -93,7 +93,14 @@ export class RunDataCache {
             stale.push({ key, fp: fpOf(key, answers), outcomes });
             neighbourhoods.set(key, { fp: fpOf(key, answers), outcomes, score: undefined });
         }
-        const fresh = new Map(scoreNeighbourhoods(stale.flatMap((n) => n.outcomes), scoreOptions({ planned })).map((x) => [`${x.config}\u0000${x.template}`, x]));
+        // Scored piecewise, so the planned templates without any answer (no_data) are added once below, over
+        // the whole run, and not for whichever neighbourhoods happened to be stale.
+        const staleLabels = new Set(stale.flatMap((n) => (n.outcomes[0] ? [`${n.outcomes[0].config}\u0000${n.outcomes[0].template}`] : [])));
+        const fresh = new Map(
+            scoreNeighbourhoods(stale.flatMap((n) => n.outcomes), scoreOptions({ planned }))
+                .map((x) => [`${x.config}\u0000${x.template}`, x] as const)
+                .filter(([k]) => staleLabels.has(k))
+        );
         for (const n of stale) {
             const first = n.outcomes[0];
             neighbourhoods.set(n.key, { fp: n.fp, outcomes: n.outcomes, score: first && fresh.get(`${first.config}\u0000${first.template}`) });
@@ -103,6 +110,7 @@ export class RunDataCache {
         // In scoreNeighbourhoods' own order (configuration label, then template), as one call over every answer gives.
         const all = [...neighbourhoods.values()]
             .flatMap((n) => (n.score ? [n.score] : []))
+            .concat(unansweredNeighbourhoods(outcomes, planned))
             .sort((a, b) => a.config.localeCompare(b.config) || a.template.localeCompare(b.template));
         const { data, scores } = buildReport(outcomes, [info], { planned, determinism, title: `run ${info.id}`, scores: all });
         const value = { info, data, scores, outcomes };
