@@ -4,6 +4,7 @@ import path from "node:path";
 import { DelayedError, type Job, UnrecoverableError, WaitingError, Worker } from "bullmq";
 import { Redis } from "ioredis";
 import { probeIsolation } from "../judge/isolation.js";
+import { pythonCommand } from "../judge/workerScript.js";
 import type { IsolationReport } from "../judge/types.js";
 import { oneLine } from "../util/errors.js";
 import { checkRedis } from "./connect.js";
@@ -72,6 +73,9 @@ export async function startWorker(t: QueueTarget, o: WorkerOptions = {}): Promis
     const settings: WorkerSettings = { ...o, node };
     delete (settings as { log?: unknown }).log;
     const lockDuration = o.lockMs ?? 30_000;
+    // Work that holds the event loop is done before any shard's lock is: the judge's interpreter resolved
+    // (a synchronous run of python3, once per process), and the judge asked what it can do.
+    pythonCommand();
     const swept = sweepScratch();
     if (swept) log(`removed ${swept} scratch folder(s) left by workers that were killed`);
     const state = new RedisState(t, log);
@@ -89,6 +93,7 @@ export async function startWorker(t: QueueTarget, o: WorkerOptions = {}): Promis
     let running: Job | undefined;
     /** Scratch databases of shards begun here and not finished, by job id: taken again, a shard resumes there. */
     const scratch = new Map<string, string>();
+    await judgeHere().catch(() => {}); // a failure is asked again with the first shard
     const watch = new LoopWatch(lockDuration, (ms) => log(`this worker's event loop was held for ${ms} ms (the lock lasts ${lockDuration} ms); a shard's lock may lapse`));
     const beat = Math.max(250, Math.min(5000, Math.floor(lockDuration / 3)));
     const alive = setInterval(() => void heartbeat(client, node, beat * 3).catch(() => {}), beat);
