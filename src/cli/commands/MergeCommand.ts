@@ -25,7 +25,7 @@ export function registerMergeCommand(program: Command): void {
             process.on("SIGTERM", hear);
             // A signal sent during the merge is heard on the next turn of the loop; the handlers stay to the exit, so a late one cannot end the process by signal (130) after the merge completed.
             const heard = async (): Promise<string | undefined> => {
-                await new Promise((r) => setImmediate(r));
+                await new Promise((r) => setTimeout(r, 50)); // past the loop's next poll, where a pending signal is read
                 return interrupted;
             };
             try {
