@@ -73,10 +73,16 @@ export async function chaosRound(db: string, o: ChaosOptions): Promise<ChaosOutc
         c.stderr!.on("data", (b: Buffer) => void (clog += b.toString()));
         let exited = false;
         void c.then(() => void (exited = true));
+        // Faults hit processes that are up: a process started while Redis is down says so and exits 69 at once (a
+        // wrong URL is told at once), so each fault waits for the coordinator's plan and every worker's "waiting".
+        const up = async (): Promise<void> => {
+            while (!exited && !(/ shards on /.test(clog) && workers.every((w) => w.killed || /waiting for shards/.test(w.log())))) await sleep(100);
+        };
         // The faults, each at a random moment in the first part of the study (a study under this load takes tens of seconds).
         const faults = [...Array.from({ length: o.workerKills }, () => "worker"), ...Array.from({ length: o.redisKills }, () => "redis")].map((kind) => ({ kind, at: 2000 + o.random() * 25_000 })).sort((a, b) => a.at - b.at);
         for (const f of faults) {
             while (!exited && Date.now() - started < f.at) await sleep(100);
+            await up();
             if (exited) break;
             if (f.kind === "worker") {
                 const alive = workers.filter((w) => w.exitCode === null && !w.killed);
@@ -92,6 +98,7 @@ export async function chaosRound(db: string, o: ChaosOptions): Promise<ChaosOutc
                 await sleep(500 + o.random() * 3000);
                 redis = await startRedis("eddy-chaos", port);
             }
+            await up();
         }
         const timedOut = await Promise.race([c.then(() => false), sleep(o.patienceMs).then(() => true)]);
         if (timedOut) c.kill("SIGKILL");
