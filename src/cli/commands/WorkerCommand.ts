@@ -33,7 +33,6 @@ export function registerWorkerCommand(program: Command): void {
                 lockMs: intSetting("lock ms", o.lockMs, 100),
                 log
             });
-            log(`worker waiting for shards on ${target.where}`);
             await new Promise<void>((resolve, reject) => {
                 let stopping = false;
                 // The first signal hands a running shard back to the queue and exits 0; a second one quits at once.
@@ -49,6 +48,8 @@ export function registerWorkerCommand(program: Command): void {
                 };
                 process.on("SIGINT", stop);
                 process.on("SIGTERM", stop);
+                // Said once the signals are heard: a signal sent on seeing this line is always handled.
+                log(`worker waiting for shards on ${target.where}`);
             });
         });
 }
