@@ -1,7 +1,8 @@
 /**
  * How long this process's event loop is held: a timer that should fire every `tickMs` measures how late it
- * fires. A worker renews its shard's lock from this loop, so a hold near the lock's time loses the lock;
- * one past a quarter of it is said (once per hold), and the longest is kept for tests and benchmarks.
+ * fires. A worker renews its shard's lock from this loop (every fifth of the lock's time), so a hold near
+ * the lock's time loses the lock; one past half of it is said (once per hold), and the longest is kept
+ * for tests and benchmarks.
  */
 export class LoopWatch {
     longest = 0;
@@ -15,7 +16,7 @@ export class LoopWatch {
             const late = Math.round(now - this.last - tickMs);
             this.last = now;
             if (late > this.longest) this.longest = late;
-            if (late > lockMs / 4) warn(late);
+            if (late > lockMs / 2) warn(late);
         }, tickMs);
         this.timer.unref();
     }

@@ -43,7 +43,7 @@ export interface ChaosOutcome {
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-const BAD = /Lock mismatch|Missing lock|Missing key|\n\s+at |Unhandled error|MaxListenersExceeded|event loop was held|stalled more than allowable/;
+const BAD = /Lock mismatch|Missing lock|Missing key|Unhandled error|MaxListenersExceeded|event loop was held|stalled more than allowable/;
 
 export async function chaosRound(db: string, o: ChaosOptions): Promise<ChaosOutcome> {
     const busy: ChildProcess[] = [];
@@ -109,7 +109,8 @@ export async function chaosRound(db: string, o: ChaosOptions): Promise<ChaosOutc
         await Promise.all(survivors.map((w) => Promise.race([w, sleep(30_000)])));
         const longestHoldsMs = survivors.map((w) => Number(/longest event-loop hold: (\d+) ms/.exec(w.log())?.[1] ?? NaN));
         const logs = [clog, ...workers.map((w) => w.log())];
-        const badLines = logs.flatMap((l) => l.split("\n").filter((line, i, all) => BAD.test(`${line}\n${all[i + 1] ?? ""}`)));
+        // A bad line: one of BAD's, or one a stack trace follows.
+        const badLines = logs.flatMap((l) => l.split("\n").filter((line, i, all) => BAD.test(line) || /^\s+at /.test(all[i + 1] ?? "")));
         return { exitCode: r.exitCode, timedOut, seconds: (Date.now() - started) / 1000, workerKills, redisKills, longestHoldsMs, badLines, coordinatorLog: clog, workerLogs: workers.map((w) => w.log()) };
     } finally {
         for (const w of workers) w.kill("SIGKILL");

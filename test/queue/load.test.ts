@@ -10,7 +10,7 @@ import { HAS_REDIS } from "./redisServer.js";
 /**
  * A study on a busy machine, with faults: 4 spinning processes per core, workers with `--lock-ms 5000`, a
  * worker killed and Redis killed (restarted empty) at random moments. It finishes with every row, and no
- * worker's event loop was ever held for a quarter of the lock. Once here (scripts/chaos-queue.ts runs it
+ * worker's event loop was ever held for half the lock. Once here (scripts/chaos-queue.ts runs it
  * ten times and prints the figures).
  */
 const PATIENCE = 420_000;
@@ -41,8 +41,8 @@ describe.skipIf(!HAS_REDIS)("a study on a busy machine, with workers and Redis k
         expect(r.exitCode, why).toBe(0);
         expect(exportStore(db), why).toEqual(exportStore(single));
         expect(r.badLines, why).toEqual([]);
-        // Measured, not timed: each surviving worker's longest event-loop hold stays under a quarter of the lock (the renewal comes every fifth).
+        // Measured, not timed: each surviving worker's longest event-loop hold stays under half the lock (the renewal comes every fifth).
         expect(r.longestHoldsMs.length, why).toBeGreaterThan(0);
-        for (const ms of r.longestHoldsMs) expect(ms, why).toBeLessThan(5000 / 4);
+        for (const ms of r.longestHoldsMs) expect(ms, why).toBeLessThan(5000 / 2);
     }, PATIENCE + 120_000);
 });
