@@ -1,4 +1,5 @@
 import { short } from "./identity.js";
+import { runtimeDifference } from "./judgeRuntime.js";
 import type { JudgeMode, ShardIdentity, ShardResult } from "./shardJob.js";
 
 /** What the coordinator expects of one shard's result. */
@@ -22,6 +23,8 @@ export function resultProblem(e: ExpectedShard, r: ShardResult): string | undefi
     if (got.modelSha256 !== want.modelSha256 || r.configuration.model_sha256 !== want.modelSha256)
         return `its model file has sha256 ${short(got.modelSha256)}, the study's ${short(want.modelSha256)}`;
     if (got.oracleHash !== want.oracleHash) return `template ${e.template}: its oracle hash is ${short(got.oracleHash)}, the study's ${short(want.oracleHash)}`;
+    const rt = want.judgeRuntime ? runtimeDifference(want.judgeRuntime, got.judgeRuntime) : undefined;
+    if (rt) return `its judge ran ${rt.name} ${rt.got}, the study's runs ${rt.want}`;
     if (!want.judgeModes.includes(got.isolation.mode as JudgeMode)) return `its judge ran without a sandbox (${got.isolation.level}); the study needs one`;
     const seen = new Set<string>();
     for (const g of r.generations) {

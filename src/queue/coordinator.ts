@@ -15,7 +15,8 @@ import { checkRedis } from "./connect.js";
 import { questionsHash, shardPrompts } from "./identity.js";
 import type { QueueTarget } from "./queueUrl.js";
 import { RedisState } from "./redisState.js";
-import { readRefusals } from "./refusals.js";
+import { dropResult, liveWorkers, readRefusals, readResults, readTroubles } from "./refusals.js";
+import { judgeRuntime, type JudgeRuntime } from "./judgeRuntime.js";
 import { withNode } from "../inference/nodeSettings.js";
 import { QUEUE_NAME, SHARD_JOB_VERSION, shardJobId, shardResultSchema, type JudgeMode, type Shard, type ShardJob, type ShardResult } from "./shardJob.js";
 
@@ -42,6 +43,10 @@ export interface QueuedHooks {
     pollMs?: number;
     /** The templates and oracles the study asks (default: eddy's own). */
     library?: TemplateLibrary;
+    /** Stops the coordinator (Ctrl-C): it says what it kept and throws an EddyError with exit code 130. */
+    signal?: AbortSignal;
+    /** How long every live worker may refuse (or no worker be there) before the coordinator says so (ms). */
+    idleSayMs?: number;
 }
 
 /** A shard as planned: what it is, its job id, and what its result must prove. */
@@ -54,6 +59,8 @@ interface PlannedShard extends ExpectedShard {
 
 /** How an older eddy's worker failed a job it would not run (before workers put such jobs back). */
 const OLDER_WORKER_REFUSAL = /^(malformed shard job: |refused by )/;
+/** BullMQ's reason for a job whose worker lost its lock too often (a busy machine): never the shard's fault. */
+const STALLED = /stalled more than allowable limit/;
 
 const label = (s: Shard): string => `${s.model}/${s.template}/T=${s.temperature}/${s.wrapper}`;
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -84,13 +91,21 @@ export async function runQueued(input: StudyConfig, t: QueueTarget, hooks: Queue
         lease = await leaseRun(store, run.id, { log });
         runId = run.id;
         const study = JSON.parse(run.config_json) as Record<string, unknown>;
-        const planned = await planShards(config, opened);
+        const judges = new WorkerJudges(store, run);
+        // The judge's runtime is part of the study's identity: the one recorded with the run, else this machine's.
+        const runtime =
+            judges.runtime ??
+            (await judgeRuntime(config.language).catch((err: unknown) => {
+                log(`the judge's runtime cannot be read here (${oneLine(err)}): workers' Python versions are recorded but not checked`);
+                return null;
+            }));
+        judges.runtime = runtime;
+        const planned = await planShards(config, opened, runtime);
         const perShard = config.instances * config.rounds;
         const pending = new Map(planned.filter((p) => !shardStored(store, run.id, p.shard, perShard)).map((p) => [p.jobId, p]));
         const skipped = planned.length - pending.size;
         const progress: QueuedProgress = { runId, shards: planned.length, done: skipped, nodes: {} };
         const nodeMs = new Map<string, number>();
-        const judges = new WorkerJudges(store, run);
         hooks.onProgress?.(progress);
 
         const enqueue = async (p: PlannedShard): Promise<void> => {
@@ -116,41 +131,63 @@ export async function runQueued(input: StudyConfig, t: QueueTarget, hooks: Queue
             n.perS = n.answers / Math.max(1e-3, ms / 1000);
             hooks.onProgress?.(progress);
         };
-        /** A finished job: stored when it proves this shard of this study, else refused by name and queued again. */
-        const collect = async (p: PlannedShard): Promise<void> => {
+        /**
+         * A finished shard (its result saved apart by the worker, or the completed job's return value): stored when
+         * it proves this shard of this study, else refused by name and queued again.
+         */
+        const collect = async (p: PlannedShard, saved?: unknown): Promise<void> => {
             const job = await Job.fromId(queue, p.jobId);
-            if (!job) return; // gone since: the next look finds it lost
-            const parsed = shardResultSchema.safeParse(job.returnvalue);
-            const rv = job.returnvalue as { node?: unknown } | null;
+            const value = saved ?? job?.returnvalue;
+            if (value === undefined) return; // gone since: the next look finds it lost
+            const parsed = shardResultSchema.safeParse(value);
+            const rv = value as { node?: unknown } | null;
             const node = parsed.success ? parsed.data.node : typeof rv?.node === "string" ? rv.node : "(unnamed)";
             const why = parsed.success ? resultProblem(p, parsed.data) : `its result is malformed (${parsed.error.issues[0]?.path.join(".") ?? ""}: ${parsed.error.issues[0]?.message ?? "invalid"})`;
             if (why || !parsed.success) {
                 log(`refused shard ${label(p.shard)} from worker ${node}: ${why}; stored nothing, the shard is queued again`);
                 p.refusedBy = [...new Set([...p.refusedBy, node])];
-                await job.remove();
+                await dropResult(client, p.jobId);
+                await job?.remove().catch(() => {});
                 await enqueue(p);
                 return;
             }
             storeShard(store, run.id, p.shard, parsed.data);
-            judges.add(parsed.data.node, parsed.data.identity.isolation);
-            await job.remove(); // stored: the queue need not keep it
+            judges.add(parsed.data.node, parsed.data.identity.isolation, parsed.data.identity.judgeRuntime);
+            // Stored: the queue need not keep it (a job another worker holds now is left to finish; its result is not read again).
+            await dropResult(client, p.jobId);
+            await job?.remove().catch(() => {});
             stored(p, parsed.data);
         };
 
         for (const p of pending.values()) await enqueue(p);
         /** Refusals already reported (workers' names, older workers' reasons): each once. */
         const told = new Set<string>();
+        const troubles = new Map<string, string>();
+        const idle = new IdleWatch(hooks.idleSayMs ?? 20_000, t.where, log);
         while (pending.size) {
             await sleep(Math.max(hooks.pollMs ?? 500, pending.size));
+            if (hooks.signal?.aborted) throw new EddyError(`stopped: run ${run.id} kept ${progress.done} of ${planned.length} shards; run the same command again (or --resume ${run.id}) to continue`, 130);
+            if (!state.reachable) continue; // said once; asked again when Redis is back
             const ids = [...pending.keys()];
+            const saved = await readResults(client, ids);
             const states = await Promise.all(ids.map((id) => queue.getJobState(id)));
             const lost: PlannedShard[] = [];
+            let active = 0;
             for (let i = 0; i < ids.length; i++) {
                 const p = pending.get(ids[i]!)!;
-                if (states[i] === "completed") await collect(p);
+                if (saved[i] !== undefined) await collect(p, saved[i]);
+                else if (states[i] === "completed") await collect(p);
                 else if (states[i] === "unknown") lost.push(p);
+                else if (states[i] === "active") active++;
                 else if (states[i] === "failed") {
                     const reason = (await Job.fromId(queue, p.jobId))?.failedReason ?? "no reason recorded";
+                    if (STALLED.test(reason)) {
+                        // A worker that lost its lock again and again (an older worker's limit): the shard goes back, never the study down.
+                        if (!told.has(reason)) log(`shard ${label(p.shard)} was taken from its workers too often (their locks lapsed: busy machines?); queued again`);
+                        told.add(reason);
+                        await enqueue(p);
+                        continue;
+                    }
                     // A worker of an older eddy fails a job it cannot read or will not run (it cannot put one back): its refusal, not the shard's failure.
                     if (!OLDER_WORKER_REFUSAL.test(reason))
                         throw new EddyError(`shard ${label(p.shard)} failed: ${reason} (run ${run.id} kept every finished shard; run the same command again to continue)`);
@@ -170,13 +207,22 @@ export async function runQueued(input: StudyConfig, t: QueueTarget, hooks: Queue
                 log(`${gone.length} ${gone.length === 1 ? "shard" : "shards"} no longer in Redis (restarted empty, flushed or evicted?): queued again`);
                 for (const p of gone) await enqueue(p);
             }
-            for (const [node, why] of Object.entries(await readRefusals(client, run.id)))
+            const refusals = await readRefusals(client, run.id);
+            for (const [node, why] of Object.entries(refusals))
                 if (!told.has(node)) {
                     told.add(node);
                     log(`worker ${node} refuses this study: ${why} (its shards are left to other workers)`);
                 }
+            const now = await readTroubles(client, run.id);
+            for (const [node, why] of Object.entries(now))
+                if (troubles.get(node) !== why && !refusals[node]) log(`worker ${node} cannot run this study's shards for now: ${why} (it tries again)`);
+            for (const node of troubles.keys()) if (!(node in now)) log(`worker ${node} runs this study's shards again`);
+            troubles.clear();
+            for (const [node, why] of Object.entries(now)) troubles.set(node, why);
+            if (pending.size) idle.look(active, await liveWorkers(client), refusals, now);
         }
         store.setRunStatus(run.id, "complete");
+        await cleanUp(queue, client, planned);
         return { runId, shards: planned.length, skipped, nodes: progress.nodes };
     } catch (err) {
         if (runId) store.setRunStatus(runId, "interrupted", { error: oneLine(err) });
@@ -191,7 +237,7 @@ export async function runQueued(input: StudyConfig, t: QueueTarget, hooks: Queue
 }
 
 /** Every shard of the study with what its result must prove (model files hashed once each). */
-async function planShards(config: StudyConfig, { run, plan, sourceSha256 }: OpenedRun): Promise<PlannedShard[]> {
+async function planShards(config: StudyConfig, { run, plan, sourceSha256 }: OpenedRun, judgeRuntime: JudgeRuntime | null): Promise<PlannedShard[]> {
     const judgeModes: JudgeMode[] = config.allowUnsandboxed || process.env.EDDY_ALLOW_UNSANDBOXED === "1" ? ["bwrap", "none"] : ["bwrap"];
     const out: PlannedShard[] = [];
     for (const m of plan.models) {
@@ -199,7 +245,7 @@ async function planShards(config: StudyConfig, { run, plan, sourceSha256 }: Open
         for (const tmpl of plan.templates)
             plan.wrappers.forEach((w, i) => {
                 const prompts = shardPrompts(plan, tmpl.id, i);
-                const identity = { eddyVersion: eddyVersion(), modelSha256, oracleHash: tmpl.oracleHash, questionsHash: questionsHash(prompts), judgeModes };
+                const identity = { eddyVersion: eddyVersion(), modelSha256, oracleHash: tmpl.oracleHash, questionsHash: questionsHash(prompts), judgeModes, judgeRuntime };
                 for (const temperature of config.temperatures) {
                     const shard: Shard = { model: m.label, modelPath: m.path ?? null, template: tmpl.id, temperature, wrapper: w.id, wrapperSource: config.wrappers[i]! };
                     out.push({ shard, jobId: shardJobId(run.id, shard), identity, template: tmpl.id, prompts, rounds: config.rounds, refusedBy: [] });
@@ -215,18 +261,64 @@ async function planShards(config: StudyConfig, { run, plan, sourceSha256 }: Open
  * reports warn about them).
  */
 class WorkerJudges {
-    private readonly workers: Record<string, { level: string }>;
+    private readonly workers: Record<string, { level: string; runtime?: JudgeRuntime }>;
+    /** The study's judge runtime (runs.isolation_json `runtime`), recorded with its first stored shard. */
+    runtime: JudgeRuntime | null;
 
     constructor(private readonly store: Store, private readonly run: RunRow) {
-        const had = run.isolation_json ? (JSON.parse(run.isolation_json) as { workers?: Record<string, { level: string }> }) : {};
+        const had = run.isolation_json ? (JSON.parse(run.isolation_json) as { workers?: Record<string, { level: string }>; runtime?: JudgeRuntime }) : {};
         this.workers = { ...(had.workers ?? {}) };
+        this.runtime = had.runtime ?? null;
     }
 
-    add(node: string, isolation: { level: string }): void {
-        if (this.workers[node]?.level === isolation.level) return;
-        this.workers[node] = isolation;
-        const levels = [...new Set(Object.values(this.workers).map((w) => w.level))].sort((a, b) => Number(!a.startsWith("NO-SANDBOX")) - Number(!b.startsWith("NO-SANDBOX")) || a.localeCompare(b));
-        this.store.setRunStatus(this.run.id, "running", { isolationLevel: levels.join(" | "), isolation: { workers: this.workers } });
+    add(node: string, isolation: { level: string }, runtime: JudgeRuntime | undefined): void {
+        const w = this.workers[node];
+        if (w?.level === isolation.level && JSON.stringify(w.runtime) === JSON.stringify(runtime)) return;
+        this.workers[node] = { ...isolation, ...(runtime ? { runtime } : {}) };
+        const levels = [...new Set(Object.values(this.workers).map((x) => x.level))].sort((a, b) => Number(!a.startsWith("NO-SANDBOX")) - Number(!b.startsWith("NO-SANDBOX")) || a.localeCompare(b));
+        this.store.setRunStatus(this.run.id, "running", { isolationLevel: levels.join(" | "), isolation: { workers: this.workers, ...(this.runtime ? { runtime: this.runtime } : {}) } });
+    }
+}
+
+/**
+ * Says, once per situation, that no worker can take the study and why: nobody connected, or every live
+ * worker refusing it or unable to start its judge. A coordinator never waits in silence.
+ */
+class IdleWatch {
+    private since: number | undefined;
+    private said = "";
+
+    constructor(
+        private readonly afterMs: number,
+        private readonly where: string,
+        private readonly log: (line: string) => void
+    ) {}
+
+    look(active: number, live: string[], refusals: Record<string, string>, troubles: Record<string, string>): void {
+        const able = live.filter((n) => !refusals[n] && !troubles[n]);
+        if (active > 0 || able.length > 0) {
+            if (this.said) this.log(`a worker takes this study's shards again (${able.join(", ") || "one that was busy"})`);
+            this.since = undefined;
+            this.said = "";
+            return;
+        }
+        this.since ??= Date.now();
+        if (Date.now() - this.since < this.afterMs) return;
+        const why = live.length
+            ? live.map((n) => (refusals[n] ? `${n} refuses it (${refusals[n]})` : `${n} cannot start its judge for now (${troubles[n]})`)).join("; ")
+            : `no worker is connected to ${this.where} (start one: eddy worker --queue <url>)`;
+        const line = `no worker can take this study now: ${why}; waiting for one that can (Ctrl-C stops; finished shards are kept)`;
+        if (line === this.said) return;
+        this.said = line;
+        this.log(line);
+    }
+}
+
+/** The study's jobs and saved results left in Redis once everything is stored (a job another worker still holds is left to it). */
+async function cleanUp(queue: Queue, client: Redis, planned: PlannedShard[]): Promise<void> {
+    for (const p of planned) {
+        await dropResult(client, p.jobId).catch(() => {});
+        await (await Job.fromId(queue, p.jobId).catch(() => undefined))?.remove().catch(() => {});
     }
 }
 

@@ -5,7 +5,9 @@ import { planStudy } from "../run/plan.js";
 import { builtInLibrary } from "../templates/library.js";
 import { oneLine } from "../util/errors.js";
 import { eddyVersion } from "../util/paths.js";
+import { pythonCommand } from "../judge/workerScript.js";
 import { questionsHash, shardPrompts, short } from "./identity.js";
+import { judgeRuntime, runtimeDifference } from "./judgeRuntime.js";
 import { shardConfig, type WorkerSettings } from "./runShard.js";
 import type { ShardJob } from "./shardJob.js";
 
@@ -21,10 +23,14 @@ async function fileSha256(file: string): Promise<string> {
     return sha;
 }
 
+/** Something on this node that may pass (the judge did not start, a version could not be read): the shard is put back and asked again later, never refused for good. */
+export class PassingTrouble extends Error {}
+
 /**
  * Why this node cannot reproduce the shard exactly (and must leave it to other workers), or undefined
  * when it can: the same eddy version, the same template and oracle, the same rendered questions, the
- * same model file, and a judge the study accepts.
+ * same model file, the same judge runtime (Python, and the answer language's runtime) and a judge the
+ * study accepts. A reason is about identity only: a failure that may pass is thrown as a PassingTrouble.
  */
 export async function refusal(job: ShardJob, w: WorkerSettings, judgeHere: () => Promise<IsolationReport>): Promise<string | undefined> {
     const id = job.identity;
@@ -52,7 +58,17 @@ export async function refusal(job: ShardJob, w: WorkerSettings, judgeHere: () =>
         const sha = await fileSha256(file);
         if (sha !== id.modelSha256) return `model file ${file} on this node has sha256 ${short(sha)}, the study's has ${short(id.modelSha256)}: a different file`;
     }
-    const judge = await judgeHere();
+    const language = shardConfig(job, w).language;
+    if (id.judgeRuntime) {
+        const mine = await judgeRuntime(language).catch((err: unknown) => {
+            throw new PassingTrouble(`the judge's runtime cannot be read: ${oneLine(err)}`);
+        });
+        const d = runtimeDifference(id.judgeRuntime, mine);
+        if (d) return `the study's judge runs ${d.name} ${d.want}, this node's ${d.got} (${d.name === "Python" ? pythonCommand() : d.name}): verdicts may differ (install ${d.name} ${d.want} on this node${d.name === "Python" ? ", or point EDDY_PYTHON at it" : ""})`;
+    }
+    const judge = await judgeHere().catch((err: unknown) => {
+        throw new PassingTrouble(`the judge cannot start here: ${oneLine(err)}`);
+    });
     if (!id.judgeModes.includes(judge.mode)) return `the study needs a sandboxed judge; this node has none (${judge.level})`;
     if (judge.mode === "none" && !w.allowUnsandboxed) return `this node's judge has no sandbox (${judge.level}) and the worker was started without --allow-unsandboxed`;
     return undefined;

@@ -12,8 +12,18 @@ export async function runOnQueue(config: StudyConfig, url: string, o: { insecure
     const target = parseQueueUrl(url, { insecure: o.insecureQueue });
     const say = (line: string): void => void process.stderr.write(`eddy: ${safeTerminalLine(line)}\n`);
     let announced = false;
+    // Ctrl-C (or a TERM): one line now, the coordinator stops at its next look and says what it kept (exit 130); a second one quits at once.
+    const stop = new AbortController();
+    const onSignal = (): void => {
+        if (stop.signal.aborted) process.exit(130);
+        say("stopping the coordinator: stored shards are kept, queued ones stay in Redis for workers (Ctrl-C again to quit now)");
+        stop.abort();
+    };
+    process.on("SIGINT", onSignal);
+    process.on("SIGTERM", onSignal);
     return runQueued(config, target, {
         ...(o.library ? { library: o.library } : {}),
+        signal: stop.signal,
         log: say,
         onProgress: (p) => {
             if (!announced) {
@@ -25,5 +35,8 @@ export async function runOnQueue(config: StudyConfig, url: string, o: { insecure
             const nodes = Object.entries(p.nodes).map(([n, x]) => `${n} ${x.shards} shards ${x.perS.toFixed(1)} answers/s`).join(", ");
             say(`${p.done}/${p.shards} shards stored — ${nodes}`);
         }
+    }).finally(() => {
+        process.off("SIGINT", onSignal);
+        process.off("SIGTERM", onSignal);
     });
 }

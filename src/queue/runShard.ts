@@ -5,6 +5,7 @@ import { readScratchRun } from "../store/shards.js";
 import type { TemplateLibrary } from "../templates/library.js";
 import { EddyError, oneLine } from "../util/errors.js";
 import { questionsHash } from "./identity.js";
+import { judgeRuntime } from "./judgeRuntime.js";
 import { makeScratch, removeScratch } from "./scratch.js";
 import type { JudgeMode, ShardGeneration, ShardJob, ShardResult } from "./shardJob.js";
 
@@ -23,7 +24,7 @@ export interface WorkerSettings {
  * The shard as a study of its own (one model, template, temperature and wrapper), with this node's
  * operational settings. An unsandboxed judge is allowed only where both the study and this worker allow it.
  */
-export function shardConfig(job: ShardJob, w: WorkerSettings, db?: string): StudyConfig {
+export function shardConfig(job: ShardJob, w: WorkerSettings, db?: string, resume = false): StudyConfig {
     const { models: _m, templates: _t, temperatures: _T, wrappers: _w, ...study } = job.study;
     const loose = w.allowUnsandboxed && job.identity.judgeModes.includes("none");
     try {
@@ -33,7 +34,7 @@ export function shardConfig(job: ShardJob, w: WorkerSettings, db?: string): Stud
             templates: job.shard.template,
             temperatures: [job.shard.temperature],
             wrappers: [job.shard.wrapperSource],
-            ...(db ? { db, fresh: true } : {}),
+            ...(db ? { db, ...(resume ? {} : { fresh: true }) } : {}),
             ...(w.judgeWorkers ? { judgeWorkers: w.judgeWorkers } : {}),
             ...(w.threads ? { threads: w.threads } : {}),
             ...(w.gpu ? { gpu: w.gpu } : {}),
@@ -52,15 +53,26 @@ export function shardConfig(job: ShardJob, w: WorkerSettings, db?: string): Stud
  */
 export async function runShard(job: ShardJob, w: WorkerSettings, signal?: AbortSignal): Promise<ShardResult> {
     const dir = makeScratch();
-    const db = path.join(dir, "shard.db");
-    const started = Date.now();
     try {
-        const r = await runStudy(shardConfig(job, w, db), { ...(signal ? { signal } : {}), ...(w.library ? { library: w.library } : {}) });
-        if (r.status !== "complete") throw new EddyError(`shard stopped before it finished (${r.status})`);
-        return { node: w.node, ms: Date.now() - started, ...readShard(db) };
+        return await runShardIn(path.join(dir, "shard.db"), job, w, signal);
     } finally {
         removeScratch(dir);
     }
+}
+
+/**
+ * runShard in a scratch database the caller keeps: the shard's run there is resumed when it exists (same
+ * study, same configuration hash), so a shard taken again after its lock was lost keeps every answer and
+ * verdict it already stored and runs only the rest.
+ */
+export async function runShardIn(db: string, job: ShardJob, w: WorkerSettings, signal?: AbortSignal): Promise<ShardResult> {
+    const started = Date.now();
+    const r = await runStudy(shardConfig(job, w, db, true), { ...(signal ? { signal } : {}), ...(w.library ? { library: w.library } : {}) });
+    if (r.status !== "complete") throw new EddyError(`shard stopped before it finished (${r.status})`);
+    const read = readShard(db);
+    // The judge's runtime as this node reads it (see judgeRuntime.ts): the coordinator checks it against the study's.
+    const runtime = await judgeRuntime(shardConfig(job, w).language).catch(() => undefined);
+    return { node: w.node, ms: Date.now() - started, ...read, identity: { ...read.identity, ...(runtime ? { judgeRuntime: runtime } : {}) } };
 }
 
 /** The scratch run's one configuration, its generations with verdicts, and the identity they prove. */

@@ -18,7 +18,8 @@ export const shardSchema = z
 export type Shard = z.infer<typeof shardSchema>;
 
 /** The job format: a worker puts back a job of another format (another eddy made it) instead of failing it. */
-export const SHARD_JOB_VERSION = 2;
+// 3: the judge's runtime (Python, and the answer language's runtime) is part of a shard's identity.
+export const SHARD_JOB_VERSION = 3;
 
 /** How the judge contains candidate code: bubblewrap's sandbox, or none (see IsolationReport.mode). */
 export const JUDGE_MODES = ["bwrap", "none"] as const;
@@ -40,7 +41,9 @@ export const shardIdentitySchema = z
         /** The shard's rendered questions (wrapper applied), in instance order: see identity.ts. */
         questionsHash: sha256Hex,
         /** The judge modes the study accepts: bwrap, and none only when the coordinator allows an unsandboxed judge. */
-        judgeModes: z.array(z.enum(JUDGE_MODES)).min(1)
+        judgeModes: z.array(z.enum(JUDGE_MODES)).min(1),
+        /** The judge's runtime versions (python, and another answer language's runtime); null: the coordinator could not read its own, nothing is checked. */
+        judgeRuntime: z.record(z.string(), z.string()).nullable()
     })
     .strict();
 export type ShardIdentity = z.infer<typeof shardIdentitySchema>;
@@ -95,7 +98,8 @@ export const shardResultSchema = z
                 modelSha256: z.string().nullable(),
                 oracleHash: z.string(),
                 questionsHash: z.string(),
-                isolation: z.looseObject({ mode: z.enum(JUDGE_MODES), level: z.string() })
+                isolation: z.looseObject({ mode: z.enum(JUDGE_MODES), level: z.string() }),
+                judgeRuntime: z.record(z.string(), z.string()).optional()
             })
             .strict(),
         configuration: z

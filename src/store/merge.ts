@@ -1,4 +1,4 @@
-import { existsSync, realpathSync, rmSync, statSync } from "node:fs";
+import { existsSync, realpathSync, rmSync, statfsSync, statSync } from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { EddyError } from "../util/errors.js";
@@ -150,40 +150,144 @@ export function mergeStores(sourceFiles: string[], into: string): MergeResult {
     const sources: Source[] = [];
     try {
         for (const f of sourceFiles) sources.push(openSource(f));
-        for (const s of sources) refuseUnknownTables(s);
+        for (const s of sources) refuseWhatCannotBeCarried(s);
         const created = !existsSync(intoAbs);
+        const sideFilesBefore = new Set(databaseFiles(intoAbs).filter((f) => existsSync(f)));
         let merged = false;
         try {
-            const target = openStore(intoAbs);
+            const target = openTarget(intoAbs, created);
             try {
-                const result = target.write(() => {
-                    const nodeId = ensureNodeId(connection(target));
-                    const merger = new Merger(target, new Date().toISOString());
-                    const summaries = sources.map((s) => merger.source(s));
-                    if (merger.conflicts.length) throw new MergeConflictError(merger.conflicts);
-                    return { into: intoAbs, nodeId, sources: summaries };
-                });
+                const result = targetWrite(intoAbs, created, () =>
+                    target.write(() => {
+                        const nodeId = ensureNodeId(connection(target));
+                        const merger = new Merger(target, new Date().toISOString());
+                        const summaries = sources.map((s) => merger.source(s));
+                        if (merger.conflicts.length) throw new MergeConflictError(merger.conflicts);
+                        return { into: intoAbs, nodeId, sources: summaries };
+                    })
+                );
                 merged = true;
                 return result;
             } finally {
-                target.close();
+                try {
+                    target.close();
+                } catch {
+                    // Closing after a failed write on a full disk can fail too: the files are seen to below.
+                }
             }
         } finally {
-            // A refused merge leaves no empty database where there was none.
+            // A refused merge leaves no empty database where there was none, and no side file SQLite could not finish.
             if (!merged && created) for (const f of databaseFiles(intoAbs)) rmSync(f, { force: true });
+            if (!merged && !created) removeBrokenSideFiles(intoAbs, sideFilesBefore);
         }
     } finally {
         for (const s of sources) s.db.close();
     }
 }
 
-/** A table this eddy does not know may hold results it would drop: refuse rather than lose them. */
-function refuseUnknownTables(s: Source): void {
-    const known = new Set<string>([...Object.keys(MERGED_TABLES), ...LOCAL_TABLES]);
+/** The size SQLite gives a -shm file as soon as it uses one: a smaller one was left half made (a full disk), by no live connection. */
+const SHM_MIN_BYTES = 32 * 1024;
+
+/**
+ * After a failed merge into an existing target: a -shm file SQLite could not finish (smaller than it ever
+ * uses, so no live connection has it) keeps every reader out until removed, and an empty -wal the merge made
+ * holds nothing; both go. A -wal with content may hold committed work: it stays, for SQLite to recover.
+ */
+function removeBrokenSideFiles(file: string, before: Set<string>): void {
+    const shm = `${file}-shm`;
+    const wal = `${file}-wal`;
+    const size = (f: string): number | undefined => {
+        try {
+            return statSync(f).size;
+        } catch {
+            return undefined;
+        }
+    };
+    const shmSize = size(shm);
+    if (shmSize !== undefined && shmSize < SHM_MIN_BYTES) rmSync(shm, { force: true });
+    if (!before.has(wal) && size(wal) === 0) rmSync(wal, { force: true });
+}
+
+/** Whether a failed write into `file` was for want of space: SQLite's own word, or an I/O error on a filesystem with (almost) no space left. */
+function diskFull(err: unknown, file: string): boolean {
+    const message = String((err as Error | null)?.message ?? "");
+    const codes = [err, (err as { cause?: unknown } | null)?.cause].map((e) => String((e as { code?: unknown } | null)?.code ?? ""));
+    if (codes.some((c) => c.startsWith("SQLITE_FULL")) || /ENOSPC|disk is full|no space left/i.test(message)) return true;
+    if (!codes.some((c) => c.startsWith("SQLITE_IOERR") || c.startsWith("SQLITE_CANTOPEN")) && !/I\/O error|cannot open/.test(message)) return false;
+    try {
+        const fs = statfsSync(path.dirname(file));
+        return fs.bavail * fs.bsize < 256 * 1024;
+    } catch {
+        return false;
+    }
+}
+
+/** The merge's own words for a full disk: what it left and what to do (never "resume the run": a merge is not a run). */
+function diskFullError(file: string, created: boolean, err: unknown): EddyError {
+    return new EddyError(
+        `disk full: no space left on ${path.dirname(file)} to merge into ${file}; nothing was merged (${created ? "no target file is left" : "the target is as it was"}); free space and merge again`,
+        74,
+        { cause: err }
+    );
+}
+
+/** Open (or create) the target, naming a full disk as such. */
+function openTarget(file: string, created: boolean): Store {
+    try {
+        return openStore(file);
+    } catch (err) {
+        if (diskFull(err, file)) throw diskFullError(file, created, err);
+        throw err;
+    }
+}
+
+/** The merge's one transaction, naming a full disk as such. */
+function targetWrite<T>(file: string, created: boolean, write: () => T): T {
+    try {
+        return write();
+    } catch (err) {
+        if (!(err instanceof MergeConflictError) && diskFull(err, file)) throw diskFullError(file, created, err);
+        throw err;
+    }
+}
+
+/** Each table of this eddy's schema with its columns (built once, in memory, from the migrations). */
+let schemaColumns: Map<string, Set<string>> | undefined;
+function knownColumns(): Map<string, Set<string>> {
+    if (schemaColumns) return schemaColumns;
+    const db = new Database(":memory:");
+    try {
+        applyMigrations(db);
+        schemaColumns = new Map(tables(db).map((t) => [t, new Set((db.prepare(`PRAGMA table_info("${t}")`).all() as { name: string }[]).map((c) => c.name))]));
+    } finally {
+        db.close();
+    }
+    return schemaColumns;
+}
+
+const quoteId = (name: string): string => `"${name.replace(/"/g, '""')}"`;
+
+/**
+ * Whatever a source holds that merge cannot carry into the target is refused by name rather than dropped:
+ * a table this eddy does not know (even an empty one: the eddy that made it expects it), and a column it
+ * does not know in a table it does, when any row holds a value there. Nothing is written before this check.
+ */
+function refuseWhatCannotBeCarried(s: Source): void {
+    const known = knownColumns();
+    const local = new Set<string>(LOCAL_TABLES);
     for (const t of fromSource(s, () => tables(s.db))) {
-        if (known.has(t)) continue;
-        const n = fromSource(s, () => (s.db.prepare(`SELECT COUNT(*) AS n FROM "${t.replace(/"/g, '""')}"`).get() as { n: number }).n);
-        if (n > 0) throw new EddyError(`${s.path} has a table merge does not know ('${t}', ${n} rows); refusing rather than dropping it (merge with the eddy that wrote it)`, 65);
+        const columns = known.get(t);
+        if (!columns || !(t in MERGED_TABLES || local.has(t))) {
+            const n = fromSource(s, () => (s.db.prepare(`SELECT COUNT(*) AS n FROM ${quoteId(t)}`).get() as { n: number }).n);
+            throw new EddyError(`${s.path} has a table merge does not know ('${t}', ${n ? `${n} rows` : "empty"}); refusing rather than dropping it (merge with the eddy that wrote it)`, 65);
+        }
+        if (local.has(t)) continue;
+        for (const c of fromSource(s, () => s.db.prepare(`PRAGMA table_info(${quoteId(t)})`).all() as { name: string }[])) {
+            if (columns.has(c.name)) continue;
+            const n = fromSource(s, () => (s.db.prepare(`SELECT COUNT(*) AS n FROM ${quoteId(t)} WHERE ${quoteId(c.name)} IS NOT NULL`).get() as { n: number }).n);
+            if (n > 0)
+                throw new EddyError(`${s.path}: table ${t} has a column merge does not know ('${c.name}', a value in ${n} row${n === 1 ? "" : "s"}); refusing rather than dropping it (merge with the eddy that wrote it)`, 65);
+        }
     }
 }
 
@@ -294,6 +398,8 @@ class Merger {
         const carried = new Map<string, Row>();
         for (const p of this.rows(src, "provenance")) carried.set(provKey({ ...p, run_id: run(p.run_id) }), p);
         const genMap = new Map<number, number>();
+        /** Each source generation as a conflict names it (run, configuration, template#instance, round). */
+        const genLabel = new Map<number, string>();
         for (const g of this.rows(src, "generations", "id")) {
             const conf = confMap.get(g.config_id as number);
             if (!conf) throw new EddyError(`${src.path}: generation ${String(g.id)} names configuration ${String(g.config_id)}, which is not there (damaged database)`, 65);
@@ -303,6 +409,7 @@ class Merger {
             const label = (): string => `generation ${k.run_id}/${k.model}/T=${k.temperature}/${k.wrapper}/${g.template_id}#${g.instance_idx} round ${g.round}`;
             const r = this.merge(src, sum, "generations", row, label);
             genMap.set(id as number, r.rowid);
+            genLabel.set(id as number, label());
             if (r.inserted) {
                 const prov = { ...k, template_id: g.template_id, instance_idx: g.instance_idx, round: g.round };
                 const from = carried.get(provKey(prov));
@@ -332,7 +439,7 @@ class Merger {
                 sum.same.verdicts = (sum.same.verdicts ?? 0) + 1;
                 continue;
             }
-            this.merge(src, sum, "verdicts", row, () => `verdict of generation ${String(v.generation_id)} in ${src.path}`);
+            this.merge(src, sum, "verdicts", row, () => `verdict of ${genLabel.get(v.generation_id as number) ?? `generation ${String(v.generation_id)}`}`);
         }
 
         for (const r of this.rows(src, "published_verdicts"))
@@ -347,6 +454,7 @@ class Merger {
             this.merge(src, sum, "loop_steps", { ...r, run_id: loop(r.run_id) }, () => `loop step ${loop(r.run_id)}/${r.template_id}#${r.instance_idx} loop ${r.loop}`);
 
         for (const r of this.rows(src, "response_cache")) this.merge(src, sum, "response_cache", r, () => `response cache ${r.key}`);
+        for (const r of this.rows(src, "oracle_validations")) this.merge(src, sum, "oracle_validations", r, () => `oracle validation ${r.key}`);
         for (const r of this.rows(src, "verdict_cache")) this.merge(src, sum, "verdict_cache", r, () => `verdict cache ${r.key}`);
         for (const r of this.rows(src, "determinism_audits")) {
             const { id: _id, ...rest } = r;

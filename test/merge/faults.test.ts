@@ -9,6 +9,7 @@ import { normalizeStudyConfig } from "../../src/run/config.js";
 import { runStudy } from "../../src/run/runStudy.js";
 import { MergeConflictError, mergeStores } from "../../src/store/merge.js";
 import { MIGRATIONS } from "../../src/store/schema.js";
+import { openStore } from "../../src/store/Store.js";
 import { BIN, cleanTmp, tmpDir } from "../run/helpers.js";
 import { TEMPLATES, exportStore, useFixedTemplates } from "./studyFixture.js";
 import { libraryAt } from "../../src/templates/library.js";
@@ -208,6 +209,122 @@ describe("eddy merge never alters a source, and says which file is at fault", ()
             expect(r.exitCode, r.stderr).toBe(0);
             expect(exportStore(into)).toEqual(exportStore(good));
             expect(sha(path.join(media, "node.db"))).toBe(sha(good));
+        });
+    });
+});
+
+/** Whether bubblewrap can mount a tmpfs of a given size (a small disk to fill). */
+const HAS_SIZED_TMPFS = spawnSync("bwrap", ["--dev-bind", "/", "/", "--size", "65536", "--tmpfs", "/tmp", "true"], { stdio: "ignore" }).status === 0;
+
+describe("eddy merge refuses what it cannot carry, names a full disk, and exits with what happened", () => {
+    let good: string;
+    beforeAll(async () => {
+        good = await node("carry-good");
+    });
+    /** A copy of the good store, changed by `sql`. */
+    const changed = (name: string, sql: string): string => {
+        const file = path.join(dir, `${name}.db`);
+        copyFileSync(good, file);
+        const db = new Database(file);
+        db.exec(sql);
+        db.close();
+        return file;
+    };
+
+    it("a column merge does not know, holding data in a known table, is refused in one line; one holding nothing is merged", async () => {
+        const extra = changed("extra-column", "ALTER TABLE generations ADD COLUMN reviewer TEXT; UPDATE generations SET reviewer = 'ann' WHERE round = 1");
+        const before = sha(extra);
+        const into = path.join(dir, "into-extra-column.db");
+        const r = await cli(["merge", extra, "--into", into]);
+        expect(r.exitCode, r.stderr).toBe(65);
+        expect(r.stderr.trim()).toBe(`eddy: ${extra}: table generations has a column merge does not know ('reviewer', a value in 12 rows); refusing rather than dropping it (merge with the eddy that wrote it)`);
+        expect(existsSync(into)).toBe(false);
+        expect(sha(extra)).toBe(before);
+        const empty = changed("empty-column", "ALTER TABLE verdicts ADD COLUMN note TEXT");
+        const ok = await cli(["merge", empty, "--into", path.join(dir, "into-empty-column.db")]);
+        expect(ok.exitCode, ok.stderr).toBe(0);
+        expect(exportStore(path.join(dir, "into-empty-column.db"))).toEqual(exportStore(good));
+    });
+
+    it("a table merge does not know is refused in one line, even an empty one", async () => {
+        for (const [name, sql, what] of [
+            ["unknown-empty", "CREATE TABLE review_notes (generation_id INTEGER, note TEXT)", "empty"],
+            ["unknown-rows", "CREATE TABLE review_notes (generation_id INTEGER, note TEXT); INSERT INTO review_notes VALUES (1, 'x'), (2, 'y')", "2 rows"]
+        ] as const) {
+            const file = changed(name, sql);
+            const into = path.join(dir, `into-${name}.db`);
+            const r = await cli(["merge", good, file, "--into", into]);
+            expect(r.exitCode, r.stderr).toBe(65);
+            expect(r.stderr.trim()).toBe(`eddy: ${file} has a table merge does not know ('review_notes', ${what}); refusing rather than dropping it (merge with the eddy that wrote it)`);
+            expect(files(into)).toEqual([]);
+        }
+    });
+
+    it("a verdict conflict is named by its run, configuration, template, instance and round", async () => {
+        const other = changed("verdict-conflict", "UPDATE verdicts SET category = 'wrong_answer', detail = 'edited' WHERE generation_id = (SELECT MIN(id) FROM generations)");
+        const g = one(good, "SELECT g.template_id, g.instance_idx, g.round, c.temperature FROM generations g JOIN configurations c ON c.id = g.config_id ORDER BY g.id LIMIT 1")!;
+        const into = path.join(dir, "into-verdict-conflict.db");
+        const r = await cli(["merge", good, other, "--into", into]);
+        expect(r.exitCode).toBe(65);
+        const line = r.stderr.split("\n").find((l) => l.includes(": category differs"));
+        expect(line, r.stderr).toMatch(
+            new RegExp(`^conflict: verdict-conflict\\.db: verdict of generation \\S+/reference/T=${g.temperature}/\\S+/${String(g.template_id)}#${String(g.instance_idx)} round ${String(g.round)}: category differs`)
+        );
+        expect(existsSync(into)).toBe(false);
+    });
+
+    it("a Ctrl-C while merging takes effect once the merge is done: a merge that completed exits 0 and says so", async () => {
+        // A source big enough that the merge takes a while (rows in a cache table).
+        const big = changed(
+            "big",
+            `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 150000)
+             INSERT INTO verdict_cache (key, category, detail, ms, created) SELECT 'k' || i, 'correct', '', 1, '2026-01-01' FROM n`
+        );
+        const into = path.join(dir, "into-interrupted.db");
+        const p = execa("node", [BIN, "merge", big, "--into", into], { reject: false, env: process.env });
+        // Interrupted once it is merging (the target exists), well before it could have finished.
+        for (let i = 0; i < 400 && !existsSync(into); i++) await new Promise((r) => setTimeout(r, 25));
+        p.kill("SIGINT");
+        const r = await p;
+        expect(r.exitCode, r.stderr).toBe(0);
+        expect(r.stderr.trim()).toBe(`eddy: SIGINT came while merging; the merge had already completed: ${into} holds everything merged`);
+        expect(one(into, "SELECT COUNT(*) AS n FROM verdict_cache")!.n).toBeGreaterThanOrEqual(150000);
+        expect(exportStore(into)).toEqual(exportStore(good));
+    });
+
+    describe.skipIf(!HAS_SIZED_TMPFS)("a full disk (a small tmpfs)", () => {
+        /** Run a shell script with `small` mounted as a tmpfs of `bytes` (it exists only for that script). */
+        const onSmallDisk = (small: string, bytes: number, script: string) =>
+            execa("bwrap", ["--dev-bind", "/", "/", "--size", String(bytes), "--tmpfs", small, "sh", "-c", script], { reject: false, env: process.env, timeout: 120_000 });
+        let emptyStore: string;
+        beforeAll(async () => {
+            emptyStore = path.join(dir, "empty-store.db");
+            openStore(emptyStore).close();
+        });
+
+        it("into a new target: 'disk full', exit 74, no file left, and no talk of resuming a run", async () => {
+            const small = path.join(dir, "small-new");
+            mkdirSync(small);
+            const into = path.join(small, "lab.db");
+            const size = readFileSync(emptyStore).length + 32 * 1024;
+            const r = await onSmallDisk(small, size, `node ${BIN} merge ${good} --into ${into}; echo "exit=$?"; ls -A ${small}`);
+            const [exit, ...left] = r.stdout.trim().split("\n");
+            expect(r.stderr.trim()).toBe(`eddy: disk full: no space left on ${small} to merge into ${into}; nothing was merged (no target file is left); free space and merge again`);
+            expect(exit).toBe("exit=74");
+            expect(left).toEqual([]);
+        });
+
+        it("into an existing target: 'disk full', exit 74, the target as it was, no stray -wal or -shm", async () => {
+            const small = path.join(dir, "small-existing");
+            mkdirSync(small);
+            const into = path.join(small, "lab.db");
+            const size = readFileSync(emptyStore).length + 24 * 1024;
+            const r = await onSmallDisk(small, size, `cp ${emptyStore} ${into} && sha256sum ${into} && node ${BIN} merge ${good} --into ${into}; echo "exit=$?"; sha256sum ${into}; ls -A ${small}`);
+            const out = r.stdout.trim().split("\n");
+            expect(r.stderr.trim()).toBe(`eddy: disk full: no space left on ${small} to merge into ${into}; nothing was merged (the target is as it was); free space and merge again`);
+            expect(out[1]).toBe("exit=74");
+            expect(out[2]).toBe(out[0]); // byte for byte as it was
+            expect(out.slice(3)).toEqual(["lab.db"]);
         });
     });
 });

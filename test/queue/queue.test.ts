@@ -175,8 +175,8 @@ describe.skipIf(!HAS_REDIS)("eddy worker and the queued study", () => {
             const study = { backend: "reference", templates: TEMPLATES[0], instances: 1, rounds: 1, seed: 1, maxTokens: 16, mode: "reproducible" };
             const config = normalizeStudyConfig(study);
             const plan = planStudy(config, builtInLibrary());
-            const identity = { eddyVersion: eddyVersion(), modelSha256: null, oracleHash: plan.templates[0]!.oracleHash, questionsHash: questionsHash(shardPrompts(plan, TEMPLATES[0]!, 0)), judgeModes: ["bwrap"] };
-            const job = { v: 2, runId: "r-ok", identity, study, shard: { model: "reference", modelPath: null, template: TEMPLATES[0], temperature: 0, wrapper: "default", wrapperSource: "default" }, refusedBy: [] };
+            const identity = { eddyVersion: eddyVersion(), modelSha256: null, oracleHash: plan.templates[0]!.oracleHash, questionsHash: questionsHash(shardPrompts(plan, TEMPLATES[0]!, 0)), judgeModes: ["bwrap"], judgeRuntime: null };
+            const job = { v: 3, runId: "r-ok", identity, study, shard: { model: "reference", modelPath: null, template: TEMPLATES[0], temperature: 0, wrapper: "default", wrapperSource: "default" }, refusedBy: [] };
             const bad = await queue.add("shard", { ...job, shard: { ...job.shard, template: "../../etc/passwd" } });
             await expect(bad.waitUntilFinished(events)).rejects.toThrow(/^malformed shard job: shard\.template: /);
 
@@ -188,7 +188,7 @@ describe.skipIf(!HAS_REDIS)("eddy worker and the queued study", () => {
             const [version, model, format] = await reasons();
             expect(version).toBe(`this worker runs eddy ${eddyVersion()}, the study eddy 0.0.0-elsewhere: results would not be comparable (install eddy 0.0.0-elsewhere on this node)`);
             expect(model).toMatch(/^model file .*bin\.js on this node has sha256 [0-9a-f]{12}…, the study's has 000000000000…: a different file$/);
-            expect(format).toBe("the shard was made by another eddy (job format 1; this worker reads 2)");
+            expect(format).toBe("the shard was made by another eddy (job format 1; this worker reads 3)");
             // Offered again and again, they are put back each time, never failed, and each study is refused in one line.
             await new Promise((r) => setTimeout(r, 1500));
             for (const j of [other, sha, old]) expect(await j.getState()).not.toBe("failed");

@@ -23,7 +23,7 @@ export async function freePort(): Promise<number> {
  * A throwaway Redis on a loopback port with a password, its data in a temp folder, nothing saved: started
  * again on the same port (`port`), it comes back empty, as a server without persistence does after a restart.
  */
-export async function startRedis(password: string, port?: number): Promise<{ port: number; url: string; stop(): Promise<void> }> {
+export async function startRedis(password: string, port?: number): Promise<{ port: number; url: string; stop(): Promise<void>; signal(sig: NodeJS.Signals): void }> {
     const dir = mkdtempSync(path.join(os.tmpdir(), "eddy-redis-"));
     port ??= await freePort();
     const proc: ChildProcess = spawn(
@@ -46,12 +46,17 @@ export async function startRedis(password: string, port?: number): Promise<{ por
     return {
         port,
         url: `redis://:${password}@127.0.0.1:${port}`,
+        /** SIGSTOP/SIGCONT (a Redis that hangs), SIGKILL (one that dies: then `stop` only waits). */
+        signal: (sig) => void proc.kill(sig),
         stop: () =>
             new Promise<void>((resolve) => {
-                proc.once("exit", () => {
+                const done = (): void => {
                     rmSync(dir, { recursive: true, force: true });
                     resolve();
-                });
+                };
+                if (proc.exitCode !== null || proc.signalCode !== null) return done();
+                proc.once("exit", done);
+                proc.kill("SIGCONT");
                 proc.kill("SIGTERM");
             })
     };

@@ -2,7 +2,7 @@ import { print } from "../messages.js";
 import type { Command } from "commander";
 import { describeConflict } from "../../merge/describeConflict.js";
 import { MergeConflictError, mergeStores } from "../../store/merge.js";
-import { EddyError, oneLine } from "../../util/errors.js";
+import { EddyError, isEddyError, oneLine } from "../../util/errors.js";
 import { safeJsonStringify, safeTerminalLine } from "../../util/safeText.js";
 import { writePrivateFile } from "../../util/privateFiles.js";
 
@@ -17,7 +17,18 @@ export function registerMergeCommand(program: Command): void {
         .requiredOption("--into <db>", "the database to merge into (created when missing)")
         .option("--report <file>", "write every conflict as JSON to this file when the merge is refused")
         .addHelpText("after", "\nExamples:\n  $ eddy merge node1/eddy.db node2/eddy.db --into lab.db\n  $ eddy merge usb/*.db --into lab.db --report conflicts.json")
-        .action((dbs: string[], o: { into: string; report?: string }) => {
+        .action(async (dbs: string[], o: { into: string; report?: string }) => {
+            // The merge is one synchronous transaction: a Ctrl-C (or TERM) is heard only once it has ended, so the
+            // exit says what happened: a merge that completed exits 0 and says it was interrupted after the fact.
+            let interrupted: string | undefined;
+            const hear = (sig: NodeJS.Signals): void => void (interrupted ??= sig);
+            process.on("SIGINT", hear);
+            process.on("SIGTERM", hear);
+            // A signal sent during the merge is heard on the next turn of the loop; the handlers stay to the exit, so a late one cannot end the process by signal (130) after the merge completed.
+            const heard = async (): Promise<string | undefined> => {
+                await new Promise((r) => setTimeout(r, 50)); // past the loop's next poll, where a pending signal is read
+                return interrupted;
+            };
             try {
                 const r = mergeStores(dbs, o.into);
                 for (const s of r.sources) {
@@ -27,7 +38,11 @@ export function registerMergeCommand(program: Command): void {
                     for (const line of renamed) print(`  run ${line}`);
                 }
                 print(`merged into ${r.into} (node ${r.nodeId})`);
+                const sig = await heard();
+                if (sig) process.stderr.write(`eddy: ${sig} came while merging; the merge had already completed: ${safeTerminalLine(r.into)} holds everything merged\n`);
             } catch (err) {
+                const sig = await heard();
+                if (sig && !(err instanceof MergeConflictError)) throw new EddyError(`${sig} came while merging, and the merge did not complete: ${oneLine(err)}`, isEddyError(err) ? err.exitCode : 1);
                 if (!(err instanceof MergeConflictError)) throw err;
                 for (const c of err.conflicts.slice(0, SHOWN)) process.stderr.write(`conflict: ${safeTerminalLine(describeConflict(c))}\n`);
                 if (err.conflicts.length > SHOWN) process.stderr.write(`… and ${err.conflicts.length - SHOWN} more${o.report ? "" : " (--report <file> lists them all)"}\n`);

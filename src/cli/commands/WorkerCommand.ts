@@ -20,7 +20,7 @@ export function registerWorkerCommand(program: Command): void {
         .addHelpText("after", "\nExamples:\n  $ eddy worker --queue redis://:s3cret@lab-redis:6379 --judge-workers 8\n  $ eddy worker --queue rediss://:s3cret@lab-redis:6380 --gpu cuda")
         .action(async (o: { queue: string; insecureQueue?: boolean; judgeWorkers?: string; threads?: string; gpu?: string; allowUnsandboxed?: boolean; node?: string; lockMs: string }) => {
             const target = parseQueueUrl(o.queue, { insecure: o.insecureQueue });
-            const log = (line: string): void => void process.stderr.write(`${safeTerminalLine(line)}\n`);
+            const log = (line: string): void => void process.stderr.write(`eddy: ${safeTerminalLine(line)}\n`);
             // bullmq and ioredis load only for the command that needs them (as `run --queue` does).
             const { startWorker } = await import("../../queue/worker.js");
             const w = await startWorker(target, {
@@ -33,21 +33,23 @@ export function registerWorkerCommand(program: Command): void {
                 lockMs: intSetting("lock ms", o.lockMs, 100),
                 log
             });
-            log(`worker waiting for shards on ${target.where}`);
             await new Promise<void>((resolve, reject) => {
                 let stopping = false;
                 // The first signal hands a running shard back to the queue and exits 0; a second one quits at once.
                 const stop = (): void => {
                     if (stopping) process.exit(130);
                     stopping = true;
-                    log("worker stopping: a running shard is handed back to the queue");
+                    log(w.busy() ? "worker stopping: its running shard is handed back to the queue" : "worker stopping (it was running no shard)");
                     w.stop().then(() => {
                         log("worker stopped");
+                        if (process.env.EDDY_WORKER_STATS === "1") log(`longest event-loop hold: ${w.longestBlockMs()} ms`);
                         resolve();
                     }, reject);
                 };
                 process.on("SIGINT", stop);
                 process.on("SIGTERM", stop);
+                // Said once the signals are heard: a signal sent on seeing this line is always handled.
+                log(`worker waiting for shards on ${target.where}`);
             });
         });
 }

@@ -1,0 +1,254 @@
+import { spawnSync } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import Database from "better-sqlite3";
+import { execa, type ResultPromise } from "execa";
+import { Redis } from "ioredis";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { normalizeStudyConfig, type StudyConfig } from "../../src/run/config.js";
+import { runStudy } from "../../src/run/runStudy.js";
+import { runQueued } from "../../src/queue/coordinator.js";
+import { parseQueueUrl } from "../../src/queue/queueUrl.js";
+import { BIN, cleanTmp, countRows, tmpDir } from "../run/helpers.js";
+import { TEMPLATES, exportStore, useFixedTemplates } from "../merge/studyFixture.js";
+import { HAS_REDIS, startRedis } from "./redisServer.js";
+
+/**
+ * The queue when things lapse rather than break: a worker whose lock runs out (stopped, or starved), a
+ * judge that does not start once, a Redis that hangs, a worker of another Python, and how each is said.
+ */
+const PASSWORD = "eddy-lapses-pw";
+const PATIENCE = 240_000;
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+const until = async (what: () => boolean | Promise<boolean>, ms = 120_000): Promise<void> => {
+    const end = Date.now() + ms;
+    while (!(await what())) {
+        if (Date.now() > end) throw new Error("timed out waiting");
+        await sleep(50);
+    }
+};
+const within = <T>(p: Promise<T>, ms: number, what: string): Promise<T> =>
+    Promise.race([p, sleep(ms).then(() => Promise.reject(new Error(`${what} did not finish within ${ms / 1000} s`)))]);
+const stored = (db: string): number => {
+    try {
+        return existsSync(db) ? countRows(db, "generations") : 0;
+    } catch {
+        return 0;
+    }
+};
+/** A process's children that are still running (not yet exited, or exited and not reaped: state Z). */
+const liveChildren = (pid: number): number[] => {
+    const r = spawnSync("ps", ["-o", "pid=,stat=", "--ppid", String(pid)], { encoding: "utf8" });
+    return r.stdout
+        .trim()
+        .split("\n")
+        .filter((l) => l.trim() && !/\sZ/.test(l))
+        .map((l) => Number(l.trim().split(/\s+/)[0]));
+};
+
+describe.skipIf(!HAS_REDIS)("the queue when locks, judges and Redis lapse", () => {
+    let dir: string;
+    let restore: () => void;
+    let redis: Awaited<ReturnType<typeof startRedis>>;
+    let single: string;
+    let oneShard: string;
+    const base = { backend: "reference", seed: 5, judgeWorkers: 1, instances: 3, rounds: 2 };
+    const study = (db: string): StudyConfig => normalizeStudyConfig({ ...base, templates: TEMPLATES.join(","), temperatures: "0,0.7", db });
+    const small = (db: string): StudyConfig => normalizeStudyConfig({ ...base, templates: TEMPLATES[0], temperatures: "0", db });
+    const running: ResultPromise[] = [];
+
+    const worker = (name: string, o: { env?: Record<string, string>; lockMs?: number } = {}): ResultPromise & { log: () => string } => {
+        const tmp = path.join(dir, `tmp-${name}`);
+        mkdirSync(tmp, { recursive: true });
+        const p = execa("node", [BIN, "worker", "--queue", redis.url, "--judge-workers", "1", "--node", name, "--lock-ms", String(o.lockMs ?? 1500)], {
+            reject: false,
+            forceKillAfterDelay: false,
+            env: { ...process.env, TMPDIR: tmp, ...o.env }
+        });
+        let err = "";
+        p.stderr!.on("data", (b: Buffer) => void (err += b.toString()));
+        running.push(p);
+        return Object.assign(p, { log: () => err });
+    };
+    const coordinatorCli = (db: string): ResultPromise & { log: () => string } => {
+        const p = execa(
+            "node",
+            [BIN, "run", "--backend", "reference", "--templates", TEMPLATES.join(","), "--instances", "3", "--rounds", "2", "--temperature", "0,0.7", "--seed", "5", "--judge-workers", "1", "--db", db, "--queue", redis.url, "--no-progress"],
+            { reject: false, env: process.env }
+        );
+        let err = "";
+        p.stderr!.on("data", (b: Buffer) => void (err += b.toString()));
+        running.push(p);
+        return Object.assign(p, { log: () => err });
+    };
+    /** A python3 stand-in: `script` (sh) runs first, with the arguments; then python3 itself. */
+    const python = (name: string, script: string): string => {
+        const file = path.join(dir, name);
+        writeFileSync(file, `#!/bin/sh\n${script}\nexec python3 "$@"\n`);
+        chmodSync(file, 0o755);
+        return file;
+    };
+
+    beforeAll(async () => {
+        dir = tmpDir("eddy-queue-lapses-");
+        restore = useFixedTemplates(dir);
+        redis = await startRedis(PASSWORD);
+        single = path.join(dir, "single.db");
+        oneShard = path.join(dir, "one-shard.db");
+        expect((await runStudy(study(single))).status).toBe("complete");
+        expect((await runStudy(small(oneShard))).status).toBe("complete");
+    });
+    afterEach(async () => {
+        redis.signal("SIGCONT");
+        for (const p of running.splice(0)) {
+            if (p.pid) for (const c of liveChildren(p.pid)) process.kill(c, "SIGKILL");
+            p.kill("SIGCONT");
+            p.kill("SIGKILL");
+        }
+        const c = new Redis(parseQueueUrl(redis.url).options);
+        await c.flushall();
+        c.disconnect();
+    });
+    afterAll(async () => {
+        await redis?.stop();
+        restore?.();
+        cleanTmp();
+    });
+
+    it("a worker whose lock lapses mid-shard loses nothing: its finished result is stored, the shard runs once, and no BullMQ line reaches the user", async () => {
+        const a = worker("sleepy");
+        await until(() => /waiting for shards/.test(a.log()));
+        const db = path.join(dir, "lapsed.db");
+        const lines: string[] = [];
+        const coordinator = runQueued(small(db), parseQueueUrl(redis.url), { log: (l) => lines.push(l) });
+        await until(() => /shard .*: running/.test(a.log()));
+        // Stopped (as a starved process is) until its lock has long expired and its shard's own process is done.
+        a.kill("SIGSTOP");
+        await sleep(3 * 1500);
+        // Its shard's process (not stopped) finishes the shard in the scratch database meanwhile.
+        const tmp = path.join(dir, "tmp-sleepy");
+        await until(() =>
+            readdirSync(tmp).some((d) => {
+                try {
+                    const s = new Database(path.join(tmp, d, "shard.db"), { readonly: true });
+                    try {
+                        return (s.prepare("SELECT status FROM runs").get() as { status: string } | undefined)?.status === "complete";
+                    } finally {
+                        s.close();
+                    }
+                } catch {
+                    return false;
+                }
+            })
+        );
+        a.kill("SIGCONT");
+        await within(coordinator, PATIENCE, "the coordinator");
+        expect(exportStore(db)).toEqual(exportStore(oneShard));
+        await sleep(500);
+        const log = a.log();
+        expect(log.match(/: running/g), log).toHaveLength(1); // the retry cost nothing: the shard never ran again
+        expect(log).toMatch(/eddy: shard job \S+ is no longer this worker's \(its lock lapsed/);
+        expect(log).not.toMatch(/Lock mismatch|Missing lock|Missing key|\n\s+at /);
+        for (const line of log.trim().split("\n")) expect(line).toMatch(/^eddy: /);
+    }, PATIENCE + 60_000);
+
+    it("a judge that fails to start is tried again with a growing pause, never a refusal; the coordinator says who cannot, and when it can again", async () => {
+        const counter = path.join(dir, "judge-starts");
+        // The judge's first four starts fail (as one killed at its 30 s handshake on a loaded machine did): the worker's
+        // look at its judge when it starts, then the first shards' (put back after 2 s, 4 s, 8 s).
+        const flaky = python(
+            "flaky-python",
+            `case "$*" in *eddy_judge.worker*) n=$(cat "${counter}" 2>/dev/null || echo 0); n=$((n+1)); echo $n > "${counter}"; if [ $n -le 4 ]; then echo "judge worker killed by SIGKILL" >&2; exit 137; fi;; esac`
+        );
+        const w = worker("flaky", { env: { EDDY_PYTHON: flaky } });
+        await until(() => /waiting for shards/.test(w.log()));
+        const lines: string[] = [];
+        const db = path.join(dir, "flaky.db");
+        await within(runQueued(study(db), parseQueueUrl(redis.url), { log: (l) => lines.push(l), idleSayMs: 1000 }), PATIENCE, "the coordinator");
+        expect(exportStore(db)).toEqual(exportStore(single));
+        expect(w.log()).not.toMatch(/refusing study/);
+        expect(w.log()).toMatch(/eddy: study \S+: the judge cannot start here: .*; its shard is put back and tried again in 2 s/);
+        expect(w.log()).toMatch(/eddy: study \S+: the judge starts again; running its shards/);
+        expect(lines.join("\n")).toMatch(/worker flaky cannot run this study's shards for now: the judge cannot start here/);
+        expect(lines.join("\n")).toMatch(/worker flaky runs this study's shards again/);
+        expect(lines.join("\n")).not.toMatch(/refuses this study/);
+    }, PATIENCE + 60_000);
+
+    it("the judge's Python is part of the study: a worker with another one refuses, the coordinator says nobody can take the study and why, and each node's runtime is recorded", async () => {
+        const lines: string[] = [];
+        const db = path.join(dir, "runtime.db");
+        const coordinator = runQueued(study(db), parseQueueUrl(redis.url), { log: (l) => lines.push(l), idleSayMs: 1000 });
+        await until(() => lines.some((l) => l.startsWith("no worker can take this study now: no worker is connected to redis://127.0.0.1:")));
+        const other = worker("py312", { env: { EDDY_PYTHON: python("python-3.12", `case "$*" in *version_info*) echo 3.12.99; exit 0;; esac`) } });
+        await until(() => lines.some((l) => /^no worker can take this study now: py312 refuses it \(the study's judge runs Python 3\.\d+\.\d+, this node's 3\.12\.99 /.test(l)));
+        expect(other.log()).toMatch(/eddy: refusing study \S+: the study's judge runs Python 3\.\d+\.\d+, this node's 3\.12\.99 \(.*python-3\.12\): verdicts may differ/);
+        const good = worker("py-same");
+        await within(coordinator, PATIENCE, "the coordinator");
+        expect(exportStore(db)).toEqual(exportStore(single));
+        expect(lines.filter((l) => l.startsWith("no worker can take this study now: py312 refuses it"))).toHaveLength(1);
+        expect(lines).toContain("a worker takes this study's shards again (py-same)");
+        const here = spawnSync("python3", ["-c", "import sys; print('%d.%d.%d' % sys.version_info[:3])"], { encoding: "utf8" }).stdout.trim();
+        const iso = JSON.parse((new Database(db, { readonly: true }).prepare("SELECT isolation_json FROM runs").get() as { isolation_json: string }).isolation_json) as {
+            runtime: Record<string, string>;
+            workers: Record<string, { runtime: Record<string, string> }>;
+        };
+        expect(iso.runtime).toEqual({ python: here });
+        expect(Object.keys(iso.workers)).toEqual(["py-same"]);
+        expect(iso.workers["py-same"]!.runtime).toEqual({ python: here });
+        good.kill("SIGTERM");
+        await good;
+    }, PATIENCE + 60_000);
+
+    it("a Redis that hangs (SIGSTOP) is one 'lost' and one 'back' line from the coordinator and from the worker, and the study finishes", async () => {
+        const w = worker("patient");
+        const db = path.join(dir, "hung.db");
+        const c = coordinatorCli(db);
+        await until(() => stored(db) > 0);
+        redis.signal("SIGSTOP");
+        await sleep(8000);
+        redis.signal("SIGCONT");
+        const done = await within(c, PATIENCE, "the coordinator after a hung Redis");
+        expect(done.exitCode, c.log()).toBe(0);
+        expect(exportStore(db)).toEqual(exportStore(single));
+        for (const log of [c.log(), w.log()]) {
+            expect(log.match(/eddy: lost Redis at \S+ \(no answer in 5 s\); waiting for it to come back/g) ?? [], log).toHaveLength(1);
+            expect(log.match(/eddy: Redis at \S+ is back/g) ?? [], log).toHaveLength(1);
+            expect(log).not.toMatch(/Lock mismatch|Missing lock|Missing key|\n\s+at /);
+        }
+    }, PATIENCE + 60_000);
+
+    it("FLUSHALL mid-study: the coordinator says the shards are lost and queued again, and finishes", async () => {
+        const w = worker("flushed");
+        const db = path.join(dir, "flushall.db");
+        const c = coordinatorCli(db);
+        await until(() => stored(db) > 0);
+        const client = new Redis(parseQueueUrl(redis.url).options);
+        await client.flushall();
+        client.disconnect();
+        const done = await within(c, PATIENCE, "the coordinator after FLUSHALL");
+        expect(done.exitCode, c.log()).toBe(0);
+        expect(exportStore(db)).toEqual(exportStore(single));
+        expect(c.log()).toMatch(/eddy: \d+ shards? no longer in Redis \(restarted empty, flushed or evicted\?\): queued again/);
+        expect(w.log()).not.toMatch(/Lock mismatch|Missing lock|Missing key|\n\s+at /);
+    }, PATIENCE + 60_000);
+
+    it("a worker stopped while idle says it ran nothing; a coordinator stopped with Ctrl-C says what it kept and exits 130", async () => {
+        const w = worker("idle");
+        await until(() => /waiting for shards/.test(w.log()));
+        w.kill("SIGTERM");
+        const r = await within(w, 30_000, "the idle worker");
+        expect(r.exitCode, w.log()).toBe(0);
+        expect(w.log()).toMatch(/eddy: worker stopping \(it was running no shard\)\neddy: worker stopped\n/);
+        expect(w.log()).not.toMatch(/handed back/);
+
+        const db = path.join(dir, "interrupted.db");
+        const c = coordinatorCli(db);
+        await until(() => /4 shards on /.test(c.log()));
+        c.kill("SIGINT");
+        const done = await within(c, 60_000, "the interrupted coordinator");
+        expect(done.exitCode, c.log()).toBe(130);
+        expect(c.log()).toMatch(/eddy: stopping the coordinator: stored shards are kept, queued ones stay in Redis for workers/);
+        expect(c.log()).toMatch(/eddy: stopped: run \S+ kept 0 of 4 shards; run the same command again \(or --resume \S+\) to continue\n$/);
+        expect(c.log()).not.toMatch(/\n\s+at /);
+    }, PATIENCE + 60_000);
+});
