@@ -282,3 +282,34 @@ describe("validateTemplate", () => {
         expect(bad.solutionFailures[0]!.verdict.category).not.toBe("passed");
     });
 });
+
+describe("what a verdict costs (issue #36)", () => {
+    it("profile(): the same verdict as judge(), and what each phase cost, from the zygote's fork to the comparison", async () => {
+        const code = `${CORRECT}# profiled ${Date.now()}\n`;
+        const r = await pool.profile({ template: t, bindings, code });
+        expect(r.category).toBe("passed");
+        expect((await pool.judge({ template: t, bindings, code })).category).toBe("passed");
+        const names = ["fork zygote to keeper", "keeper namespaces", "fork keeper to candidate", "candidate scratch space and descriptors", "job to candidate", "rlimits, capabilities, seccomp", "static check", "harness ready", "load and calls", "keeper watching", "results read", "comparison", "worker, whole verdict"];
+        for (const name of names) {
+            expect(r.phases[name], name).toBeDefined();
+            // Each of these ends with something its start caused, or in the same process: never negative.
+            expect(r.phases[name]!.ms, name).toBeGreaterThanOrEqual(0);
+            expect(r.phases[name]!.cpu_ms ?? 0, name).toBeGreaterThanOrEqual(0);
+        }
+        // The answer's own CPU time is the one the keeper measured for its verdict.
+        expect(r.phases["load and calls"]!.cpu_ms).toBe(r.cpuMs);
+    });
+
+    it("the next answer's sandbox, forked while this one runs, sees none of the files it left", async () => {
+        if (!pool.isolation.sandboxed) return; // without namespaces the scratch folders are shared (README)
+        const n = `${process.pid}-${Date.now()}`;
+        const places = JSON.stringify([`/tmp/left-${n}`, `/dev/shm/left-${n}`, `left-${n}`]);
+        const leaves = `def sum_range(values):\n    for p in ${places}:\n        open(p, 'w').write('left')\n    return sum(values[1:4])\n`;
+        const looks = `import os\ndef sum_range(values):\n    return [p for p in ${places} if os.path.exists(p)] or sum(values[1:4])\n`;
+        // One worker: the second answer's sandbox is the one forked while the first ran.
+        expect((await pool.judge({ template: t, bindings, code: leaves })).category).toBe("passed");
+        const next = await pool.judge({ template: t, bindings, code: looks });
+        expect(next.detail).not.toContain("left-");
+        expect(next.category).toBe("passed");
+    });
+});
