@@ -237,6 +237,10 @@ def run_candidate(code: str, fn: str, arity: int, p: Prepared, budget: Budget, m
     finish_stopped()
     stamp(run, "w_stopped")
     box = _take_sandbox()
+    # The next answer's sandbox is forked now, while this one runs: its set-up (two forks, the
+    # namespaces, the scratch mounts) is then off the path of the next verdict, which otherwise
+    # arrives as soon as this one is answered and would wait for it.
+    prefork()
     run.stamps["w_requested"] = box.requested
     run.stamps["z_fork_ms"] = box.fork_ms
     stamp(run, "w_taken")

@@ -275,9 +275,12 @@ def _expanded_size(v: Any, cap: int) -> int:
 
 
 def _compare_bound(p: Prepared) -> int:
-    cap = COMPARE_FLOOR * 100
-    expected = sum(_expanded_size(e, cap) + _expanded_size(a, cap) for e, a in zip(p.expected, p.calls))
-    return max(COMPARE_FLOOR, COMPARE_PER_EXPECTED * expected)
+    """Computed once per prepared instance (it walks every expected output and argument)."""
+    if p.compare_bound is None:
+        cap = COMPARE_FLOOR * 100
+        expected = sum(_expanded_size(e, cap) + _expanded_size(a, cap) for e, a in zip(p.expected, p.calls))
+        p.compare_bound = max(COMPARE_FLOOR, COMPARE_PER_EXPECTED * expected)
+    return p.compare_bound
 
 
 def _compared(run: Run, p: Prepared, fn: str) -> Outcome:
