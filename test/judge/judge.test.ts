@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { JudgePool } from "../../src/judge/JudgePool.js";
 import { MemoryVerdictCache } from "../../src/judge/cache.js";
@@ -311,5 +312,13 @@ describe("what a verdict costs (issue #36)", () => {
         const next = await pool.judge({ template: t, bindings, code: looks });
         expect(next.detail).not.toContain("left-");
         expect(next.category).toBe("passed");
+    });
+
+    it("an answer runs on one CPU: the one its sandbox woke up on for the job, for its threads too", async () => {
+        if (availableParallelism() < 2) return; // one CPU: nothing to pin
+        const code = `import os, threading\ndef sum_range(values):\n    seen = []\n    t = threading.Thread(target=lambda: seen.append(len(os.sched_getaffinity(0))))\n    t.start()\n    t.join()\n    return sum(values[1:4]) if len(os.sched_getaffinity(0)) == 1 and seen == [1] else ['cpus', os.sched_getaffinity(0), seen]\n# ${Date.now()}\n`;
+        const v = await pool.judge({ template: t, bindings, code });
+        expect(v.detail).not.toContain("cpus");
+        expect(v.category).toBe("passed");
     });
 });

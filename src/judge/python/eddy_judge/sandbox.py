@@ -284,6 +284,8 @@ def candidate(cfg: Config, fds: dict[str, int], uid: int | None, nproc: int, wor
         stamps += (time.monotonic(), time.process_time())
         os.close(job_r)
         code, fn, arity, keep_args, send_args, memory_mb, cpu_s, key, guard, foreign = marshal.loads(head)
+        # On the CPU it woke up on for the job, from now on (isolation.py stay_on_this_cpu).
+        iso.stay_on_this_cpu()
         # Another language's calls stay JSON text (languages.py): they are its harness's input.
         calls: list[tuple[Any, ...]] = marshal.loads(calls_blob) if foreign is None else []
         calls_json: bytes = calls_blob if foreign is not None else b""
