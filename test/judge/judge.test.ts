@@ -321,4 +321,12 @@ describe("what a verdict costs (issue #36)", () => {
         expect(v.detail).not.toContain("cpus");
         expect(v.category).toBe("passed");
     });
+
+    it("once it has used 25 ms of CPU time, an answer's threads may run on every CPU again (the keeper widens them)", async () => {
+        if (availableParallelism() < 2) return;
+        const code = `import os, time\ndef sum_range(values):\n    t = time.process_time()\n    while len(os.sched_getaffinity(0)) == 1 and time.process_time() - t < 0.3:\n        pass\n    return sum(values[1:4]) if len(os.sched_getaffinity(0)) > 1 else 'still on one CPU'\n# ${Date.now()}\n`;
+        const v = await pool.judge({ template: { ...t, randomInputs: 1 }, bindings, code });
+        expect(v.detail).not.toContain("one CPU");
+        expect(v.category).toBe("passed");
+    });
 });

@@ -68,9 +68,9 @@ CANDIDATE_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
 MAC_BYTES = 16
 # The start mark a Python candidate writes to its keeper just before the answer's code runs: its
 # CPU clock (ns), then when each step of its set-up ended (started, scratch space and descriptors,
-# job read, limits and filters, static check, harness ready), each as (monotonic s, its CPU s). Another language's relay writes the
-# clock alone (8 bytes). Harness code writes it, in one write (atomic on a pipe), before any
-# answer code runs.
+# job read, limits and filters, static check, harness ready), each as (monotonic s, its CPU s),
+# for the profile (profile.py). Another language's relay writes the clock alone (8 bytes).
+# Harness code writes it, in one write (atomic on a pipe), before any answer code runs.
 MARK_FORMAT = ">Q12d"
 MARK_BYTES = struct.calcsize(MARK_FORMAT)
 # The keeper's status carries its own stamps too (started, namespaces, candidate forked, candidate
@@ -682,6 +682,8 @@ class _Watch:
         self.tick = 0.005
         self.killed = False
         self.stamps: tuple[float, ...] = ()  # the candidate's set-up stamps, sent with its start mark
+        self.cpus = os.sched_getaffinity(0)  # the candidate pins itself to one of these (isolation.py stay_on_this_cpu)
+        self.spread = False
 
     def run(self) -> tuple[int, Usage]:
         try:
@@ -759,6 +761,9 @@ class _Watch:
         u.cpu_ms = max(u.cpu_ms, (cpu - self.start[0]) * 1000.0)
         u.wall_ms = (now - self.start[1]) * 1000.0
         u.blocked_ms = (now - self.active[1]) * 1000.0
+        if not self.spread and u.cpu_ms > SPREAD_AFTER_CPU_MS:
+            self.spread = True
+            _spread(self.pid, self.procfd, self.cpus)
         if u.cpu_ms > self.limits[0]:
             self.stop("cpu")
         elif u.blocked_ms > self.limits[1]:
@@ -767,6 +772,28 @@ class _Watch:
             self.stop("wall")
         else:
             self.tick = min(self.tick * 1.5, 0.025)
+
+
+# The candidate runs on one CPU (isolation.py stay_on_this_cpu), which makes the hand-offs between
+# the harness's thread and each call's cheap; once it has used this much CPU time it is a
+# computation rather than a string of hand-offs, and the keeper lets its threads and processes
+# run on every CPU again, so that the kernel can move it off a CPU another answer is using.
+SPREAD_AFTER_CPU_MS = 25.0
+
+
+def _spread(pid: int, procfd: int, cpus: set[int]) -> None:
+    """Every thread of the candidate's tree may run on any of `cpus` again (threads it starts
+    later inherit this from the thread that starts them)."""
+    for p in _tree(pid, procfd):
+        try:
+            tasks = _listdir(procfd, "%d/task" % p)
+        except OSError:
+            continue
+        for t in tasks:
+            try:
+                os.sched_setaffinity(int(t), cpus)
+            except (OSError, ValueError):
+                pass
 
 
 def _kill(pid: int) -> None:
