@@ -290,7 +290,7 @@ describe("what a verdict costs (issue #36)", () => {
         const r = await pool.profile({ template: t, bindings, code });
         expect(r.category).toBe("passed");
         expect((await pool.judge({ template: t, bindings, code })).category).toBe("passed");
-        const names = ["fork zygote to keeper", "keeper namespaces", "fork keeper to candidate", "candidate scratch space and descriptors", "job to candidate", "rlimits, capabilities, seccomp", "static check", "harness ready", "load and calls", "keeper watching", "results read", "comparison", "worker, whole verdict"];
+        const names = ["fork zygote to keeper", "keeper namespaces", "fork keeper to candidate", "candidate scratch space and descriptors", "job to candidate", "rlimits, capabilities, seccomp", "static check", "harness ready", "load and calls", "keeper watching (the warm wait included)", "results read", "comparison", "worker, whole verdict"];
         for (const name of names) {
             expect(r.phases[name], name).toBeDefined();
             // Each of these ends with something its start caused, or in the same process: never negative.

@@ -21,7 +21,7 @@ PHASES = (
     ("harness ready", "c_checked", "c_ready", "c"),
     ("load and calls", "c_ready", "w_done", "answer"),
     ("candidate exit", "w_done", "k_ended", ""),
-    ("keeper watching", "k_forked", "k_ended", "k"),
+    ("keeper watching (the warm wait included)", "k_forked", "k_ended", "k"),
     ("keeper clean-up and report", "k_ended", "k_cleaned", "k"),
     ("results read", "w_waited", "w_results", "w"),
     ("comparison", "w_results", "w_verdict", "w"),
