@@ -18,6 +18,12 @@
  * the static check, the authenticated result frames for the fixed tests and the K random inputs
  * (calls that cost next to nothing) and the comparison of the outputs.
  *
+ * `phases` is the per-phase breakdown of one verdict (eddy_judge/profile.py): for a correct
+ * answer judged one at a time on a warm pool (a fresh code text each time), the median wall and
+ * CPU milliseconds of each step from the zygote's fork to the comparison. The first four phases
+ * (the sandbox's forks, namespaces and scratch mounts) run ahead of need, while the previous
+ * verdict runs; the rest are in the verdict's `ms`.
+ *
  * `verdicts_identical_under_load` judges every candidate of the benchmark a second time with
  * 4 × cores busy processes spinning (started and killed here), under a different `oracleHash`
  * so that nothing comes from the verdict cache, and gives the share of verdict categories equal
@@ -25,7 +31,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { performance } from "node:perf_hooks";
-import { availableParallelism } from "node:os";
+import { availableParallelism, loadavg } from "node:os";
 import { execa } from "execa";
 import { JudgePool } from "../src/judge/JudgePool.js";
 import { inputSeed, paramTuple } from "../src/templates/instanceTuple.js";
@@ -144,6 +150,23 @@ async function noopMedianMs(pool: JudgePool, job: Job, samples: number): Promise
     return quantileSorted(ms.sort((a, b) => a - b), 0.5);
 }
 
+/** Median wall and CPU ms of each phase of a correct answer's verdict, judged one at a time (profile.py). */
+async function phaseMedians(pool: JudgePool, job: Job, samples: number): Promise<Record<string, { ms: number; cpu_ms?: number }>> {
+    const t = job.template;
+    const rows: Record<string, { ms: number[]; cpu: number[] }> = {};
+    for (let i = -2; i < samples; i++) {
+        const r = await pool.profile({ template: t, bindings: job.instance.bindings, code: `${job.code}\n# profile ${i}\n` });
+        if (i < 0) continue; // warm-up: the instance prepared, a sandbox forked ahead
+        for (const [name, p] of Object.entries(r.phases)) {
+            const row = (rows[name] ??= { ms: [], cpu: [] });
+            row.ms.push(p.ms);
+            if (p.cpu_ms !== undefined) row.cpu.push(p.cpu_ms);
+        }
+    }
+    const med = (xs: number[]): number => round(quantileSorted([...xs].sort((a, b) => a - b), 0.5), 3);
+    return Object.fromEntries(Object.entries(rows).map(([name, r]) => [name, r.cpu.length ? { ms: med(r.ms), cpu_ms: med(r.cpu) } : { ms: med(r.ms) }]));
+}
+
 // A busy process: spins until killed, and stops by itself once its parent (this script) is gone
 // or after ten minutes, so that none outlives the benchmark however it ends.
 const SPIN = "const p = process.ppid, end = Date.now() + 600000; for (let i = 0; ; i++) if ((i & 0xfffff) === 0 && (process.ppid !== p || Date.now() > end)) process.exit(0);";
@@ -174,6 +197,7 @@ async function underLoad<T>(n: number, fn: () => Promise<T>): Promise<T> {
 }
 
 const workers = availableParallelism();
+const loadAtStart = loadavg().map((x) => round(x));
 const pool = await JudgePool.start({ workers });
 try {
     const jobs = await buildJobs(pool);
@@ -193,6 +217,8 @@ try {
 
     const forkFloor = await forkFloorMs(python);
     const noop = await noopMedianMs(pool, jobs[0]!, 30);
+    const profiled = jobs.find((j) => j.kind === "correct")!;
+    const phases = await phaseMedians(pool, profiled, 30);
 
     // The same candidates again with 4 × cores busy processes, under another oracleHash: not
     // one verdict from the cache, every instance prepared afresh under load.
@@ -237,7 +263,11 @@ try {
             rejudged: verdicts.filter((v) => v.rejudged).length,
             rejudged_under_load: loaded.filter((v) => v.rejudged).length,
             differing_under_load: differing,
-            categories: byKind
+            categories: byKind,
+            load_average_start: loadAtStart,
+            load_average_end: loadavg().map((x) => round(x)),
+            profiled: `${profiled.template.id}, correct answer, ${K} random inputs`,
+            phases
         })
     );
 } finally {

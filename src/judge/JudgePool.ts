@@ -9,7 +9,7 @@ import { inputSeed, paramTuple } from "../templates/instanceTuple.js";
 import { MemoryVerdictCache, verdictKey } from "./cache.js";
 import type { IsolationReport, JudgeRequest, Verdict, VerdictCache } from "./types.js";
 import { PythonWorker, startFailure, WorkerFailure, type WorkerReply } from "./worker/PythonWorker.js";
-import { parseHelloReply, parseJudgeReply, parseMutantsReply, parseSourceReply, type JudgeReply } from "./worker/replies.js";
+import { parseHelloReply, parseJudgeReply, parseMutantsReply, parseProfileReply, parseSourceReply, type JudgeReply, type VerdictProfile } from "./worker/replies.js";
 import { judgeVersion, pythonCommand, workerArgs } from "./workerScript.js";
 
 /** Options of JudgePool.start. */
@@ -117,20 +117,7 @@ export class JudgePool {
         const key = verdictKey(req.code, t, tuple, `${this.version}|${this.isolation.level}${language === "python" ? "" : `|${language}`}`);
         const hit = this.cache.get(key);
         if (hit) return { ...hit, cached: true };
-        const message = {
-            op: "judge",
-            oracle: t.oracleFile,
-            oracleHash: t.oracleHash,
-            function: t.function,
-            arity: t.arity,
-            bindings: req.bindings,
-            comparator: t.comparator,
-            randomInputs: t.randomInputs,
-            seed: inputSeed(t.id, tuple),
-            budget: t.budget,
-            code: req.code,
-            ...(language === "python" ? {} : { language })
-        };
+        const message = judgeMessage(req, req.code);
         // The keeper enforces the CPU budget and its backstops; this only catches a hung worker.
         const timeout = t.budget.timeMs * WORKER_TIMEOUT_FACTOR * Math.max(1, this.isolation.cpuFactor ?? 1) + ORACLE_ALLOWANCE_MS;
         let { reply, failure, ms } = await this.attempt(message, timeout);
@@ -155,6 +142,17 @@ export class JudgePool {
         // CPU-time verdicts do not depend on load; sleeping and wall-clock backstops might.
         if (verdict.limit !== "blocked" && verdict.limit !== "wall") this.cache.set(key, verdict);
         return verdict;
+    }
+
+    /**
+     * Judges one answer without the verdict cache and returns what each phase of its verdict cost
+     * (eddy_judge/profile.py: wall and CPU milliseconds per phase, from the zygote's fork to the
+     * comparison). For `npm run bench:judge`; the verdict itself is the one judge() would give.
+     */
+    async profile(req: JudgeRequest & { code: string }): Promise<VerdictProfile> {
+        const r = await this.send({ ...judgeMessage(req, req.code), profile: true }, CONTROL_TIMEOUT_MS, false);
+        if (typeof r.error === "string") throw new EddyError(r.error);
+        return parseProfileReply(r);
     }
 
     /** One request, retried once on a fresh worker when the harness failed. */
@@ -276,6 +274,26 @@ export class JudgePool {
         if (next) next(slot);
         else slot.busy = false;
     }
+}
+
+/** The worker's judge request for one answer. */
+function judgeMessage(req: JudgeRequest, code: string): Record<string, unknown> {
+    const t = req.template;
+    const language = req.language ?? "python";
+    return {
+        op: "judge",
+        oracle: t.oracleFile,
+        oracleHash: t.oracleHash,
+        function: t.function,
+        arity: t.arity,
+        bindings: req.bindings,
+        comparator: t.comparator,
+        randomInputs: t.randomInputs,
+        seed: inputSeed(t.id, paramTuple(t, req.bindings)),
+        budget: t.budget,
+        code,
+        ...(language === "python" ? {} : { language })
+    };
 }
 
 /** The one-line error for a language whose runtime the judge did not find, or null. */

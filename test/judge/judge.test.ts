@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { JudgePool } from "../../src/judge/JudgePool.js";
 import { MemoryVerdictCache } from "../../src/judge/cache.js";
@@ -280,5 +281,52 @@ describe("validateTemplate", () => {
         const bad = await validateTemplate(pool, wrongK, only);
         expect(bad.solutionFailures).toHaveLength(1);
         expect(bad.solutionFailures[0]!.verdict.category).not.toBe("passed");
+    });
+});
+
+describe("what a verdict costs (issue #36)", () => {
+    it("profile(): the same verdict as judge(), and what each phase cost, from the zygote's fork to the comparison", async () => {
+        const code = `${CORRECT}# profiled ${Date.now()}\n`;
+        const r = await pool.profile({ template: t, bindings, code });
+        expect(r.category).toBe("passed");
+        expect((await pool.judge({ template: t, bindings, code })).category).toBe("passed");
+        const names = ["fork zygote to keeper", "keeper namespaces", "fork keeper to candidate", "candidate scratch space and descriptors", "job to candidate", "rlimits, capabilities, seccomp", "static check", "harness ready", "load and calls", "keeper watching (the warm wait included)", "results read", "comparison", "worker, whole verdict"];
+        for (const name of names) {
+            expect(r.phases[name], name).toBeDefined();
+            // Each of these ends with something its start caused, or in the same process: never negative.
+            expect(r.phases[name]!.ms, name).toBeGreaterThanOrEqual(0);
+            expect(r.phases[name]!.cpu_ms ?? 0, name).toBeGreaterThanOrEqual(0);
+        }
+        // The answer's own CPU time is the one the keeper measured for its verdict.
+        expect(r.phases["load and calls"]!.cpu_ms).toBe(r.cpuMs);
+    });
+
+    it("the next answer's sandbox, forked while this one runs, sees none of the files it left", async () => {
+        if (!pool.isolation.sandboxed) return; // without namespaces the scratch folders are shared (README)
+        const n = `${process.pid}-${Date.now()}`;
+        const places = JSON.stringify([`/tmp/left-${n}`, `/dev/shm/left-${n}`, `left-${n}`]);
+        const leaves = `def sum_range(values):\n    for p in ${places}:\n        open(p, 'w').write('left')\n    return sum(values[1:4])\n`;
+        const looks = `import os\ndef sum_range(values):\n    return [p for p in ${places} if os.path.exists(p)] or sum(values[1:4])\n`;
+        // One worker: the second answer's sandbox is the one forked while the first ran.
+        expect((await pool.judge({ template: t, bindings, code: leaves })).category).toBe("passed");
+        const next = await pool.judge({ template: t, bindings, code: looks });
+        expect(next.detail).not.toContain("left-");
+        expect(next.category).toBe("passed");
+    });
+
+    it("an answer runs on one CPU: the one its sandbox woke up on for the job, for its threads too", async () => {
+        if (availableParallelism() < 2) return; // one CPU: nothing to pin
+        const code = `import os, threading\ndef sum_range(values):\n    seen = []\n    t = threading.Thread(target=lambda: seen.append(len(os.sched_getaffinity(0))))\n    t.start()\n    t.join()\n    return sum(values[1:4]) if len(os.sched_getaffinity(0)) == 1 and seen == [1] else ['cpus', os.sched_getaffinity(0), seen]\n# ${Date.now()}\n`;
+        const v = await pool.judge({ template: t, bindings, code });
+        expect(v.detail).not.toContain("cpus");
+        expect(v.category).toBe("passed");
+    });
+
+    it("once it has used 25 ms of CPU time, an answer's threads may run on every CPU again (the keeper widens them)", async () => {
+        if (availableParallelism() < 2) return;
+        const code = `import os, time\ndef sum_range(values):\n    t = time.process_time()\n    while len(os.sched_getaffinity(0)) == 1 and time.process_time() - t < 0.3:\n        pass\n    return sum(values[1:4]) if len(os.sched_getaffinity(0)) > 1 else 'still on one CPU'\n# ${Date.now()}\n`;
+        const v = await pool.judge({ template: { ...t, randomInputs: 1 }, bindings, code });
+        expect(v.detail).not.toContain("one CPU");
+        expect(v.category).toBe("passed");
     });
 });

@@ -18,6 +18,12 @@ const judgeReply = z.object({
 });
 export type JudgeReply = z.infer<typeof judgeReply>;
 
+// A judge request with `profile: true` also gets what each phase of the verdict cost (eddy_judge/profile.py).
+const profileReply = judgeReply.extend({
+    phases: z.record(z.string(), z.object({ ms: z.number(), cpu_ms: z.number().optional() }))
+});
+export type VerdictProfile = z.infer<typeof profileReply>;
+
 // Typed against IsolationReport (types.ts, where each field is described): a field added there and not here fails to compile.
 const isolationReport: z.ZodType<IsolationReport> = z
     .object({
@@ -62,6 +68,7 @@ function parse<T>(schema: z.ZodType<T>, op: string, reply: WorkerReply): T {
 }
 
 export const parseJudgeReply = (r: WorkerReply): JudgeReply => parse(judgeReply, "judge", r);
+export const parseProfileReply = (r: WorkerReply): VerdictProfile => parse(profileReply, "judge (profile)", r);
 export const parseHelloReply = (r: WorkerReply): HelloReply => parse(helloReply, "hello", r);
 export const parseSourceReply = (r: WorkerReply): string => parse(sourceReply, "source", r).source;
 export const parseMutantsReply = (r: WorkerReply): string[] => parse(mutantsReply, "mutants", r).mutants;

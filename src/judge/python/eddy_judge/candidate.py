@@ -19,7 +19,7 @@ from .categories import Category, as_category
 from .oracle import OracleError
 from .prepare import Prepared, wire_blob
 from .protocol import FrameBuffer, Malformed, Partial, TooLarge, frame, recv_control, send_control, short
-from .sandbox import MAC_BYTES, mac
+from .sandbox import MAC_BYTES, STAMPS, mac
 from .world import WorldError, Zygote, report, start_zygote
 
 MAX_RESULT_BYTES = 32 * 1024 * 1024
@@ -110,6 +110,13 @@ class Run:
     shared: set[int] = field(default_factory=set)  # calls whose answer held an argument object (another language)
     expanded: dict[int, int] = field(default_factory=dict)  # values in each result once shared references are expanded
     compare_ms: float = 0.0  # CPU the worker spent comparing this answer's results (charged to it)
+    stamps: dict[str, float] = field(default_factory=dict)  # when each phase ended (monotonic s), for the profile
+
+
+def stamp(run: Run, name: str) -> None:
+    """When a phase of the verdict ended, on the monotonic clock and the worker's CPU clock (profile.py)."""
+    run.stamps[name] = time.monotonic()
+    run.stamps[name + "@cpu"] = time.process_time()
 
 
 def _close(*fds: int | None) -> None:
@@ -131,6 +138,8 @@ class Sandbox:
     st_r: int
     ctl_w: int
     pidfd: int | None = None
+    requested: float = 0.0  # when the worker asked the zygote for it (monotonic s)
+    fork_ms: float = 0.0  # the zygote's CPU time for the fork
 
     def stop(self) -> None:
         """Closing the control pipe makes the keeper kill whatever is left of the candidate."""
@@ -153,7 +162,7 @@ def _request_sandbox(z: Zygote) -> Sandbox:
     out_r, out_w = os.pipe()
     st_r, st_w = os.pipe()
     ctl_r, ctl_w = os.pipe()
-    box = Sandbox(job_w, res_r, out_r, st_r, ctl_w)
+    box = Sandbox(job_w, res_r, out_r, st_r, ctl_w, requested=time.monotonic())
     try:
         send_control(z.sock, (), [job_r, res_w, out_w, st_w, ctl_r])
     except OSError:
@@ -176,6 +185,8 @@ def _take_sandbox() -> Sandbox:
             if reply[0] != "forked":
                 raise OracleError("sandbox zygote: %s" % (reply[1:],))
             box.pidfd = fds[0] if fds else None
+            if len(reply) > 2 and isinstance(reply[2], float):
+                box.fork_ms = reply[2]
             return box
         except (OSError, OracleError):
             if box is not None:
@@ -220,10 +231,19 @@ def finish_stopped() -> None:
         box.close()
 
 
-def run_candidate(code: str, fn: str, arity: int, p: Prepared, budget: Budget, memory_mb: int, foreign: tuple[str, str, str] | None = None) -> Run:
-    finish_stopped()
-    box = _take_sandbox()
+def run_candidate(code: str, fn: str, arity: int, p: Prepared, budget: Budget, memory_mb: int, foreign: tuple[str, str, str] | None = None, profile: bool = False) -> Run:
     run = Run()
+    stamp(run, "w_start")
+    finish_stopped()
+    stamp(run, "w_stopped")
+    box = _take_sandbox()
+    # The next answer's sandbox is forked now, while this one runs: its set-up (two forks, the
+    # namespaces, the scratch mounts) is then off the path of the next verdict, which otherwise
+    # arrives as soon as this one is answered and would wait for it.
+    prefork()
+    run.stamps["w_requested"] = box.requested
+    run.stamps["z_fork_ms"] = box.fork_ms
+    stamp(run, "w_taken")
     key = os.urandom(32)
     try:
         # EDDY_JUDGE_GUARD=0 (tests only) leaves the in-process guard out, to show what the
@@ -236,7 +256,8 @@ def run_candidate(code: str, fn: str, arity: int, p: Prepared, budget: Budget, m
         _collect(run, job, box, key, budget)
     finally:
         box.stop()
-        if run.status is None and run.setup is None and not _cpu_within(run, budget):
+        stamp(run, "w_collected")
+        if run.status is None and run.setup is None and (profile or not _cpu_within(run, budget)):
             # The CPU it used decides the verdict: wait for the keeper's measurement.
             _wait_status(run, box.st_r, box.pidfd)
             box.close()
@@ -244,6 +265,7 @@ def run_candidate(code: str, fn: str, arity: int, p: Prepared, budget: Budget, m
             # The verdict does not need the keeper's report: its clean-up finishes while the
             # answer goes back, and is waited for before the next candidate starts.
             _stopping.append(box)
+        stamp(run, "w_waited")
     return run
 
 
@@ -283,6 +305,7 @@ def _collect(run: Run, job: bytes, box: Sandbox, key: bytes, budget: Budget) -> 
                     job = b""
                 if not job:
                     job_open = False
+                    stamp(run, "w_job")
             for fd in ready_r:
                 chunk = os.read(fd, 1 << 16)
                 if fd == box.out_r:
@@ -352,9 +375,13 @@ def _keeper_message(run: Run, data: bytes) -> None:
     except (ValueError, EOFError, TypeError):
         run.setup = "unreadable status from the sandbox keeper"
         return
-    if isinstance(m, tuple) and len(m) == 6 and m[0] == "status" and isinstance(m[1], int):
+    if isinstance(m, tuple) and len(m) == 7 and m[0] == "status" and isinstance(m[1], int):
         run.status = m[1]
         run.usage = Usage(float(m[2]), float(m[3]), float(m[4]), m[5] if isinstance(m[5], str) else None)
+        if isinstance(m[6], tuple):
+            for k, name in enumerate(STAMPS):
+                if 2 * k + 1 < len(m[6]):
+                    run.stamps[name], run.stamps[name + "@cpu"] = float(m[6][2 * k]), float(m[6][2 * k + 1])
     elif isinstance(m, tuple) and len(m) == 2 and m[0] == "setup":
         run.setup = str(m[1])[:DETAIL_CHARS]
     else:
@@ -437,6 +464,7 @@ def _read_message(run: Run, data: bytes, key: bytes) -> None:
     if not run.prechecked:
         if tag == "pre" and len(m) == 3:
             run.prechecked = True
+            stamp(run, "w_pre")
             if m[1] is not None:
                 category = as_category(str(m[1]))
                 if category is None:
@@ -450,15 +478,18 @@ def _read_message(run: Run, data: bytes, key: bytes) -> None:
         if tag == "ready" and len(m) == 1:
             run.ready = True
             run.ready_at = time.monotonic()
+            stamp(run, "w_ready")
         else:
             run.broken = "a message out of order"
         return
     if tag == "loaded" and len(m) == 1 and not run.loaded and run.load is None:
         run.loaded = True
+        stamp(run, "w_loaded")
     elif tag == "load" and len(m) == 3 and m[1] in ("resource", "runtime") and isinstance(m[2], str) and not run.loaded and run.load is None:
         run.load = (m[1], m[2][:DETAIL_CHARS])
     elif tag == "done" and len(m) == 1 and run.loaded:
         run.done = True
+        stamp(run, "w_done")
     else:
         run.broken = "an unexpected message (%s)" % short(tag, 40)
 

@@ -77,6 +77,7 @@ class Prepared:
     solution_ms: float
     reference_ok: dict[str, bool] = field(default_factory=dict)
     wire_blob: bytes | None = None  # the calls as JSON, for another language's harness (wire.py)
+    compare_bound: int | None = None  # how many values the comparison accepts (verdicts.py), once per instance
 
 
 _prepared: dict[tuple[Any, ...], Prepared] = {}

@@ -66,6 +66,16 @@ UID_BASE = 2_000_000_000
 RESOURCE_ERRNOS = {errno.EFBIG, errno.EAGAIN, errno.EMFILE, errno.ENFILE, errno.ENOSPC, errno.ENOMEM, errno.EDQUOT}
 CANDIDATE_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
 MAC_BYTES = 16
+# The start mark a Python candidate writes to its keeper just before the answer's code runs: its
+# CPU clock (ns), then when each step of its set-up ended (started, scratch space and descriptors,
+# job read, limits and filters, static check, harness ready), each as (monotonic s, its CPU s),
+# for the profile (profile.py). Another language's relay writes the clock alone (8 bytes).
+# Harness code writes it, in one write (atomic on a pipe), before any answer code runs.
+MARK_FORMAT = ">Q12d"
+MARK_BYTES = struct.calcsize(MARK_FORMAT)
+# The keeper's status carries its own stamps too (started, namespaces, candidate forked, candidate
+# ended, cleaned up), then the candidate's six: STAMPS names them in order (each a pair).
+STAMPS = ("k_start", "k_namespaces", "k_forked", "k_ended", "k_cleaned", "c_start", "c_scratch", "c_job", "c_limits", "c_checked", "c_ready")
 # Exit status of a candidate stopped by the harness's guard when it could not report in a frame.
 TAMPER_EXIT = 86
 # Audit events that reach another thread's frames, the garbage collector's object lists or raw
@@ -224,6 +234,9 @@ def candidate(cfg: Config, fds: dict[str, int], uid: int | None, nproc: int, wor
     Forked ahead of need (a warm sandbox): everything that does not depend on the job is set up
     first, then it waits for the job, which brings the limits and the key."""
     res_w = fds["res"]
+    # When each step of the set-up ended (monotonic clock, shared across namespaces): sent to the
+    # keeper with the start mark, for the per-phase profile of a verdict (STAMPS).
+    stamps = [time.monotonic(), time.process_time()]
     # Measured before /proc is covered; the memory budget comes on top of it (plus one thread
     # stack: the candidate's code runs in a thread of its own).
     stack = resource.getrlimit(resource.RLIMIT_STACK)[0]
@@ -265,10 +278,14 @@ def candidate(cfg: Config, fds: dict[str, int], uid: int | None, nproc: int, wor
         import tempfile
 
         tempfile.tempdir = workdir
+        stamps += (time.monotonic(), time.process_time())
         # Waiting here is the warm state; the job is trusted data from the worker.
         head, calls_blob = _read_frames(job_r, 2)
+        stamps += (time.monotonic(), time.process_time())
         os.close(job_r)
         code, fn, arity, keep_args, send_args, memory_mb, cpu_s, key, guard, foreign = marshal.loads(head)
+        # On the CPU it woke up on for the job, from now on (isolation.py stay_on_this_cpu).
+        iso.stay_on_this_cpu()
         # Another language's calls stay JSON text (languages.py): they are its harness's input.
         calls: list[tuple[Any, ...]] = marshal.loads(calls_blob) if foreign is None else []
         calls_json: bytes = calls_blob if foreign is not None else b""
@@ -295,6 +312,7 @@ def candidate(cfg: Config, fds: dict[str, int], uid: int | None, nproc: int, wor
                 iso.apply_seccomp(iso.fallback_filter(cfg.protect + [os.getppid(), cfg.zygote]))
             else:
                 iso.prctl(iso.PR_SET_NO_NEW_PRIVS, 1)
+        stamps += (time.monotonic(), time.process_time())
     except BaseException as e:
         try:
             _send_setup(res_w, _exc(e))
@@ -322,14 +340,15 @@ def candidate(cfg: Config, fds: dict[str, int], uid: int | None, nproc: int, wor
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     except (ValueError, OSError):
         pass
+    stamps += (time.monotonic(), time.process_time())
     emit(("pre", None, ""))
-    _run(compiled, fn, calls, keep_args or send_args, key, seq, res_w, mark_w, guard)
+    _run(compiled, fn, calls, keep_args or send_args, key, seq, res_w, mark_w, guard, stamps)
 
 
 LEFT_A_THREAD = "the answer left a thread running when %s returned (the judge records nothing while answer code runs)"
 
 
-def _run(compiled: CodeType, fn: str, calls: list[tuple[Any, ...]], send_args: bool, key: bytes, seq: int, fd: int, mark_w: int, guard: bool) -> None:
+def _run(compiled: CodeType, fn: str, calls: list[tuple[Any, ...]], send_args: bool, key: bytes, seq: int, fd: int, mark_w: int, guard: bool, stamps: list[float]) -> None:
     """Run the candidate's load and each of its calls in a thread of its own; this (main) thread
     only starts each one, waits until it has ended, and records. No answer code runs while it
     records: the thread that ran the call is gone, a call that leaves another thread running fails,
@@ -430,7 +449,8 @@ def _run(compiled: CodeType, fn: str, calls: list[tuple[Any, ...]], send_args: b
         sys.addaudithook(hook)
     # Where the candidate's CPU time starts, for the keeper (harness code, before any candidate code).
     try:
-        write(mark_w, pack(">Q", time.clock_gettime_ns(time.CLOCK_PROCESS_CPUTIME_ID)))
+        stamps += (time.monotonic(), time.process_time())
+        write(mark_w, pack(MARK_FORMAT, time.clock_gettime_ns(time.CLOCK_PROCESS_CPUTIME_ID), *stamps))
         os.close(mark_w)
     except OSError:
         pass
@@ -504,6 +524,7 @@ class Usage:
 def keeper(cfg: Config, fds: dict[str, int]) -> None:
     """Fork of the zygote that owns one candidate's run. Never returns."""
     status_w = fds["status"]
+    stamps = [time.monotonic(), time.process_time()]
     try:
         iso.prctl(iso.PR_SET_PDEATHSIG, signal.SIGKILL)
         os.setsid()
@@ -531,7 +552,10 @@ def keeper(cfg: Config, fds: dict[str, int]) -> None:
         # handle on the one that shows the candidate's processes.
         procfd = os.open("/proc", os.O_RDONLY | os.O_DIRECTORY)
         mark_r, mark_w = os.pipe()
+        stamps += (time.monotonic(), time.process_time())
         pid = os.fork()
+        if pid:
+            stamps += (time.monotonic(), time.process_time())
         if pid == 0:
             os.close(status_w)
             os.close(fds["ctl"])
@@ -542,14 +566,17 @@ def keeper(cfg: Config, fds: dict[str, int]) -> None:
         for name in ("job", "res", "out"):
             os.close(fds[name])
         os.close(mark_w)
-        status, usage = _watch(pid, fds["ctl"], mark_r, procfd)
+        watch = _Watch(pid, fds["ctl"], mark_r, procfd)
+        status, usage = watch.run()
+        stamps += (time.monotonic(), time.process_time())
         _clean(cfg, pid, uid)
         if cfg.mode != "bwrap":
             iso.remove_sysv(iso.sysv_ids() - before)
             import shutil
 
             shutil.rmtree(workdir, ignore_errors=True)
-        _send(status_w, ("status", status, round(usage.cpu_ms, 3), round(usage.wall_ms, 3), round(usage.blocked_ms, 3), usage.limit))
+        stamps += (time.monotonic(), time.process_time())
+        _send(status_w, ("status", status, round(usage.cpu_ms, 3), round(usage.wall_ms, 3), round(usage.blocked_ms, 3), usage.limit, tuple(stamps) + watch.stamps))
     except BaseException as e:
         try:
             _send(status_w, ("setup", "sandbox set-up failed: " + _exc(e)))
@@ -654,6 +681,9 @@ class _Watch:
         self.ctl_open = True
         self.tick = 0.005
         self.killed = False
+        self.stamps: tuple[float, ...] = ()  # the candidate's set-up stamps, sent with its start mark
+        self.cpus = os.sched_getaffinity(0)  # the candidate pins itself to one of these (isolation.py stay_on_this_cpu)
+        self.spread = False
 
     def run(self) -> tuple[int, Usage]:
         try:
@@ -700,11 +730,13 @@ class _Watch:
             self.tick = min(0.025, max(0.002, self.limits[0] / 1000.0 / 100.0))
 
     def read_mark(self) -> None:
-        data = os.read(self.mark_r, 8)
+        data = os.read(self.mark_r, MARK_BYTES)
         self.mark_open = False
         os.close(self.mark_r)
-        if len(data) == 8:
-            cpu0 = struct.unpack(">Q", data)[0] / 1e9
+        if len(data) == MARK_BYTES:
+            self.stamps = struct.unpack(MARK_FORMAT, data)[1:]
+        if len(data) >= 8:
+            cpu0 = struct.unpack(">Q", data[:8])[0] / 1e9
             now = time.monotonic()
             self.start = (cpu0, now)
             self.active = (cpu0, now)
@@ -729,6 +761,9 @@ class _Watch:
         u.cpu_ms = max(u.cpu_ms, (cpu - self.start[0]) * 1000.0)
         u.wall_ms = (now - self.start[1]) * 1000.0
         u.blocked_ms = (now - self.active[1]) * 1000.0
+        if not self.spread and u.cpu_ms > SPREAD_AFTER_CPU_MS:
+            self.spread = True
+            _spread(self.pid, self.procfd, self.cpus)
         if u.cpu_ms > self.limits[0]:
             self.stop("cpu")
         elif u.blocked_ms > self.limits[1]:
@@ -739,8 +774,26 @@ class _Watch:
             self.tick = min(self.tick * 1.5, 0.025)
 
 
-def _watch(pid: int, ctl: int, mark_r: int, procfd: int) -> tuple[int, Usage]:
-    return _Watch(pid, ctl, mark_r, procfd).run()
+# The candidate runs on one CPU (isolation.py stay_on_this_cpu), which makes the hand-offs between
+# the harness's thread and each call's cheap; once it has used this much CPU time it is a
+# computation rather than a string of hand-offs, and the keeper lets its threads and processes
+# run on every CPU again, so that the kernel can move it off a CPU another answer is using.
+SPREAD_AFTER_CPU_MS = 25.0
+
+
+def _spread(pid: int, procfd: int, cpus: set[int]) -> None:
+    """Every thread of the candidate's tree may run on any of `cpus` again (threads it starts
+    later inherit this from the thread that starts them)."""
+    for p in _tree(pid, procfd):
+        try:
+            tasks = _listdir(procfd, "%d/task" % p)
+        except OSError:
+            continue
+        for t in tasks:
+            try:
+                os.sched_setaffinity(int(t), cpus)
+            except (OSError, ValueError):
+                pass
 
 
 def _kill(pid: int) -> None:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from .budget import MARGIN, Budget, make_budget
-from .candidate import DETAIL_CHARS, MAX_RESULT_BYTES, PRECHECK_WALL_S, Run, cpu_factor, read_results, run_candidate
+from .candidate import stamp, DETAIL_CHARS, MAX_RESULT_BYTES, PRECHECK_WALL_S, Run, cpu_factor, read_results, run_candidate
 from .categories import Category
 from .compare import Opaque, strict_equal
 from .foreign import foreign_runtime, read_foreign
@@ -67,6 +67,7 @@ class Outcome:
     borderline: bool = False  # over budget within the margin: to be judged again, alone
     cpu_ms: float | None = None
     budget_ms: float = 0.0
+    stamps: dict[str, float] | None = None  # when each phase of the verdict ended (profile.py)
 
 
 def judge(req: dict[str, Any], reference: bool = False) -> Outcome:
@@ -83,10 +84,11 @@ def judge(req: dict[str, Any], reference: bool = False) -> Outcome:
     budget = make_budget(float(budget_req.get("timeMs", 2000)), cpu_factor(), p.solution_ms)
     memory_mb = int(budget_req.get("memoryMb", 256))
     foreign = foreign_runtime(req)
-    run = run_candidate(code, fn, int(req["arity"]), p, budget, memory_mb, foreign)
+    run = run_candidate(code, fn, int(req["arity"]), p, budget, memory_mb, foreign, bool(req.get("profile")))
     if foreign is not None:
         read_foreign(run, p)
     out = _verdict(run, p, fn, budget, bool(req.get("rejudge")), memory_mb)
+    stamp(run, "w_verdict")
     if out is None:
         # Something went wrong around the candidate before its code ran: a judge_error only if
         # the model solution fails the same way on this instance, else the candidate's failure.
@@ -97,6 +99,8 @@ def judge(req: dict[str, Any], reference: bool = False) -> Outcome:
     out.budget_ms = budget.cpu_ms
     if run.usage is not None:
         out.cpu_ms = run.usage.cpu_ms
+        run.stamps["answer_cpu_ms"] = run.usage.cpu_ms
+    out.stamps = run.stamps
     return out
 
 
@@ -239,6 +243,7 @@ def _natural_verdict(run: Run, p: Prepared, fn: str, memory_mb: int) -> Outcome:
             % (sum(run.expanded.values()), bound, COMPARE_PER_EXPECTED, COMPARE_FLOOR, where(i, n_fixed)),
             "cpu",
         )
+    stamp(run, "w_results")
     t0 = time.process_time()
     try:
         return _compared(run, p, fn)
@@ -270,9 +275,12 @@ def _expanded_size(v: Any, cap: int) -> int:
 
 
 def _compare_bound(p: Prepared) -> int:
-    cap = COMPARE_FLOOR * 100
-    expected = sum(_expanded_size(e, cap) + _expanded_size(a, cap) for e, a in zip(p.expected, p.calls))
-    return max(COMPARE_FLOOR, COMPARE_PER_EXPECTED * expected)
+    """Computed once per prepared instance (it walks every expected output and argument)."""
+    if p.compare_bound is None:
+        cap = COMPARE_FLOOR * 100
+        expected = sum(_expanded_size(e, cap) + _expanded_size(a, cap) for e, a in zip(p.expected, p.calls))
+        p.compare_bound = max(COMPARE_FLOOR, COMPARE_PER_EXPECTED * expected)
+    return p.compare_bound
 
 
 def _compared(run: Run, p: Prepared, fn: str) -> Outcome:

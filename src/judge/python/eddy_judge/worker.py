@@ -19,6 +19,7 @@ from . import isolation as iso
 from .candidate import close_zygote, isolation_report, prefork
 from .languages import RUNTIMES, runtime_path
 from .oracle import OracleError
+from .profile import phases
 from .protocol import exc_line
 from .references import answer_source, mutants
 from .verdicts import MAX_CODE_BYTES, judge
@@ -39,7 +40,11 @@ def handle(req: dict[str, Any]) -> dict[str, Any]:
         out = judge(req)
         ms = (time.monotonic() - t0) * 1000.0
         prefork()
+        extra: dict[str, Any] = {}
+        if req.get("profile") and out.stamps:
+            extra["phases"] = phases(out.stamps)
         return {
+            **extra,
             "category": out.category,
             "detail": out.detail,
             "ms": ms,

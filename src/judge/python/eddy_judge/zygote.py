@@ -16,6 +16,7 @@ import os
 import signal
 import socket
 import tempfile
+import time
 
 from . import isolation as iso
 from .protocol import recv_control, send_control
@@ -138,20 +139,22 @@ def main(sock: socket.socket) -> None:
                 send_control(sock, ("error", "expected %d descriptors" % len(names)))
                 continue
             by_name: dict[str, int] = dict(zip(names, fds))
+            cpu0 = time.process_time()
             pid = os.fork()
             if pid == 0:
                 sock.close()
                 keeper(cfg, by_name)
                 os._exit(115)
+            cost = (time.process_time() - cpu0) * 1000.0  # for the profile (profile.py)
             for fd in fds:
                 os.close(fd)
             try:
                 try:
                     pidfd = os.pidfd_open(pid)
                 except (AttributeError, OSError):
-                    send_control(sock, ("forked", pid))
+                    send_control(sock, ("forked", pid, cost))
                 else:
-                    send_control(sock, ("forked", pid), [pidfd])
+                    send_control(sock, ("forked", pid, cost), [pidfd])
                     os.close(pidfd)
             except OSError:
                 break  # the worker has gone; its sandboxes die with it (PDEATHSIG)
