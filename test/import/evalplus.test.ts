@@ -125,6 +125,35 @@ describe("HumanEval+ and MBPP+ as EvalPlus publishes them: imported whole, judge
         expect(got.map((x) => x.category === "passed")).toEqual([true, false]);
     }, 120_000);
 
+    it("an answer that is not plain data (a Counter) is compared as EvalPlus compares it in-process, through its repr", () => {
+        const problem = {
+            task_id: "EddyObj/0",
+            prompt: 'from collections import Counter\n\n\ndef letter_counts(text: str):\n    """A Counter of the letters of text."""\n',
+            canonical_solution: "    return Counter(c for c in text if c.isalpha())\n",
+            test: "\n\ndef check(candidate):\n    pass\n",
+            entry_point: "letter_counts",
+            contract: "",
+            base_input: [["abca"], [""]],
+            plus_input: [["Mississippi"]],
+            atol: 0
+        };
+        const file = path.join(dir, "counter.jsonl");
+        writeFileSync(file, JSON.stringify(problem) + "\n");
+        const out = path.join(dir, "counter");
+        const imp = eddy(["import", "humaneval", file, "--out", out, "--workers", "2"]);
+        expect(imp.status, imp.stderr).toBe(0);
+        const samples = path.join(dir, "counter-samples.jsonl");
+        const lines = [
+            { task_id: "EddyObj/0", completion: "    c = Counter()\n    for ch in text:\n        if ch.isalpha():\n            c[ch] += 1\n    return c\n" },
+            { task_id: "EddyObj/0", completion: "    return Counter(text.lower())\n" },
+            { task_id: "EddyObj/0", completion: "    return dict(Counter(c for c in text if c.isalpha()))\n" }
+        ];
+        writeFileSync(samples, lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
+        // Counter == Counter; lower-casing loses "Mississippi"'s M; a dict equals a Counter.
+        const got = rows(samplesRun(samples, out, ["--model", "counter"]));
+        expect(got.map((x) => x.category === "passed")).toEqual([true, false, true]);
+    }, 240_000);
+
     it("a run reads the stored expected outputs and never recomputes them; a changed outputs file is refused", () => {
         const copy = path.join(dir, "he-copy");
         cpSync(he, copy, { recursive: true });

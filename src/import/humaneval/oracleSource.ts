@@ -139,7 +139,13 @@ def _evalplus_same(e, out):
     the same type and length and np.allclose; MBPP+'s and HumanEval+'s special oracles first."""
     exp, atol, inp = e.value, e.atol_before, e.args
     try:
-        exact_match = out == exp
+        if type(out).__name__ == "Opaque" and isinstance(getattr(out, "text", None), str):
+            # An answer that is not plain data (a Counter, a deque, ...) reaches the oracle as its
+            # repr, cut at 300 characters: equal when the whole repr is the expected value's.
+            shown = repr(exp)
+            exact_match = len(shown) < 300 and out.text == shown
+        else:
+            exact_match = out == exp
         if DATASET == "mbpp":
             if ENTRY_POINT == "are_equivalent":
                 exact_match = exact_match or True
