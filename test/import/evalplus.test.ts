@@ -125,11 +125,68 @@ describe("HumanEval+ and MBPP+ as EvalPlus publishes them: imported whole, judge
         expect(got.map((x) => x.category === "passed")).toEqual([true, false]);
     }, 120_000);
 
+    it("an answer that is not plain data (a Counter) is compared as EvalPlus compares it in-process, through its repr", () => {
+        const problem = {
+            task_id: "EddyObj/0",
+            prompt: 'from collections import Counter\n\n\ndef letter_counts(text: str):\n    """A Counter of the letters of text."""\n',
+            canonical_solution: "    return Counter(c for c in text if c.isalpha())\n",
+            test: "\n\ndef check(candidate):\n    pass\n",
+            entry_point: "letter_counts",
+            contract: "",
+            base_input: [["abca"], [""]],
+            plus_input: [["Mississippi"]],
+            atol: 0
+        };
+        const file = path.join(dir, "counter.jsonl");
+        writeFileSync(file, JSON.stringify(problem) + "\n");
+        const out = path.join(dir, "counter");
+        const imp = eddy(["import", "humaneval", file, "--out", out, "--workers", "2"]);
+        expect(imp.status, imp.stderr).toBe(0);
+        const samples = path.join(dir, "counter-samples.jsonl");
+        const lines = [
+            { task_id: "EddyObj/0", completion: "    c = Counter()\n    for ch in text:\n        if ch.isalpha():\n            c[ch] += 1\n    return c\n" },
+            { task_id: "EddyObj/0", completion: "    return Counter(text.lower())\n" },
+            { task_id: "EddyObj/0", completion: "    return dict(Counter(c for c in text if c.isalpha()))\n" }
+        ];
+        writeFileSync(samples, lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
+        // Counter == Counter; lower-casing loses "Mississippi"'s M; a dict equals a Counter.
+        const got = rows(samplesRun(samples, out, ["--model", "counter"]));
+        expect(got.map((x) => x.category === "passed")).toEqual([true, false, true]);
+    }, 240_000);
+
+    it("a canonical solution that empties its argument list leaves the stored inputs as they were (validate and a run agree)", () => {
+        const problem = {
+            task_id: "EddyMut/0",
+            prompt: 'def drain_total(values: list) -> int:\n    """Sum of the values (the list may be consumed)."""\n',
+            canonical_solution: "    total = 0\n    while values:\n        total += values.pop()\n    return total\n",
+            test: "\n\ndef check(candidate):\n    pass\n",
+            entry_point: "drain_total",
+            contract: "",
+            base_input: [[[1, 2, 3]], [[5]], [[]]],
+            plus_input: [[[10, 20, 30, 40]], [[-1, 1]]],
+            atol: 0
+        };
+        const file = path.join(dir, "mutating.jsonl");
+        writeFileSync(file, JSON.stringify(problem) + "\n");
+        const out = path.join(dir, "mutating");
+        expect(eddy(["import", "humaneval", file, "--out", out, "--workers", "2"]).status).toBe(0);
+        const v = eddy(["templates", "validate"], { EDDY_TEMPLATES: path.join(out, "templates"), EDDY_ORACLES: path.join(out, "oracles") });
+        expect(v.status, v.stdout + v.stderr).toBe(0);
+        const samples = path.join(dir, "mutating-samples.jsonl");
+        writeFileSync(samples, [{ task_id: "EddyMut/0", completion: "    return sum(values)\n" }, { task_id: "EddyMut/0", completion: "    return sum(values[1:])\n" }].map((l) => JSON.stringify(l)).join("\n") + "\n");
+        // A database of its own, so that the oracle is checked before judging here.
+        const r = eddy(["import", "evalplus-samples", samples, "--templates", out, "--json", "--judge-workers", "2"], { EDDY_DB: path.join(dir, "mutating.db") });
+        expect(r.status, r.stderr).toBe(0);
+        const got = eddy(["export", JSON.parse(r.stdout).runId], { EDDY_DB: path.join(dir, "mutating.db") }).stdout.trim().split("\n").map((l) => JSON.parse(l) as Row);
+        expect(got.map((x) => x.category === "passed")).toEqual([true, false]);
+    }, 240_000);
+
     it("a run reads the stored expected outputs and never recomputes them; a changed outputs file is refused", () => {
         const copy = path.join(dir, "he-copy");
         cpSync(he, copy, { recursive: true });
-        // What a run asks of the oracle (prepare.py): its fixed tests, its one input, the model
-        // solution's answer there. With the canonical solution made to raise, all still answer.
+        // What a run asks of the oracle (prepare.py, and the check of the oracle before judging):
+        // its fixed tests, its one input, the model solution's answers. With the canonical solution
+        // made to raise, all still answer, from the stored outputs.
         const probe = [
             "import importlib.util, sys",
             "spec = importlib.util.spec_from_file_location('o', sys.argv[1]); m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)",
@@ -137,13 +194,14 @@ describe("HumanEval+ and MBPP+ as EvalPlus publishes them: imported whole, judge
             "m.solution.__dict__['fn'] = lambda *a: 1 / 0",
             "tests = list(m.tests(task_id=m.TASK_ID))",
             "args = m.inputs(None, task_id=m.TASK_ID)",
-            "print(len(tests), len(tests[5][1].value), m.solution(*args, task_id=m.TASK_ID) == tests[0][1].value)"
+            "answers = [m.solution(*a, task_id=m.TASK_ID) for a, _ in tests]",
+            "print(len(tests), len(tests[5][1].value), m.solution(*args, task_id=m.TASK_ID) == tests[0][1].value, all(m.compare(e, x) for (_, e), x in zip(tests, answers)))"
         ].join("\n");
         const oracle = path.join(copy, "oracles", "eddyplus_1.py");
         const p = spawnSync("python3", ["-c", probe, oracle], { encoding: "utf8" });
         expect(p.stderr).toBe("");
         // 8 tests; the answer for n = 1,000,011 (6,888,983 characters) read, not computed.
-        expect(p.stdout.trim()).toBe("8 6888983 True");
+        expect(p.stdout.trim()).toBe("8 6888983 True True");
         // Tampered outputs: the oracle refuses them rather than judging by them.
         const pkl = path.join(copy, "oracles", "eddyplus_1.expected.pkl");
         const bytes = readFileSync(pkl);

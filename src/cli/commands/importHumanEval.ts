@@ -8,6 +8,8 @@ const DEFAULT_OUT = "eddy-humaneval";
 const DEFAULT_MBPP_OUT = "eddy-mbpp";
 /** Original problems and samples in EvalPlus's layouts, written for eddy. */
 const SAMPLE = "test/import/humaneval-sample";
+/** Original problems in EvalPlus's HumanEval+ and MBPP+ release layouts, written for eddy. */
+const PLUS_SAMPLE = "test/import/evalplus-sample";
 
 /** `eddy import humaneval <file>`, `eddy import mbpp <file>` and `eddy import evalplus-samples <samples>`. */
 export function registerHumanEvalImports(cmd: Command): void {
@@ -32,7 +34,7 @@ export function registerHumanEvalImports(cmd: Command): void {
             .option("--json", "print the import summary as JSON")
             .addHelpText(
                 "after",
-                `\nEach ${name} problem becomes templates/<id>.yaml (one instance: its only parameter task_id takes one value), oracles/<id>.py and oracles/<id>.expected.pkl (the expected outputs, computed once here and read by every run). With base_input/plus_input each input is judged as EvalPlus judges it; a sample is correct when all pass. A summary goes to <out>/humaneval-import.json.\n\nExamples:\n  $ eddy import ${dataset} ${dataset === "mbpp" ? "MbppPlus.jsonl.gz" : `${SAMPLE}/problems.jsonl`} --out ${dataset === "mbpp" ? DEFAULT_MBPP_OUT : DEFAULT_OUT}\n  $ EDDY_TEMPLATES=${dataset === "mbpp" ? DEFAULT_MBPP_OUT : DEFAULT_OUT}/templates EDDY_ORACLES=${dataset === "mbpp" ? DEFAULT_MBPP_OUT : DEFAULT_OUT}/oracles eddy run --backend reference --rounds 1 --wrapper completion`
+                `\nEach ${name} problem becomes templates/<id>.yaml (one instance: its only parameter task_id takes one value), oracles/<id>.py and oracles/<id>.expected.pkl (the expected outputs, computed once here and read by every run). With base_input/plus_input each input is judged as EvalPlus judges it; a sample is correct when all pass. A summary goes to <out>/humaneval-import.json.\n\nExamples:\n  $ eddy import ${dataset} ${dataset === "mbpp" ? `${PLUS_SAMPLE}/MbppPlus-eddy.jsonl` : `${PLUS_SAMPLE}/HumanEvalPlus-eddy.jsonl`} --out ${dataset === "mbpp" ? DEFAULT_MBPP_OUT : DEFAULT_OUT}\n  $ EDDY_TEMPLATES=${dataset === "mbpp" ? DEFAULT_MBPP_OUT : DEFAULT_OUT}/templates EDDY_ORACLES=${dataset === "mbpp" ? DEFAULT_MBPP_OUT : DEFAULT_OUT}/oracles eddy run --backend reference --rounds 1 --wrapper completion`
             )
             .action(async (file: string, o: { out: string; strict?: boolean; workers?: number; json?: boolean }) => {
                 const summary = await importHumanEval(file, {

@@ -139,7 +139,13 @@ def _evalplus_same(e, out):
     the same type and length and np.allclose; MBPP+'s and HumanEval+'s special oracles first."""
     exp, atol, inp = e.value, e.atol_before, e.args
     try:
-        exact_match = out == exp
+        if type(out).__name__ == "Opaque" and isinstance(getattr(out, "text", None), str):
+            # An answer that is not plain data (a Counter, a deque, ...) reaches the oracle as its
+            # repr, cut at 300 characters: equal when the whole repr is the expected value's.
+            shown = repr(exp)
+            exact_match = len(shown) < 300 and out.text == shown
+        else:
+            exact_match = out == exp
         if DATASET == "mbpp":
             if ENTRY_POINT == "are_equivalent":
                 exact_match = exact_match or True
@@ -239,26 +245,37 @@ def tests(*, task_id):
     d = _expected()
     if "check_calls" in d:
         for k, (args, result) in enumerate(d["check_calls"]):
-            yield tuple(args), _CheckCall(k, result)
+            yield tuple(copy.deepcopy(args)), _CheckCall(k, result)
         return
+    # Fresh copies each time: a solution that changes its arguments must not change the stored inputs.
     for g in ("base", "plus"):
         for k, (args, value, atols) in enumerate(zip(d[g + "_input"], d[g], d[g + "_atol"])):
-            yield tuple(args), _Expected(g, k, args, value, atols[0], atols[1])
+            yield tuple(copy.deepcopy(args)), _Expected(g, k, copy.deepcopy(args), value, atols[0], atols[1])
+
+
+_answers = None
+
+
+def _key(args):
+    return hashlib.sha256(repr(tuple(args)).encode("utf-8", "surrogatepass")).digest()
 
 
 def _stored_answer(args):
-    """(the stored answer,) for the first test input, which is the only 'random' input: the run's
-    model solution answers from the import's outputs instead of recomputing them."""
-    d = _expected()
+    """(the stored answer,) for a test input: in the oracle, the model solution answers from the
+    import's outputs (a run's one 'random' input, the judge's checks of the oracle) instead of
+    computing them again; None for an input the import did not see."""
+    global _answers
     try:
-        if "check_calls" in d:
-            first_args, value = d["check_calls"][0]
-        else:
-            first = _first()
-            g = first.group
-            first_args, value = first.args, d[g][0]
-        if tuple(args) == tuple(first_args):
-            return (copy.deepcopy(value),)
+        if _answers is None:
+            d = _expected()
+            pairs = d["check_calls"] if "check_calls" in d else [p for g in ("base", "plus") for p in zip(d[g + "_input"], d[g])]
+            answers = {}
+            for a, value in pairs:
+                answers.setdefault(_key(a), value)
+            _answers = answers
+        key = _key(args)
+        if key in _answers:
+            return (copy.deepcopy(_answers[key]),)
     except BaseException:
         pass
     return None
