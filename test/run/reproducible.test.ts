@@ -94,7 +94,8 @@ describe("pure parts of the determinism audit", () => {
             const latest = store.audits.latest(["ab".repeat(32)]);
             expect(latest.map((r) => [r.mode, r.identical])).toEqual([["fast", 0], ["reproducible", 1]]);
             expect(store.audits.latest(["cd".repeat(32)])).toEqual([]);
-            expect(determinismLines(JSON.parse(latest[0]!.result_json))[1]).toMatch(/repeat\s+responses differ 1\/1 \(100\.0%\).*first divergence a\|0\|0 at character 0/);
+            // Lines wrap at 100 columns: a wrapped line continues on the next, indented.
+            expect(determinismLines(JSON.parse(latest[0]!.result_json)).join("\n").replace(/\n\s+(?=\S)(?!repeat)/g, " ")).toMatch(/repeat\s+responses differ 1\/1 \(100\.0%\).*first divergence a\|0\|0 at character 0/);
         } finally {
             store.close();
         }
