@@ -1,6 +1,7 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
+import { gzipSync } from "node:zlib";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -26,6 +27,7 @@ const NOT_RUN: [pattern: RegExp, why: string][] = [
     [/^npm run bench:/, "benchmarks are scripts, not tests"],
     [/install\.sh\b|^tar .*eddy-kit|^~\/eddy\/bin\/eddy\b/, "installing from a kit is tested end to end, offline, in test/kit/install.test.ts"],
     [/^eddy kit( |$)/, "building a kit (about 100 MB) is tested end to end in test/kit/install.test.ts"],
+    [/--base-url http:\/\/127\.0\.0\.1:8080\b/, "needs a model served at that address: test/inference/server.test.ts runs these commands against a real llama-server it starts"],
     [/^eddy view\b/, "serves until stopped: test/view runs it from the command line and drives it in Chromium"],
     [/^eddy worker\b|--queue\b/, "needs a lab's Redis: test/queue runs `eddy worker` and `eddy run --queue` against a real redis-server"],
     [/^eddy templates validate( --strength)?( --json)?$/, "validates all shipped templates (minutes): test/templates/shipped.test.ts does this on every `npm test`"]
@@ -123,6 +125,12 @@ function writeExampleFixtures(work: string): void {
         JSON.stringify({ template: "list_every_kth", instance, round: 0, response: "```python\ndef every_kth(values):\n    return values[::2]\n```" })
     );
     writeFileSync(path.join(work, "answers.jsonl"), answers.join("\n") + "\n");
+    // EvalPlus's release files and a model's samples, stood in for by eddy's original problems in their layout
+    // (test/import/evalplus-sample): gzip'd as the releases are, with the published-verdicts file beside the samples.
+    const plus = path.join(ROOT, "test/import/evalplus-sample");
+    writeFileSync(path.join(work, "HumanEvalPlus-v0.1.10.jsonl.gz"), gzipSync(readFileSync(path.join(plus, "HumanEvalPlus-eddy.jsonl"))));
+    writeFileSync(path.join(work, "MbppPlus-v0.2.0.jsonl.gz"), gzipSync(readFileSync(path.join(plus, "MbppPlus-eddy.jsonl"))));
+    for (const f of ["samples.jsonl", "samples.eval_results.json"]) writeFileSync(path.join(work, f), readFileSync(path.join(plus, f)));
 }
 
 /** Generous: CI machines run these beside the rest of the suite; the slowest example takes ~110 s there. */

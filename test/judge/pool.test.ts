@@ -135,7 +135,7 @@ describe("isolation", () => {
     it("without namespaces: start() refuses unless unsandboxed judging is allowed, and says so plainly", async () => {
         process.env.EDDY_JUDGE_NO_NAMESPACES = "1";
         delete process.env.EDDY_ALLOW_UNSANDBOXED;
-        await expect(JudgePool.start({ workers: 1 })).rejects.toThrow(/WITHOUT a sandbox.*--allow-unsandboxed/);
+        await expect(JudgePool.start({ workers: 1 })).rejects.toThrow(/--allow-unsandboxed.*answers run WITHOUT a sandbox/);
         expect(psChildren().filter((l) => l.includes("eddy_judge"))).toEqual([]);
         process.env.EDDY_ALLOW_UNSANDBOXED = "1";
         const viaEnv = await JudgePool.start({ workers: 1 });

@@ -73,7 +73,7 @@ export function registerHumanEvalImports(cmd: Command): void {
         .option("--json", "print the run made as JSON")
         .addHelpText(
             "after",
-            `\nEach task's samples are the rounds of its one instance. Then 'eddy report <run id>' shows eddy's verdicts, scores and, with <samples>.eval_results.json (or _eval_results.json) beside the samples, the agreement with EvalPlus.\n\nExample (after 'eddy import humaneval ${SAMPLE}/problems.jsonl --out ${DEFAULT_OUT}'):\n  $ eddy import evalplus-samples ${SAMPLE}/samples.jsonl --templates ${DEFAULT_OUT}`
+            `\nEach task's samples are the rounds of its one instance. Then 'eddy report <run id>' shows eddy's verdicts, scores and, with <samples>.eval_results.json (or _eval_results.json) beside the samples, the agreement with EvalPlus.\n\nExample (after 'eddy import humaneval ${PLUS_SAMPLE}/HumanEvalPlus-eddy.jsonl --out ${DEFAULT_OUT}'):\n  $ eddy import evalplus-samples ${PLUS_SAMPLE}/samples.jsonl --templates ${DEFAULT_OUT}`
         )
         .action(async (samples: string, o: ReplayImportFlags & { json?: boolean }) => {
             const r = await importEvalPlusSamples(samples, replayImportOptions(o));
