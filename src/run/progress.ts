@@ -1,3 +1,4 @@
+import { MESSAGE_WIDTH, wrapText } from "../cli/messages.js";
 import cliProgress from "cli-progress";
 import type { StudyProgress } from "./runStudy.js";
 
@@ -86,7 +87,8 @@ export function createLineProgress(write: (line: string) => void, everyMs = 5_00
  */
 export function createProgressDisplay(opts: { tty?: boolean; everyMs?: number } = {}): ProgressDisplay {
     const tty = opts.tty ?? process.stderr.isTTY === true;
-    if (!tty) return createLineProgress((line) => process.stderr.write(line + "\n"), opts.everyMs);
+    // Logs are read at 100 columns: a long line (many stages, big rates) continues indented.
+    if (!tty) return createLineProgress((line) => process.stderr.write(wrapText(line, MESSAGE_WIDTH, "    ") + "\n"), opts.everyMs);
     // Bars are made on the first snapshot (a frame drawn before it showed "0/1 … ETA 0s" above the real bars).
     let multi: cliProgress.MultiBar | undefined;
     let gen: cliProgress.SingleBar | undefined;

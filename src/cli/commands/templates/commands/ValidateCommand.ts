@@ -1,3 +1,4 @@
+import { note } from "../../../messages.js";
 import { availableParallelism } from "node:os";
 import type { Command } from "commander";
 import { JudgePool } from "../../../../judge/JudgePool.js";
@@ -231,7 +232,7 @@ export function registerValidateCommand(parent: Command): void {
             else process.stdout.write(`${reports.length - failed}/${reports.length} template(s) ${opts.strength ? "valid and meeting the strength goals" : "valid"}\n`);
             // Said once: a neighbourhood smaller than M is validated on every instance it has.
             const small = smallNeighbourhoodNote(reports.filter((r) => r.instances > 0).map((r) => ({ id: r.id, n: r.instances })), opts.instances);
-            if (small) process.stderr.write(`note: ${small}\n`);
+            if (small) note(small);
             if (failed > 0) process.exitCode = 1;
         });
 }
