@@ -3,6 +3,7 @@ import type { Category, Outcome } from "../vocabulary.js";
 import { connection } from "./connection.js";
 import { configLabel } from "./outcomes.js";
 import type { Store } from "./Store.js";
+import type { GenerationRow } from "./types.js";
 
 /**
  * Read-only, paged queries of `eddy view` (issue #33). Every query here is bounded: a page of answers
@@ -408,23 +409,9 @@ export class ViewRepository {
     }
 }
 
-interface DetailRow {
-    id: number;
+/** A generation joined with its run and verdict (the answer detail page). */
+interface DetailRow extends Omit<GenerationRow, "ttft_ms" | "created"> {
     run_id: string;
-    config_id: number;
-    template_id: string;
-    instance_idx: number;
-    round: number;
-    seed: number;
-    prompt_json: string;
-    response: string;
-    code: string | null;
-    stop_reason: string;
-    prompt_tokens: number;
-    generated_tokens: number;
-    gen_ms: number;
-    cached: number;
-    missing: number;
     category: Category | null;
     judge_category: Category | null;
     detail: string | null;
