@@ -1,4 +1,5 @@
 import type { Interval } from "../stats/wilson.js";
+import type { NeighbourhoodScore } from "../scores/neighbourhood.js";
 import { fix } from "./format.js";
 
 /**
@@ -8,19 +9,9 @@ import { fix } from "./format.js";
  */
 
 /** What a score is read from: a neighbourhood row or a configuration summary. */
-export interface Scored {
-    AS: number;
-    CPS: number;
-    CCS: number;
-    RLPR: number;
-    PSR: number;
-    gap: number;
-    AV: number;
-    passAtK: Record<string, number>;
-    RLPR_CI?: Interval;
-    PSR_CI?: Interval;
-    AV_CI?: Interval;
-}
+export type Scored = Pick<NeighbourhoodScore, "AS" | "CPS" | "CCS" | "RLPR" | "PSR" | "gap" | "AV" | "passAtK"> &
+    // A configuration's summary has no intervals of its own: they are a neighbourhood's.
+    Partial<Pick<NeighbourhoodScore, "RLPR_CI" | "PSR_CI" | "AV_CI">>;
 
 /** One score: its name (CSV header, JSON field), label, what it measures, how to read it, and its format. */
 export interface ScoreColumn {
