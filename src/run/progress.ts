@@ -1,4 +1,4 @@
-import { MESSAGE_WIDTH, wrapText } from "../cli/messages.js";
+import { MESSAGE_WIDTH, wrapText } from "../util/textWidth.js";
 import cliProgress from "cli-progress";
 import type { StudyProgress } from "./runStudy.js";
 
