@@ -1,7 +1,7 @@
 import { Command, CommanderError } from "commander";
 import { eddyVersion } from "../util/paths.js";
 import { isEddyError, oneLine } from "../util/errors.js";
-import { rephraseCommanderError } from "./messages.js";
+import { noteWithCommand, rephraseCommanderError } from "./messages.js";
 
 type Register = (program: Command) => void;
 
@@ -61,7 +61,9 @@ export async function main(argv: string[]): Promise<number> {
     } catch (err) {
         if (err instanceof CommanderError) return err.exitCode;
         if (isEddyError(err)) {
-            process.stderr.write(`eddy: ${oneLine(err.message)}\n`);
+            // An error that ends in the command to run next prints it on a line of its own (see noteWithCommand).
+            if (err.next) noteWithCommand(oneLine(err.lead), err.next);
+            else process.stderr.write(`eddy: ${oneLine(err.message)}\n`);
             return err.exitCode;
         }
         process.stderr.write(`eddy: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
