@@ -1,5 +1,5 @@
 import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -186,8 +186,10 @@ describe("hints run as printed", () => {
         const cwd = tmpDir("eddy-hint-");
         const r = sh("eddy run --backend reference --templates list_every_kth --instances 2 --rounds 1 --db s.db --no-progress", cwd, { EDDY_BWRAP: "" });
         expect(r.code).not.toBe(0);
-        expect(r.out).toMatch(/^eddy: no sandbox is possible here: bubblewrap \(bwrap\) is not installed; install it with 'sudo apt-get install bubblewrap'/m);
-        expect(r.out).not.toMatch(/namespaces/);
+        expect(r.out).toMatch(/^eddy: no sandbox is possible here: bubblewrap \(bwrap\) is not installed;/m);
+        // The command that installs it, on a line of its own (as root: apt-get itself; a fresh container has no sudo).
+        expect(r.out).toMatch(new RegExp(`with:\\n {2}${process.getuid?.() === 0 ? "" : "sudo "}apt-get install -y bubblewrap\\n$`));
+        expect(r.out).not.toMatch(/namespaces|npm run setup/);
     });
 
     it("mutate and loop with --embed-model models/eddy-tiny-embed need no `npm run models:tiny-embed` first", () => {
@@ -214,13 +216,19 @@ describe("a fresh machine", () => {
     it("scripts/setup.sh --check names what is missing and the one command that installs it", () => {
         // A PATH with everything the check looks for except bwrap.
         const bin = tmpDir("eddy-path-");
-        for (const tool of ["sh", "python3", "g++", "make", "dirname", "id"]) {
+        for (const tool of ["sh", "python3", "g++", "make", "dirname", "id", "apt-get"]) {
             const where = execFileSync("bash", ["-c", `command -v ${tool}`], { encoding: "utf8" }).trim();
             symlinkSync(where, path.join(bin, tool));
         }
         const missing = spawnSync(path.join(ROOT, "scripts/setup.sh"), ["--check"], { env: { PATH: bin }, encoding: "utf8" });
         expect(missing.status).toBe(1);
-        expect(missing.stderr).toBe("eddy setup: missing: bubblewrap; install with: sudo apt-get install -y bubblewrap\n");
+        const sudo = process.getuid?.() === 0 ? "" : "sudo ";
+        expect(missing.stderr).toBe(`eddy: missing: bubblewrap; install with: ${sudo}apt-get install -y bubblewrap\n`);
+        // No apt-get: not a Debian/Ubuntu machine, and no command is made up for it.
+        rmSync(path.join(bin, "apt-get"));
+        const other = spawnSync(path.join(ROOT, "scripts/setup.sh"), ["--check"], { env: { PATH: bin }, encoding: "utf8" });
+        expect(other.status).toBe(1);
+        expect(other.stderr).toMatch(/^eddy: missing: bubblewrap; this is not a Debian\/Ubuntu machine \(no apt-get\)/);
         // The real machine (bubblewrap installed, as CI installs it): nothing missing.
         const here = spawnSync(path.join(ROOT, "scripts/setup.sh"), ["--check"], { encoding: "utf8" });
         expect(here.status, here.stderr).toBe(0);
