@@ -2,13 +2,20 @@
 # eddy's first command on a fresh Debian/Ubuntu machine: the system packages the demo needs, then `npm install`.
 #   scripts/setup.sh           install what is missing (as root, or through sudo), then npm install
 #   scripts/setup.sh --check   only say what is missing and the one command that installs it (exit 1 if anything is)
+#   scripts/setup.sh --system  install what is missing, no npm install (the test suite's walkthrough starts with this)
 # Without root or sudo it installs nothing and prints that one command. It never downloads anything
 # but Debian packages (apt-get) and npm packages (npm install).
 set -eu
 cd "$(dirname "$0")/.."
 
 check_only=0
-[ "${1:-}" = "--check" ] && check_only=1
+system_only=0
+case "${1:-}" in
+    --check) check_only=1 ;;
+    --system) system_only=1 ;;
+    "") ;;
+    *) echo "eddy: unknown option '$1'; scripts/setup.sh takes --check or --system" >&2; exit 2 ;;
+esac
 
 # command -> Debian package: the judge's sandbox, the judge's interpreter, better-sqlite3's compiler.
 missing=""
@@ -48,6 +55,8 @@ if [ -n "$missing" ]; then
     fi
 fi
 [ "$check_only" = 1 ] && { echo "eddy: bwrap, python3, g++ and make are here" >&2; exit 0; }
+
+[ "$system_only" = 1 ] && exit 0
 
 # onnxruntime-node's post-install would fetch CUDA libraries from NuGet: eddy uses the bundled CPU binary.
 ONNXRUNTIME_NODE_INSTALL=skip npm install --no-audit --no-fund
