@@ -37,3 +37,10 @@ export function wrapText(text: string, width = MESSAGE_WIDTH, indent?: string): 
     }
     return out.join("\n");
 }
+
+/** `s` cut to `width` columns, ending in an ellipsis when cut (abbreviated from the end). */
+export function clip(s: string, width: number): string {
+    const cps = [...s];
+    if (cps.length <= width) return s;
+    return width <= 0 ? "" : cps.slice(0, width - 1).join("") + "…";
+}
