@@ -2,6 +2,7 @@ import { Command, CommanderError } from "commander";
 import { eddyVersion } from "../util/paths.js";
 import { isEddyError, oneLine } from "../util/errors.js";
 import { noteWithCommand, rephraseCommanderError } from "./messages.js";
+import { wrapLines } from "../util/textWidth.js";
 
 type Register = (program: Command) => void;
 
@@ -47,7 +48,11 @@ export async function buildProgram(only?: string): Promise<Command> {
 /** commander's own errors (unknown option, missing argument…) as one `eddy: …` line naming the command's --help. */
 function speakAsEddy(cmd: Command, names: string[] = []): void {
     const path = ["eddy", ...names].join(" ");
-    cmd.configureOutput({ outputError: (text, write) => write(rephraseCommanderError(text, path) + "\n") });
+    cmd.configureOutput({
+        outputError: (text, write) => write(rephraseCommanderError(text, path) + "\n"),
+        // Help's own prose (the texts after the options) wraps at 100 columns; an example command (`  $ eddy …`) stays whole, to be copied.
+        writeOut: (text) => process.stdout.write(text.split("\n").map((l) => (/^\s*\$ /.test(l) ? l : wrapLines(l))).join("\n"))
+    });
     for (const sub of cmd.commands) speakAsEddy(sub, [...names, sub.name()]);
 }
 

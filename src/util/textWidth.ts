@@ -44,3 +44,11 @@ export function clip(s: string, width: number): string {
     if (cps.length <= width) return s;
     return width <= 0 ? "" : cps.slice(0, width - 1).join("") + "…";
 }
+
+/** Every line of `text` within `width` columns: a longer one continues on lines indented two more spaces. */
+export function wrapLines(text: string, width = MESSAGE_WIDTH): string {
+    return text
+        .split("\n")
+        .map((l) => (displayWidth(l) > width ? wrapText(l, width, /^ */.exec(l)![0] + "  ") : l))
+        .join("\n");
+}
