@@ -20,7 +20,7 @@ const BIN = path.join(ROOT, "dist/cli/bin.js");
 /** README lines that are not run here, each with the reason (and where else it is covered). */
 const NOT_RUN: [pattern: RegExp, why: string][] = [
     [/^npm (install|ci)\b/, "installs the project: it is what CI itself does before the tests"],
-    [/^scripts\/setup\.sh\b/, "installs system packages and the project (what CI does first); test/docs/hints.test.ts runs its --check"],
+    [/^scripts\/setup\.sh\b/, "installs system packages and the project (what CI does first; the walkthrough starts with its --system part where something is missing); test/docs/freshMachine.test.ts runs it on a machine without bubblewrap, test/docs/hints.test.ts its --check"],
     [/^npm test\b/, "runs this very suite"],
     [/^npm start\b/, "is `eddy demo`, which runs below"],
     [/^npm link\b/, "puts eddy on PATH: stood in for by the `eddy` this test puts first on PATH"],
