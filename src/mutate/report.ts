@@ -81,7 +81,7 @@ function asByWrapper(rows: Outcome[], wrappers: string[]): (number | null)[] {
 export function buildMutateReport(store: Store, runIds: string[], opts: { ks?: number[] } = {}): MutateReport {
     const studies: MutateStudyRow[] = runIds.map((id) => {
         const s = readMutateStudy<MutateStudyRow["variants"][number]>(store, store.getRun(id)?.id ?? id);
-        if (!s) throw new EddyError(`run '${id}' is not a mutation study (start one with 'eddy mutate run')`);
+        if (!s) throw new EddyError(`run '${id}' is not a mutation study (how to start one: 'eddy mutate run --help')`);
         return s;
     });
     const first = studies[0]!;

@@ -174,6 +174,34 @@ describe("hints run as printed", () => {
         expect(rows(db, "generations")).toBe(4);
     });
 
+    it("refusals that name a command: each runs as printed (with the --db the refused command had)", () => {
+        const cwd = tmpDir("eddy-hint-");
+        expect(sh("eddy loop run --backend reference -t list_every_kth -M 1 -N 1 --db 'my studies/l.db'", cwd).code).toBe(0);
+        expect(sh("eddy run --backend reference --templates list_every_kth --instances 1 --rounds 1 --db 'my studies/s.db' --no-progress", cwd).code).toBe(0);
+        const refusals = [
+            "eddy templates show nope",
+            "eddy loop report nope --db 'my studies/l.db'",
+            "eddy mutate report latest --db 'my studies/s.db'",
+            "eddy run --backend reference --templates list_every_kth --instances 1 --rounds 1 --db n.db --no-progress --judge-workers 1"
+        ];
+        const ran: string[] = [];
+        for (const refused of refusals) {
+            const r = sh(refused, cwd, refused.startsWith("eddy run") ? { EDDY_JUDGE_NO_NAMESPACES: "1" } : {});
+            expect(r.code, r.out).not.toBe(0);
+            const hints = [...printedCommands(r.out), ...quotedCommands(r.out)];
+            expect(hints.length, r.out).toBeGreaterThan(0);
+            for (const hint of hints) {
+                const h = sh(hint, cwd);
+                expect(h.code, `${refused} → ${hint}:\n${h.out}`).toBe(0);
+                ran.push(hint);
+                // The loop runs listed are the ones in the refused command's database, as a table.
+                if (hint.startsWith("eddy loop list")) expect(h.out).toMatch(/^loop run +created +status/);
+            }
+        }
+        expect(ran).toEqual(expect.arrayContaining(["eddy templates list", "eddy mutate run --help", "eddy doctor"]));
+        expect(ran.some((h) => /^eddy loop list --db '.*my studies\/l\.db'$/.test(h))).toBe(true);
+    });
+
     it("commander's own errors: one eddy line, and the help it names runs as printed", () => {
         const cwd = tmpDir("eddy-hint-");
         const r = sh("eddy runs list --dbx study.db", cwd);
