@@ -116,7 +116,8 @@ export function createProgressDisplay(opts: { tty?: boolean; everyMs?: number } 
             const judgeTotal = Math.max(total, c.toJudge);
             const judged = Math.max(0, c.judged);
             // Before anything moves, a word of what is happening (validating oracles, loading a model).
-            const waiting = p.phase ? `${p.phase}…` : "";
+            // After loading, until the first answer of this session: what it is doing, not "ETA ?".
+            const waiting = p.phase ? `${p.phase}…` : p.generated === 0 && p.total > 0 && !p.final ? ["generating…", p.model].filter(Boolean).join(" · ") : "";
             const genExtra = barExtra("generate", c.generated, total, waiting || [c.rate, p.cached ? `${p.cached} cached` : "", `ETA ${fmtEta(p.etaS)}`, p.model].filter(Boolean).join(" · "), width);
             const judgeExtra = barExtra(
                 "judge   ",
