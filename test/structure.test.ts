@@ -95,6 +95,12 @@ describe("code structure", () => {
         expect(hits(SRC, /process\.env(?:\.|\[["'])EDDY_(?:TEMPLATES|ORACLES)\b/).map((h) => h.split(":")[0])).toEqual(["src/cli/templateLibrary.ts"]);
     });
 
+    it("nothing below the CLI imports src/cli: text widths and wrapping live in src/util", () => {
+        const below = SRC.filter((s) => !s.file.startsWith("src/cli/"));
+        expect(hits(below, /from "[^"]*\/cli\/|import\("[^"]*\/cli\//)).toEqual([]);
+        expect(hits(SRC, /export function (?:wrapText|displayWidth)\b/).map((h) => h.split(":")[0])).toEqual(["src/util/textWidth.ts", "src/util/textWidth.ts"]);
+    });
+
     it("no command imports another command (shared code lives outside src/cli/commands)", () => {
         const commands = SRC.filter((s) => s.file.startsWith("src/cli/commands/"));
         const offenders = commands.flatMap(({ file, text }) =>

@@ -1,7 +1,8 @@
 import { Command, CommanderError } from "commander";
 import { eddyVersion } from "../util/paths.js";
 import { isEddyError, oneLine } from "../util/errors.js";
-import { rephraseCommanderError } from "./messages.js";
+import { noteWithCommand, rephraseCommanderError } from "./messages.js";
+import { wrapLines } from "../util/textWidth.js";
 
 type Register = (program: Command) => void;
 
@@ -47,7 +48,11 @@ export async function buildProgram(only?: string): Promise<Command> {
 /** commander's own errors (unknown option, missing argument…) as one `eddy: …` line naming the command's --help. */
 function speakAsEddy(cmd: Command, names: string[] = []): void {
     const path = ["eddy", ...names].join(" ");
-    cmd.configureOutput({ outputError: (text, write) => write(rephraseCommanderError(text, path) + "\n") });
+    cmd.configureOutput({
+        outputError: (text, write) => write(rephraseCommanderError(text, path) + "\n"),
+        // Help's own prose (the texts after the options) wraps at 100 columns; an example command (`  $ eddy …`) stays whole, to be copied.
+        writeOut: (text) => process.stdout.write(text.split("\n").map((l) => (/^\s*\$ /.test(l) ? l : wrapLines(l))).join("\n"))
+    });
     for (const sub of cmd.commands) speakAsEddy(sub, [...names, sub.name()]);
 }
 
@@ -61,7 +66,9 @@ export async function main(argv: string[]): Promise<number> {
     } catch (err) {
         if (err instanceof CommanderError) return err.exitCode;
         if (isEddyError(err)) {
-            process.stderr.write(`eddy: ${oneLine(err.message)}\n`);
+            // An error that ends in the command to run next prints it on a line of its own (see noteWithCommand).
+            if (err.next) noteWithCommand(oneLine(err.lead), err.next);
+            else process.stderr.write(`eddy: ${oneLine(err.message)}\n`);
             return err.exitCode;
         }
         process.stderr.write(`eddy: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);

@@ -1,5 +1,5 @@
 import { safeTerminalLine } from "../util/safeText.js";
-import { displayWidth } from "../report/terminalTable.js";
+import { MESSAGE_WIDTH, wrapText } from "../util/textWidth.js";
 
 /**
  * Every line eddy writes for the person at the terminal goes through here, so the rules hold by
@@ -7,38 +7,10 @@ import { displayWidth } from "../report/terminalTable.js";
  * with every flag it needs (shell-quoted), and notes fit 100 columns.
  */
 
-/** Columns every message and table fits (terminals may be wider; logs and pipes are read at this width). */
-export const MESSAGE_WIDTH = 100;
-
 const PREFIX = "eddy: ";
 const WARNING = "warning: ";
 
 export { commandLine, dbWords, resumeCommand, shellQuote } from "../util/commandLine.js";
-
-/**
- * Text wrapped to `width` columns: each paragraph keeps its leading spaces, and its continuation lines
- * start with `indent` (default: the same leading spaces). A word longer than a line (a path, a command)
- * is kept whole rather than cut, so it stays copyable.
- */
-export function wrapText(text: string, width = MESSAGE_WIDTH, indent?: string): string {
-    const out: string[] = [];
-    for (const para of text.split("\n")) {
-        const lead = /^ */.exec(para)![0];
-        const next = indent ?? lead;
-        let line = lead;
-        let empty = true;
-        // Words with the spaces before each (runs of spaces inside a line, e.g. aligned labels, are kept).
-        for (const [, gap, word] of para.slice(lead.length).trimEnd().matchAll(/( *)([^ ]+)/g)) {
-            if (!empty && displayWidth(line) + gap!.length + displayWidth(word!) > width) {
-                out.push(line);
-                line = next + word;
-            } else line = empty ? line + word : line + gap + word;
-            empty = false;
-        }
-        out.push(empty ? para.trimEnd() : line);
-    }
-    return out.join("\n");
-}
 
 /** One `eddy: …` line (or lines, wrapped at 100 columns), made safe for a terminal. */
 export function formatNote(text: string): string {

@@ -5,6 +5,7 @@ import type { Template } from "../templates/types.js";
 import type { ParamValue } from "../vocabulary.js";
 import { capDetail } from "../util/detail.js";
 import { EddyError, oneLine } from "../util/errors.js";
+import { aptInstallCommand } from "../util/systemPackages.js";
 import { inputSeed, paramTuple } from "../templates/instanceTuple.js";
 import { MemoryVerdictCache, verdictKey } from "./cache.js";
 import type { IsolationReport, JudgeRequest, Verdict, VerdictCache } from "./types.js";
@@ -90,13 +91,10 @@ export class JudgePool {
             await Promise.all(workers.map((w) => w.worker.close()));
             // The judge's own reason (a missing bwrap is the usual one on a fresh machine, and has a one-command fix).
             const why = isolation.notes[0] ?? "no user, PID or mount namespaces";
-            const cause = /not installed/.test(why) && /bwrap/.test(why)
-                ? "bubblewrap (bwrap) is not installed; install it with 'sudo apt-get install bubblewrap' (or 'npm run setup'), or"
-                : `${why};`;
-            throw new EddyError(
-                `no sandbox is possible here: ${cause} pass --allow-unsandboxed (or set EDDY_ALLOW_UNSANDBOXED=1) to judge anyway, ` +
-                    "and answers run WITHOUT a sandbox and can read your files, oracles included ('eddy doctor' shows more)"
-            );
+            const anyway = "pass --allow-unsandboxed (or set EDDY_ALLOW_UNSANDBOXED=1) to judge anyway, and answers run WITHOUT a sandbox and can read your files, oracles included ('eddy doctor' shows more)";
+            if (/not installed/.test(why) && /bwrap/.test(why))
+                throw new EddyError(`no sandbox is possible here: bubblewrap (bwrap) is not installed; ${anyway}; install bubblewrap (what scripts/setup.sh does) with`, 1, { next: aptInstallCommand(["bubblewrap"]) });
+            throw new EddyError(`no sandbox is possible here: ${why}; ${anyway}`);
         }
         const pool = new JudgePool(python, script, opts.cache ?? new MemoryVerdictCache(), workers[0]!.isolation, workers[0]!.runtimes, workers[0]!.maxCodeBytes);
         for (const w of workers) pool.slots.push({ worker: w.worker, busy: false });

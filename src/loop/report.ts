@@ -4,6 +4,7 @@ import { html, raw, type SafeHtml } from "../report/safeHtml.js";
 import { isHarness } from "../scores/neighbourhood.js";
 import { indent, renderTable } from "../report/terminalTable.js";
 import { safeTerminalLine, safeTerminalText } from "../util/safeText.js";
+import { wrapLines, wrapText } from "../util/textWidth.js";
 import { averageSustainableLoops, type AslResult } from "./asl.js";
 import { diffStat, lineDiff } from "./diff.js";
 import type { LoopRepository, LoopRunRow, LoopStepRow } from "../store/loops.js";
@@ -184,11 +185,11 @@ export function renderLoopText(r: LoopReport, opts: { diffs?: boolean } = {}): s
     out.push("");
     const runRows = r.runs.map((run) => [run.runId, run.model, run.quantization ?? "—", run.maxLoops, run.asl.tasks, firstLoopCell(run), f3(run.asl.meanSustained), f3(run.asl.asl)]);
     out.push(renderTable([{ head: "run", ellipsis: "middle" }, "model", "quant", "M", "tasks", "pass@loop1", "mean l", "ASL"], runRows));
-    out.push(FIRST_LOOP_NOTE);
+    out.push(wrapText(FIRST_LOOP_NOTE));
     for (const run of r.runs) {
         out.push("");
-        out.push(`== ${run.runId}  ${safeTerminalLine(run.model)}  (${run.backend}, ${run.status}${run.summariser ? `, summariser ${safeTerminalLine(run.summariser)}` : ""}, t=${run.temperature})`);
-        if (run.translate) out.push(`translation loop: ${run.translate.join(" → ")} (s = 1); "loop" below means step: 1 is the first answer, then one per translation`);
+        out.push(wrapLines(`== ${run.runId}  ${safeTerminalLine(run.model)}  (${run.backend}, ${run.status}${run.summariser ? `, summariser ${safeTerminalLine(run.summariser)}` : ""}, t=${run.temperature})`));
+        if (run.translate) out.push(wrapText(`translation loop: ${run.translate.join(" → ")} (s = 1); "loop" below means step: 1 is the first answer, then one per translation`));
         out.push(`ASL ${f3(run.asl.asl)} over ${run.asl.tasks} tasks, M = ${run.maxLoops}${run.embedModel ? "; s from embeddings" : "; s = 1 (no embedding model)"}`);
         if (run.unfinished) out.push(`${run.unfinished} task(s) unfinished (resume the run): left out of ASL`);
         if (run.harness) out.push(`${run.harness} task(s) ended by a harness outcome (truncated, judge_error): left out of ASL`);

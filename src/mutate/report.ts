@@ -7,6 +7,7 @@ import type { Store } from "../store/Store.js";
 import { loadOutcomes } from "../store/outcomes.js";
 import { EddyError } from "../util/errors.js";
 import { safeTerminalLine } from "../util/safeText.js";
+import { wrapLines } from "../util/textWidth.js";
 import type { Outcome } from "../vocabulary.js";
 import { kendallW, maxPerformanceImprovement, topK, topKIoU, zScore, type KendallW } from "./sensitivity.js";
 import { readMutateStudy } from "../store/mutateStudies.js";
@@ -80,7 +81,7 @@ function asByWrapper(rows: Outcome[], wrappers: string[]): (number | null)[] {
 export function buildMutateReport(store: Store, runIds: string[], opts: { ks?: number[] } = {}): MutateReport {
     const studies: MutateStudyRow[] = runIds.map((id) => {
         const s = readMutateStudy<MutateStudyRow["variants"][number]>(store, store.getRun(id)?.id ?? id);
-        if (!s) throw new EddyError(`run '${id}' is not a mutation study (start one with 'eddy mutate run')`);
+        if (!s) throw new EddyError(`run '${id}' is not a mutation study (how to start one: 'eddy mutate run --help')`);
         return s;
     });
     const first = studies[0]!;
@@ -188,8 +189,9 @@ export function renderMutateText(r: MutateReport): string {
     out.push("");
     out.push("answers behind these values (all variants):");
     out.push(indent(renderTable(["configuration", "judged", "responses", "trunc", "j_err", "miss"], r.configs.map((c) => [c.config, `${c.answers.judged} of ${c.answers.total}`, c.answers.responses, c.answers.truncated, c.answers.judge_error, c.answers.missing]))));
-    out.push("judged: instances with a judged response, of those planned (variants × templates × instances). trunc / j_err:");
-    out.push("truncated and judge_error answers, left out of every value; miss: planned answers with no outcome.");
+    out.push("judged: instances with a judged response, of those planned (variants × templates × instances).");
+    out.push("trunc / j_err: truncated and judge_error answers, left out of every value; miss: planned answers");
+    out.push("with no outcome.");
     out.push("");
     out.push(`Kendall's W across variants: ${wLabel(r.kendall)}`);
     for (const x of r.iou) out.push(`top-${x.k} IoU: mean ${f3(x.mean)}${x.pairs.map((p) => `; ${safeTerminalLine(p.a)} vs ${safeTerminalLine(p.b)} ${p.iou.toFixed(3)}`).join("")}`);
@@ -198,7 +200,8 @@ export function renderMutateText(r: MutateReport): string {
     const templates = r.configs[0]?.perTemplate.map((t) => t.template) ?? [];
     const perTemplate = templates.map((t, i) => [t, ...r.configs.map((c) => `${f3(c.perTemplate[i]!.z)} / ${pctOrDash(c.perTemplate[i]!.mpi)}`), wLabel(r.kendallPerTemplate[i]?.kendall ?? null)]);
     out.push(indent(renderTable(["template", ...r.configs.map((c) => c.config), "W"], perTemplate)));
-    return out.join("\n") + "\n";
+    // Notes and headings as long as their names: wrapped at 100 columns like every message (tables fit already).
+    return wrapLines(out.join("\n")) + "\n";
 }
 
 /** One sentence per configuration with unjudged variants: what "—" means and what it was left out of. */

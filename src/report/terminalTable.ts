@@ -1,4 +1,5 @@
 import { safeTerminalText } from "../util/safeText.js";
+import { displayWidth } from "../util/textWidth.js";
 
 /**
  * Compact terminal tables: a header, a rule under it, no rule between rows, columns two spaces apart.
@@ -36,13 +37,6 @@ const NUMBER = /^[\s0-9.,%+\-–−<>×/*]*$/;
 /** Width of the terminal on stdout when it is one, else 100 columns (pipes, files, CI logs). */
 export function terminalWidth(stream: { isTTY?: boolean; columns?: number } = process.stdout): number {
     return stream.isTTY && stream.columns && stream.columns > 20 ? stream.columns : 100;
-}
-
-/** Display width of a string: code points (every character eddy prints in tables is one column wide). */
-export function displayWidth(s: string): number {
-    let n = 0;
-    for (const _ of s) n++;
-    return n;
 }
 
 /** `s` shortened to `width` columns with an ellipsis, at the end or in the middle. */

@@ -1,4 +1,4 @@
-import { MESSAGE_WIDTH, wrapText } from "../cli/messages.js";
+import { clip, displayWidth, MESSAGE_WIDTH, wrapText } from "../util/textWidth.js";
 import cliProgress from "cli-progress";
 import type { StudyProgress } from "./runStudy.js";
 
@@ -81,14 +81,29 @@ export function createLineProgress(write: (line: string) => void, everyMs = 5_00
     };
 }
 
+/** Columns of a bar (30 leaves room for the counts and rates within 100 columns). */
+const BAR = 30;
+
+/**
+ * A bar's line, `stage |bar| value/total extra`, with `extra` abbreviated from the end so that the
+ * whole line fits `width` (cli-progress would otherwise cut it at the terminal's edge, or let it
+ * run past 100 columns on a wide terminal).
+ */
+export function barExtra(stage: string, value: number, total: number, extra: string, width: number): string {
+    const fixed = displayWidth(`${stage} |${"x".repeat(BAR)}| ${value}/${total} `);
+    return clip(extra, width - fixed);
+}
+
 /**
  * Live bars (cli-progress) when stderr is a TTY; otherwise plain lines (see {@link createLineProgress}),
- * so logs of long studies stay readable.
+ * so logs of long studies stay readable. Bars fit 100 columns (or a narrower terminal), count the
+ * whole run (a resumed one from what was stored), and say what is happening before the first answer.
  */
 export function createProgressDisplay(opts: { tty?: boolean; everyMs?: number } = {}): ProgressDisplay {
     const tty = opts.tty ?? process.stderr.isTTY === true;
     // Logs are read at 100 columns: a long line (many stages, big rates) continues indented.
     if (!tty) return createLineProgress((line) => process.stderr.write(wrapText(line, MESSAGE_WIDTH, "    ") + "\n"), opts.everyMs);
+    const width = Math.min(MESSAGE_WIDTH, process.stderr.columns && process.stderr.columns > 40 ? process.stderr.columns : MESSAGE_WIDTH);
     // Bars are made on the first snapshot (a frame drawn before it showed "0/1 … ETA 0s" above the real bars).
     let multi: cliProgress.MultiBar | undefined;
     let gen: cliProgress.SingleBar | undefined;
@@ -96,24 +111,34 @@ export function createProgressDisplay(opts: { tty?: boolean; everyMs?: number } 
     return {
         update(p) {
             const c = progressCounts(p);
+            // Every answer is judged: the judge bar's total is the run's, not the few handed over so far (no "0/1").
+            const total = Math.max(1, c.total);
+            const judgeTotal = Math.max(total, c.toJudge);
+            const judged = Math.max(0, c.judged);
             // Before anything moves, a word of what is happening (validating oracles, loading a model).
-            const waiting = p.phase ? `${p.phase}…` : "";
+            // After loading, until the first answer of this session: what it is doing, not "ETA ?".
+            const waiting = p.phase ? `${p.phase}…` : p.generated === 0 && p.total > 0 && !p.final ? ["generating…", p.model].filter(Boolean).join(" · ") : "";
+            const genExtra = barExtra("generate", c.generated, total, waiting || [c.rate, p.cached ? `${p.cached} cached` : "", `ETA ${fmtEta(p.etaS)}`, p.model].filter(Boolean).join(" · "), width);
+            const judgeExtra = barExtra(
+                "judge   ",
+                judged,
+                judgeTotal,
+                [`${p.passed} passed`, c.harness ? `${c.harness} truncated or judge_error` : "", p.errors ? `${p.errors} errors` : "", `${p.verdictsPerS.toFixed(1)} verdicts/s`].filter(Boolean).join(" · "),
+                width
+            );
             if (!multi) {
                 multi = new cliProgress.MultiBar(
-                    { stream: process.stderr, clearOnComplete: false, hideCursor: true, format: "{stage} |{bar}| {value}/{total} {extra}", barsize: 30 },
+                    { stream: process.stderr, clearOnComplete: false, hideCursor: true, format: "{stage} |{bar}| {value}/{total} {extra}", barsize: BAR },
                     cliProgress.Presets.shades_classic
                 );
-                gen = multi.create(Math.max(1, c.total), c.generated, { stage: "generate", extra: waiting });
-                judge = multi.create(Math.max(1, c.toJudge), Math.max(0, c.judged), { stage: "judge   ", extra: "" });
+                gen = multi.create(total, c.generated, { stage: "generate", extra: genExtra });
+                judge = multi.create(judgeTotal, judged, { stage: "judge   ", extra: judgeExtra });
+                return;
             }
-            const genExtra = waiting || [c.rate, p.cached ? `${p.cached} cached` : "", p.model, `ETA ${fmtEta(p.etaS)}`].filter(Boolean).join(" · ");
-            gen!.setTotal(Math.max(1, c.total));
+            gen!.setTotal(total);
             gen!.update(c.generated, { stage: "generate", extra: genExtra });
-            judge!.setTotal(Math.max(1, c.toJudge));
-            judge!.update(Math.max(0, c.judged), {
-                stage: "judge   ",
-                extra: `${p.verdictsPerS.toFixed(1)} verdicts/s · ${p.passed} passed${c.harness ? ` · ${c.harness} truncated or judge_error` : ""}${p.errors ? ` · ${p.errors} errors` : ""}`
-            });
+            judge!.setTotal(judgeTotal);
+            judge!.update(judged, { stage: "judge   ", extra: judgeExtra });
         },
         stop() {
             multi?.stop();

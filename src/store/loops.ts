@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { commandLine, dbWords } from "../util/commandLine.js";
 import type Database from "better-sqlite3";
 import { capDetail } from "../util/detail.js";
 import { EddyError } from "../util/errors.js";
@@ -87,14 +88,19 @@ export class LoopRepository {
         if (recent) {
             const row = this.db.prepare("SELECT * FROM loop_runs ORDER BY created DESC, rowid DESC LIMIT 1 OFFSET ?").get(Number(recent[1] ?? 0)) as LoopRunRow | undefined;
             if (row) return row;
-            throw new EddyError(`no loop run '${id}' in ${this.store.path} (see 'eddy loop list')`);
+            throw this.noRun(id);
         }
         const exact = this.db.prepare("SELECT * FROM loop_runs WHERE id = ?").get(id) as LoopRunRow | undefined;
         if (exact) return exact;
         const hits = id.length >= 4 ? (this.db.prepare("SELECT * FROM loop_runs WHERE id LIKE ? || '%'").all(id) as LoopRunRow[]) : [];
         if (hits.length === 1) return hits[0]!;
         if (hits.length > 1) throw new EddyError(`loop run id '${id}' is ambiguous (${hits.map((h) => h.id).join(", ")})`);
-        throw new EddyError(`no loop run '${id}' in ${this.store.path} (see 'eddy loop list')`);
+        throw this.noRun(id);
+    }
+
+    /** No such run: the error names the command that lists the runs there (with its --db), on a line of its own. */
+    private noRun(id: string): EddyError {
+        return new EddyError(`no loop run '${id}' in ${this.store.path}; the loop runs there are listed by`, 1, { next: commandLine(["loop", "list", ...dbWords(this.store.path)]) });
     }
 
     listRuns(): LoopRunRow[] {

@@ -1,6 +1,7 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { commandLine, formatWarning, rephraseCommanderError, resumeCommand, wrapText } from "../../src/cli/messages.js";
+import { commandLine, formatWarning, rephraseCommanderError, resumeCommand } from "../../src/cli/messages.js";
+import { wrapText } from "../../src/util/textWidth.js";
 
 describe("the message helper", () => {
     it("quotes command words as a shell needs and adds --db only when it is not the default", () => {

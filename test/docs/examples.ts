@@ -20,7 +20,7 @@ const BIN = path.join(ROOT, "dist/cli/bin.js");
 /** README lines that are not run here, each with the reason (and where else it is covered). */
 const NOT_RUN: [pattern: RegExp, why: string][] = [
     [/^npm (install|ci)\b/, "installs the project: it is what CI itself does before the tests"],
-    [/^scripts\/setup\.sh\b/, "installs system packages and the project (what CI does first); test/docs/hints.test.ts runs its --check"],
+    [/^scripts\/setup\.sh\b/, "installs system packages and the project (what CI does first; the walkthrough starts with its --system part where something is missing); test/docs/freshMachine.test.ts runs it on a machine without bubblewrap, test/docs/hints.test.ts its --check"],
     [/^npm test\b/, "runs this very suite"],
     [/^npm start\b/, "is `eddy demo`, which runs below"],
     [/^npm link\b/, "puts eddy on PATH: stood in for by the `eddy` this test puts first on PATH"],
@@ -94,7 +94,21 @@ function notRunReason(command: string): string | undefined {
     return NOT_RUN.find(([p]) => p.test(command) || p.test(bare))?.[1];
 }
 
+/**
+ * The walkthrough starts where README's first command leaves a user: on a machine without bubblewrap
+ * (or python3, or a compiler) that command installs it first, so this does too (its system part; npm
+ * install is what CI did before the tests). Where it cannot, the walkthrough stops at the one line it
+ * printed, naming the command that would, rather than failing every study with the same refusal.
+ */
+function setUpMachine(): void {
+    const setup = path.join(ROOT, "scripts/setup.sh");
+    if (spawnSync(setup, ["--check"], { encoding: "utf8" }).status === 0) return;
+    const r = spawnSync(setup, ["--system"], { encoding: "utf8", timeout: 600_000 });
+    if (r.status !== 0) throw new Error(`README's first command could not set this machine up: ${`${r.stderr ?? ""}`.trim().split("\n").at(-1)}`);
+}
+
 function prepareSandbox(): void {
+    setUpMachine();
     sandbox = mkdtempSync(path.join(os.tmpdir(), "eddy-examples-"));
     // What `npm link` puts on PATH: an `eddy` that runs this checkout's built CLI.
     shimDir = path.join(sandbox, ".bin");

@@ -1,5 +1,5 @@
-import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -44,27 +44,64 @@ function quotedCommands(text: string): string[] {
     return [...text.matchAll(/'(eddy [^']+)'/g)].map((m) => m[1]!);
 }
 
+/** Rows of `table` so far (0 while the database is not there or is busy). */
+function rows(db: string, table: string): number {
+    try {
+        return existsSync(db) ? countRows(db, table) : 0;
+    } catch {
+        return 0;
+    }
+}
+
+/** The status column of every row of `table` (runs, loop_runs), or none while the database is busy. */
+function statusOf(db: string, table: string): string[] {
+    try {
+        return runStatus(db, table);
+    } catch {
+        return [];
+    }
+}
+
+/** The status column of every row of `table` (runs, loop_runs). */
+function runStatus(db: string, table: string): string[] {
+    const d = new Database(db, { readonly: true });
+    try {
+        return (d.prepare(`SELECT status FROM ${table}`).all() as { status: string }[]).map((r) => r.status);
+    } finally {
+        d.close();
+    }
+}
+
+/** Wait until `ready()` or the process exits. */
+async function until(p: ChildProcess, ready: () => boolean): Promise<void> {
+    while (p.exitCode === null && !ready()) await new Promise((r) => setTimeout(r, 30));
+}
+
+function exitOf(p: ChildProcess): Promise<number | null> {
+    return new Promise((r) => (p.exitCode !== null ? r(p.exitCode) : p.once("exit", (c) => r(c))));
+}
+
+/** Start eddy with `args` in `cwd`, press Ctrl-C once `ready()`, and collect what it printed. */
+async function interruptAfter(args: string[], cwd: string, ready: () => boolean): Promise<{ code: number | null; stdout: string; stderr: string }> {
+    const p = spawn(process.execPath, [BIN, ...args], { cwd, env: env(), stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    p.stdout!.on("data", (b) => (stdout += String(b)));
+    p.stderr!.on("data", (b) => (stderr += String(b)));
+    await until(p, ready);
+    // Ctrl-C must land mid-study for the test to mean anything: if the study ended first, say so.
+    expect(p.exitCode, `the study ended before Ctrl-C could land:\n${stderr}`).toBe(null);
+    p.kill("SIGINT");
+    const code = await exitOf(p);
+    return { code, stdout, stderr };
+}
+
 describe("hints run as printed", () => {
     it("Ctrl-C: the resume hint names the --db the run was started with, and resumes it as printed", async () => {
         const cwd = tmpDir("eddy-hint-");
         const args = ["run", "--model", tiny.f32, "--templates", "list_every_kth,math_count_coprime", "--instances", "8", "--rounds", "2", "--max-tokens", "48", "--context-size", "1024", "--threads", "1", "--sequences", "1", "--no-progress", "--db", "my studies/s.db"];
-        const p = spawn(process.execPath, [BIN, ...args], { cwd, env: env(), stdio: ["ignore", "pipe", "pipe"] });
-        let stderr = "";
-        p.stderr!.on("data", (b) => (stderr += String(b)));
         const db = path.join(cwd, "my studies/s.db");
-        for (;;) {
-            if (p.exitCode !== null) break;
-            let n = 0;
-            try {
-                n = existsSync(db) ? countRows(db, "generations") : 0;
-            } catch {
-                n = 0;
-            }
-            if (n >= 2) break;
-            await new Promise((r) => setTimeout(r, 30));
-        }
-        p.kill("SIGINT");
-        const code = await new Promise<number | null>((r) => (p.exitCode !== null ? r(p.exitCode) : p.once("exit", (c) => r(c))));
+        const { code, stderr } = await interruptAfter(args, cwd, () => rows(db, "generations") >= 2);
         expect(code, stderr).toBe(130);
         const hints = printedCommands(stderr);
         expect(hints, stderr).toHaveLength(1);
@@ -79,9 +116,90 @@ describe("hints run as printed", () => {
         expect(out).toMatch(/judged 0\/32 passed 0 \(32 truncated or judge_error\)/);
         const list = sh(`eddy runs list --db '${db}'`, cwd).out;
         expect(list).toMatch(/ complete +llama +32 +0\/0 /);
-        const d = new Database(db, { readonly: true });
-        expect((d.prepare("SELECT status FROM runs").get() as { status: string }).status).toBe("complete");
-        d.close();
+        expect(runStatus(db, "runs")).toEqual(["complete"]);
+    });
+
+    it("Ctrl-C in `eddy mutate run`: the hint continues the same mutation study, with its --db, as printed", async () => {
+        const cwd = tmpDir("eddy-hint-");
+        const embed = path.join(cwd, "eddy-tiny-embed"); // written on first use
+        const args = ["mutate", "run", "-m", tiny.f32, "-t", "list_every_kth,math_count_coprime", "-M", "6", "-R", "1", "--embed-model", embed, "--threads", "1", "--max-tokens", "48", "--context-size", "1024", "--db", "my studies/m.db"];
+        const db = path.join(cwd, "my studies/m.db");
+        const { code, stderr, stdout } = await interruptAfter(args, cwd, () => rows(db, "generations") >= 2);
+        expect(code, stderr).toBe(130);
+        const hints = printedCommands(stderr);
+        expect(hints, stderr).toEqual([`eddy mutate run --resume ${stdout.trim()} --db '${db}'`]);
+        expect(runStatus(db, "runs")).toEqual(["interrupted"]);
+        const r = sh(hints[0]!, cwd);
+        expect(r.code, r.out).toBe(0);
+        expect(runStatus(db, "runs")).toEqual(["complete"]);
+        // The same study: no second run, and its report reads the whole of it.
+        const report = sh(`eddy mutate report ${stdout.trim()} --db 'my studies/m.db'`, cwd);
+        expect(report.code, report.out).toBe(0);
+    });
+
+    it("Ctrl-C in `eddy loop run`: the hint continues the same loop run, with its --db, as printed", async () => {
+        const cwd = tmpDir("eddy-hint-");
+        const args = ["loop", "run", "-m", tiny.f32, "-t", "list_every_kth,math_count_coprime", "-M", "16", "-N", "3", "--threads", "1", "--max-tokens", "48", "--context-size", "1024", "--db", "my studies/l.db"];
+        const db = path.join(cwd, "my studies/l.db");
+        // The tiny model's code fails at loop 1, so its loop run is one code phase: Ctrl-C lands inside it
+        // (the run is marked running once the model is loaded; the phase is stored whole when it ends).
+        const { code, stderr, stdout } = await interruptAfter(args, cwd, () => existsSync(db) && statusOf(db, "loop_runs").includes("running"));
+        expect(code, stderr).toBe(130);
+        const hints = printedCommands(stderr);
+        expect(hints, stderr).toEqual([`eddy loop run --resume ${stdout.trim()} --db '${db}'`]);
+        expect(runStatus(db, "loop_runs")).toEqual(["interrupted"]);
+        const r = sh(hints[0]!, cwd);
+        expect(r.code, r.out).toBe(0);
+        expect(runStatus(db, "loop_runs")).toEqual(["complete"]);
+        expect(sh(`eddy loop report ${stdout.trim()} --db 'my studies/l.db'`, cwd).code).toBe(0);
+    });
+
+    it("a second model's corrupt file stops a run holding the first's answers: the hint resumes it as printed once the file is fixed", () => {
+        const cwd = tmpDir("eddy-hint-");
+        writeFileSync(path.join(cwd, "a.gguf"), readFileSync(tiny.f32));
+        writeFileSync(path.join(cwd, "b.gguf"), readFileSync(tiny.f32).subarray(0, 5000));
+        const r = sh("eddy run -m a.gguf -m b.gguf --templates list_every_kth --instances 2 --rounds 1 --max-tokens 16 --threads 1 --no-progress --db 'my studies/s.db'", cwd);
+        expect(r.code, r.out).toBe(1);
+        expect(r.out).toMatch(/^eddy: truncated GGUF file: .*b\.gguf/m);
+        const hints = printedCommands(r.out);
+        expect(hints, r.out).toHaveLength(1);
+        expect(hints[0]).toMatch(/^eddy run --resume \S+ --db '.*my studies\/s\.db'$/);
+        const db = path.join(cwd, "my studies/s.db");
+        expect(runStatus(db, "runs")).toEqual(["failed"]);
+        expect(rows(db, "generations")).toBe(2);
+        writeFileSync(path.join(cwd, "b.gguf"), readFileSync(tiny.f32));
+        const again = sh(hints[0]!, cwd);
+        expect(again.code, again.out).toBe(0);
+        expect(runStatus(db, "runs")).toEqual(["complete"]);
+        expect(rows(db, "generations")).toBe(4);
+    });
+
+    it("refusals that name a command: each runs as printed (with the --db the refused command had)", () => {
+        const cwd = tmpDir("eddy-hint-");
+        expect(sh("eddy loop run --backend reference -t list_every_kth -M 1 -N 1 --db 'my studies/l.db'", cwd).code).toBe(0);
+        expect(sh("eddy run --backend reference --templates list_every_kth --instances 1 --rounds 1 --db 'my studies/s.db' --no-progress", cwd).code).toBe(0);
+        const refusals = [
+            "eddy templates show nope",
+            "eddy loop report nope --db 'my studies/l.db'",
+            "eddy mutate report latest --db 'my studies/s.db'",
+            "eddy run --backend reference --templates list_every_kth --instances 1 --rounds 1 --db n.db --no-progress --judge-workers 1"
+        ];
+        const ran: string[] = [];
+        for (const refused of refusals) {
+            const r = sh(refused, cwd, refused.startsWith("eddy run") ? { EDDY_JUDGE_NO_NAMESPACES: "1" } : {});
+            expect(r.code, r.out).not.toBe(0);
+            const hints = [...printedCommands(r.out), ...quotedCommands(r.out)];
+            expect(hints.length, r.out).toBeGreaterThan(0);
+            for (const hint of hints) {
+                const h = sh(hint, cwd);
+                expect(h.code, `${refused} → ${hint}:\n${h.out}`).toBe(0);
+                ran.push(hint);
+                // The loop runs listed are the ones in the refused command's database, as a table.
+                if (hint.startsWith("eddy loop list")) expect(h.out).toMatch(/^loop run +created +status/);
+            }
+        }
+        expect(ran).toEqual(expect.arrayContaining(["eddy templates list", "eddy mutate run --help", "eddy doctor"]));
+        expect(ran.some((h) => /^eddy loop list --db '.*my studies\/l\.db'$/.test(h))).toBe(true);
     });
 
     it("commander's own errors: one eddy line, and the help it names runs as printed", () => {
@@ -96,8 +214,10 @@ describe("hints run as printed", () => {
         const cwd = tmpDir("eddy-hint-");
         const r = sh("eddy run --backend reference --templates list_every_kth --instances 2 --rounds 1 --db s.db --no-progress", cwd, { EDDY_BWRAP: "" });
         expect(r.code).not.toBe(0);
-        expect(r.out).toMatch(/^eddy: no sandbox is possible here: bubblewrap \(bwrap\) is not installed; install it with 'sudo apt-get install bubblewrap'/m);
-        expect(r.out).not.toMatch(/namespaces/);
+        expect(r.out).toMatch(/^eddy: no sandbox is possible here: bubblewrap \(bwrap\) is not installed;/m);
+        // The command that installs it, on a line of its own (as root: apt-get itself; a fresh container has no sudo).
+        expect(r.out).toMatch(new RegExp(`with:\\n {2}${process.getuid?.() === 0 ? "" : "sudo "}apt-get install -y bubblewrap\\n$`));
+        expect(r.out).not.toMatch(/namespaces|npm run setup/);
     });
 
     it("mutate and loop with --embed-model models/eddy-tiny-embed need no `npm run models:tiny-embed` first", () => {
@@ -124,13 +244,19 @@ describe("a fresh machine", () => {
     it("scripts/setup.sh --check names what is missing and the one command that installs it", () => {
         // A PATH with everything the check looks for except bwrap.
         const bin = tmpDir("eddy-path-");
-        for (const tool of ["sh", "python3", "g++", "make", "dirname", "id"]) {
+        for (const tool of ["sh", "python3", "g++", "make", "dirname", "id", "apt-get"]) {
             const where = execFileSync("bash", ["-c", `command -v ${tool}`], { encoding: "utf8" }).trim();
             symlinkSync(where, path.join(bin, tool));
         }
         const missing = spawnSync(path.join(ROOT, "scripts/setup.sh"), ["--check"], { env: { PATH: bin }, encoding: "utf8" });
         expect(missing.status).toBe(1);
-        expect(missing.stderr).toBe("eddy setup: missing: bubblewrap; install with: sudo apt-get install -y bubblewrap\n");
+        const sudo = process.getuid?.() === 0 ? "" : "sudo ";
+        expect(missing.stderr).toBe(`eddy: missing: bubblewrap; install with: ${sudo}apt-get install -y bubblewrap\n`);
+        // No apt-get: not a Debian/Ubuntu machine, and no command is made up for it.
+        rmSync(path.join(bin, "apt-get"));
+        const other = spawnSync(path.join(ROOT, "scripts/setup.sh"), ["--check"], { env: { PATH: bin }, encoding: "utf8" });
+        expect(other.status).toBe(1);
+        expect(other.stderr).toMatch(/^eddy: missing: bubblewrap; this is not a Debian\/Ubuntu machine \(no apt-get\)/);
         // The real machine (bubblewrap installed, as CI installs it): nothing missing.
         const here = spawnSync(path.join(ROOT, "scripts/setup.sh"), ["--check"], { encoding: "utf8" });
         expect(here.status, here.stderr).toBe(0);

@@ -173,7 +173,7 @@ describe("sensitivity report on scripted outcomes (hand-computed)", () => {
             expect(r.kendall!.w).toBe(0);
             // IoU over default and m01: top-1 {m01} vs {default} = 0; top-2 both sets = 1.
             expect(r.iou.map((x) => [x.k, x.mean])).toEqual([[1, 0], [2, 1]]);
-            expect(renderMutateText(r)).toMatch(/B t=0: no judged response under default-m02 .*left out of Z, MPI, Kendall's W and top-k IoU, not counted as 0/);
+            expect(renderMutateText(r).replace(/\n {2}/g, " ")).toMatch(/B t=0: no judged response under default-m02 .*left out of Z, MPI, Kendall's W and top-k IoU, not counted as 0/);
             expect(renderMutateHtml(r)).toContain("left out of Z, MPI, Kendall");
             // What the values rest on: B judged 4 of 6 planned instances (3 variants × 2), 2 answers truncated.
             expect(b.answers).toEqual({ judged: 4, total: 6, responses: 4, truncated: 2, judge_error: 0, missing: 0 });

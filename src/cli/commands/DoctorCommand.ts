@@ -9,7 +9,7 @@ import { oneLine } from "../../util/errors.js";
 import { safeTerminalLine } from "../../util/safeText.js";
 import { renderPairs } from "../../report/terminalTable.js";
 import { serverOffers, type Offer } from "../../inference/backends.js";
-import { MESSAGE_WIDTH, wrapText } from "../messages.js";
+import { MESSAGE_WIDTH, wrapText } from "../../util/textWidth.js";
 
 /** What `eddy doctor` finds. */
 export interface DoctorReport {

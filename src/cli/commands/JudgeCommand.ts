@@ -98,8 +98,9 @@ export function registerJudgeCommand(program: Command): void {
             "\nExamples:\n" +
                 "  $ eddy judge --template list_every_kth --params '[2, 3]' --code answer.py\n" +
                 "  $ cat response.md | eddy judge -t list_every_kth -p '[0, 1]' -c - --json\n" +
-                "\nExit status is 0 whatever the verdict about the answer; 1 or 2 for bad input (unknown template, params,\n" +
-                "unreadable file); 3 when the verdict is judge_error (the oracle or the harness failed, not the answer)."
+                "\nExit status is 0 whatever the verdict about the answer; 1 or 2 for bad input (unknown template,\n" +
+                "params, unreadable file); 3 when the verdict is judge_error (the oracle or the harness failed, not\n" +
+                "the answer)."
         )
         .action(async (opts: JudgeOptions) => {
             try {

@@ -9,6 +9,7 @@ import { runLoop } from "../../loop/runLoop.js";
 import { openStore } from "../../store/Store.js";
 import { defaultDbPath } from "../../util/paths.js";
 import { safeTerminalLine } from "../../util/safeText.js";
+import { renderTable, terminalWidth } from "../../report/terminalTable.js";
 import { reportFormat, writeReport } from "./reportOutput.js";
 import { addStudyExecutionOptions, addStudyStoreOptions, collect, settingsFromFlags, stopOnSigint, type StudyConfigFlags, type StudyOptionTexts } from "./studyOptions.js";
 import { templateLibrary } from "../templateLibrary.js";
@@ -114,8 +115,16 @@ export function registerLoopCommand(program: Command): void {
         .action((o: { db?: string }) => {
             const store = openStore(o.db ?? defaultDbPath(), { readonly: true });
             try {
-                for (const r of store.loops.listRuns())
-                    process.stdout.write([r.id, r.status, r.backend, safeTerminalLine(r.model), r.quantization ?? "", r.created].join("\t") + "\n");
+                const runs = store.loops.listRuns();
+                if (runs.length === 0) process.stdout.write(`no loop runs in ${safeTerminalLine(store.path)}\n`);
+                else
+                    process.stdout.write(
+                        renderTable(
+                            [{ head: "loop run", fixed: true }, { head: "created", fixed: true }, { head: "status", fixed: true }, { head: "backend", fixed: true }, "model", { head: "quant", fixed: true }],
+                            runs.map((r) => [r.id, r.created.slice(5, 16).replace("T", " "), r.status, r.backend, r.model, r.quantization ?? "—"]),
+                            { width: terminalWidth() }
+                        ) + "\n"
+                    );
             } finally {
                 store.close();
             }

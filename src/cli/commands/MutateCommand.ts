@@ -14,7 +14,8 @@ import { safeTerminalLine } from "../../util/safeText.js";
 import { reportFormat, writeReport } from "./reportOutput.js";
 import { addStudyExecutionOptions, addStudyShapeOptions, addStudyStoreOptions, collect, stopOnSigint, studyConfigFromFlags, type StudyConfigFlags, type StudyOptionTexts } from "./studyOptions.js";
 import { templateLibrary } from "../templateLibrary.js";
-import { logLine, note, noteWithCommand, resumeCommand, wrapText } from "../messages.js";
+import { logLine, note, noteWithCommand, resumeCommand } from "../messages.js";
+import { wrapText } from "../../util/textWidth.js";
 import { renderTable, terminalWidth } from "../../report/terminalTable.js";
 
 const TEXTS: StudyOptionTexts = {

@@ -145,7 +145,7 @@ export class GenerateStage {
             this.o.counters.model = model.label;
             const gone = descriptor.sourceGone(model);
             if (gone)
-                throw new EddyError(`${gone} (run ${this.o.run.id} kept everything so far; restore the file and resume with '${resumeCommand(this.o.run.id, this.o.store.path)}')`);
+                throw new EddyError(`${gone}; run ${this.o.run.id} kept everything so far: restore the file, then resume with`, 1, { next: resumeCommand(this.o.run.id, this.o.store.path) });
             await this.model(model);
             this.o.onModelDone?.(model.label);
         }

@@ -168,9 +168,11 @@ export class Study {
             } catch {
                 // The database may be the very thing that failed (full, locked): the error below says so.
             }
-            if (isEddyError(err)) throw err;
-            if (dropped) throw new EddyError(oneLine(err), 1, { cause: err });
-            throw new EddyError(`run ${runId} stopped: ${oneLine(err)} (everything stored so far is kept; resume with '${resumeCommand(runId, this.store.path)}')`);
+            if (dropped) throw isEddyError(err) ? err : new EddyError(oneLine(err), 1, { cause: err });
+            // A kept run says how to go on (a second model's corrupt file stops a run that holds the first's answers).
+            const next = resumeCommand(runId, this.store.path);
+            if (isEddyError(err)) throw err.next ? err : new EddyError(`${oneLine(err)}; run ${runId} kept everything so far: fix that, then resume with`, err.exitCode, { cause: err, next });
+            throw new EddyError(`run ${runId} stopped: ${oneLine(err)}; everything stored so far is kept: resume with`, 1, { cause: err, next });
         }
         const c = this.store.counts(runId);
         const complete = c.generations + c.missing >= expected && c.verdicts >= c.generations;

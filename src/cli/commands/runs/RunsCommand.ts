@@ -2,7 +2,7 @@ import { mixedNodesNote } from "../../../inference/nodeSettings.js";
 import type { Command } from "commander";
 import { renderTable, terminalWidth } from "../../../report/terminalTable.js";
 import { runState } from "../../../util/runState.js";
-import { MESSAGE_WIDTH, wrapText } from "../../messages.js";
+import { MESSAGE_WIDTH, wrapText } from "../../../util/textWidth.js";
 import { safeJsonStringify, safeTerminalText } from "../../../util/safeText.js";
 import { defaultDbPath } from "../../../util/paths.js";
 import { openStore } from "../../../store/Store.js";

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { MESSAGE_WIDTH, wrapText } from "../../../messages.js";
+import { MESSAGE_WIDTH, wrapText } from "../../../../util/textWidth.js";
 import { renderTable } from "../../../../report/terminalTable.js";
 import { templateCoverage, type Coverage } from "../../../../templates/coverage.js";
 import { loadAllTemplates } from "../../../../templates/loadTemplates.js";

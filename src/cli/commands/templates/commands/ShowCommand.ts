@@ -1,5 +1,6 @@
 import type { Command } from "commander";
-import { MESSAGE_WIDTH, warn, wrapText } from "../../../messages.js";
+import { warn } from "../../../messages.js";
+import { MESSAGE_WIDTH, wrapText } from "../../../../util/textWidth.js";
 import { safeTerminalText } from "../../../../util/safeText.js";
 import { loadTemplate } from "../../../../templates/loadTemplates.js";
 import { sampleInstances } from "../../../../templates/instances.js";

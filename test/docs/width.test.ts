@@ -1,0 +1,55 @@
+import { execFileSync, spawnSync } from "node:child_process";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { ensureTinyModels } from "../../src/inference/gguf/tinyModel.js";
+import { BIN, cleanTmp, tmpDir } from "../run/helpers.js";
+
+/**
+ * 100 columns beyond the walkthrough (test/docs/examples.ts holds README's commands to it): every
+ * command's --help, and the text reports whose notes grow with names (mutation and loop studies).
+ */
+
+afterAll(cleanTmp);
+const tiny = ensureTinyModels();
+const { EDDY_DB: _db, ...env } = process.env;
+
+const eddy = (args: string[], cwd: string): { code: number | null; out: string } => {
+    const r = spawnSync(process.execPath, [BIN, ...args], { cwd, env, encoding: "utf8", timeout: 240_000 });
+    return { code: r.status, out: `${r.stdout}${r.stderr}` };
+};
+const tooWide = (text: string): string[] => text.split("\n").filter((l) => [...l].length > 100);
+/** A help text's lines over 100 columns, but its example commands (`  $ eddy …`: kept whole so they are copied as one line, like a hint). */
+const proseTooWide = (text: string): string[] => tooWide(text).filter((l) => !/^\s*\$ /.test(l));
+
+describe("100 columns", () => {
+    it("every command's --help (its example commands kept whole)", () => {
+        const wide: string[] = [];
+        const visit = (words: string[]): void => {
+            const text = execFileSync(process.execPath, [BIN, ...words, "--help"], { encoding: "utf8", env: { ...env, COLUMNS: "100" } });
+            wide.push(...proseTooWide(text).map((l) => `eddy ${words.join(" ")} --help: ${l}`));
+            for (const line of text.split("\nCommands:\n")[1]?.split("\n") ?? []) {
+                const m = /^ {2}([a-z][\w-]*)\b/.exec(line);
+                if (m && m[1] !== "help") visit([...words, m[1]!]);
+            }
+        };
+        visit([]);
+        expect(wide).toEqual([]);
+    });
+
+    it("a mutation study's and a loop run's text reports, their notes naming every variant", () => {
+        const cwd = tmpDir("eddy-width-");
+        const embed = path.join(cwd, "eddy-tiny-embed");
+        const run = eddy(["mutate", "run", "-m", tiny.f32, "-t", "list_every_kth", "-M", "2", "-R", "1", "--embed-model", embed, "--threads", "1", "--max-tokens", "16", "--db", "m.db"], cwd);
+        expect(run.code, run.out).toBe(0);
+        const mutate = eddy(["mutate", "report", "latest", "--db", "m.db"], cwd);
+        expect(mutate.code, mutate.out).toBe(0);
+        // The tiny model's answers are all truncated: the note names every variant it left out.
+        expect(mutate.out).toMatch(/no judged response under default, default-m/);
+        expect(tooWide(mutate.out)).toEqual([]);
+        expect(eddy(["loop", "run", "--backend", "reference", "-t", "list_every_kth", "-M", "2", "-N", "2", "--db", "l.db"], cwd).code).toBe(0);
+        const loop = eddy(["loop", "report", "latest", "--db", "l.db"], cwd);
+        expect(loop.code, loop.out).toBe(0);
+        expect(loop.out).toMatch(/pass@loop1: share of tasks/);
+        expect(tooWide(loop.out)).toEqual([]);
+    });
+});
