@@ -283,7 +283,7 @@ def candidate(cfg: Config, fds: dict[str, int], uid: int | None, nproc: int, wor
         head, calls_blob = _read_frames(job_r, 2)
         stamps += (time.monotonic(), time.process_time())
         os.close(job_r)
-        code, fn, arity, keep_args, send_args, memory_mb, cpu_s, key, guard, foreign = marshal.loads(head)
+        code, fn, arity, keep_args, send_args, memory_mb, cpu_s, key, guard, foreign, checked = marshal.loads(head)
         # On the CPU it woke up on for the job, from now on (isolation.py stay_on_this_cpu).
         iso.stay_on_this_cpu()
         # Another language's calls stay JSON text (languages.py): they are its harness's input.
@@ -329,7 +329,8 @@ def candidate(cfg: Config, fds: dict[str, int], uid: int | None, nproc: int, wor
     if foreign is not None:
         relay(RUNTIMES[foreign[0]], foreign[1], foreign[2], code, fn, arity, calls_json, keep_args or send_args, memory_mb, emit, mark_w, workdir)
     try:
-        verdict, compiled = precheck(code, fn, arity)
+        # A code text the check has passed before (the worker remembers, checked_code.py) is only compiled.
+        verdict, compiled = (None, compile(code, "candidate.py", "exec")) if checked else precheck(code, fn, arity)
     except BaseException as e:  # the analysis itself ran out of memory or time
         verdict, compiled = ("static_error", "the code could not be analysed within the judge's limits (%s)" % type(e).__name__), None
     if verdict is not None or compiled is None:
