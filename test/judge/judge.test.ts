@@ -322,6 +322,39 @@ describe("what a verdict costs (issue #36)", () => {
         expect(v.category).toBe("passed");
     });
 
+    it("what the zygote prepares once for every candidate: the environment and a harness the answer cannot see or import", async () => {
+        // The environment is set and the harness's modules listed in the zygote (not in each candidate): the answer must still see exactly its own.
+        const home = pool.isolation.sandboxed ? "'/tmp/work'" : "os.getcwd()";
+        const code = [
+            "import os, sys",
+            "def sum_range(values):",
+            `    env = dict(os.environ); home = ${home}`,
+            "    want = {'PATH': '/usr/local/bin:/usr/bin:/bin', 'LANG': 'C.UTF-8', 'HOME': home, 'TMPDIR': home}",
+            "    left = [m for m in sys.modules if m.split('.')[0] in ('eddy_judge', 'ctypes', '_ctypes')]",
+            "    if env != want or left or os.getcwd() != home:",
+            "        return ['seen', env, left, os.getcwd()]",
+            "    return sum(values[1:4])",
+            `# ${Date.now()}`
+        ].join("\n");
+        for (let i = 0; i < 2; i++) {
+            // Twice: the second time from a sandbox forked while the first ran, its static check remembered.
+            const v = await pool.judge({ template: { ...t, oracleHash: `${t.oracleHash}|prepared-${i}` }, bindings, code });
+            expect(v.detail).not.toContain("seen");
+            expect(v.category).toBe("passed");
+        }
+        const hook = `import eddy_judge\ndef sum_range(values):\n    return sum(values[1:4])\n# ${Date.now()}\n`;
+        expect((await pool.judge({ template: t, bindings, code: hook })).detail).toMatch(/tampering|No module named/);
+    });
+
+    it("a code the static check refused is refused again in the same words for another instance (remembered by the worker)", async () => {
+        const code = `def sum_range(values):\n    return helper_${Date.now()}(values)\n`;
+        const first = await pool.judge({ template: t, bindings, code });
+        const again = await pool.judge({ template: t, bindings: { lo: 2, hi: 4 }, code });
+        expect(first.category).toBe("static_error");
+        expect(again.cached).toBeUndefined(); // another instance: not the verdict cache
+        expect([again.category, again.detail]).toEqual([first.category, first.detail]);
+    });
+
     it("once it has used 25 ms of CPU time, an answer's threads may run on every CPU again (the keeper widens them)", async () => {
         if (availableParallelism() < 2) return;
         const code = `import os, time\ndef sum_range(values):\n    t = time.process_time()\n    while len(os.sched_getaffinity(0)) == 1 and time.process_time() - t < 0.3:\n        pass\n    return sum(values[1:4]) if len(os.sched_getaffinity(0)) > 1 else 'still on one CPU'\n# ${Date.now()}\n`;

@@ -231,7 +231,10 @@ def finish_stopped() -> None:
         box.close()
 
 
-def run_candidate(code: str, fn: str, arity: int, p: Prepared, budget: Budget, memory_mb: int, foreign: tuple[str, str, str] | None = None, profile: bool = False) -> Run:
+def run_candidate(
+    code: str, fn: str, arity: int, p: Prepared, budget: Budget, memory_mb: int, foreign: tuple[str, str, str] | None = None, profile: bool = False, checked: bool = False
+) -> Run:
+    """One candidate run in a sandbox; `checked`: the static check passed this code before (checked_code.py), so the sandbox only compiles it."""
     run = Run()
     stamp(run, "w_start")
     finish_stopped()
@@ -249,7 +252,7 @@ def run_candidate(code: str, fn: str, arity: int, p: Prepared, budget: Budget, m
         # EDDY_JUDGE_GUARD=0 (tests only) leaves the in-process guard out, to show what the
         # kernel's layers hold on their own.
         guard = os.environ.get("EDDY_JUDGE_GUARD") != "0"
-        head = marshal.dumps((code, fn, arity, p.keep_args, p.new_object, memory_mb, budget.kill_ms / 1000.0, key, guard, foreign))
+        head = marshal.dumps((code, fn, arity, p.keep_args, p.new_object, memory_mb, budget.kill_ms / 1000.0, key, guard, foreign, checked))
         job = frame(head) + frame(p.calls_blob if foreign is None else wire_blob(p))
         os.set_blocking(box.job_w, False)
         os.write(box.ctl_w, frame(marshal.dumps(budget.limits())))

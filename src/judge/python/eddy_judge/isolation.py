@@ -14,6 +14,7 @@ import errno
 import os
 import platform
 import struct
+from typing import Any
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWCGROUP = 0x02000000
@@ -46,6 +47,28 @@ try:
     _libc: ctypes.CDLL | None = ctypes.CDLL(None, use_errno=True)
 except OSError:  # pragma: no cover - no libc: isolation degrades to rlimits only
     _libc = None
+
+
+def _typed(name: str, *argtypes: Any) -> Any:
+    """A libc function with its argument types declared once, here: each call then converts
+    plain ints and bytes in C instead of building ctypes objects in Python (a keeper or a
+    candidate is a fork of the zygote, where every page Python touches is copied, a fault each)."""
+    if _libc is None:
+        return None
+    fn = _libc[name]  # a function object of its own (unlike _libc.prctl, shared by every caller)
+    fn.argtypes = argtypes
+    fn.restype = ctypes.c_int
+    return fn
+
+
+_prctl = _typed("prctl", ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong)
+_mount = _typed("mount", ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p)
+
+
+def _checked(r: int) -> None:
+    if r == -1:
+        err = ctypes.get_errno()
+        raise OSError(err, os.strerror(err))
 
 
 def stay_on_this_cpu() -> None:
@@ -82,18 +105,15 @@ def unshare(flags: int) -> None:
 
 
 def mount(source: str, target: str, fstype: str | None, flags: int, data: str | None) -> None:
-    libc_call(
-        "mount",
-        source.encode(),
-        target.encode(),
-        fstype.encode() if fstype is not None else None,
-        ctypes.c_ulong(flags),
-        data.encode() if data is not None else None,
-    )
+    if _mount is None:
+        raise OSError(errno.ENOSYS, "libc unavailable")
+    _checked(_mount(source.encode(), target.encode(), fstype.encode() if fstype is not None else None, flags, data.encode() if data is not None else None))
 
 
 def prctl(option: int, arg: int, arg2: int = 0) -> None:
-    libc_call("prctl", option, ctypes.c_ulong(arg), ctypes.c_ulong(arg2), ctypes.c_ulong(0), ctypes.c_ulong(0))
+    if _prctl is None:
+        raise OSError(errno.ENOSYS, "libc unavailable")
+    _checked(_prctl(option, arg, arg2, 0, 0))
 
 
 def enter_candidate_namespaces() -> None:
@@ -102,12 +122,20 @@ def enter_candidate_namespaces() -> None:
     bubblewrap's world: a candidate could not lift one even with capabilities."""
     uid, gid = os.geteuid(), os.getegid()
     unshare(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC)
-    with open("/proc/self/setgroups", "w") as f:
-        f.write("deny")
-    with open("/proc/self/uid_map", "w") as f:
-        f.write("%d %d 1" % (CANDIDATE_UID, uid))
-    with open("/proc/self/gid_map", "w") as f:
-        f.write("%d %d 1" % (CANDIDATE_UID, gid))
+    write_file("/proc/self/setgroups", b"deny")
+    write_file("/proc/self/uid_map", b"%d %d 1" % (CANDIDATE_UID, uid))
+    write_file("/proc/self/gid_map", b"%d %d 1" % (CANDIDATE_UID, gid))
+
+
+def write_file(path: str, data: bytes) -> None:
+    """One write to a kernel file, without a Python file object: in a fork of the zygote each
+    page its Python touches costs a copy-on-write fault, and a file object touches many."""
+    fd = os.open(path, os.O_WRONLY)
+    try:
+        if os.write(fd, data) != len(data):
+            raise OSError(errno.EIO, "short write to %s" % path)
+    finally:
+        os.close(fd)
 
 
 class _CapHeader(ctypes.Structure):

@@ -30,6 +30,17 @@ class TooLarge(Malformed):
     """A well-formed value too large to judge once shared references are expanded."""
 
 
+# marshal's type codes (Python/marshal.c), as the ints the reader compares.
+_NONE, _TRUE, _FALSE, _INT, _LONG, _FLOAT, _COMPLEX, _BYTES, _REF, _DICT, _NULL = (ord(c) for c in "NTFilgysr{0")
+_TUPLE, _SMALL_TUPLE, _LIST, _SET, _FROZENSET = (ord(c) for c in "()[<>")
+_SEQUENCES = frozenset((_TUPLE, _SMALL_TUPLE, _LIST, _SET, _FROZENSET))
+_TEXTS = frozenset(ord(c) for c in "utaA")
+_SHORT_TEXTS = frozenset(ord(c) for c in "zZ")
+_I32 = struct.Struct("<i").unpack_from
+_F64 = struct.Struct("<d").unpack
+_C128 = struct.Struct("<dd").unpack
+
+
 class _Incomplete:
     """A container still being read: a reference to it would make a cycle."""
 
@@ -81,35 +92,73 @@ class _Reader:
         return n
 
     def value(self, depth: int) -> object:
+        # Type codes compared as ints, no closure per value, and the items of a container that
+        # are plain small ints (most answers are lists of them) read in its own loop: the
+        # worker reads every result of every verdict, on the verdict's path (issue #36).
         if depth > MAX_DEPTH:
             raise Malformed("value nested deeper than %d" % MAX_DEPTH)
-        code = self.u8()
-        flag = code & 0x80
-        t = chr(code & 0x7F)
+        data = self.data
+        pos = self.pos
+        if pos >= len(data):
+            raise Malformed("truncated value")
+        code = data[pos]
+        self.pos = pos + 1
+        t = code & 0x7F
         slot = -1
         start = self.expanded
-        if t != "r":
+        if t != _REF:
             self.grow(1)
-        if flag:
+        if code & 0x80:
             slot = len(self.refs)
             self.refs.append(_INCOMPLETE)
             self.sizes.append(0)
-
-        def done(v: object) -> object:
-            if flag:
-                self.refs[slot] = v
-                self.sizes[slot] = self.expanded - start
-            return v
-
-        if t == "N":
-            return done(None)
-        if t == "T":
-            return done(True)
-        if t == "F":
-            return done(False)
-        if t == "i":
-            return done(self.i32())
-        if t == "l":
+        v: object
+        if t == _INT:
+            v = self.i32()
+        elif t in _TEXTS:
+            v = self._text(self.i32())
+        elif t in _SHORT_TEXTS:
+            v = self._text(self.u8())
+        elif t in _SEQUENCES:
+            # Read here rather than in a helper: one Python frame per level of nesting.
+            n = self.count(self.u8() if t == _SMALL_TUPLE else self.i32())
+            items: list[object] = []
+            append = items.append
+            end = len(data)
+            inner = depth + 1
+            for _ in range(n):
+                pos = self.pos
+                # A plain int not referenced elsewhere ('i' without the reference flag), in bounds.
+                if inner <= MAX_DEPTH and pos + 5 <= end and data[pos] == _INT:
+                    self.grow(1)
+                    append(_I32(data, pos + 1)[0])
+                    self.pos = pos + 5
+                else:
+                    append(self.value(inner))
+            try:
+                if t == _TUPLE or t == _SMALL_TUPLE:
+                    v = tuple(items)
+                elif t == _LIST:
+                    v = items
+                elif t == _SET:
+                    v = set(items)
+                else:
+                    v = frozenset(items)
+            except TypeError:
+                raise Malformed("unhashable set element")
+        elif t == _REF:
+            i = self.i32()
+            if i < 0 or i >= len(self.refs) or self.refs[i] is _INCOMPLETE:
+                raise Malformed("bad or cyclic reference")
+            self.grow(self.sizes[i])
+            return self.refs[i]
+        elif t == _NONE:
+            v = None
+        elif t == _TRUE:
+            v = True
+        elif t == _FALSE:
+            v = False
+        elif t == _LONG:
             n = self.i32()
             size = abs(n)
             if size > MAX_INT_DIGITS:
@@ -119,60 +168,35 @@ class _Reader:
             if any(d >= 1 << 15 for d in ds):
                 raise Malformed("bad integer digit")
             x = _digits_to_int(ds)
-            return done(-x if n < 0 else x)
-        if t == "g":
-            return done(float(struct.unpack("<d", self.take(8))[0]))
-        if t == "y":
-            re_, im = struct.unpack("<dd", self.take(16))
-            return done(complex(re_, im))
-        if t in "uta":
-            return done(self._text(self.i32()))
-        if t == "A":
-            return done(self._text(self.i32()))
-        if t in "zZ":
-            return done(self._text(self.u8()))
-        if t == "s":
-            return done(bytes(self.take(self.count(self.i32()))))
-        if t in "()[<>":
-            n = self.count(self.u8() if t == ")" else self.i32())
-            items: list[object] = []
-            if t == "[" and flag:
-                # marshal registers a list before its items: fill the same object.
-                self.refs[slot] = _INCOMPLETE
-            for _ in range(n):
-                items.append(self.value(depth + 1))
-            try:
-                if t in "()":
-                    return done(tuple(items))
-                if t == "[":
-                    return done(items)
-                if t == "<":
-                    return done(set(items))
-                return done(frozenset(items))
-            except TypeError:
-                raise Malformed("unhashable set element")
-        if t == "{":
+            v = -x if n < 0 else x
+        elif t == _FLOAT:
+            v = float(_F64(self.take(8))[0])
+        elif t == _COMPLEX:
+            re_, im = _C128(self.take(16))
+            v = complex(re_, im)
+        elif t == _BYTES:
+            v = bytes(self.take(self.count(self.i32())))
+        elif t == _DICT:
             d: dict[object, object] = {}
             while True:
-                if self.pos >= len(self.data):
+                if self.pos >= len(data):
                     raise Malformed("truncated dict")
-                if self.data[self.pos] == ord("0"):
+                if data[self.pos] == _NULL:
                     self.pos += 1
                     break
                 k = self.value(depth + 1)
-                v = self.value(depth + 1)
+                x = self.value(depth + 1)
                 try:
-                    d[k] = v
+                    d[k] = x
                 except TypeError:
                     raise Malformed("unhashable dict key")
-            return done(d)
-        if t == "r":
-            i = self.i32()
-            if i < 0 or i >= len(self.refs) or self.refs[i] is _INCOMPLETE:
-                raise Malformed("bad or cyclic reference")
-            self.grow(self.sizes[i])
-            return self.refs[i]
-        raise Malformed("unexpected type code %r" % t)
+            v = d
+        else:
+            raise Malformed("unexpected type code %r" % chr(t))
+        if slot >= 0:
+            self.refs[slot] = v
+            self.sizes[slot] = self.expanded - start
+        return v
 
     def _text(self, n: int) -> str:
         raw = self.take(self.count(n))

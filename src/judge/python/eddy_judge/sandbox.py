@@ -65,6 +65,8 @@ PRECHECK_MEMORY_MB = 256
 UID_BASE = 2_000_000_000
 RESOURCE_ERRNOS = {errno.EFBIG, errno.EAGAIN, errno.EMFILE, errno.ENFILE, errno.ENOSPC, errno.ENOMEM, errno.EDQUOT}
 CANDIDATE_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
+# Each candidate's scratch folder in bubblewrap's world (in its own /tmp).
+WORKDIR = "/tmp/work"
 MAC_BYTES = 16
 # The start mark a Python candidate writes to its keeper just before the answer's code runs: its
 # CPU clock (ns), then when each step of its set-up ended (started, scratch space and descriptors,
@@ -103,6 +105,21 @@ class Config:
     zygote: int = 0
     filter: bytes = b""
     filter_foreign: bytes = b""  # the allow-list plus what another language's runtime needs
+    # Set once in the zygote (zygote.py prepare_candidates), so that each candidate does not run
+    # the Python that does it (every page that Python touches is copied into the candidate):
+    env_ready: bool = False  # os.environ is already the candidates' (bubblewrap's world only)
+    harness_modules: tuple[str, ...] = ()  # the harness's entries in sys.modules, to remove
+    modules_count: int = -1  # len(sys.modules) when harness_modules was listed
+
+
+def candidate_env(workdir: str) -> dict[str, str]:
+    """The whole environment a candidate starts with."""
+    return {**CANDIDATE_ENV, "HOME": workdir, "TMPDIR": workdir}
+
+
+def harness_modules() -> tuple[str, ...]:
+    """The harness's modules in sys.modules (its own package, and ctypes, loaded for prctl)."""
+    return tuple(name for name in sys.modules if name.split(".")[0] in HARNESS_MODULES)
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -149,10 +166,16 @@ def _read_frames(fd: int, count: int) -> list[bytes]:
 
 
 def _vm_bytes() -> int:
+    # os.open and os.read rather than open(): every page of the zygote's heap that the set-up's
+    # Python touches is copied into this process on the first write (a fault each), and a text
+    # file object runs a good deal of it (issue #36).
     try:
-        with open("/proc/self/statm") as f:
-            return int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError):
+        fd = os.open("/proc/self/statm", os.O_RDONLY)
+        try:
+            return int(os.read(fd, 256).split()[0]) * os.sysconf("SC_PAGE_SIZE")
+        finally:
+            os.close(fd)
+    except (OSError, ValueError, IndexError):
         return 64 * 1024 * 1024
 
 
@@ -272,9 +295,9 @@ def candidate(cfg: Config, fds: dict[str, int], uid: int | None, nproc: int, wor
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         for sig in (signal.SIGINT, signal.SIGALRM, signal.SIGTERM, signal.SIGCHLD, signal.SIGPIPE):
             signal.signal(sig, signal.SIG_DFL)
-        os.environ.clear()
-        os.environ.update(CANDIDATE_ENV)
-        os.environ.update({"HOME": workdir, "TMPDIR": workdir})
+        if not cfg.env_ready:
+            os.environ.clear()
+            os.environ.update(candidate_env(workdir))
         import tempfile
 
         tempfile.tempdir = workdir
@@ -283,7 +306,7 @@ def candidate(cfg: Config, fds: dict[str, int], uid: int | None, nproc: int, wor
         head, calls_blob = _read_frames(job_r, 2)
         stamps += (time.monotonic(), time.process_time())
         os.close(job_r)
-        code, fn, arity, keep_args, send_args, memory_mb, cpu_s, key, guard, foreign = marshal.loads(head)
+        code, fn, arity, keep_args, send_args, memory_mb, cpu_s, key, guard, foreign, checked = marshal.loads(head)
         # On the CPU it woke up on for the job, from now on (isolation.py stay_on_this_cpu).
         iso.stay_on_this_cpu()
         # Another language's calls stay JSON text (languages.py): they are its harness's input.
@@ -329,7 +352,8 @@ def candidate(cfg: Config, fds: dict[str, int], uid: int | None, nproc: int, wor
     if foreign is not None:
         relay(RUNTIMES[foreign[0]], foreign[1], foreign[2], code, fn, arity, calls_json, keep_args or send_args, memory_mb, emit, mark_w, workdir)
     try:
-        verdict, compiled = precheck(code, fn, arity)
+        # A code text the check has passed before (the worker remembers, checked_code.py) is only compiled.
+        verdict, compiled = (None, compile(code, "candidate.py", "exec")) if checked else precheck(code, fn, arity)
     except BaseException as e:  # the analysis itself ran out of memory or time
         verdict, compiled = ("static_error", "the code could not be analysed within the judge's limits (%s)" % type(e).__name__), None
     if verdict is not None or compiled is None:
@@ -342,13 +366,17 @@ def candidate(cfg: Config, fds: dict[str, int], uid: int | None, nproc: int, wor
         pass
     stamps += (time.monotonic(), time.process_time())
     emit(("pre", None, ""))
-    _run(compiled, fn, calls, keep_args or send_args, key, seq, res_w, mark_w, guard, stamps)
+    # The zygote's list holds while nothing has been imported since it was made.
+    harness = cfg.harness_modules if len(sys.modules) == cfg.modules_count else harness_modules()
+    _run(compiled, fn, calls, keep_args or send_args, key, seq, res_w, mark_w, guard, stamps, harness)
 
 
 LEFT_A_THREAD = "the answer left a thread running when %s returned (the judge records nothing while answer code runs)"
 
 
-def _run(compiled: CodeType, fn: str, calls: list[tuple[Any, ...]], send_args: bool, key: bytes, seq: int, fd: int, mark_w: int, guard: bool, stamps: list[float]) -> None:
+def _run(
+    compiled: CodeType, fn: str, calls: list[tuple[Any, ...]], send_args: bool, key: bytes, seq: int, fd: int, mark_w: int, guard: bool, stamps: list[float], harness: tuple[str, ...]
+) -> None:
     """Run the candidate's load and each of its calls in a thread of its own; this (main) thread
     only starts each one, waits until it has ended, and records. No answer code runs while it
     records: the thread that ran the call is gone, a call that leaves another thread running fails,
@@ -437,9 +465,8 @@ def _run(compiled: CodeType, fn: str, calls: list[tuple[Any, ...]], send_args: b
     ns: dict[str, object] = {"__name__": "candidate", "__file__": "candidate.py", "__doc__": None, "__builtins__": builtins}
     # Nothing of the harness stays importable: its modules (and ctypes, which the zygote loaded
     # for prctl) leave sys.modules, and a fresh import of them is refused by the hook.
-    for name in list(sys.modules):
-        if name.split(".")[0] in HARNESS_MODULES:
-            del sys.modules[name]
+    for name in harness:
+        sys.modules.pop(name, None)
     main_mod = sys.modules.get("__main__")
     if main_mod is not None:
         vars(main_mod).clear()
@@ -533,7 +560,7 @@ def keeper(cfg: Config, fds: dict[str, int]) -> None:
         if cfg.mode == "bwrap":
             iso.enter_candidate_namespaces()
             nproc = MAX_PROCS
-            workdir = "/tmp/work"
+            workdir = WORKDIR
         else:
             if cfg.fresh_uid:
                 uid = UID_BASE + os.getpid()
@@ -693,7 +720,7 @@ class _Watch:
                     self.finish(ru)
                     return st, self.usage
                 watch = ([self.ctl] if self.ctl_open else []) + ([self.mark_r] if self.mark_open else []) + ([self.pidfd] if self.pidfd is not None else [])
-                ready, _, _ = select.select(watch, [], [], self.tick)
+                ready, _, _ = select.select(watch, [], [], self.timeout())
                 if self.ctl_open and self.ctl in ready:
                     self.read_control()
                 if self.mark_open and self.mark_r in ready:
@@ -705,6 +732,15 @@ class _Watch:
                 os.close(self.pidfd)
             if self.mark_open:
                 os.close(self.mark_r)
+
+    def timeout(self) -> float:
+        """How long to wait for the next event. Until the start mark there is no CPU time of the
+        answer's to watch: the mark, the control pipe and the candidate's end (its pidfd) each
+        wake the keeper, so it sleeps until the static check's wall-clock limit rather than
+        polling (a warm sandbox waits a whole verdict for its job). Without a pidfd it polls."""
+        if self.start is None and self.pidfd is not None:
+            return max(0.0, self.born + PRECHECK_WALL_S - time.monotonic())
+        return self.tick
 
     def finish(self, ru: resource.struct_rusage) -> None:
         if self.start is not None:

@@ -9,6 +9,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from . import checked_code
 from .budget import MARGIN, Budget, make_budget
 from .candidate import stamp, DETAIL_CHARS, MAX_RESULT_BYTES, PRECHECK_WALL_S, Run, cpu_factor, read_results, run_candidate
 from .categories import Category
@@ -84,7 +85,16 @@ def judge(req: dict[str, Any], reference: bool = False) -> Outcome:
     budget = make_budget(float(budget_req.get("timeMs", 2000)), cpu_factor(), p.solution_ms)
     memory_mb = int(budget_req.get("memoryMb", 256))
     foreign = foreign_runtime(req)
-    run = run_candidate(code, fn, int(req["arity"]), p, budget, memory_mb, foreign, bool(req.get("profile")))
+    arity = int(req["arity"])
+    profile = bool(req.get("profile"))
+    # The static check's earlier word on this code (Python only; a profile measures every phase).
+    known, refusal = checked_code.lookup(code, fn, arity) if foreign is None and not profile else (False, None)
+    if refusal is not None:
+        return Outcome(refusal[0], refusal[1], budget_ms=budget.cpu_ms)
+    run = run_candidate(code, fn, arity, p, budget, memory_mb, foreign, profile, checked=known)
+    if foreign is None and not known and run.prechecked:
+        # Said by harness code in the sandbox before any of the answer's code ran (the first authenticated frame).
+        checked_code.remember(code, fn, arity, run.pre)
     if foreign is not None:
         read_foreign(run, p)
     out = _verdict(run, p, fn, budget, bool(req.get("rejudge")), memory_mb)
