@@ -143,6 +143,8 @@ export interface BackendDescriptor {
     modelSources(sources: AnswerSources): ModelSource[];
     /** Identity of what produced the answers (a model file's, a served model's or a replay file's sha256); null when none. */
     identity(backend: Backend, meta: BackendMetadata): string | null;
+    /** One line saying what answered, from its metadata (`eddy generate`'s stats). */
+    describe(meta: BackendMetadata): string;
     /** What identifies its responses in the response cache; undefined: its responses are not cached. */
     cacheIdentity(meta: BackendMetadata, identity: string | null): CacheIdentity | undefined;
     /** What a backend at an address offers (a server's models and what it reports about them); absent where there is nothing to ask. */

@@ -121,6 +121,22 @@ describe.skipIf("missing" in binary)("a real llama-server (one slot, one thread)
         expect(a.map((x) => [x.response, x.stop])).toEqual(b.map((x) => [x.response, x.stop]));
     }, SLOW);
 
+    it("eddy generate --backend server asks the served model once, and answers as the llama backend does at T = 0 on the completions endpoint", async () => {
+        const ask = ["generate", "--prompt", "Write add(a, b).", "--max-tokens", "8", "--prompt-format", "plain-completion", "--json"];
+        const served = await eddy([...ask, "--backend", "server", "--base-url", server.baseUrl, "--model", "eddy-tiny-f32"]);
+        expect(served.code, served.stderr).toBe(0);
+        const out = JSON.parse(served.stdout);
+        expect(out.metadata).toMatchObject({ backend: "server", promptFormat: "plain-completion", concurrency: 1 });
+        const local = JSON.parse((await eddy([...ask, "--model", tiny.f32, "--threads", "1", "--context-size", "1024"])).stdout);
+        expect([out.result.text, out.result.generatedTokens]).toEqual([local.result.text, local.result.generatedTokens]);
+        // The plain output names what answered, in the backend's words.
+        const plain = await eddy(["generate", "--prompt", "Write add(a, b).", "--max-tokens", "4", "--backend", "server", "--base-url", server.baseUrl, "--model", "eddy-tiny-f32"]);
+        expect(plain.stdout).toMatch(/^served model: \S*eddy-tiny-f32\.gguf, mode reproducible, prompt format server-chat-template, seed \d+$/m);
+        // What the backend needs is asked for by the backend, in one line.
+        const noUrl = await eddy(["generate", "--prompt", "x", "--backend", "server", "--model", "eddy-tiny-f32"]);
+        expect([noUrl.code !== 0, errorLines(noUrl.stderr)]).toEqual([true, ["eddy: --backend server needs --base-url http://HOST:PORT/v1"]]);
+    }, SLOW);
+
     it("eddy models list --base-url and eddy doctor --base-url show what the server offers", async () => {
         const list = await eddy(["models", "list", "--base-url", server.baseUrl]);
         expect(list.code, list.stderr).toBe(0);
@@ -153,6 +169,9 @@ describe.skipIf("missing" in binary)("a real llama-server (one slot, one thread)
         const wrongModel = await eddy([...base(), "--base-url", server.baseUrl, "--model", "no-such-model"]);
         expect(wrongModel.code).not.toBe(0);
         expect(errorLines(wrongModel.stderr)).toEqual([expect.stringMatching(new RegExp(`^eddy: the server at ${server.baseUrl}\\S* serves no model 'no-such-model' \\(it serves: .*eddy-tiny-f32\\.gguf\\)`))]);
+        // Nothing stored for it: no failed, empty run left in the list.
+        const listed = await eddy(["runs", "list", "--json", "--db", path.join(dir, "bad-0.db")]);
+        expect(listed.code === 0 ? JSON.parse(listed.stdout) : listed.stderr).toEqual([]);
         const wrongUrl = await eddy([...base(), "--base-url", `http://127.0.0.1:${server.port}/api`, "--model", "eddy-tiny-f32"]);
         expect(errorLines(wrongUrl.stderr)).toEqual([expect.stringMatching(/^eddy: http:\/\/127\.0\.0\.1:\d+\/api has no models list \(\/api\/models answered 404\)/)]);
         const down = await eddy([...base(), "--base-url", `http://127.0.0.1:${await freePort()}/v1`, "--model", "eddy-tiny-f32"]);

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { EddyError, isEddyError, oneLine } from "../../util/errors.js";
-import { boolField, field, intField } from "../../util/settings.js";
+import { boolField, field, intField, intSetting } from "../../util/settings.js";
 import type { BackendDescriptor } from "../descriptor.js";
 import { isRemoteModel } from "../modelUri.js";
 import { createLlamaBackend, type GpuChoice } from "./LlamaBackend.js";
@@ -23,7 +23,6 @@ const llamaSettings = {
     operational: {
         /** Let an `hf:` model URI be downloaded (never by default). */
         allowDownload: boolField.optional(),
-        threads: intField("threads", 1).optional(),
         sequences: intField("sequences", 1).optional(),
         /** Lockstep groups decoded at once (one context each). */
         groups: intField("groups", 1).optional(),
@@ -31,7 +30,9 @@ const llamaSettings = {
         gpu: field((v) => {
             if (!(GPU_CHOICES as readonly string[]).includes(String(v))) throw new EddyError(`--gpu must be one of ${GPU_CHOICES.join(", ")} (got '${String(v)}')`);
             return String(v);
-        }).optional()
+        }).optional(),
+        /** Layers offloaded to the GPU: a count, or "max" (default: node-llama-cpp's choice). */
+        gpuLayers: field((v): number | "max" => (v === "max" ? "max" : intSetting("--gpu-layers", v, 0))).optional()
     }
 };
 
@@ -50,7 +51,8 @@ export const llamaDescriptor = {
         { key: "sequences", flags: "--sequences <n>", description: "parallel sequences with --group-size 1 or --fast (default: chosen from memory, model size and cores)" },
         { key: "batchSize", flags: "--batch-size <n>", description: "prompt chunk size in tokens (default 512); keep it when comparing runs" },
         { key: "allowDownload", flags: "--allow-download", description: "let an hf: model URI be downloaded (eddy never touches the network otherwise)" },
-        { key: "gpu", flags: "--gpu <kind>", description: "auto | cuda | metal | vulkan | cpu" }
+        { key: "gpu", flags: "--gpu <kind>", description: `GPU backend: ${GPU_CHOICES.join(" | ")} (default auto)` },
+        { key: "gpuLayers", flags: "--gpu-layers <n>", description: "layers to offload to the GPU (a number or max; default: as many as fit)" }
     ],
     // Reproducible: fixed lockstep groups; fast: sequences scheduled freely in one shared context.
     scheduling: (mode) => (mode === "reproducible" ? "lockstep" : "free"),
@@ -68,6 +70,7 @@ export const llamaDescriptor = {
     readSources: () => ({ parts: {} }),
     modelSources: (s) => uniqueLabels(s.models ?? []),
     identity: (_backend, meta) => meta.model?.sha256 ?? null,
+    describe: (meta) => `model: ${meta.model?.architecture} ${meta.model?.quantization}, ${meta.gpu}, ${meta.threads} threads, prompt format ${meta.promptFormat}`,
     // A response depends on the file, how prompts are rendered and fit, and the mode.
     cacheIdentity: (meta) => (meta.model?.sha256 ? { sha256: meta.model.sha256, promptFormat: meta.promptFormat, contextSize: meta.contextSize, mode: meta.mode, batchSize: meta.batchSize } : undefined),
     async open(settings, model, parts) {
@@ -79,6 +82,7 @@ export const llamaDescriptor = {
                 ...(parts.onWarning ? { onWarning: parts.onWarning } : {}),
                 ...(settings.gpu !== undefined ? { gpu: settings.gpu as GpuChoice } : {}),
                 ...(settings.threads !== undefined ? { threads: settings.threads } : {}),
+                ...(settings.gpuLayers !== undefined ? { gpuLayers: settings.gpuLayers as number | "max" } : {}),
                 ...(settings.sequences !== undefined ? { sequences: settings.sequences } : {}),
                 ...(settings.batchSize !== undefined ? { batchSize: settings.batchSize } : {}),
                 ...(settings.groupSize !== undefined ? { groupSize: settings.groupSize } : {}),

@@ -21,6 +21,7 @@ export const referenceDescriptor = {
     readSources: () => ({ parts: {} }),
     modelSources: () => [{ label: "reference" }],
     identity: () => null,
+    describe: () => "the templates' model solutions",
     cacheIdentity: () => undefined,
     async open(settings, _model, parts) {
         if (!parts.solutions) throw new Error("the reference backend needs a solution source");

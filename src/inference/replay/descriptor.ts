@@ -33,6 +33,7 @@ export const replayDescriptor = {
     modelSources: (s) => [{ label: path.basename(s.replay ?? "replay").replace(/\.gguf$/i, "").replace(/\.jsonl?$/i, ""), ...(s.replay ? { source: s.replay } : {}) }],
     // The file's sha256 stands for the model's: an edited file is another set of answers.
     identity: (backend) => (backend instanceof ReplayBackend ? backend.sha256 : null),
+    describe: (meta) => `replayed answers${meta.model?.name ? ` from ${meta.model.name}` : ""}`,
     cacheIdentity: () => undefined,
     async open(settings, _model, parts) {
         if (parts.prepared instanceof ReplayBackend) return parts.prepared;

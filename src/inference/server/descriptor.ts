@@ -55,6 +55,7 @@ export const serverDescriptor = {
     readSources: () => ({ parts: {} }),
     modelSources: (s) => [...new Set(s.models ?? [])].map((name) => ({ label: name.split(/[\\/]/).pop()!.replace(/\.gguf$/i, ""), name })),
     identity: (_backend, meta) => meta.model?.sha256 ?? null,
+    describe: (meta) => `served model: ${meta.model?.name}${meta.model?.path && meta.model.path !== meta.model.name ? ` (${meta.model.path})` : ""}, mode ${meta.mode}, prompt format ${meta.promptFormat}`,
     // A served answer depends on what the server reports it serves, how prompts are sent, and whether it was reproducible.
     cacheIdentity: (meta, identity) => (identity ? { sha256: identity, promptFormat: meta.promptFormat, contextSize: meta.contextSize, mode: meta.mode } : undefined),
     async offers(settings) {
