@@ -152,13 +152,10 @@ const WALL_PENDING = [
     "src/queue/runShard.ts",
     "src/cli/commands/AuditCommand.ts",
     "src/cli/commands/DemoCommand.ts",
-    "src/cli/commands/DoctorCommand.ts",
     "src/cli/commands/WorkerCommand.ts",
     "src/cli/commands/LoopCommand.ts",
-    "src/cli/commands/models/ModelsCommand.ts",
     "src/quant/drift/teacherForce.ts",
-    "src/quant/study/runQuantStudy.ts",
-    "src/cli/commands/templates/commands/CoverageCommand.ts"
+    "src/quant/study/runQuantStudy.ts"
 ];
 
 /** Every backend's flags, by their long names. */

@@ -1,5 +1,5 @@
 import { EddyError } from "../util/errors.js";
-import type { BackendDescriptor, BackendOption, BackendParts, BackendSettings, ModelSource } from "./descriptor.js";
+import type { BackendDescriptor, BackendOption, BackendParts, BackendSettings, MachineCheck, ModelSource } from "./descriptor.js";
 import { llamaDescriptor } from "./llama/descriptor.js";
 import { referenceDescriptor } from "./reference/descriptor.js";
 import { replayDescriptor } from "./replay/descriptor.js";
@@ -7,7 +7,7 @@ import { serverDescriptor } from "./server/descriptor.js";
 import type { Backend } from "./types.js";
 
 export type { Offer } from "./descriptor.js";
-export type { AnswerSources, BackendDescriptor, BackendOption, BackendParts, BackendSettings, CacheIdentity, ModelSource, Scheduling, SolutionSource } from "./descriptor.js";
+export type { AnswerSources, MachineCheck, BackendDescriptor, BackendOption, BackendParts, BackendSettings, CacheIdentity, ModelSource, Scheduling, SolutionSource } from "./descriptor.js";
 
 /** Every backend eddy has, by name: the one list callers validate names against and ask. */
 const REGISTRY = { llama: llamaDescriptor, reference: referenceDescriptor, replay: replayDescriptor, server: serverDescriptor } as const satisfies Record<string, BackendDescriptor>;
@@ -56,10 +56,27 @@ export function settingOwner(key: string): BackendName | undefined {
 /** Setting keys whose values name files (made absolute against where they were given). */
 export const BACKEND_PATH_KEYS: readonly string[] = BACKEND_OPTIONS.filter((o) => o.path).map((o) => o.key);
 
-/** What the server at `baseUrl` offers, asked through the backend that owns --base-url. */
-export async function serverOffers(baseUrl: string): Promise<import("./descriptor.js").Offer> {
-    const owner = settingOwner("baseUrl");
-    const d = owner ? REGISTRY[owner] : undefined;
-    if (!d || !("offers" in d)) throw new EddyError("no backend here talks to servers");
-    return d.offers({ backend: d.name, baseUrl });
+/** The flags that say where a backend that offers something is (`--base-url`): `eddy models list` and `eddy doctor` take them. */
+export const OFFER_OPTIONS: readonly BackendOption[] = BACKEND_NAMES.flatMap((n) => {
+    const d: BackendDescriptor = REGISTRY[n];
+    return d.options.filter((o) => d.offerKeys?.includes(o.key));
+});
+
+/** What the backend addressed by `where` (settings by key, e.g. a base URL) offers; undefined when none of its keys is given. */
+export async function askOffers(where: Readonly<Record<string, unknown>>): Promise<import("./descriptor.js").Offer | undefined> {
+    for (const n of BACKEND_NAMES) {
+        const d: BackendDescriptor = REGISTRY[n];
+        if (d.offers && d.offerKeys?.some((k) => where[k] !== undefined)) return d.offers({ ...where, backend: d.name });
+    }
+    return undefined;
+}
+
+/** What each backend that checks itself finds on this machine (`eddy doctor`). */
+export async function checkMachine(): Promise<{ backend: BackendName; check: MachineCheck }[]> {
+    const out: { backend: BackendName; check: MachineCheck }[] = [];
+    for (const n of BACKEND_NAMES) {
+        const d: BackendDescriptor = REGISTRY[n];
+        if (d.checkMachine) out.push({ backend: n, check: await d.checkMachine() });
+    }
+    return out;
 }

@@ -97,6 +97,16 @@ export interface Offer {
     reproducible: { known: boolean; why: string };
 }
 
+/** What a backend finds on this machine, for `eddy doctor`. */
+export interface MachineCheck {
+    /** Fields of doctor's JSON report. */
+    report: Record<string, unknown>;
+    /** Label and value lines for the terminal. */
+    lines: [string, string][];
+    /** What is wrong, one line each. */
+    problems: string[];
+}
+
 /** A backend's sources, prepared before a run is stored (a replay file read, its identity taken). */
 export interface PreparedSources {
     parts: Pick<BackendParts, "prepared">;
@@ -149,6 +159,10 @@ export interface BackendDescriptor {
     cacheIdentity(meta: BackendMetadata, identity: string | null): CacheIdentity | undefined;
     /** What a backend at an address offers (a server's models and what it reports about them); absent where there is nothing to ask. */
     offers?(settings: BackendSettings): Promise<Offer>;
+    /** The settings that say where {@link offers} asks (their flags are what `eddy models list` and `eddy doctor` take). */
+    readonly offerKeys?: readonly string[];
+    /** What it finds on this machine for `eddy doctor` (its engine, devices, thread choice); absent where there is nothing local to check. */
+    checkMachine?(): Promise<MachineCheck>;
     /** The backend for one model; load failures become one EddyError line. */
     open(settings: BackendSettings, model: ModelSource, parts: BackendParts): Promise<Backend>;
 }

@@ -147,6 +147,12 @@ describe.skipIf("missing" in binary)("a real llama-server (one slot, one thread)
         expect(json).toMatchObject({ engine: "llama-server", facts: { slots: 1 }, models: [{ id: tiny.f32, contextSize: 1024 }], reproducible: { known: true } });
         const doctor = await eddy(["doctor", "--json", "--base-url", server.baseUrl]);
         expect(JSON.parse(doctor.stdout).server).toMatchObject({ engine: "llama-server", models: [{ id: tiny.f32 }] });
+        // What the llama backend checks on this machine is still in the report, as its descriptor names it.
+        expect(JSON.parse(doctor.stdout)).toMatchObject({ gpuWouldUse: expect.any(String), llamaCppRelease: expect.any(String), threads: { chosen: expect.any(Number) } });
+        expect(doctor.stdout).not.toContain("llama.cpp check failed");
+        const plain = await eddy(["doctor", "--base-url", server.baseUrl]);
+        expect(plain.stdout).toMatch(/^would use +\S+/m);
+        expect(plain.stdout).toMatch(/^server +llama-server at /m);
     }, SLOW);
 
     it("eddy audit determinism --backend server measures the same requests alone and in company: one slot answers them the same", async () => {

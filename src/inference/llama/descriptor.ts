@@ -73,6 +73,7 @@ export const llamaDescriptor = {
     describe: (meta) => `model: ${meta.model?.architecture} ${meta.model?.quantization}, ${meta.gpu}, ${meta.threads} threads, prompt format ${meta.promptFormat}`,
     // A response depends on the file, how prompts are rendered and fit, and the mode.
     cacheIdentity: (meta) => (meta.model?.sha256 ? { sha256: meta.model.sha256, promptFormat: meta.promptFormat, contextSize: meta.contextSize, mode: meta.mode, batchSize: meta.batchSize } : undefined),
+    checkMachine: async () => (await import("./machineCheck.js")).checkLlamaMachine(),
     async open(settings, model, parts) {
         if (!model.path) throw new EddyError("no model file given");
         try {

@@ -58,6 +58,7 @@ export const serverDescriptor = {
     describe: (meta) => `served model: ${meta.model?.name}${meta.model?.path && meta.model.path !== meta.model.name ? ` (${meta.model.path})` : ""}, mode ${meta.mode}, prompt format ${meta.promptFormat}`,
     // A served answer depends on what the server reports it serves, how prompts are sent, and whether it was reproducible.
     cacheIdentity: (meta, identity) => (identity ? { sha256: identity, promptFormat: meta.promptFormat, contextSize: meta.contextSize, mode: meta.mode } : undefined),
+    offerKeys: ["baseUrl"],
     async offers(settings) {
         const { baseUrl, concurrency } = own(settings);
         if (!baseUrl) throw new EddyError("give the server's address: --base-url http://HOST:PORT/v1");
