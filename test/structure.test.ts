@@ -153,9 +153,7 @@ const WALL_PENDING = [
     "src/cli/commands/AuditCommand.ts",
     "src/cli/commands/DemoCommand.ts",
     "src/cli/commands/WorkerCommand.ts",
-    "src/cli/commands/LoopCommand.ts",
-    "src/quant/drift/teacherForce.ts",
-    "src/quant/study/runQuantStudy.ts"
+    "src/cli/commands/LoopCommand.ts"
 ];
 
 /** Every backend's flags, by their long names. */

@@ -7,6 +7,7 @@ import { serverDescriptor } from "./server/descriptor.js";
 import type { Backend } from "./types.js";
 
 export type { Offer } from "./descriptor.js";
+export type { ForcedMemory, ForcedReport, ForcedResult, ForcedText, PositionComparer, TeacherForceJob, TeacherForcing } from "./descriptor.js";
 export type { AnswerSources, MachineCheck, BackendDescriptor, BackendOption, BackendParts, BackendSettings, CacheIdentity, ModelSource, Scheduling, SolutionSource } from "./descriptor.js";
 
 /** Every backend eddy has, by name: the one list callers validate names against and ask. */
@@ -69,6 +70,15 @@ export async function askOffers(where: Readonly<Record<string, unknown>>): Promi
         if (d.offers && d.offerKeys?.some((k) => where[k] !== undefined)) return d.offers({ ...where, backend: d.name });
     }
     return undefined;
+}
+
+/** The backend that compares model files by teacher forcing (`eddy quant`): its name and how. */
+export function teacherForcingBackend(): { name: BackendName; forcing: import("./descriptor.js").TeacherForcing } {
+    for (const n of BACKEND_NAMES) {
+        const d: BackendDescriptor = REGISTRY[n];
+        if (d.teacherForcing && d.models === "file") return { name: n, forcing: d.teacherForcing };
+    }
+    throw new EddyError("no backend here compares model files by teacher forcing");
 }
 
 /** What each backend that checks itself finds on this machine (`eddy doctor`). */

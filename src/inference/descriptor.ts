@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import type { Language } from "../languages/languages.js";
 import type { Template } from "../templates/types.js";
-import type { DecodingMode } from "../vocabulary.js";
+import type { ChatMessage, DecodingMode } from "../vocabulary.js";
 import type { SolutionSource } from "./reference/ReferenceBackend.js";
 
 export type { SolutionSource };
@@ -107,6 +107,86 @@ export interface MachineCheck {
     problems: string[];
 }
 
+/** One text to teacher-force. Only the positions that predict `completion` tokens are compared; the prompt is context. */
+export interface ForcedText {
+    /** Caller's label (e.g. `template#instance/round`), for error messages. */
+    id?: string;
+    /** Context fed before the compared tokens, as text (special tokens in it are parsed); may be empty. Ignored when `messages` is set. */
+    prompt?: string;
+    /** Context as chat messages, rendered exactly as generation renders them (the job's `promptFormat`). */
+    messages?: ChatMessage[];
+    /** The text whose tokens are compared position by position (e.g. the reference model's own answer). */
+    completion: string;
+}
+
+/** What teacher forcing is asked: model files compared with a reference on the same texts. */
+export interface TeacherForceJob {
+    /** The reference model file (its tokenizer tokenises every text). */
+    reference: string;
+    /** Model files compared with the reference, one at a time (the reference itself may be among them). */
+    candidates: string[];
+    texts: ForcedText[];
+    /** Threads; always explicit (a library default can be ~1000x slower on small machines). */
+    threads: number;
+    /** How `messages` become a prompt, as in generation. */
+    promptFormat?: string;
+    /** Most tokens of one text that are evaluated (longer texts are cut, and counted); default: the model's training context, at most 4096. */
+    contextSize?: number;
+    /** Upper bound on logits held at once (positions per chunk × vocabulary); default 2,000,000. */
+    maxLogitsInFlight?: number;
+    /** The backend's own settings for it (its {@link TeacherForcing.options}). */
+    readonly [ownSetting: string]: unknown;
+}
+
+/** Receives the reference's and a candidate's next-token logits at each compared position (dense, by token id). */
+export interface PositionComparer<S extends object> {
+    add(reference: Float64Array, candidate: Float64Array): void;
+    summary(): S;
+}
+
+/** Memory one loaded model took, as its engine accounts it. */
+export interface ForcedMemory {
+    /** Weights in RAM, bytes. */
+    modelRamBytes: number;
+    /** Weights in VRAM, bytes. */
+    modelVramBytes: number;
+    /** The evaluation context's footprint (KV cache and compute buffers, RAM + VRAM), bytes. */
+    contextBytes: number;
+}
+
+/** One candidate compared with the reference: the comparer's summary and what it cost. */
+export type ForcedResult<S extends object> = S & {
+    /** The candidate file as given. */
+    file: string;
+    /** Texts cut to the context size. */
+    truncated_texts: number;
+    /** Teacher-forced evaluation speed of the candidate (all tokens fed, logits at every compared position), tokens/s. */
+    eval_tokens_per_s: number;
+    /** Memory of the candidate model and its context. */
+    memory: ForcedMemory;
+};
+
+/** Everything a teacher-forcing job returns. */
+export interface ForcedReport<S extends object> {
+    reference: string;
+    /** Vocabulary size shared by every file. */
+    vocabulary: number;
+    /** Texts compared. */
+    texts: number;
+    /** Memory of the reference model and its context. */
+    referenceMemory: ForcedMemory;
+    /** One result per candidate, in the job's order. */
+    results: ForcedResult<S>[];
+}
+
+/** Teacher-forced comparison of model files (`eddy quant`'s token drift): only a backend that evaluates model files itself has it. */
+export interface TeacherForcing {
+    /** The backend's own settings of a job, from the study's settings and what its run recorded (the GPU, …). */
+    options(settings: BackendSettings, recorded: Readonly<Record<string, unknown>>): Record<string, unknown>;
+    /** Runs a job (call it in a child process: a native abort must not take the caller with it). */
+    run<S extends object>(job: TeacherForceJob, comparer: () => PositionComparer<S>, onProgress: (file: string, done: number, total: number) => void): Promise<ForcedReport<S>>;
+}
+
 /** A backend's sources, prepared before a run is stored (a replay file read, its identity taken). */
 export interface PreparedSources {
     parts: Pick<BackendParts, "prepared">;
@@ -161,6 +241,8 @@ export interface BackendDescriptor {
     offers?(settings: BackendSettings): Promise<Offer>;
     /** The settings that say where {@link offers} asks (their flags are what `eddy models list` and `eddy doctor` take). */
     readonly offerKeys?: readonly string[];
+    /** Teacher-forced comparison of its model files (`eddy quant`); absent where it cannot. */
+    readonly teacherForcing?: TeacherForcing;
     /** What it finds on this machine for `eddy doctor` (its engine, devices, thread choice); absent where there is nothing local to check. */
     checkMachine?(): Promise<MachineCheck>;
     /** The backend for one model; load failures become one EddyError line. */

@@ -6,6 +6,7 @@ import type { BackendDescriptor } from "../descriptor.js";
 import { isRemoteModel } from "../modelUri.js";
 import { createLlamaBackend, type GpuChoice } from "./LlamaBackend.js";
 import { GPU_CHOICES } from "./types.js";
+import { forcingGpu } from "./gpuChoice.js";
 
 const stem = (file: string): string => path.basename(file).replace(/\.gguf$/i, "");
 
@@ -73,6 +74,10 @@ export const llamaDescriptor = {
     describe: (meta) => `model: ${meta.model?.architecture} ${meta.model?.quantization}, ${meta.gpu}, ${meta.threads} threads, prompt format ${meta.promptFormat}`,
     // A response depends on the file, how prompts are rendered and fit, and the mode.
     cacheIdentity: (meta) => (meta.model?.sha256 ? { sha256: meta.model.sha256, promptFormat: meta.promptFormat, contextSize: meta.contextSize, mode: meta.mode, batchSize: meta.batchSize } : undefined),
+    teacherForcing: {
+        options: (settings, recorded) => ({ gpu: forcingGpu(settings.gpu, recorded.gpu) }),
+        run: async (job, comparer, onProgress) => (await import("./teacherForce.js")).teacherForce(job, comparer, onProgress)
+    },
     checkMachine: async () => (await import("./machineCheck.js")).checkLlamaMachine(),
     async open(settings, model, parts) {
         if (!model.path) throw new EddyError("no model file given");
