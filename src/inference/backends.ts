@@ -44,6 +44,9 @@ export const BACKEND_OPERATIONAL_SETTINGS = Object.assign({}, ...Object.values(R
 /** Every backend's own flags, each once (the CLI adds them; values land under their keys). */
 export const BACKEND_OPTIONS: readonly (BackendOption & { backend: BackendName })[] = BACKEND_NAMES.flatMap((name) => REGISTRY[name].options.map((o) => ({ ...o, backend: name })));
 
+/** The backends' flags for operational settings only (how fast and where, never what): a queue worker takes these for its node. */
+export const BACKEND_OPERATIONAL_OPTIONS: readonly (BackendOption & { backend: BackendName })[] = BACKEND_OPTIONS.filter((o) => Object.hasOwn(REGISTRY[o.backend].settings.operational, o.key));
+
 /** One line per backend for help texts. */
 export function backendHelp(): string {
     return BACKEND_NAMES.map((n) => `${n}: ${REGISTRY[n].summary}`).join("; ");

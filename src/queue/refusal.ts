@@ -10,6 +10,7 @@ import { questionsHash, shardPrompts, short } from "./identity.js";
 import { judgeRuntime, runtimeDifference } from "./judgeRuntime.js";
 import { shardConfig, type WorkerSettings } from "./runShard.js";
 import type { ShardJob } from "./shardJob.js";
+import { backendDescriptor, DEFAULT_BACKEND } from "../inference/backends.js";
 
 /** Model files hashed by this process, by path, size and mtime: a GGUF of several GB is hashed once, not per shard. */
 const hashed = new Map<string, { key: string; sha: string }>();
@@ -50,7 +51,8 @@ export async function refusal(job: ShardJob, w: WorkerSettings, judgeHere: () =>
     }
     if (oracleHash !== id.oracleHash) return `template ${tid}: the study's oracle hash is ${short(id.oracleHash)}, this node's ${short(oracleHash)} (another version of its YAML or oracle)`;
     if (questionsHash(prompts) !== id.questionsHash) return `template ${tid}: this node renders other questions than the study (another template engine or wrapper '${job.shard.wrapperSource}')`;
-    const file = job.shard.modelPath ?? (typeof job.study.replay === "string" ? job.study.replay : undefined);
+    // The file standing for the model: the model file, or the file the backend answers from (a replay file).
+    const file = job.shard.modelPath ?? backendDescriptor(String(job.study.backend ?? DEFAULT_BACKEND)).modelSources(job.study)[0]?.source;
     if (!file) {
         if (id.modelSha256 !== null) return "the shard names a model sha256 but no model file";
     } else {
