@@ -1,4 +1,5 @@
 import { EddyError } from "../util/errors.js";
+import { DECODING_MODES } from "../vocabulary.js";
 import type { BackendDescriptor, BackendOption, BackendParts, BackendSettings, MachineCheck, ModelSource } from "./descriptor.js";
 import { llamaDescriptor } from "./llama/descriptor.js";
 import { referenceDescriptor } from "./reference/descriptor.js";
@@ -46,6 +47,11 @@ export const BACKEND_OPTIONS: readonly (BackendOption & { backend: BackendName }
 
 /** The backends' flags for operational settings only (how fast and where, never what): a queue worker takes these for its node. */
 export const BACKEND_OPERATIONAL_OPTIONS: readonly (BackendOption & { backend: BackendName })[] = BACKEND_OPTIONS.filter((o) => Object.hasOwn(REGISTRY[o.backend].settings.operational, o.key));
+
+/** The settings that say how many queries run at once, in some backend, mode or group size (what `eddy audit determinism` varies). */
+export const PARALLEL_KEYS: readonly string[] = [
+    ...new Set(Object.values(REGISTRY).flatMap((d: BackendDescriptor) => DECODING_MODES.flatMap((mode) => [1, 2].map((g) => d.parallelSetting(mode, g)))).filter((k): k is string => k !== undefined))
+];
 
 /** One line per backend for help texts. */
 export function backendHelp(): string {

@@ -164,7 +164,7 @@ describe.skipIf("missing" in binary)("a real llama-server (one slot, one thread)
         expect(audit.comparisons.map((c: { variant: string; responses: number; differingResponses: number }) => [c.variant, c.responses, c.differingResponses])).toEqual([["repeat", 4, 0], ["concurrency=3", 4, 0]]);
         // A flag of another scheduling is one line.
         const wrong = await eddy(["audit", "determinism", "--backend", "server", "--base-url", server.baseUrl, "--model", "eddy-tiny-f32", "--groups", "2", "--db", db]);
-        expect(errorLines(wrong.stderr)).toEqual(["eddy: --groups applies to lockstep groups (--group-size 2 or more)"]);
+        expect(errorLines(wrong.stderr)).toEqual(["eddy: --groups does not apply here: with --backend server, what runs at once is compared with --concurrency"]);
     }, SLOW);
 
     it("a wrong model name, a wrong URL and a server that is down are one eddy: line each", async () => {
