@@ -9,7 +9,7 @@ import type { Backend } from "./types.js";
 
 export type { Offer } from "./descriptor.js";
 export type { ForcedMemory, ForcedReport, ForcedResult, ForcedText, PositionComparer, TeacherForceJob, TeacherForcing } from "./descriptor.js";
-export type { AnswerSources, MachineCheck, BackendDescriptor, BackendOption, BackendParts, BackendSettings, CacheIdentity, ModelSource, Scheduling, SolutionSource } from "./descriptor.js";
+export type { AnswerSources, DemoContext, DemoStudy, MachineCheck, BackendDescriptor, BackendOption, BackendParts, BackendSettings, CacheIdentity, ModelSource, Scheduling, SolutionSource } from "./descriptor.js";
 
 /** Every backend eddy has, by name: the one list callers validate names against and ask. */
 const REGISTRY = { llama: llamaDescriptor, reference: referenceDescriptor, replay: replayDescriptor, server: serverDescriptor } as const satisfies Record<string, BackendDescriptor>;
@@ -88,6 +88,16 @@ export function teacherForcingBackend(): { name: BackendName; forcing: import(".
         if (d.teacherForcing && d.models === "file") return { name: n, forcing: d.teacherForcing };
     }
     throw new EddyError("no backend here compares model files by teacher forcing");
+}
+
+/** Each backend's part of `eddy demo`, in registry order (backends with none are left out). */
+export async function demoStudies(ctx: import("./descriptor.js").DemoContext): Promise<(import("./descriptor.js").DemoStudy & { backend: BackendName })[]> {
+    const out: (import("./descriptor.js").DemoStudy & { backend: BackendName })[] = [];
+    for (const n of BACKEND_NAMES) {
+        const d: BackendDescriptor = REGISTRY[n];
+        if (d.demo) out.push({ ...(await d.demo(ctx)), backend: n });
+    }
+    return out;
 }
 
 /** What each backend that checks itself finds on this machine (`eddy doctor`). */

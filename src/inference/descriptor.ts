@@ -187,6 +187,24 @@ export interface TeacherForcing {
     run<S extends object>(job: TeacherForceJob, comparer: () => PositionComparer<S>, onProgress: (file: string, done: number, total: number) => void): Promise<ForcedReport<S>>;
 }
 
+/** What `eddy demo` gives a backend to make its part of the demonstration study. */
+export interface DemoContext {
+    /** A folder for files it writes (beside the demo's database). */
+    dir: string;
+    templates: Template[];
+    instances: number;
+    rounds: number;
+    seed: number;
+    /** The judge's model solutions and oracle mutants (started on first use). */
+    judge(): Promise<SolutionSource & { mutants(t: Template): Promise<string[]> }>;
+}
+
+/** A backend's part of `eddy demo`: the settings of its study and one sentence on how to read its row. */
+export interface DemoStudy {
+    settings: Record<string, unknown>;
+    explains: string;
+}
+
 /** A backend's sources, prepared before a run is stored (a replay file read, its identity taken). */
 export interface PreparedSources {
     parts: Pick<BackendParts, "prepared">;
@@ -243,6 +261,8 @@ export interface BackendDescriptor {
     readonly offerKeys?: readonly string[];
     /** Teacher-forced comparison of its model files (`eddy quant`); absent where it cannot. */
     readonly teacherForcing?: TeacherForcing;
+    /** Its study in `eddy demo`, with nothing but what eddy ships (absent: it has no part in the demo, e.g. it needs a server). */
+    demo?(ctx: DemoContext): Promise<DemoStudy>;
     /** What it finds on this machine for `eddy doctor` (its engine, devices, thread choice); absent where there is nothing local to check. */
     checkMachine?(): Promise<MachineCheck>;
     /** The backend for one model; load failures become one EddyError line. */

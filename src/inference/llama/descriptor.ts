@@ -78,6 +78,13 @@ export const llamaDescriptor = {
         options: (settings, recorded) => ({ gpu: forcingGpu(settings.gpu, recorded.gpu) }),
         run: async (job, comparer, onProgress) => (await import("./teacherForce.js")).teacherForce(job, comparer, onProgress)
     },
+    demo: async () => {
+        const { ensureTinyModels } = await import("../gguf/tinyModel.js");
+        return {
+            settings: { backend: "llama", models: [ensureTinyModels().f32], temperatures: [0], contextSize: 1024 },
+            explains: "The tiny model has random weights: it never writes code and never stops by itself, so its answers are cut off at max tokens and recorded as `truncated` (a harness outcome, left out of the scores: –)."
+        };
+    },
     checkMachine: async () => (await import("./machineCheck.js")).checkLlamaMachine(),
     async open(settings, model, parts) {
         if (!model.path) throw new EddyError("no model file given");
