@@ -46,6 +46,15 @@ describe("code structure", () => {
         expect(outside.flatMap(({ file, text }) => text.split("\n").flatMap((line, i) => (touchesBackendInternals(line) ? [`${file}:${i + 1}: ${line.trim()}`] : [])))).toEqual([]);
     });
 
+    it("no file outside src/inference picks a backend by its name: it asks the registry (DEFAULT_BACKEND, teacherForcingBackend, replayedAnswers, demoStudies)", () => {
+        const outside = SRC.filter((s) => !s.file.startsWith("src/inference/"));
+        expect(outside.flatMap(({ file, text }) => text.split("\n").flatMap((line, i) => (picksBackendByName(line) ? [`${file}:${i + 1}: ${line.trim()}`] : [])))).toEqual([]);
+        const caught = [`{ ...common, backend: "replay", replay: simulated }`, `const study = studyConfigFromFlags({ ...flags, backend: "llama" });`, `config.backend = 'server';`, `backend?: "reference",`];
+        expect(caught.filter((l) => !picksBackendByName(l))).toEqual([]);
+        // A backend named in a help text or a label is not a pick.
+        expect([`.option("--backend <name>", "what answers (default llama)")`, `["server", srv.engine]`, `backend: DEFAULT_BACKEND,`].filter(picksBackendByName)).toEqual([]);
+    });
+
     it("no file outside src/inference declares a backend's flag: a command takes them from the descriptors (addBackendOptions)", () => {
         const outside = SRC.filter((s) => !s.file.startsWith("src/inference/"));
         expect(outside.flatMap(({ file, text }) => text.split("\n").flatMap((line, i) => (declaresBackendFlag(line) ? [`${file}:${i + 1}: ${line.trim()}`] : [])))).toEqual([]);
@@ -144,6 +153,13 @@ const OWN_KEYS = Object.keys({ ...BACKEND_IDENTITY_SETTINGS, ...BACKEND_OPERATIO
 const SETTINGS_OBJECT = String.raw`\b(?:config|c|s|settings|study|stored|raw|flags|f|o|merged|meta|w)`;
 const OWN_READ = new RegExp(String.raw`${SETTINGS_OBJECT}(?:\.|\?\.)(?:${OWN_KEYS.join("|")})\b|${SETTINGS_OBJECT}\[["'](?:${OWN_KEYS.join("|")})["']\]`);
 const BACKEND_FOLDER = new RegExp(String.raw`from\s+"[^"]*\/inference\/(?:${BACKEND_NAMES.join("|")})\/|import\("[^"]*\/inference\/(?:${BACKEND_NAMES.join("|")})\/`);
+
+const PICKED = new RegExp(String.raw`\bbackend\??\s*[:=]\s*${BACKEND_LITERAL}`);
+
+/** A line that sets a backend by its name (a study's settings, a config) instead of asking the registry. */
+function picksBackendByName(line: string): boolean {
+    return PICKED.test(line);
+}
 
 /** Every backend's flags, by their long names. */
 const OWN_FLAGS = BACKEND_OPTIONS.map((o) => o.flags.split(/[ ,]+/).find((f) => f.startsWith("--"))!);

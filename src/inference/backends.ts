@@ -90,6 +90,15 @@ export function teacherForcingBackend(): { name: BackendName; forcing: import(".
     throw new EddyError("no backend here compares model files by teacher forcing");
 }
 
+/** The settings of a study that replays answers imported from another tool, written to `file` as a replay JSONL. */
+export function replayedAnswers(file: string): Record<string, unknown> {
+    for (const n of BACKEND_NAMES) {
+        const d: BackendDescriptor = REGISTRY[n];
+        if (d.replaysFile) return d.replaysFile(file);
+    }
+    throw new EddyError("no backend here replays answers from a file");
+}
+
 /** Each backend's part of `eddy demo`, in registry order (backends with none are left out). */
 export async function demoStudies(ctx: import("./descriptor.js").DemoContext): Promise<(import("./descriptor.js").DemoStudy & { backend: BackendName })[]> {
     const out: (import("./descriptor.js").DemoStudy & { backend: BackendName })[] = [];

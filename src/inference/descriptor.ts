@@ -261,6 +261,8 @@ export interface BackendDescriptor {
     readonly offerKeys?: readonly string[];
     /** Teacher-forced comparison of its model files (`eddy quant`); absent where it cannot. */
     readonly teacherForcing?: TeacherForcing;
+    /** The settings of a study that replays answers written elsewhere to `file` (its JSONL: template, instance, round, response per line); absent where it does not. */
+    replaysFile?(file: string): Record<string, unknown>;
     /** Its study in `eddy demo`, with nothing but what eddy ships (absent: it has no part in the demo, e.g. it needs a server). */
     demo?(ctx: DemoContext): Promise<DemoStudy>;
     /** What it finds on this machine for `eddy doctor` (its engine, devices, thread choice); absent where there is nothing local to check. */

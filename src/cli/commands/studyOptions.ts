@@ -194,7 +194,7 @@ export function studyConfigFromFlags(f: StudyConfigFlags): StudyConfig {
         if (ignored.length)
             warn(`--resume continues run ${f.resume} as it was configured; ignoring ${ignored.join(", ")} (start a new run with --fresh to change them)`);
         parseStudySettings(merged); // bad values are still one clear line
-        return { ...STUDY_DEFAULTS, mode: "reproducible", models: [], ...merged, backend: "reference" } as StudyConfig;
+        return { ...STUDY_DEFAULTS, mode: "reproducible", models: [], ...merged, backend: DEFAULT_BACKEND } as StudyConfig;
     }
     return normalizeStudyConfig(merged);
 }

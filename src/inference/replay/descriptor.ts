@@ -35,6 +35,7 @@ export const replayDescriptor = {
     // The file's sha256 stands for the model's: an edited file is another set of answers.
     identity: (backend) => (backend instanceof ReplayBackend ? backend.sha256 : null),
     // A simulated flawed model (oracle mutants at per-template rates), replayed: what the scores look like for a model that is sometimes wrong.
+    replaysFile: (file) => ({ backend: "replay", replay: file }),
     async demo(ctx) {
         const file = path.join(ctx.dir, "demo-simulated-answers.jsonl");
         await writeSimulatedAnswers(await ctx.judge(), ctx.templates, { instances: ctx.instances, rounds: ctx.rounds, seed: ctx.seed, file });
