@@ -72,6 +72,9 @@ export const OFFER_OPTIONS: readonly BackendOption[] = BACKEND_NAMES.flatMap((n)
     return d.options.filter((o) => d.offerKeys?.includes(o.key));
 });
 
+/** The settings that say where a backend's models are served (--base-url): a queued study's workers are told them. */
+export const WHERE_KEYS: readonly string[] = [...new Set(OFFER_OPTIONS.map((o) => o.key))];
+
 /** What the backend addressed by `where` (settings by key, e.g. a base URL) offers; undefined when none of its keys is given. */
 export async function askOffers(where: Readonly<Record<string, unknown>>): Promise<import("./descriptor.js").Offer | undefined> {
     for (const n of BACKEND_NAMES) {

@@ -249,6 +249,8 @@ export interface BackendDescriptor {
     readSources(settings: BackendSettings): PreparedSources;
     /** The "models" of a study on it: a label per answer source (and the model file's path, or the served name). */
     modelSources(sources: AnswerSources): ModelSource[];
+    /** The identity of a model before it is opened (a served model's, as its server reports it now), for a queued study's shards; absent: a model file's sha256 or the prepared source's stands. */
+    modelIdentity?(settings: BackendSettings, model: ModelSource): Promise<string>;
     /** Identity of what produced the answers (a model file's, a served model's or a replay file's sha256); null when none. */
     identity(backend: Backend, meta: BackendMetadata): string | null;
     /** One line saying what answered, from its metadata (`eddy generate`'s stats). */

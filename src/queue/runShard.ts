@@ -31,13 +31,14 @@ export function shardConfig(job: ShardJob, w: WorkerSettings, db?: string, resum
     try {
         return normalizeStudyConfig({
             ...study,
-            models: job.shard.modelPath ? [job.shard.modelPath] : [],
+            models: job.shard.modelPath ? [job.shard.modelPath] : job.shard.modelName ? [job.shard.modelName] : [],
             templates: job.shard.template,
             temperatures: [job.shard.temperature],
             wrappers: [job.shard.wrapperSource],
             ...(db ? { db, ...(resume ? {} : { fresh: true }) } : {}),
             ...(w.judgeWorkers ? { judgeWorkers: w.judgeWorkers } : {}),
             ...(w.threads ? { threads: w.threads } : {}),
+            ...(job.where ?? {}),
             ...(w.backendSettings ?? {}),
             ...(loose ? { allowUnsandboxed: true } : {})
         });

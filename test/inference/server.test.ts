@@ -12,6 +12,9 @@ import { runStudy } from "../../src/run/runStudy.js";
 import { BIN, cleanTmp, ROOT, tmpDir } from "../run/helpers.js";
 import { sharedModelsDir } from "../run/sharedModels.js";
 import { freePort, llamaServerBinary, startLlamaServer, type RunningServer } from "./llamaServer.js";
+import { execa } from "execa";
+import { runOnQueue } from "../../src/queue/runOnQueue.js";
+import { HAS_REDIS, startRedis } from "../queue/redisServer.js";
 
 /**
  * The server backend against a real llama-server, built from the llama.cpp source node-llama-cpp ships (the
@@ -119,6 +122,31 @@ describe.skipIf("missing" in binary)("a real llama-server (one slot, one thread)
         const b = responses(db, local.runId);
         expect(a).toHaveLength(8);
         expect(a.map((x) => [x.response, x.stop])).toEqual(b.map((x) => [x.response, x.stop]));
+    }, SLOW);
+
+    it.skipIf(!HAS_REDIS)("a queued study (--queue) through the server backend: the worker asks the study's server and stores what a one-process run stores", async () => {
+        const dir = tmpDir();
+        const redis = await startRedis("eddy-test-pw");
+        // No --base-url on the worker: the coordinator tells it where the study's model is served.
+        const worker = execa(process.execPath, [BIN, "worker", "--queue", redis.url, "--judge-workers", "1", "--node", "w1", "--lock-ms", "1500"], { reject: false, env: { ...process.env, TMPDIR: dir } });
+        try {
+            const config = (db: string) => normalizeStudyConfig({ ...SHAPE, backend: "server", baseUrl: server.baseUrl, models: ["eddy-tiny-f32"], db });
+            const queued = path.join(dir, "queued.db");
+            const r = await runOnQueue(config(queued), redis.url, { progress: false });
+            expect(r.shards).toBe(2); // 1 model × 2 templates × 1 temperature × 1 wrapper
+            expect(Object.values(r.nodes).reduce((n, x) => n + x.answers, 0)).toBe(8);
+            const local = path.join(dir, "local.db");
+            await runStudy(config(local), { judge: false });
+            expect(responses(queued).map((x) => [x.key, x.response, x.stop])).toEqual(responses(local).map((x) => [x.key, x.response, x.stop]));
+            // The shards' answers carry the served model's identity, checked against the one the coordinator read from the server.
+            const meta = metadataOf(queued, r.runId);
+            expect(meta).toMatchObject({ backend: "server", mode: "reproducible" });
+            expect((meta.server as Record<string, unknown>).baseUrl).toBe(server.baseUrl);
+        } finally {
+            worker.kill("SIGTERM");
+            await worker;
+            await redis.stop();
+        }
     }, SLOW);
 
     it("eddy generate --backend server asks the served model once, and answers as the llama backend does at T = 0 on the completions endpoint", async () => {
