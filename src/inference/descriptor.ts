@@ -13,15 +13,12 @@ export interface BackendSettings {
     /** The answers' language (the reference backend answers in it). */
     language?: Language;
     mode?: DecodingMode;
-    gpu?: string;
+    /** CPU threads of a backend that computes here. */
     threads?: number;
-    sequences?: number;
-    batchSize?: number;
+    /** Lockstep: members per group (part of the run's identity). */
     groupSize?: number;
-    groups?: number;
     contextSize?: number;
     promptFormat?: string;
-    allowDownload?: boolean;
     /** The settings a backend owns (declared in its descriptor's `settings`), read by that backend alone. */
     readonly [ownSetting: string]: unknown;
 }

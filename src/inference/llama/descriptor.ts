@@ -37,6 +37,17 @@ const llamaSettings = {
     }
 };
 
+/** The settings this backend owns (declared in `settings` above), as the study schema has parsed them. */
+interface LlamaSettings {
+    allowDownload?: boolean;
+    sequences?: number;
+    groups?: number;
+    batchSize?: number;
+    gpu?: string;
+    gpuLayers?: number | "max";
+}
+const own = (settings: object): LlamaSettings => settings as LlamaSettings;
+
 /** A GGUF model through node-llama-cpp, in a child process. */
 export const llamaDescriptor = {
     name: "llama",
@@ -63,7 +74,7 @@ export const llamaDescriptor = {
     missing: (s) => (s.models && s.models.length > 0 ? undefined : "no model given: pass --model <file.gguf> (or use --backend reference|replay|server)"),
     checkSources(s) {
         for (const m of s.models) {
-            if (isRemoteModel(m) && !s.allowDownload) throw new EddyError(`${m} is a remote model; eddy downloads nothing unless you pass --allow-download (or give a local GGUF file)`);
+            if (isRemoteModel(m) && !own(s).allowDownload) throw new EddyError(`${m} is a remote model; eddy downloads nothing unless you pass --allow-download (or give a local GGUF file)`);
             if (!isRemoteModel(m) && !existsSync(m)) throw new EddyError(`model file not found: ${m}`);
         }
     },
@@ -75,7 +86,7 @@ export const llamaDescriptor = {
     // A response depends on the file, how prompts are rendered and fit, and the mode.
     cacheIdentity: (meta) => (meta.model?.sha256 ? { sha256: meta.model.sha256, promptFormat: meta.promptFormat, contextSize: meta.contextSize, mode: meta.mode, batchSize: meta.batchSize } : undefined),
     teacherForcing: {
-        options: (settings, recorded) => ({ gpu: forcingGpu(settings.gpu, recorded.gpu) }),
+        options: (settings, recorded) => ({ gpu: forcingGpu(own(settings).gpu, recorded.gpu) }),
         run: async (job, comparer, onProgress) => (await import("./teacherForce.js")).teacherForce(job, comparer, onProgress)
     },
     demo: async () => {
@@ -88,21 +99,22 @@ export const llamaDescriptor = {
     checkMachine: async () => (await import("./machineCheck.js")).checkLlamaMachine(),
     async open(settings, model, parts) {
         if (!model.path) throw new EddyError("no model file given");
+        const { gpu, gpuLayers, sequences, batchSize, groups, allowDownload } = own(settings);
         try {
             return await createLlamaBackend({
                 modelPath: model.path,
                 mode: settings.mode ?? "reproducible",
                 ...(parts.onWarning ? { onWarning: parts.onWarning } : {}),
-                ...(settings.gpu !== undefined ? { gpu: settings.gpu as GpuChoice } : {}),
+                ...(gpu !== undefined ? { gpu: gpu as GpuChoice } : {}),
                 ...(settings.threads !== undefined ? { threads: settings.threads } : {}),
-                ...(settings.gpuLayers !== undefined ? { gpuLayers: settings.gpuLayers as number | "max" } : {}),
-                ...(settings.sequences !== undefined ? { sequences: settings.sequences } : {}),
-                ...(settings.batchSize !== undefined ? { batchSize: settings.batchSize } : {}),
+                ...(gpuLayers !== undefined ? { gpuLayers } : {}),
+                ...(sequences !== undefined ? { sequences } : {}),
+                ...(batchSize !== undefined ? { batchSize } : {}),
                 ...(settings.groupSize !== undefined ? { groupSize: settings.groupSize } : {}),
-                ...(settings.groups !== undefined ? { groups: settings.groups } : {}),
+                ...(groups !== undefined ? { groups } : {}),
                 ...(settings.contextSize !== undefined ? { contextSize: settings.contextSize } : {}),
                 ...(settings.promptFormat !== undefined ? { promptFormat: settings.promptFormat } : {}),
-                ...(settings.allowDownload !== undefined ? { allowDownload: settings.allowDownload } : {})
+                ...(allowDownload !== undefined ? { allowDownload } : {})
             });
         } catch (err) {
             if (isEddyError(err)) throw err;
