@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { backendDescriptor, backendHelp, DEFAULT_BACKEND } from "../../inference/backends.js";
+import { BACKEND_NAMES, backendDescriptor, DEFAULT_BACKEND } from "../../inference/backends.js";
 import type { GenerationRequest } from "../../inference/types.js";
 import type { ChatMessage } from "../../vocabulary.js";
 import { DEFAULT_WRAPPER_ID, loadWrapper, renderMessages } from "../../prompts/PromptWrapper.js";
@@ -38,7 +38,7 @@ export function registerGenerateCommand(program: Command): void {
     const cmd = program
         .command("generate")
         .description("Generate one answer with a model: the response, the extracted code and the stats")
-        .option("--backend <name>", `what answers (${backendHelp()})`, DEFAULT_BACKEND)
+        .option("--backend <name>", `what answers: ${BACKEND_NAMES.join(" | ")}`, DEFAULT_BACKEND)
         .option("-m, --model <file|name>", "the model: a GGUF file with the llama backend (an hf: URI only with --allow-download), a served model's name with --backend server")
         .option("--prompt <text>", "the question to ask")
         .option("--template <id>", "ask a template's question instead (with --instance)")
