@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { BACKEND_IDENTITY_SETTINGS, BACKEND_NAMES, BACKEND_OPERATIONAL_SETTINGS } from "../src/inference/backends.js";
+import { BACKEND_IDENTITY_SETTINGS, BACKEND_NAMES, BACKEND_OPERATIONAL_SETTINGS, BACKEND_OPTIONS } from "../src/inference/backends.js";
 
 /** Walls of the code drawn in README "Layout", checked by reading the sources (no build, no process). */
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -40,20 +40,40 @@ describe("code structure", () => {
         expect([`{ ...common, backend: "replay", replay: simulated }`, `else if (k === "replay" || k === "db") out[k] = v;`].filter(comparesBackendName)).toEqual([]);
     });
 
-    it("the study's path (run, loop, the study commands) reads no backend's own setting and imports no backend's folder: it asks the descriptor", () => {
-        const studyPath = SRC.filter((s) => STUDY_PATH.some((p) => s.file.startsWith(p)));
-        expect(studyPath.length).toBeGreaterThan(20);
-        expect(studyPath.flatMap(({ file, text }) => text.split("\n").flatMap((line, i) => (touchesBackendInternals(line) ? [`${file}:${i + 1}: ${line.trim()}`] : [])))).toEqual([]);
+    it("no file outside src/inference reads a backend's own setting or imports a backend's folder: it asks the descriptor", () => {
+        const outside = SRC.filter((s) => !s.file.startsWith("src/inference/"));
+        expect(outside.length).toBeGreaterThan(100);
+        expect(outside.flatMap(({ file, text }) => text.split("\n").flatMap((line, i) => (touchesBackendInternals(line) ? [`${file}:${i + 1}: ${line.trim()}`] : [])))).toEqual([]);
+    });
+
+    it("no file outside src/inference picks a backend by its name: it asks the registry (DEFAULT_BACKEND, teacherForcingBackend, replayedAnswers, demoStudies)", () => {
+        const outside = SRC.filter((s) => !s.file.startsWith("src/inference/"));
+        expect(outside.flatMap(({ file, text }) => text.split("\n").flatMap((line, i) => (picksBackendByName(line) ? [`${file}:${i + 1}: ${line.trim()}`] : [])))).toEqual([]);
+        const caught = [`{ ...common, backend: "replay", replay: simulated }`, `const study = studyConfigFromFlags({ ...flags, backend: "llama" });`, `config.backend = 'server';`, `backend?: "reference",`];
+        expect(caught.filter((l) => !picksBackendByName(l))).toEqual([]);
+        // A backend named in a help text or a label is not a pick.
+        expect([`.option("--backend <name>", "what answers (default llama)")`, `["server", srv.engine]`, `backend: DEFAULT_BACKEND,`].filter(picksBackendByName)).toEqual([]);
+    });
+
+    it("no file outside src/inference declares a backend's flag: a command takes them from the descriptors (addBackendOptions)", () => {
+        const outside = SRC.filter((s) => !s.file.startsWith("src/inference/"));
+        expect(outside.flatMap(({ file, text }) => text.split("\n").flatMap((line, i) => (declaresBackendFlag(line) ? [`${file}:${i + 1}: ${line.trim()}`] : [])))).toEqual([]);
+        // The scan sees each form a declaration takes, for every backend's flags (read from the registry).
+        expect(OWN_FLAGS).toEqual(expect.arrayContaining(["--replay", "--base-url", "--concurrency", "--gpu", "--groups", "--sequences"]));
+        const caught = [`.option("--gpu <kind>", "GPU backend", "auto")`, `    .requiredOption("--base-url <url>", "the server")`, `.option("--groups <n>", "lockstep groups", collect, [] as string[])`, `cmd.option("--replay <file>")`];
+        expect(caught.filter((l) => !declaresBackendFlag(l))).toEqual([]);
+        // A study's own flag whose name begins like a backend's is not one of them; an example naming one is not a declaration.
+        expect([`.option("--group-size <G>", "members per group")`, `$ eddy run --backend server --base-url http://127.0.0.1:8080/v1 --model m`].filter(declaresBackendFlag)).toEqual([]);
     });
 
     it("the backend-internals scan catches each way in: a backend's setting read off the settings, a backend's folder imported", () => {
         // Every backend's keys are covered, a new backend's included (read from the registry, not listed here).
-        expect(OWN_KEYS).toEqual(expect.arrayContaining(["replay", "baseUrl", "concurrency", "threads", "gpu"]));
+        expect(OWN_KEYS).toEqual(expect.arrayContaining(["replay", "baseUrl", "concurrency", "gpu", "sequences"]));
         const caught = [
             `const replay = config.replay === undefined ? undefined : path.resolve(baseDir, config.replay);`,
             `    ...(c.baseUrl ? { url: c.baseUrl } : {}),`,
             `const n = settings["concurrency"] ?? 1;`,
-            `if (s.threads !== undefined) out.threads = s.threads;`,
+            `if (s.gpu !== undefined) out.gpu = s.gpu;`,
             `batchSize: meta.batchSize`,
             `import { ReplayBackend } from "../inference/replay/ReplayBackend.js";`,
             `const { createServerBackend } = await import("../../inference/server/ServerBackend.js");`
@@ -134,13 +154,27 @@ function comparesBackendName(line: string): boolean {
 }
 
 
-/** Where a study is configured, planned and run: none of it may know a backend but through its descriptor. */
-const STUDY_PATH = ["src/run/", "src/loop/", "src/cli/commands/studyOptions.ts", "src/cli/commands/RunCommand.ts", "src/cli/commands/LoopCommand.ts", "src/cli/commands/MutateCommand.ts"];
 /** The settings the backends own (each declares them in its descriptor). */
 const OWN_KEYS = Object.keys({ ...BACKEND_IDENTITY_SETTINGS, ...BACKEND_OPERATIONAL_SETTINGS });
 const SETTINGS_OBJECT = String.raw`\b(?:config|c|s|settings|study|stored|raw|flags|f|o|merged|meta|w)`;
 const OWN_READ = new RegExp(String.raw`${SETTINGS_OBJECT}(?:\.|\?\.)(?:${OWN_KEYS.join("|")})\b|${SETTINGS_OBJECT}\[["'](?:${OWN_KEYS.join("|")})["']\]`);
 const BACKEND_FOLDER = new RegExp(String.raw`from\s+"[^"]*\/inference\/(?:${BACKEND_NAMES.join("|")})\/|import\("[^"]*\/inference\/(?:${BACKEND_NAMES.join("|")})\/`);
+
+const PICKED = new RegExp(String.raw`\bbackend\??\s*[:=]\s*${BACKEND_LITERAL}`);
+
+/** A line that sets a backend by its name (a study's settings, a config) instead of asking the registry. */
+function picksBackendByName(line: string): boolean {
+    return PICKED.test(line);
+}
+
+/** Every backend's flags, by their long names. */
+const OWN_FLAGS = BACKEND_OPTIONS.map((o) => o.flags.split(/[ ,]+/).find((f) => f.startsWith("--"))!);
+const FLAG_DECLARED = new RegExp(String.raw`\.(?:option|requiredOption)\(\s*["'](?:-\w,\s*)?(?:${OWN_FLAGS.join("|")})[\s"']`);
+
+/** A line that declares a backend's flag on a command itself (commander's option or requiredOption). */
+function declaresBackendFlag(line: string): boolean {
+    return FLAG_DECLARED.test(line);
+}
 
 /** A line that reaches past the descriptor: reads a backend's own setting off a settings object, or imports a backend's folder. */
 function touchesBackendInternals(line: string): boolean {

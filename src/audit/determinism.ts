@@ -69,7 +69,7 @@ export interface DeterminismAudit {
 
 /** What to audit. */
 export interface DeterminismOptions {
-    /** The backend that answers (default llama) and the settings it owns (a server's base URL). */
+    /** The backend that answers (default llama) and the settings it owns (a server's base URL, the GPU, …), by key. */
     backend?: string;
     backendSettings?: Record<string, unknown>;
     model: string;
@@ -80,14 +80,13 @@ export interface DeterminismOptions {
     seed: number;
     maxTokens: number;
     threads: number;
-    /** Parallel counts to try besides 1 (default [4]): sequences, or in lockstep mode groups decoded at once. */
-    sequences: number[];
+    /** Counts of what runs at once to try besides 1 (default [4]), in the backend's parallel setting: sequences, lockstep groups decoded at once, requests in flight. */
+    counts: number[];
     mode: DecodingMode;
     /** Reproducible mode: members per lockstep group (default 8); 1 audits one context per query. */
     groupSize?: number;
     contextSize?: number;
     promptFormat?: string;
-    gpu?: string;
     judgeWorkers?: number;
     allowUnsandboxed?: boolean;
     hooks?: Pick<StudyHooks, "onLog" | "signal" | "library">;
@@ -173,16 +172,15 @@ export async function auditDeterminism(o: DeterminismOptions): Promise<Determini
             ...(groupSize !== undefined ? { groupSize } : {}),
             ...(o.contextSize !== undefined ? { contextSize: o.contextSize } : {}),
             ...(o.promptFormat !== undefined ? { promptFormat: o.promptFormat } : {}),
-            ...(o.gpu !== undefined ? { gpu: o.gpu } : {}),
             ...(o.judgeWorkers !== undefined ? { judgeWorkers: o.judgeWorkers } : {}),
             ...(o.allowUnsandboxed !== undefined ? { allowUnsandboxed: o.allowUnsandboxed } : {})
         };
-        const more = o.sequences.filter((s) => s !== 1);
-        const sessions: { variant: string; sequences: number; resume?: boolean }[] = [
-            { variant: "baseline", sequences: 1 },
-            { variant: "repeat", sequences: 1 },
-            ...more.map((s) => ({ variant: `${parallel}=${s}`, sequences: s })),
-            ...(lockstep ? [{ variant: "resumed", sequences: Math.max(1, ...more), resume: true }] : [])
+        const more = o.counts.filter((n) => n !== 1);
+        const sessions: { variant: string; count: number; resume?: boolean }[] = [
+            { variant: "baseline", count: 1 },
+            { variant: "repeat", count: 1 },
+            ...more.map((n) => ({ variant: `${parallel}=${n}`, count: n })),
+            ...(lockstep ? [{ variant: "resumed", count: Math.max(1, ...more), resume: true }] : [])
         ];
         const rows: AuditRow[][] = [];
         const resumes: (AuditComparison["resume"] | undefined)[] = [];
@@ -190,7 +188,7 @@ export async function auditDeterminism(o: DeterminismOptions): Promise<Determini
         let reported: DecodingMode | undefined;
         for (const s of sessions) {
             o.onSession?.(s.variant);
-            const config = { ...base, [parallel]: s.sequences };
+            const config = { ...base, [parallel]: s.count };
             const r = s.resume ? await interruptedAndResumed(config, o.hooks ?? {}) : { result: await runStudy(config, o.hooks ?? {}), resume: undefined };
             if (r.result.status !== "complete") throw new EddyError(`audit session '${s.variant}' did not complete (${r.result.status})`, o.hooks?.signal?.aborted ? 130 : 1);
             resumes.push(r.resume);
@@ -206,7 +204,7 @@ export async function auditDeterminism(o: DeterminismOptions): Promise<Determini
             }
         }
         const comparisons = sessions.slice(1).map((s, i) => {
-            const c = compareSessions(s.variant, s.sequences, rows[0]!, rows[i + 1]!);
+            const c = compareSessions(s.variant, s.count, rows[0]!, rows[i + 1]!);
             const resume = resumes[i + 1];
             return resume ? { ...c, resume } : c;
         });
@@ -218,7 +216,7 @@ export async function auditDeterminism(o: DeterminismOptions): Promise<Determini
             eddyVersion: eddyVersion(),
             settings: {
                 templates: o.templates, instances: o.instances, rounds: o.rounds, temperature: o.temperature, seed: o.seed, maxTokens: o.maxTokens, threads: o.threads,
-                sequences: sessions.map((s) => s.sequences), ...(base.groupSize !== undefined ? { groupSize: base.groupSize } : {})
+                sequences: sessions.map((x) => x.count), ...(base.groupSize !== undefined ? { groupSize: base.groupSize } : {})
             },
             comparisons,
             rounds,

@@ -1,5 +1,6 @@
 import { EddyError } from "../util/errors.js";
-import type { BackendDescriptor, BackendOption, BackendParts, BackendSettings, ModelSource } from "./descriptor.js";
+import { DECODING_MODES } from "../vocabulary.js";
+import type { BackendDescriptor, BackendOption, BackendParts, BackendSettings, MachineCheck, ModelSource } from "./descriptor.js";
 import { llamaDescriptor } from "./llama/descriptor.js";
 import { referenceDescriptor } from "./reference/descriptor.js";
 import { replayDescriptor } from "./replay/descriptor.js";
@@ -7,7 +8,8 @@ import { serverDescriptor } from "./server/descriptor.js";
 import type { Backend } from "./types.js";
 
 export type { Offer } from "./descriptor.js";
-export type { AnswerSources, BackendDescriptor, BackendOption, BackendParts, BackendSettings, CacheIdentity, ModelSource, Scheduling, SolutionSource } from "./descriptor.js";
+export type { ForcedMemory, ForcedReport, ForcedResult, ForcedText, PositionComparer, TeacherForceJob, TeacherForcing } from "./descriptor.js";
+export type { AnswerSources, DemoContext, DemoStudy, MachineCheck, BackendDescriptor, BackendOption, BackendParts, BackendSettings, CacheIdentity, ModelSource, Scheduling, SolutionSource } from "./descriptor.js";
 
 /** Every backend eddy has, by name: the one list callers validate names against and ask. */
 const REGISTRY = { llama: llamaDescriptor, reference: referenceDescriptor, replay: replayDescriptor, server: serverDescriptor } as const satisfies Record<string, BackendDescriptor>;
@@ -43,6 +45,14 @@ export const BACKEND_OPERATIONAL_SETTINGS = Object.assign({}, ...Object.values(R
 /** Every backend's own flags, each once (the CLI adds them; values land under their keys). */
 export const BACKEND_OPTIONS: readonly (BackendOption & { backend: BackendName })[] = BACKEND_NAMES.flatMap((name) => REGISTRY[name].options.map((o) => ({ ...o, backend: name })));
 
+/** The backends' flags for operational settings only (how fast and where, never what): a queue worker takes these for its node. */
+export const BACKEND_OPERATIONAL_OPTIONS: readonly (BackendOption & { backend: BackendName })[] = BACKEND_OPTIONS.filter((o) => Object.hasOwn(REGISTRY[o.backend].settings.operational, o.key));
+
+/** The settings that say how many queries run at once, in some backend, mode or group size (what `eddy audit determinism` varies). */
+export const PARALLEL_KEYS: readonly string[] = [
+    ...new Set(Object.values(REGISTRY).flatMap((d: BackendDescriptor) => DECODING_MODES.flatMap((mode) => [1, 2].map((g) => d.parallelSetting(mode, g)))).filter((k): k is string => k !== undefined))
+];
+
 /** One line per backend for help texts. */
 export function backendHelp(): string {
     return BACKEND_NAMES.map((n) => `${n}: ${REGISTRY[n].summary}`).join("; ");
@@ -56,10 +66,58 @@ export function settingOwner(key: string): BackendName | undefined {
 /** Setting keys whose values name files (made absolute against where they were given). */
 export const BACKEND_PATH_KEYS: readonly string[] = BACKEND_OPTIONS.filter((o) => o.path).map((o) => o.key);
 
-/** What the server at `baseUrl` offers, asked through the backend that owns --base-url. */
-export async function serverOffers(baseUrl: string): Promise<import("./descriptor.js").Offer> {
-    const owner = settingOwner("baseUrl");
-    const d = owner ? REGISTRY[owner] : undefined;
-    if (!d || !("offers" in d)) throw new EddyError("no backend here talks to servers");
-    return d.offers({ backend: d.name, baseUrl });
+/** The flags that say where a backend that offers something is (`--base-url`): `eddy models list` and `eddy doctor` take them. */
+export const OFFER_OPTIONS: readonly BackendOption[] = BACKEND_NAMES.flatMap((n) => {
+    const d: BackendDescriptor = REGISTRY[n];
+    return d.options.filter((o) => d.offerKeys?.includes(o.key));
+});
+
+/** The settings that say where a backend's models are served (--base-url): a queued study's workers are told them. */
+export const WHERE_KEYS: readonly string[] = [...new Set(OFFER_OPTIONS.map((o) => o.key))];
+
+/** What the backend addressed by `where` (settings by key, e.g. a base URL) offers; undefined when none of its keys is given. */
+export async function askOffers(where: Readonly<Record<string, unknown>>): Promise<import("./descriptor.js").Offer | undefined> {
+    for (const n of BACKEND_NAMES) {
+        const d: BackendDescriptor = REGISTRY[n];
+        if (d.offers && d.offerKeys?.some((k) => where[k] !== undefined)) return d.offers({ ...where, backend: d.name });
+    }
+    return undefined;
+}
+
+/** The backend that compares model files by teacher forcing (`eddy quant`): its name and how. */
+export function teacherForcingBackend(): { name: BackendName; forcing: import("./descriptor.js").TeacherForcing } {
+    for (const n of BACKEND_NAMES) {
+        const d: BackendDescriptor = REGISTRY[n];
+        if (d.teacherForcing && d.models === "file") return { name: n, forcing: d.teacherForcing };
+    }
+    throw new EddyError("no backend here compares model files by teacher forcing");
+}
+
+/** The settings of a study that replays answers imported from another tool, written to `file` as a replay JSONL. */
+export function replayedAnswers(file: string): Record<string, unknown> {
+    for (const n of BACKEND_NAMES) {
+        const d: BackendDescriptor = REGISTRY[n];
+        if (d.replaysFile) return d.replaysFile(file);
+    }
+    throw new EddyError("no backend here replays answers from a file");
+}
+
+/** Each backend's part of `eddy demo`, in registry order (backends with none are left out). */
+export async function demoStudies(ctx: import("./descriptor.js").DemoContext): Promise<(import("./descriptor.js").DemoStudy & { backend: BackendName })[]> {
+    const out: (import("./descriptor.js").DemoStudy & { backend: BackendName })[] = [];
+    for (const n of BACKEND_NAMES) {
+        const d: BackendDescriptor = REGISTRY[n];
+        if (d.demo) out.push({ ...(await d.demo(ctx)), backend: n });
+    }
+    return out;
+}
+
+/** What each backend that checks itself finds on this machine (`eddy doctor`). */
+export async function checkMachine(): Promise<{ backend: BackendName; check: MachineCheck }[]> {
+    const out: { backend: BackendName; check: MachineCheck }[] = [];
+    for (const n of BACKEND_NAMES) {
+        const d: BackendDescriptor = REGISTRY[n];
+        if (d.checkMachine) out.push({ backend: n, check: await d.checkMachine() });
+    }
+    return out;
 }

@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import type { Language } from "../languages/languages.js";
 import type { Template } from "../templates/types.js";
-import type { DecodingMode } from "../vocabulary.js";
+import type { ChatMessage, DecodingMode } from "../vocabulary.js";
 import type { SolutionSource } from "./reference/ReferenceBackend.js";
 
 export type { SolutionSource };
@@ -13,15 +13,12 @@ export interface BackendSettings {
     /** The answers' language (the reference backend answers in it). */
     language?: Language;
     mode?: DecodingMode;
-    gpu?: string;
+    /** CPU threads of a backend that computes here. */
     threads?: number;
-    sequences?: number;
-    batchSize?: number;
+    /** Lockstep: members per group (part of the run's identity). */
     groupSize?: number;
-    groups?: number;
     contextSize?: number;
     promptFormat?: string;
-    allowDownload?: boolean;
     /** The settings a backend owns (declared in its descriptor's `settings`), read by that backend alone. */
     readonly [ownSetting: string]: unknown;
 }
@@ -97,6 +94,114 @@ export interface Offer {
     reproducible: { known: boolean; why: string };
 }
 
+/** What a backend finds on this machine, for `eddy doctor`. */
+export interface MachineCheck {
+    /** Fields of doctor's JSON report. */
+    report: Record<string, unknown>;
+    /** Label and value lines for the terminal. */
+    lines: [string, string][];
+    /** What is wrong, one line each. */
+    problems: string[];
+}
+
+/** One text to teacher-force. Only the positions that predict `completion` tokens are compared; the prompt is context. */
+export interface ForcedText {
+    /** Caller's label (e.g. `template#instance/round`), for error messages. */
+    id?: string;
+    /** Context fed before the compared tokens, as text (special tokens in it are parsed); may be empty. Ignored when `messages` is set. */
+    prompt?: string;
+    /** Context as chat messages, rendered exactly as generation renders them (the job's `promptFormat`). */
+    messages?: ChatMessage[];
+    /** The text whose tokens are compared position by position (e.g. the reference model's own answer). */
+    completion: string;
+}
+
+/** What teacher forcing is asked: model files compared with a reference on the same texts. */
+export interface TeacherForceJob {
+    /** The reference model file (its tokenizer tokenises every text). */
+    reference: string;
+    /** Model files compared with the reference, one at a time (the reference itself may be among them). */
+    candidates: string[];
+    texts: ForcedText[];
+    /** Threads; always explicit (a library default can be ~1000x slower on small machines). */
+    threads: number;
+    /** How `messages` become a prompt, as in generation. */
+    promptFormat?: string;
+    /** Most tokens of one text that are evaluated (longer texts are cut, and counted); default: the model's training context, at most 4096. */
+    contextSize?: number;
+    /** Upper bound on logits held at once (positions per chunk × vocabulary); default 2,000,000. */
+    maxLogitsInFlight?: number;
+    /** The backend's own settings for it (its {@link TeacherForcing.options}). */
+    readonly [ownSetting: string]: unknown;
+}
+
+/** Receives the reference's and a candidate's next-token logits at each compared position (dense, by token id). */
+export interface PositionComparer<S extends object> {
+    add(reference: Float64Array, candidate: Float64Array): void;
+    summary(): S;
+}
+
+/** Memory one loaded model took, as its engine accounts it. */
+export interface ForcedMemory {
+    /** Weights in RAM, bytes. */
+    modelRamBytes: number;
+    /** Weights in VRAM, bytes. */
+    modelVramBytes: number;
+    /** The evaluation context's footprint (KV cache and compute buffers, RAM + VRAM), bytes. */
+    contextBytes: number;
+}
+
+/** One candidate compared with the reference: the comparer's summary and what it cost. */
+export type ForcedResult<S extends object> = S & {
+    /** The candidate file as given. */
+    file: string;
+    /** Texts cut to the context size. */
+    truncated_texts: number;
+    /** Teacher-forced evaluation speed of the candidate (all tokens fed, logits at every compared position), tokens/s. */
+    eval_tokens_per_s: number;
+    /** Memory of the candidate model and its context. */
+    memory: ForcedMemory;
+};
+
+/** Everything a teacher-forcing job returns. */
+export interface ForcedReport<S extends object> {
+    reference: string;
+    /** Vocabulary size shared by every file. */
+    vocabulary: number;
+    /** Texts compared. */
+    texts: number;
+    /** Memory of the reference model and its context. */
+    referenceMemory: ForcedMemory;
+    /** One result per candidate, in the job's order. */
+    results: ForcedResult<S>[];
+}
+
+/** Teacher-forced comparison of model files (`eddy quant`'s token drift): only a backend that evaluates model files itself has it. */
+export interface TeacherForcing {
+    /** The backend's own settings of a job, from the study's settings and what its run recorded (the GPU, …). */
+    options(settings: BackendSettings, recorded: Readonly<Record<string, unknown>>): Record<string, unknown>;
+    /** Runs a job (call it in a child process: a native abort must not take the caller with it). */
+    run<S extends object>(job: TeacherForceJob, comparer: () => PositionComparer<S>, onProgress: (file: string, done: number, total: number) => void): Promise<ForcedReport<S>>;
+}
+
+/** What `eddy demo` gives a backend to make its part of the demonstration study. */
+export interface DemoContext {
+    /** A folder for files it writes (beside the demo's database). */
+    dir: string;
+    templates: Template[];
+    instances: number;
+    rounds: number;
+    seed: number;
+    /** The judge's model solutions and oracle mutants (started on first use). */
+    judge(): Promise<SolutionSource & { mutants(t: Template): Promise<string[]> }>;
+}
+
+/** A backend's part of `eddy demo`: the settings of its study and one sentence on how to read its row. */
+export interface DemoStudy {
+    settings: Record<string, unknown>;
+    explains: string;
+}
+
 /** A backend's sources, prepared before a run is stored (a replay file read, its identity taken). */
 export interface PreparedSources {
     parts: Pick<BackendParts, "prepared">;
@@ -141,12 +246,26 @@ export interface BackendDescriptor {
     readSources(settings: BackendSettings): PreparedSources;
     /** The "models" of a study on it: a label per answer source (and the model file's path, or the served name). */
     modelSources(sources: AnswerSources): ModelSource[];
+    /** The identity of a model before it is opened (a served model's, as its server reports it now), for a queued study's shards; absent: a model file's sha256 or the prepared source's stands. */
+    modelIdentity?(settings: BackendSettings, model: ModelSource): Promise<string>;
     /** Identity of what produced the answers (a model file's, a served model's or a replay file's sha256); null when none. */
     identity(backend: Backend, meta: BackendMetadata): string | null;
+    /** One line saying what answered, from its metadata (`eddy generate`'s stats). */
+    describe(meta: BackendMetadata): string;
     /** What identifies its responses in the response cache; undefined: its responses are not cached. */
     cacheIdentity(meta: BackendMetadata, identity: string | null): CacheIdentity | undefined;
     /** What a backend at an address offers (a server's models and what it reports about them); absent where there is nothing to ask. */
     offers?(settings: BackendSettings): Promise<Offer>;
+    /** The settings that say where {@link offers} asks (their flags are what `eddy models list` and `eddy doctor` take). */
+    readonly offerKeys?: readonly string[];
+    /** Teacher-forced comparison of its model files (`eddy quant`); absent where it cannot. */
+    readonly teacherForcing?: TeacherForcing;
+    /** The settings of a study that replays answers written elsewhere to `file` (its JSONL: template, instance, round, response per line); absent where it does not. */
+    replaysFile?(file: string): Record<string, unknown>;
+    /** Its study in `eddy demo`, with nothing but what eddy ships (absent: it has no part in the demo, e.g. it needs a server). */
+    demo?(ctx: DemoContext): Promise<DemoStudy>;
+    /** What it finds on this machine for `eddy doctor` (its engine, devices, thread choice); absent where there is nothing local to check. */
+    checkMachine?(): Promise<MachineCheck>;
     /** The backend for one model; load failures become one EddyError line. */
     open(settings: BackendSettings, model: ModelSource, parts: BackendParts): Promise<Backend>;
 }

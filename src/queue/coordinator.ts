@@ -19,6 +19,7 @@ import { dropResult, liveWorkers, readRefusals, readResults, readTroubles } from
 import { judgeRuntime, type JudgeRuntime } from "./judgeRuntime.js";
 import { withNode } from "../inference/nodeSettings.js";
 import { QUEUE_NAME, SHARD_JOB_VERSION, shardJobId, shardResultSchema, type JudgeMode, type Shard, type ShardJob, type ShardResult } from "./shardJob.js";
+import { backendDescriptor, WHERE_KEYS } from "../inference/backends.js";
 
 export interface QueuedProgress {
     runId: string;
@@ -91,6 +92,8 @@ export async function runQueued(input: StudyConfig, t: QueueTarget, hooks: Queue
         lease = await leaseRun(store, run.id, { log });
         runId = run.id;
         const study = JSON.parse(run.config_json) as Record<string, unknown>;
+        // Where a served model is (operational, so not stored with the run): told to workers, whose own flags win.
+        const where = Object.fromEntries(WHERE_KEYS.filter((k) => (config as Record<string, unknown>)[k] !== undefined).map((k) => [k, (config as Record<string, unknown>)[k]]));
         const judges = new WorkerJudges(store, run);
         // The judge's runtime is part of the study's identity: the one recorded with the run, else this machine's.
         const runtime =
@@ -109,7 +112,7 @@ export async function runQueued(input: StudyConfig, t: QueueTarget, hooks: Queue
         hooks.onProgress?.(progress);
 
         const enqueue = async (p: PlannedShard): Promise<void> => {
-            const data: ShardJob = { v: SHARD_JOB_VERSION, runId: run.id, identity: p.identity, study, shard: p.shard, refusedBy: p.refusedBy };
+            const data: ShardJob = { v: SHARD_JOB_VERSION, runId: run.id, identity: p.identity, study, ...(Object.keys(where).length ? { where } : {}), shard: p.shard, refusedBy: p.refusedBy };
             const old = await Job.fromId(queue, p.jobId);
             if (old) {
                 // Kept when it is this study's job waiting or running, or a result to collect; a failed one, or one of another identity, is replaced.
@@ -240,14 +243,16 @@ export async function runQueued(input: StudyConfig, t: QueueTarget, hooks: Queue
 async function planShards(config: StudyConfig, { run, plan, sourceSha256 }: OpenedRun, judgeRuntime: JudgeRuntime | null): Promise<PlannedShard[]> {
     const judgeModes: JudgeMode[] = config.allowUnsandboxed || process.env.EDDY_ALLOW_UNSANDBOXED === "1" ? ["bwrap", "none"] : ["bwrap"];
     const out: PlannedShard[] = [];
+    const descriptor = backendDescriptor(config.backend);
     for (const m of plan.models) {
-        const modelSha256 = m.path ? await sha256File(m.path) : sourceSha256;
+        // A model file's sha256; a served model's identity as its server reports it now (what every worker's answers must carry); else the prepared source's.
+        const modelSha256 = m.path ? await sha256File(m.path) : descriptor.modelIdentity ? await descriptor.modelIdentity(config, m) : sourceSha256;
         for (const tmpl of plan.templates)
             plan.wrappers.forEach((w, i) => {
                 const prompts = shardPrompts(plan, tmpl.id, i);
                 const identity = { eddyVersion: eddyVersion(), modelSha256, oracleHash: tmpl.oracleHash, questionsHash: questionsHash(prompts), judgeModes, judgeRuntime };
                 for (const temperature of config.temperatures) {
-                    const shard: Shard = { model: m.label, modelPath: m.path ?? null, template: tmpl.id, temperature, wrapper: w.id, wrapperSource: config.wrappers[i]! };
+                    const shard: Shard = { model: m.label, modelPath: m.path ?? null, ...(m.name ? { modelName: m.name } : {}), template: tmpl.id, temperature, wrapper: w.id, wrapperSource: config.wrappers[i]! };
                     out.push({ shard, jobId: shardJobId(run.id, shard), identity, template: tmpl.id, prompts, rounds: config.rounds, refusedBy: [] });
                 }
             });

@@ -10,6 +10,7 @@ import { questionsHash, shardPrompts, short } from "./identity.js";
 import { judgeRuntime, runtimeDifference } from "./judgeRuntime.js";
 import { shardConfig, type WorkerSettings } from "./runShard.js";
 import type { ShardJob } from "./shardJob.js";
+import { backendDescriptor, DEFAULT_BACKEND } from "../inference/backends.js";
 
 /** Model files hashed by this process, by path, size and mtime: a GGUF of several GB is hashed once, not per shard. */
 const hashed = new Map<string, { key: string; sha: string }>();
@@ -50,8 +51,17 @@ export async function refusal(job: ShardJob, w: WorkerSettings, judgeHere: () =>
     }
     if (oracleHash !== id.oracleHash) return `template ${tid}: the study's oracle hash is ${short(id.oracleHash)}, this node's ${short(oracleHash)} (another version of its YAML or oracle)`;
     if (questionsHash(prompts) !== id.questionsHash) return `template ${tid}: this node renders other questions than the study (another template engine or wrapper '${job.shard.wrapperSource}')`;
-    const file = job.shard.modelPath ?? (typeof job.study.replay === "string" ? job.study.replay : undefined);
-    if (!file) {
+    // The file standing for the model: the model file, or the file the backend answers from (a replay file).
+    const descriptor = backendDescriptor(String(job.study.backend ?? DEFAULT_BACKEND));
+    const file = job.shard.modelPath ?? descriptor.modelSources(job.study)[0]?.source;
+    if (!file && job.shard.modelName && descriptor.modelIdentity) {
+        // A served model: what this node's server (the study's address, or the worker's own) serves under the name now.
+        const config = shardConfig(job, w);
+        const sha = await descriptor.modelIdentity(config, { label: job.shard.model, name: job.shard.modelName }).catch((err: unknown) => {
+            throw new PassingTrouble(`the served model cannot be asked: ${oneLine(err)}`);
+        });
+        if (sha !== id.modelSha256) return `the server this node asks serves '${job.shard.modelName}' as another model (identity ${short(sha)}, the study's ${short(id.modelSha256)})`;
+    } else if (!file) {
         if (id.modelSha256 !== null) return "the shard names a model sha256 but no model file";
     } else {
         if (!existsSync(file)) return `model file ${file} is not on this node`;

@@ -14,7 +14,8 @@ export interface WorkerSettings {
     node: string;
     judgeWorkers?: number | undefined;
     threads?: number | undefined;
-    gpu?: string | undefined;
+    /** This node's own operational settings of the backends, by key (--gpu, --base-url, …: how fast and where, never what). */
+    backendSettings?: Readonly<Record<string, unknown>> | undefined;
     allowUnsandboxed?: boolean | undefined;
     /** This node's templates and oracles (a shard whose questions differ here is refused). */
     library?: TemplateLibrary | undefined;
@@ -30,14 +31,15 @@ export function shardConfig(job: ShardJob, w: WorkerSettings, db?: string, resum
     try {
         return normalizeStudyConfig({
             ...study,
-            models: job.shard.modelPath ? [job.shard.modelPath] : [],
+            models: job.shard.modelPath ? [job.shard.modelPath] : job.shard.modelName ? [job.shard.modelName] : [],
             templates: job.shard.template,
             temperatures: [job.shard.temperature],
             wrappers: [job.shard.wrapperSource],
             ...(db ? { db, ...(resume ? {} : { fresh: true }) } : {}),
             ...(w.judgeWorkers ? { judgeWorkers: w.judgeWorkers } : {}),
             ...(w.threads ? { threads: w.threads } : {}),
-            ...(w.gpu ? { gpu: w.gpu } : {}),
+            ...(job.where ?? {}),
+            ...(w.backendSettings ?? {}),
             ...(loose ? { allowUnsandboxed: true } : {})
         });
     } catch (err) {

@@ -8,7 +8,8 @@ export const QUEUE_NAME = "eddy-shards";
 export const shardSchema = z
     .object({
         model: z.string().min(1), // the coordinator's label for the model
-        modelPath: z.string().min(1).nullable(), // llama: the GGUF file, at the same path on every node
+        modelPath: z.string().min(1).nullable(), // a model file (llama: the GGUF), at the same path on every node
+        modelName: z.string().min(1).optional(), // a served model's name, as the study gives it (its identity is what the server reports)
         template: z.string().regex(/^[A-Za-z0-9_.-]+$/),
         temperature: z.number().min(0).max(5),
         wrapper: z.string().min(1), // the wrapper's id, as stored
@@ -56,6 +57,8 @@ export const shardJobSchema = z
         identity: shardIdentitySchema,
         /** The study's identity settings (what decides the results), as stored with the run. */
         study: z.record(z.string(), z.unknown()),
+        /** Where the coordinator's study finds a served model (its --base-url), by setting key; a worker's own flags win. */
+        where: z.record(z.string(), z.unknown()).optional(),
         shard: shardSchema,
         /** Workers whose result for this shard the coordinator refused: they leave it to others. */
         refusedBy: z.array(z.string()).default([])

@@ -146,8 +146,10 @@ const identitySettings = z.object({
 
 /** Operational settings: they change how fast, not what, so they are not part of the run's identity and are taken fresh on resume. */
 const operationalSettings = z.object({
-    /** How each backend runs (threads, GPU, a server's address, …): declared in its descriptor. */
+    /** How each backend runs (GPU, a server's address, …): declared in its descriptor. */
     ...BACKEND_OPERATIONAL_SETTINGS,
+    /** CPU threads of a backend that computes here (a served model's are the server's own). */
+    threads: int("threads", 1).optional(),
     judgeWorkers: int("judge workers", 1).optional(),
     /** Let the judge run candidate code without a sandbox where none can be had (the judge refuses otherwise). */
     allowUnsandboxed: bool.optional(),

@@ -4,7 +4,7 @@ import { loadWrapper, renderMessages, type PromptWrapper } from "../prompts/Prom
 import type { TemplateLibrary } from "../templates/library.js";
 import type { Template } from "../templates/types.js";
 import type { StoredInstance } from "../store/types.js";
-import { backendDescriptor } from "../inference/backends.js";
+import { backendDescriptor , type ModelSource } from "../inference/backends.js";
 import type { StudyConfig } from "./config.js";
 import { questionFor, unsupportedReason, wrapperFor } from "../languages/languages.js";
 import { EddyError } from "../util/errors.js";
@@ -16,7 +16,7 @@ export interface StudyPlan {
     instances: Map<string, StoredInstance[]>;
     wrappers: { id: string; wrapper: PromptWrapper }[];
     /** Model labels (file stems, or the backend name for reference/replay). */
-    models: { label: string; path?: string }[];
+    models: ModelSource[];
     /** Queries in all: models × templates × M × temperatures × wrappers × R. */
     queries: number;
     /** Rough prompt tokens over all queries (characters ÷ 4; no tokenizer is loaded for a plan). */

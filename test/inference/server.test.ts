@@ -12,6 +12,9 @@ import { runStudy } from "../../src/run/runStudy.js";
 import { BIN, cleanTmp, ROOT, tmpDir } from "../run/helpers.js";
 import { sharedModelsDir } from "../run/sharedModels.js";
 import { freePort, llamaServerBinary, startLlamaServer, type RunningServer } from "./llamaServer.js";
+import { execa } from "execa";
+import { runOnQueue } from "../../src/queue/runOnQueue.js";
+import { HAS_REDIS, startRedis } from "../queue/redisServer.js";
 
 /**
  * The server backend against a real llama-server, built from the llama.cpp source node-llama-cpp ships (the
@@ -121,6 +124,47 @@ describe.skipIf("missing" in binary)("a real llama-server (one slot, one thread)
         expect(a.map((x) => [x.response, x.stop])).toEqual(b.map((x) => [x.response, x.stop]));
     }, SLOW);
 
+    it.skipIf(!HAS_REDIS)("a queued study (--queue) through the server backend: the worker asks the study's server and stores what a one-process run stores", async () => {
+        const dir = tmpDir();
+        const redis = await startRedis("eddy-test-pw");
+        // No --base-url on the worker: the coordinator tells it where the study's model is served.
+        const worker = execa(process.execPath, [BIN, "worker", "--queue", redis.url, "--judge-workers", "1", "--node", "w1", "--lock-ms", "1500"], { reject: false, env: { ...process.env, TMPDIR: dir } });
+        try {
+            const config = (db: string) => normalizeStudyConfig({ ...SHAPE, backend: "server", baseUrl: server.baseUrl, models: ["eddy-tiny-f32"], db });
+            const queued = path.join(dir, "queued.db");
+            const r = await runOnQueue(config(queued), redis.url, { progress: false });
+            expect(r.shards).toBe(2); // 1 model × 2 templates × 1 temperature × 1 wrapper
+            expect(Object.values(r.nodes).reduce((n, x) => n + x.answers, 0)).toBe(8);
+            const local = path.join(dir, "local.db");
+            await runStudy(config(local), { judge: false });
+            expect(responses(queued).map((x) => [x.key, x.response, x.stop])).toEqual(responses(local).map((x) => [x.key, x.response, x.stop]));
+            // The shards' answers carry the served model's identity, checked against the one the coordinator read from the server.
+            const meta = metadataOf(queued, r.runId);
+            expect(meta).toMatchObject({ backend: "server", mode: "reproducible" });
+            expect((meta.server as Record<string, unknown>).baseUrl).toBe(server.baseUrl);
+        } finally {
+            worker.kill("SIGTERM");
+            await worker;
+            await redis.stop();
+        }
+    }, SLOW);
+
+    it("eddy generate --backend server asks the served model once, and answers as the llama backend does at T = 0 on the completions endpoint", async () => {
+        const ask = ["generate", "--prompt", "Write add(a, b).", "--max-tokens", "8", "--prompt-format", "plain-completion", "--json"];
+        const served = await eddy([...ask, "--backend", "server", "--base-url", server.baseUrl, "--model", "eddy-tiny-f32"]);
+        expect(served.code, served.stderr).toBe(0);
+        const out = JSON.parse(served.stdout);
+        expect(out.metadata).toMatchObject({ backend: "server", promptFormat: "plain-completion", concurrency: 1 });
+        const local = JSON.parse((await eddy([...ask, "--model", tiny.f32, "--threads", "1", "--context-size", "1024"])).stdout);
+        expect([out.result.text, out.result.generatedTokens]).toEqual([local.result.text, local.result.generatedTokens]);
+        // The plain output names what answered, in the backend's words.
+        const plain = await eddy(["generate", "--prompt", "Write add(a, b).", "--max-tokens", "4", "--backend", "server", "--base-url", server.baseUrl, "--model", "eddy-tiny-f32"]);
+        expect(plain.stdout).toMatch(/^served model: \S*eddy-tiny-f32\.gguf, mode reproducible, prompt format server-chat-template, seed \d+$/m);
+        // What the backend needs is asked for by the backend, in one line.
+        const noUrl = await eddy(["generate", "--prompt", "x", "--backend", "server", "--model", "eddy-tiny-f32"]);
+        expect([noUrl.code !== 0, errorLines(noUrl.stderr)]).toEqual([true, ["eddy: --backend server needs --base-url http://HOST:PORT/v1"]]);
+    }, SLOW);
+
     it("eddy models list --base-url and eddy doctor --base-url show what the server offers", async () => {
         const list = await eddy(["models", "list", "--base-url", server.baseUrl]);
         expect(list.code, list.stderr).toBe(0);
@@ -131,6 +175,12 @@ describe.skipIf("missing" in binary)("a real llama-server (one slot, one thread)
         expect(json).toMatchObject({ engine: "llama-server", facts: { slots: 1 }, models: [{ id: tiny.f32, contextSize: 1024 }], reproducible: { known: true } });
         const doctor = await eddy(["doctor", "--json", "--base-url", server.baseUrl]);
         expect(JSON.parse(doctor.stdout).server).toMatchObject({ engine: "llama-server", models: [{ id: tiny.f32 }] });
+        // What the llama backend checks on this machine is still in the report, as its descriptor names it.
+        expect(JSON.parse(doctor.stdout)).toMatchObject({ gpuWouldUse: expect.any(String), llamaCppRelease: expect.any(String), threads: { chosen: expect.any(Number) } });
+        expect(doctor.stdout).not.toContain("llama.cpp check failed");
+        const plain = await eddy(["doctor", "--base-url", server.baseUrl]);
+        expect(plain.stdout).toMatch(/^would use +\S+/m);
+        expect(plain.stdout).toMatch(/^server +llama-server at /m);
     }, SLOW);
 
     it("eddy audit determinism --backend server measures the same requests alone and in company: one slot answers them the same", async () => {
@@ -142,7 +192,7 @@ describe.skipIf("missing" in binary)("a real llama-server (one slot, one thread)
         expect(audit.comparisons.map((c: { variant: string; responses: number; differingResponses: number }) => [c.variant, c.responses, c.differingResponses])).toEqual([["repeat", 4, 0], ["concurrency=3", 4, 0]]);
         // A flag of another scheduling is one line.
         const wrong = await eddy(["audit", "determinism", "--backend", "server", "--base-url", server.baseUrl, "--model", "eddy-tiny-f32", "--groups", "2", "--db", db]);
-        expect(errorLines(wrong.stderr)).toEqual(["eddy: --groups applies to lockstep groups (--group-size 2 or more)"]);
+        expect(errorLines(wrong.stderr)).toEqual(["eddy: --groups does not apply here: with --backend server, what runs at once is compared with --concurrency"]);
     }, SLOW);
 
     it("a wrong model name, a wrong URL and a server that is down are one eddy: line each", async () => {
@@ -153,6 +203,9 @@ describe.skipIf("missing" in binary)("a real llama-server (one slot, one thread)
         const wrongModel = await eddy([...base(), "--base-url", server.baseUrl, "--model", "no-such-model"]);
         expect(wrongModel.code).not.toBe(0);
         expect(errorLines(wrongModel.stderr)).toEqual([expect.stringMatching(new RegExp(`^eddy: the server at ${server.baseUrl}\\S* serves no model 'no-such-model' \\(it serves: .*eddy-tiny-f32\\.gguf\\)`))]);
+        // Nothing stored for it: no failed, empty run left in the list.
+        const listed = await eddy(["runs", "list", "--json", "--db", path.join(dir, "bad-0.db")]);
+        expect(listed.code === 0 ? JSON.parse(listed.stdout) : listed.stderr).toEqual([]);
         const wrongUrl = await eddy([...base(), "--base-url", `http://127.0.0.1:${server.port}/api`, "--model", "eddy-tiny-f32"]);
         expect(errorLines(wrongUrl.stderr)).toEqual([expect.stringMatching(/^eddy: http:\/\/127\.0\.0\.1:\d+\/api has no models list \(\/api\/models answered 404\)/)]);
         const down = await eddy([...base(), "--base-url", `http://127.0.0.1:${await freePort()}/v1`, "--model", "eddy-tiny-f32"]);

@@ -215,5 +215,8 @@ describe.skipIf(!HAS_REDIS)("eddy worker and the queued study", () => {
         expect(parseQueueUrl("redis://10.0.0.7:6379", { insecure: true }).options).toMatchObject({ host: "10.0.0.7", port: 6379 });
         expect(parseQueueUrl("rediss://:p%40ss@lab:6380/2").options).toMatchObject({ host: "lab", port: 6380, db: 2, password: "p@ss", tls: { servername: "lab" } });
         expect(() => parseQueueUrl("http://lab")).toThrow(/redis:\/\/ or rediss:\/\//);
+        // A backend's own flag on the worker (declared by its descriptor) is checked at start: one line, not a refusal of every shard.
+        const badGpu = await execa("node", [BIN, "worker", "--queue", redis.url, "--gpu", "tpu"], { reject: false, timeout: 20_000 });
+        expect([badGpu.exitCode, badGpu.stderr.trim()]).toEqual([1, "eddy: --gpu must be one of auto, cuda, metal, vulkan, cpu (got 'tpu')"]);
     });
 });

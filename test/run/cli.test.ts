@@ -194,8 +194,10 @@ describe("eddy run (CLI)", () => {
             [["run", "--model", tiny.f32, "--group-size", "0"], /^eddy: group size must be an integer >= 1 \(got "0"\)/],
             [["run", "--model", tiny.f32, "--group-size", "65"], /^eddy: group size must be at most 64 \(got 65\)/],
             [["run", "--model", tiny.f32, "--groups", "none"], /^eddy: groups must be an integer >= 1/],
-            [["audit", "determinism", "--model", tiny.f32, "--group-size", "1", "--groups", "2"], /^eddy: --groups applies to lockstep groups/],
-            [["audit", "determinism", "--model", tiny.f32, "--sequences", "2"], /^eddy: lockstep groups are compared with --groups/]
+            [["audit", "determinism", "--model", tiny.f32, "--group-size", "1", "--groups", "2"], /^eddy: --groups does not apply here: with --backend llama and --group-size 1, what runs at once is compared with --sequences/],
+            [["audit", "determinism", "--model", tiny.f32, "--sequences", "2"], /^eddy: --sequences does not apply here: with --backend llama and --group-size 8, what runs at once is compared with --groups/],
+            // The audit takes each backend's own flags from its descriptor, checked by the same schema as eddy run.
+            [["audit", "determinism", "--model", tiny.f32, "--gpu", "tpu"], /^eddy: --gpu must be one of auto, cuda, metal, vulkan, cpu \(got 'tpu'\)/]
         ];
         for (const [args, message] of cases) {
             const r = await eddy([...args, "--db", db]);

@@ -195,7 +195,7 @@ describe.skipIf(!dir)("reproducible by default on stories260K: lockstep groups",
 
     it("eddy audit determinism finds nothing that differs in lockstep mode: runs, group counts and a resume", async () => {
         const audit = await auditDeterminism({
-            model, templates: "list_every_kth,math_count_coprime", instances: 3, rounds: 2, temperature: 0, seed: 3, maxTokens: 48, threads: 1, sequences: [2], mode: "reproducible", judgeWorkers: 1
+            model, templates: "list_every_kth,math_count_coprime", instances: 3, rounds: 2, temperature: 0, seed: 3, maxTokens: 48, threads: 1, counts: [2], mode: "reproducible", judgeWorkers: 1
         });
         expect(audit.settings).toMatchObject({ groupSize: 8, sequences: [1, 1, 2, 2] });
         expect(audit.comparisons.map((c) => [c.variant, c.responses, c.differingResponses, c.differingVerdicts])).toEqual([
@@ -232,7 +232,7 @@ describe("the determinism audit on a larger random llama (about a million parame
         const file = path.join(tmpDir(), "random-1M-q8_0.gguf");
         writeFileSync(file, buildTinyLlama({ quant: "q8_0", shape: { dim: 128, layers: 4, heads: 4, kvHeads: 2, ff: 352, context: 2048 }, name: "eddy-random-1M" }));
         const audit = await auditDeterminism({
-            model: file, templates: "list_every_kth,math_count_coprime", instances: 3, rounds: 2, temperature: 0.8, seed: 5, maxTokens: 40, threads: 1, sequences: [2], mode: "reproducible",
+            model: file, templates: "list_every_kth,math_count_coprime", instances: 3, rounds: 2, temperature: 0.8, seed: 5, maxTokens: 40, threads: 1, counts: [2], mode: "reproducible",
             judgeWorkers: 1, promptFormat: "raw"
         });
         expect(audit.comparisons.map((c) => [c.variant, c.responses, c.differingResponses])).toEqual([

@@ -2,13 +2,13 @@ import { logLine, note } from "../messages.js";
 import path from "node:path";
 import type { Command } from "commander";
 import { auditDeterminism, determinismLines, recordAudit } from "../../audit/determinism.js";
-import { DEFAULT_GROUP_SIZE, parseStudySettings } from "../../run/config.js";
-import { BACKEND_NAMES, backendDescriptor, DEFAULT_BACKEND } from "../../inference/backends.js";
+import { DEFAULT_GROUP_SIZE, parseStudySettings, type StudySettings } from "../../run/config.js";
+import { BACKEND_NAMES, BACKEND_OPTIONS, backendDescriptor, DEFAULT_BACKEND, PARALLEL_KEYS, type BackendOption } from "../../inference/backends.js";
 import { loadAllTemplates } from "../../templates/loadTemplates.js";
 import { openStore } from "../../store/Store.js";
 import { EddyError } from "../../util/errors.js";
 import { defaultDbPath } from "../../util/paths.js";
-import { collect, stopOnSigint } from "./studyOptions.js";
+import { backendFlagValues, collect, stopOnSigint } from "./studyOptions.js";
 import { templateLibrary } from "../templateLibrary.js";
 
 interface DeterminismFlags {
@@ -20,21 +20,23 @@ interface DeterminismFlags {
     seed: string;
     maxTokens: string;
     threads: string;
-    sequences: string[];
-    groups: string[];
-    concurrency: string[];
     backend?: string;
-    baseUrl?: string;
     groupSize?: string;
     contextSize?: string;
     promptFormat?: string;
-    gpu?: string;
     fast?: boolean;
     judgeWorkers?: string;
     allowUnsandboxed?: boolean;
     db?: string;
     json?: boolean;
+    /** Each backend's own flags by key (--base-url, --gpu, …); the parallel ones (--groups, --sequences, --concurrency) as lists of counts. */
+    [backendFlag: string]: unknown;
 }
+
+/** An option's long flag (`--base-url`). */
+const flagOf = (o: BackendOption): string => o.flags.split(/[ ,]+/).find((x) => x.startsWith("--"))!;
+/** The long flag of a backend's setting key, without its dashes. */
+const optionFlag = (key: string): string => flagOf(BACKEND_OPTIONS.find((o) => o.key === key)!).slice(2);
 
 /** A few templates, one per problem group, so the audit's prompts differ in shape. */
 function defaultTemplates(n: number): string {
@@ -46,15 +48,13 @@ function defaultTemplates(n: number): string {
 /** `eddy audit determinism`: do a model's responses depend on the session or the batching? */
 export function registerAuditCommand(program: Command): void {
     const audit = program.command("audit").description("Audits of how far results can be trusted");
-    audit
+    const cmd = audit
         .command("determinism")
         .description(
             "Answer the same queries in several fresh sessions (one group or sequence at a time, the same again, more at once, and in lockstep mode a session interrupted part-way and resumed) and report the share of responses and verdicts that differ and where they first diverge; recorded on the model for reports"
         )
         .requiredOption("-m, --model <file>", "GGUF model file (with --backend server: the served model's name)")
         .option("--backend <name>", `what answers: ${BACKEND_NAMES.join(" | ")} (default ${DEFAULT_BACKEND})`)
-        .option("--base-url <url>", "--backend server: the server's OpenAI-compatible address (http://HOST:PORT/v1)")
-        .option("--concurrency <n>", "--backend server: requests in flight at once to compare with one alone (repeatable, or a comma list; default 4)", collect, [] as string[])
         .option("-t, --templates <spec>", "templates (default: one per problem group, up to 3)")
         .option("-M, --instances <M>", "instances per template", "4")
         .option("-R, --rounds <R>", "rounds per instance", "2")
@@ -63,11 +63,8 @@ export function registerAuditCommand(program: Command): void {
         .option("--max-tokens <N>", "maximum generated tokens per response", "128")
         .option("--threads <n>", "inference threads", "1")
         .option("--group-size <G>", "members per lockstep group, as for eddy run (default 8); 1 audits one context per query")
-        .option("--groups <n>", "lockstep: counts of groups decoded at once to compare with one (repeatable, or a comma list; default 2)", collect, [] as string[])
-        .option("--sequences <n>", "with --group-size 1 or --fast: sequence counts to compare with one sequence (repeatable, or a comma list; default 4)", collect, [] as string[])
         .option("--context-size <n>", "context size in tokens")
         .option("--prompt-format <fmt>", "prompt format (as for eddy run)")
-        .option("--gpu <kind>", "auto | cuda | metal | vulkan | cpu")
         .option("--fast", "audit the opt-in fast mode instead of the default reproducible one")
         .option("--judge-workers <n>", "parallel judge processes")
         .option("--allow-unsandboxed", "let the judge run candidate code without a sandbox where none can be had")
@@ -82,58 +79,68 @@ Examples:
   $ eddy audit determinism --backend server --base-url http://127.0.0.1:8080/v1 --model qwen2.5-coder-7b --concurrency 4   # alone and in company
 
 Exit code 3 when any response differs between sessions.`
-        )
-        .action(async (f: DeterminismFlags) => {
-            // The same schema as eddy run: one name, one bound for every setting.
-            const s = parseStudySettings({
-                models: f.model, instances: f.instances, rounds: f.rounds, temperatures: f.temperature, seed: f.seed, maxTokens: f.maxTokens,
-                threads: f.threads, contextSize: f.contextSize, promptFormat: f.promptFormat, gpu: f.gpu, judgeWorkers: f.judgeWorkers,
-                ...(f.templates !== undefined ? { templates: f.templates } : {})
-            });
-            if (f.fast && f.groupSize !== undefined) throw new EddyError("--group-size applies to the reproducible mode; --fast schedules sequences freely (give one or the other)");
-            const descriptor = backendDescriptor(f.backend ?? DEFAULT_BACKEND);
-            const mode = f.fast ? "fast" : "reproducible";
-            const groupSize = descriptor.scheduling(mode) !== "lockstep" ? undefined : parseStudySettings({ groupSize: f.groupSize ?? DEFAULT_GROUP_SIZE }).groupSize!;
-            // What runs at once is the backend's to say: lockstep groups, sequences, or requests in flight to a server.
-            const parallel = descriptor.parallelSetting(mode, groupSize);
-            const lists: Record<string, string[]> = { groups: f.groups, sequences: f.sequences, concurrency: f.concurrency };
-            const misplaced = Object.keys(lists).find((k) => k !== parallel && lists[k]!.length > 0);
-            if (misplaced === "sequences" && parallel === "groups") throw new EddyError("lockstep groups are compared with --groups; --sequences applies with --group-size 1 or --fast");
-            if (misplaced === "groups") throw new EddyError("--groups applies to lockstep groups (--group-size 2 or more)");
-            if (misplaced) throw new EddyError(`--${misplaced} does not apply here${parallel ? ` (what runs at once is compared with --${parallel})` : ""}`);
-            if (parallel === undefined) throw new EddyError(`--backend ${descriptor.name} runs nothing at once: there is no batching to audit`);
-            const given = lists[parallel]!;
-            const counts = (given.length ? given : [parallel === "groups" ? "2" : "4"]).map((v) => parseStudySettings({ [parallel]: v })[parallel as "groups"] as number);
-            const backendSettings = f.baseUrl !== undefined ? parseStudySettings({ baseUrl: f.baseUrl }) : {};
-            if ((s.temperatures ?? []).length !== 1) throw new EddyError("give one --temperature");
-            const db = path.resolve(f.db ?? defaultDbPath());
-            const stop = stopOnSigint();
-            try {
-                const result = await auditDeterminism({
-                    backend: descriptor.name,
-                    backendSettings,
-                    model: descriptor.resolveModel(f.model, process.cwd()),
-                    templates: s.templates ?? defaultTemplates(3),
-                    instances: s.instances!, rounds: s.rounds!, temperature: s.temperatures![0]!, seed: s.seed!, maxTokens: s.maxTokens!, threads: s.threads!,
-                    sequences: counts, mode, ...(groupSize !== undefined ? { groupSize } : {}),
-                    ...(s.contextSize !== undefined ? { contextSize: s.contextSize } : {}),
-                    ...(s.promptFormat !== undefined ? { promptFormat: s.promptFormat } : {}),
-                    ...(s.gpu !== undefined ? { gpu: s.gpu } : {}),
-                    ...(s.judgeWorkers !== undefined ? { judgeWorkers: s.judgeWorkers } : {}),
-                    ...(f.allowUnsandboxed ? { allowUnsandboxed: true } : {}),
-                    hooks: { library: templateLibrary(), signal: stop.signal, onLog: logLine },
-                    onSession: (label) => note(`audit session ${label}`)
-                });
-                const store = openStore(db);
-                try {
-                    recordAudit(store, result);
-                } finally {
-                    store.close();
-                }
-                process.stdout.write(f.json ? JSON.stringify(result, null, 2) + "\n" : determinismLines(result).join("\n") + "\n");
-                if (!result.identical) process.exitCode = 3;
-            } finally {
-                stop.dispose();
-            }
+        );
+    // Each backend's own flags, as its descriptor declares them; those saying how many run at once are the counts
+    // compared with one (repeatable, or a comma list; default 2 lockstep groups, else 4).
+    for (const o of BACKEND_OPTIONS) {
+        if (cmd.options.some((x) => x.long === flagOf(o))) continue;
+        if (PARALLEL_KEYS.includes(o.key)) cmd.option(o.flags, `${o.description}; here: counts to compare with one (repeatable, or a comma list)`, collect, [] as string[]);
+        else cmd.option(o.flags, o.description);
+    }
+    cmd.action(async (f: DeterminismFlags) => {
+        // The same schema as eddy run: one name, one bound for every setting.
+        const s = parseStudySettings({
+            models: f.model, instances: f.instances, rounds: f.rounds, temperatures: f.temperature, seed: f.seed, maxTokens: f.maxTokens,
+            threads: f.threads, contextSize: f.contextSize, promptFormat: f.promptFormat, judgeWorkers: f.judgeWorkers,
+            ...(f.templates !== undefined ? { templates: f.templates } : {})
         });
+        if (f.fast && f.groupSize !== undefined) throw new EddyError("--group-size applies to the reproducible mode; --fast schedules sequences freely (give one or the other)");
+        const descriptor = backendDescriptor(f.backend ?? DEFAULT_BACKEND);
+        const mode = f.fast ? "fast" : "reproducible";
+        const groupSize = descriptor.scheduling(mode) !== "lockstep" ? undefined : parseStudySettings({ groupSize: f.groupSize ?? DEFAULT_GROUP_SIZE }).groupSize!;
+        // What runs at once is the backend's to say: lockstep groups, sequences, or requests in flight to a server.
+        const parallel = descriptor.parallelSetting(mode, groupSize);
+        const own = backendFlagValues(f);
+        const lists = Object.fromEntries(PARALLEL_KEYS.map((k) => [k, (own[k] as string[] | undefined) ?? []]));
+        const misplaced = PARALLEL_KEYS.find((k) => k !== parallel && lists[k]!.length > 0);
+        if (misplaced) {
+            const how = groupSize !== undefined ? ` and --group-size ${groupSize}` : mode === "fast" ? " and --fast" : "";
+            throw new EddyError(`--${optionFlag(misplaced)} does not apply here: with --backend ${descriptor.name}${how}, ${parallel ? `what runs at once is compared with --${optionFlag(parallel)}` : "nothing runs at once"}`);
+        }
+        if (parallel === undefined) throw new EddyError(`--backend ${descriptor.name} runs nothing at once: there is no batching to audit`);
+        const given = lists[parallel]!;
+        // Lockstep groups hold G queries each: fewer of them make as big a batch.
+        const counts = (given.length ? given : [groupSize !== undefined && groupSize > 1 ? "2" : "4"]).map((v) => parseStudySettings({ [parallel]: v })[parallel as keyof StudySettings] as number);
+        // The backend's other settings, checked by the study schema (the counts are the sessions').
+        const backendSettings = parseStudySettings(Object.fromEntries(Object.entries(own).filter(([k]) => !PARALLEL_KEYS.includes(k))));
+        if ((s.temperatures ?? []).length !== 1) throw new EddyError("give one --temperature");
+        const db = path.resolve(f.db ?? defaultDbPath());
+        const stop = stopOnSigint();
+        try {
+            const result = await auditDeterminism({
+                backend: descriptor.name,
+                backendSettings,
+                model: descriptor.resolveModel(f.model, process.cwd()),
+                templates: s.templates ?? defaultTemplates(3),
+                instances: s.instances!, rounds: s.rounds!, temperature: s.temperatures![0]!, seed: s.seed!, maxTokens: s.maxTokens!, threads: s.threads!,
+                counts, mode, ...(groupSize !== undefined ? { groupSize } : {}),
+                ...(s.contextSize !== undefined ? { contextSize: s.contextSize } : {}),
+                ...(s.promptFormat !== undefined ? { promptFormat: s.promptFormat } : {}),
+                ...(s.judgeWorkers !== undefined ? { judgeWorkers: s.judgeWorkers } : {}),
+                ...(f.allowUnsandboxed ? { allowUnsandboxed: true } : {}),
+                hooks: { library: templateLibrary(), signal: stop.signal, onLog: logLine },
+                onSession: (label) => note(`audit session ${label}`)
+            });
+            const store = openStore(db);
+            try {
+                recordAudit(store, result);
+            } finally {
+                store.close();
+            }
+            process.stdout.write(f.json ? JSON.stringify(result, null, 2) + "\n" : determinismLines(result).join("\n") + "\n");
+            if (!result.identical) process.exitCode = 3;
+        } finally {
+            stop.dispose();
+        }
+    });
 }

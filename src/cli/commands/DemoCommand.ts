@@ -4,11 +4,10 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
 import { defaultDbPath } from "../../util/paths.js";
-import { ensureTinyModels } from "../../inference/gguf/tinyModel.js";
 import { loadAllTemplates, selectTemplates } from "../../templates/loadTemplates.js";
 import { JudgePool } from "../../judge/JudgePool.js";
-import { writeSimulatedAnswers } from "../../inference/replay/simulatedAnswers.js";
-import { normalizeStudyConfig } from "../../run/config.js";
+import { demoStudies } from "../../inference/backends.js";
+import { normalizeStudyConfig, parseStudySettings } from "../../run/config.js";
 import { runStudy } from "../../run/runStudy.js";
 import { createProgressDisplay } from "../../run/progress.js";
 import { loadStudy } from "../../report/loadStudy.js";
@@ -47,27 +46,30 @@ export function registerDemoCommand(program: Command): void {
         .addHelpText("after", "\nExamples:\n  $ eddy demo\n  $ npm start\n  $ eddy demo --templates list --instances 4 --db /tmp/demo.db")
         .action(async (o: { db?: string; templates?: string; instances: string; rounds: string; threads: string; wide?: boolean }) => {
             const db = path.resolve(o.db ?? defaultDbPath());
-            const tiny = ensureTinyModels();
             const templates = o.templates ?? demoTemplates(4);
-            const common = { templates, instances: o.instances, rounds: o.rounds, seed: 1, db, maxTokens: 48 };
-            note(`demo: templates ${templates}; M=${o.instances} R=${o.rounds}`);
-            // A simulated flawed model (oracle mutants at per-template rates), judged through the replay
-            // backend: what the scores look like for a model that is sometimes wrong, with no code model here.
-            const simulated = path.join(path.dirname(db), "demo-simulated-answers.jsonl");
-            mkdirSync(path.dirname(simulated), { recursive: true });
+            const common = { templates, instances: o.instances, rounds: o.rounds, seed: 1, db, maxTokens: 48, threads: o.threads };
             // Validated first: a bad --instances or --rounds is one clear line before any work starts.
-            const studies = [
-                { ...common, backend: "llama", models: [tiny.f32], temperatures: [0], threads: o.threads, contextSize: 1024 },
-                { ...common, backend: "replay", replay: simulated },
-                { ...common, backend: "reference" }
-            ].map((raw) => normalizeStudyConfig(raw));
-            const { instances, rounds, seed } = studies[1]!;
-            const pool = await JudgePool.start({ workers: 1 });
+            const { instances, rounds, seed } = parseStudySettings(common);
+            note(`demo: templates ${templates}; M=${o.instances} R=${o.rounds}`);
+            mkdirSync(path.dirname(db), { recursive: true });
+            // Each backend's part, as its descriptor makes it with what eddy ships: eddy's tiny model, a simulated
+            // flawed model replayed (oracle mutants at per-template rates, judged: scores of a model that is sometimes
+            // wrong, with no code model here), the model solutions.
+            let pool: JudgePool | undefined;
+            let parts: Awaited<ReturnType<typeof demoStudies>>;
             try {
-                await writeSimulatedAnswers(pool, selectTemplates(templateLibrary(), templates), { instances, rounds, seed, file: simulated });
+                parts = await demoStudies({
+                    dir: path.dirname(db),
+                    templates: selectTemplates(templateLibrary(), templates),
+                    instances: instances!,
+                    rounds: rounds!,
+                    seed: seed!,
+                    judge: async () => (pool ??= await JudgePool.start({ workers: 1 }))
+                });
             } finally {
-                await pool.close();
+                await pool?.close();
             }
+            const studies = parts.map((p) => normalizeStudyConfig({ ...common, ...p.settings }));
             const runIds: string[] = [];
             for (const config of studies) {
                 const display = createProgressDisplay({ everyMs: 5000 });
@@ -105,9 +107,7 @@ export function registerDemoCommand(program: Command): void {
             writePrivateFile(reportFile, await renderReport(outcomes, meta, "html", { planned, determinism })); // 0600, folders made 0700
             const prose = [
                 "PS / SF / IG / PF: share of templates that are Perfect Success, Stochastic Failure, Inconsistent Generalisation, Perfect Failure; NC: not categorised (under 90% of a template's instances have a judged response). trunc: truncated responses.",
-                "The tiny model has random weights: it never writes code and never stops by itself, so its answers are cut off at max tokens and recorded as `truncated` (a harness outcome, left out of the scores: –).",
-                `The replay row judges a simulated flawed model (${path.basename(simulated)}): each template's answers are its model solution or, at a per-template rate (0, 25, 50, 100%), one of its oracle's mutants.`,
-                "The reference backend answers with each oracle's model solution: its row is what a perfect model scores."
+                ...parts.map((p) => p.explains)
             ];
             const out = [
                 ...prose.map((p) => (o.wide ? safeTerminalText(p) : wrap(p, width))),

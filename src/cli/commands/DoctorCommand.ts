@@ -8,7 +8,7 @@ import { LANGUAGE_INFO, LANGUAGES, type Language } from "../../languages/languag
 import { oneLine } from "../../util/errors.js";
 import { safeTerminalLine } from "../../util/safeText.js";
 import { renderPairs } from "../../report/terminalTable.js";
-import { serverOffers, type Offer } from "../../inference/backends.js";
+import { askOffers, checkMachine, OFFER_OPTIONS, type Offer } from "../../inference/backends.js";
 import { MESSAGE_WIDTH, wrapText } from "../../util/textWidth.js";
 
 /** What `eddy doctor` finds. */
@@ -17,15 +17,6 @@ export interface DoctorReport {
     python3: string | null;
     platform: string;
     cpuCores: number;
-    /** GPU backends node-llama-cpp has binaries for and can use here. */
-    gpuBackendsFound: string[];
-    /** The backend `--gpu auto` picks. */
-    gpuWouldUse: string;
-    devices: string[];
-    llamaCppRelease?: string;
-    nodeLlamaCppVersion?: string;
-    /** Auto-tuned thread count and the measurements behind it (on eddy's tiny model). */
-    threads?: { chosen: number; trials: { threads: number; tokensPerSecond: number }[] };
     /** Judge isolation level, from the judge's own probe. */
     isolation?: IsolationReport;
     /** Answer languages: the runtime each needs and where the judge found it (null: not installed). */
@@ -33,24 +24,28 @@ export interface DoctorReport {
     /** With --base-url: what the server there offers (or why it cannot be asked). */
     server?: Offer | { source: string; error: string };
     problems: string[];
+    /** What each backend that checks itself found (node-llama-cpp's GPU backends, the `--gpu auto` choice, the thread choice, …), its fields as it names them. */
+    [backendField: string]: unknown;
 }
 
 /** `eddy doctor`: the machine as eddy sees it. */
 export function registerDoctorCommand(program: Command): void {
-    program
+    const cmd = program
         .command("doctor")
         .description("Check the machine: Node, Python, GPU backends, thread choice, judge isolation")
         .option("--json", "print JSON to stdout")
-        .option("--python <path>", "Python interpreter the judge would use", "python3")
-        .option("--base-url <url>", "also ask an OpenAI-compatible server what it serves (--backend server)")
-        .addHelpText("after", "\nExamples:\n  $ eddy doctor\n  $ eddy doctor --json\n  $ eddy doctor --base-url http://127.0.0.1:8080/v1")
-        .action(async (opts: { json?: boolean; python: string; baseUrl?: string }) => {
-            const report = await diagnose(opts.python);
-            if (opts.baseUrl !== undefined) {
+        .option("--python <path>", "Python interpreter the judge would use", "python3");
+    // Where a backend that serves models is (--base-url): also ask it what it offers.
+    for (const o of OFFER_OPTIONS) cmd.option(o.flags, `also ask: ${o.description}`);
+    cmd.addHelpText("after", "\nExamples:\n  $ eddy doctor\n  $ eddy doctor --json\n  $ eddy doctor --base-url http://127.0.0.1:8080/v1")
+        .action(async (opts: { json?: boolean; python: string; [where: string]: unknown }) => {
+            const { report, lines: backendLines } = await diagnose(opts.python);
+            const where = Object.fromEntries(OFFER_OPTIONS.filter((o) => opts[o.key] !== undefined).map((o) => [o.key, opts[o.key]]));
+            if (Object.keys(where).length > 0) {
                 try {
-                    report.server = await serverOffers(opts.baseUrl);
+                    report.server = await askOffers(where);
                 } catch (err) {
-                    report.server = { source: opts.baseUrl, error: oneLine(err) };
+                    report.server = { source: Object.values(where).map(String).join(" "), error: oneLine(err) };
                     report.problems.push(`server: ${oneLine(err)}`);
                 }
             }
@@ -64,10 +59,7 @@ export function registerDoctorCommand(program: Command): void {
                 ["node", report.node],
                 ["python3", report.python3 ?? "NOT FOUND"],
                 ["platform", `${report.platform}, ${report.cpuCores} cores`],
-                ["GPU backends", report.gpuBackendsFound.length ? report.gpuBackendsFound.join(", ") : "none (CPU only)"],
-                ["would use", report.gpuWouldUse + (report.devices.length ? ` (${report.devices.join(", ")})` : "")],
-                ["llama.cpp", `${report.llamaCppRelease ?? "?"} via node-llama-cpp ${report.nodeLlamaCppVersion ?? "?"}`],
-                ["threads", report.threads ? `${report.threads.chosen} (measured: ${report.threads.trials.map((t) => `${t.threads}→${Math.round(t.tokensPerSecond)} tok/s`).join(", ")})` : "?"],
+                ...backendLines,
                 ["judge isolation", iso ? (iso.sandboxed ? `sandboxed (${iso.level})` : `NO SANDBOX: answers run WITHOUT a sandbox (${iso.level})`) : "unknown (judge probe not available)"],
                 ["judge sandbox", iso ? iso.mechanism : "unknown"],
                 ["judge CPU budgets", iso ? `CPU time, scaled by this machine's speed (factor ${iso.cpuFactor})` : "unknown"]
@@ -94,7 +86,7 @@ export function registerDoctorCommand(program: Command): void {
         });
 }
 
-async function diagnose(python: string): Promise<DoctorReport> {
+async function diagnose(python: string): Promise<{ report: DoctorReport; lines: [string, string][] }> {
     const problems: string[] = [];
     let py: string | null = null;
     try {
@@ -107,34 +99,14 @@ async function diagnose(python: string): Promise<DoctorReport> {
         python3: py,
         platform: `${process.platform}-${process.arch}`,
         cpuCores: os.availableParallelism(),
-        gpuBackendsFound: [],
-        gpuWouldUse: "cpu",
-        devices: [],
         problems
     };
-    try {
-        const { getLlamaGpuTypes } = await import("node-llama-cpp");
-        report.gpuBackendsFound = (await getLlamaGpuTypes("supported")).filter((g): g is Exclude<typeof g, false> => g !== false);
-    } catch (err) {
-        problems.push(`cannot list GPU backends: ${oneLine(err)}`);
-    }
-    // Load eddy's tiny model through the real backend (in its child process): shows what --gpu auto
-    // picks and measures the thread choice, without risking this process.
-    try {
-        const { ensureTinyModels } = await import("../../inference/gguf/tinyModel.js");
-        const { createLlamaBackend } = await import("../../inference/llama/LlamaBackend.js");
-        const tiny = ensureTinyModels();
-        const backend = await createLlamaBackend({ modelPath: tiny.f32, gpu: "auto", sequences: 1, onWarning: () => {} });
-        const meta = await backend.metadata();
-        await backend.close();
-        report.gpuWouldUse = String(meta.gpu ?? "cpu");
-        report.devices = meta.devices ?? [];
-        if (meta.llamaCppRelease) report.llamaCppRelease = meta.llamaCppRelease;
-        if (meta.nodeLlamaCppVersion) report.nodeLlamaCppVersion = meta.nodeLlamaCppVersion;
-        const trials = meta.threadTrials as { threads: number; tokensPerSecond: number }[] | undefined;
-        if (meta.threads !== undefined) report.threads = { chosen: meta.threads, trials: trials ?? [] };
-    } catch (err) {
-        problems.push(`llama.cpp check failed: ${oneLine(err)}`);
+    // What each backend finds here (node-llama-cpp: its GPU backends, the --gpu auto choice, the thread choice).
+    const lines: [string, string][] = [];
+    for (const { check } of await checkMachine()) {
+        Object.assign(report, check.report);
+        lines.push(...check.lines);
+        problems.push(...check.problems);
     }
     try {
         const { probeIsolation } = await import("../../judge/isolation.js");
@@ -153,5 +125,5 @@ async function diagnose(python: string): Promise<DoctorReport> {
     } catch (err) {
         problems.push(`judge isolation probe failed: ${oneLine(err)}`);
     }
-    return report;
+    return { report, lines };
 }

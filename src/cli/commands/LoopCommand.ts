@@ -40,7 +40,6 @@ export function registerLoopCommand(program: Command): void {
         .description("Run (or continue) a loop study for each model; prints one loop run id per model")
         .option("-m, --model <file>", "GGUF model file (repeatable: one loop run per model, e.g. several quantisations)", collect)
         .option("--backend <name>", `${BACKEND_NAMES.join(" | ")}: reference answers with model solutions (every loop sustains), replay from a JSONL file (default ${DEFAULT_BACKEND})`)
-        .option("--replay <file>", "JSONL answers for --backend replay; 'round' is the turn: 2(k−1) = loop k's code, 2k−1 = its summary")
         .option("--summariser <file>", "GGUF model that writes the summaries (default: the model itself)")
         .option("--translate <chain>", "the translation loop instead of the summary loop: a comma list of languages (e.g. python,javascript,ruby,python); each loop translates the last passing code along the chain, s = 1; replay's round is the step − 1")
         .option("-t, --templates <spec>", `templates: all, a group, or comma-separated ids (default ${STUDY_DEFAULTS.templates})`)
@@ -54,7 +53,7 @@ export function registerLoopCommand(program: Command): void {
     // The decoding, backend and judging settings of `eddy run`, with its names, bounds and parser.
     addStudyExecutionOptions(cmd, LOOP_OPTION_TEXTS).option("--resume <id>", "continue this loop run");
     addStudyStoreOptions(cmd, LOOP_OPTION_TEXTS)
-        .addHelpText("after", "\nExamples:\n  $ eddy loop run -m models/eddy-tiny-f32.gguf -t list_every_kth -M 3 -N 5 --threads 1\n  $ eddy loop run --backend reference -t list -M 2\n  $ eddy loop run --backend reference -t list_rotate_right -M 2 -N 2 --translate python,javascript,ruby,python\n  $ eddy loop report latest --format html --out loop.html   # latest: the newest loop run; or its id")
+        .addHelpText("after", "\nA replayed file's 'round' is the turn: 2(k−1) = loop k's code, 2k−1 = its summary (with --translate: the step − 1).\n\nExamples:\n  $ eddy loop run -m models/eddy-tiny-f32.gguf -t list_every_kth -M 3 -N 5 --threads 1\n  $ eddy loop run --backend reference -t list -M 2\n  $ eddy loop run --backend reference -t list_rotate_right -M 2 -N 2 --translate python,javascript,ruby,python\n  $ eddy loop report latest --format html --out loop.html   # latest: the newest loop run; or its id")
         .action(async (o: LoopFlags) => {
             const { merged, flags } = settingsFromFlags(o, { maxLoops: o.loops, summariser: o.summariser && path.resolve(o.summariser), embedModel: o.embedModel && ensureTinyEmbedModel(path.resolve(o.embedModel)), translate: o.translate });
             // Bad values and unknown settings (a config file's) are one line before anything runs.

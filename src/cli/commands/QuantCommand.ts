@@ -10,6 +10,7 @@ import { defaultDbPath } from "../../util/paths.js";
 import { addStudyExecutionOptions, addStudyShapeOptions, addStudyStoreOptions, stopOnSigint, studyConfigFromFlags, type StudyFlags, type StudyOptionTexts } from "./studyOptions.js";
 import { writePrivateFile } from "../../util/privateFiles.js";
 import { templateLibrary } from "../templateLibrary.js";
+import { teacherForcingBackend } from "../../inference/backends.js";
 
 /** Flags of `eddy quant`: the study flags of `eddy run` (backend fixed to llama) plus the comparison's own. */
 interface QuantFlags extends StudyFlags {
@@ -57,7 +58,7 @@ The same options again continue (or reuse) the same run: nothing is generated tw
         .action(async (files: string[], flags: QuantFlags) => {
             const driftTexts = flags.driftTexts === undefined ? 40 : Number(flags.driftTexts);
             if (!Number.isInteger(driftTexts) || driftTexts < 0) throw new EddyError(`--drift-texts must be an integer >= 0 (got ${flags.driftTexts})`);
-            const study = studyConfigFromFlags({ ...flags, model: files.map((f) => path.resolve(f)), backend: "llama" });
+            const study = studyConfigFromFlags({ ...flags, model: files.map((f) => path.resolve(f)), backend: teacherForcingBackend().name });
             const stop = stopOnSigint();
             const display = flags.progress === false ? undefined : createProgressDisplay();
             try {

@@ -132,6 +132,16 @@ export function addStudyStoreOptions(cmd: Command, texts: StudyOptionTexts): Com
         .option("--db <file>", `database file (default ${path.relative(process.cwd(), defaultDbPath()) || defaultDbPath()})`);
 }
 
+/** The settings each backend owns, read off parsed flags by their keys (a path made absolute): what a command passes on without knowing them. */
+export function backendFlagValues(f: Readonly<Record<string, unknown>>): Record<string, unknown> {
+    const own: Record<string, unknown> = {};
+    for (const k of Object.keys({ ...BACKEND_IDENTITY_SETTINGS, ...BACKEND_OPERATIONAL_SETTINGS })) {
+        const v = f[k];
+        if (v !== undefined) own[k] = BACKEND_PATH_KEYS.includes(k) ? path.resolve(String(v)) : v;
+    }
+    return own;
+}
+
 /**
  * Flags and config file merged (flags win) into raw settings, paths made absolute (a file's against
  * its folder): what the settings schema reads, for `eddy run` and, with its own keys in `extra`, `eddy loop run`.
@@ -141,12 +151,7 @@ export function settingsFromFlags(f: StudyConfigFlags, extra: Record<string, unk
     const base = f.config ? path.dirname(path.resolve(f.config)) : process.cwd();
     const fromFile = normalizeStudyConfigInput(file, base);
     const descriptor = backendDescriptor(String(f.backend ?? file.backend ?? DEFAULT_BACKEND));
-    // Settings each backend owns, read by their keys (a path made absolute).
-    const own: Record<string, unknown> = {};
-    for (const k of Object.keys({ ...BACKEND_IDENTITY_SETTINGS, ...BACKEND_OPERATIONAL_SETTINGS })) {
-        const v = (f as Record<string, unknown>)[k];
-        if (v !== undefined) own[k] = BACKEND_PATH_KEYS.includes(k) ? path.resolve(String(v)) : v;
-    }
+    const own = backendFlagValues(f);
     const flags: Record<string, unknown> = {
         models: f.model?.map((m) => descriptor.resolveModel(m, process.cwd())),
         templates: f.templates,
@@ -189,7 +194,7 @@ export function studyConfigFromFlags(f: StudyConfigFlags): StudyConfig {
         if (ignored.length)
             warn(`--resume continues run ${f.resume} as it was configured; ignoring ${ignored.join(", ")} (start a new run with --fresh to change them)`);
         parseStudySettings(merged); // bad values are still one clear line
-        return { ...STUDY_DEFAULTS, mode: "reproducible", models: [], ...merged, backend: "reference" } as StudyConfig;
+        return { ...STUDY_DEFAULTS, mode: "reproducible", models: [], ...merged, backend: DEFAULT_BACKEND } as StudyConfig;
     }
     return normalizeStudyConfig(merged);
 }

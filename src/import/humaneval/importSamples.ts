@@ -13,6 +13,7 @@ import { MODEL_NAME, modelFileStem, recordProvenance } from "../provenance.js";
 import { evalResultsPath, readEvalPlusSamples, readEvalResults, type EvalPlusStatus } from "./samples.js";
 
 import type { ReplayImportOptions } from "../replayImport.js";
+import { replayedAnswers } from "../../inference/backends.js";
 
 /** The source name published verdicts from EvalPlus carry. */
 export const EVALPLUS_SOURCE = "EvalPlus";
@@ -91,8 +92,7 @@ export async function importEvalPlusSamples(source: string, opts: SamplesImportO
     renameSync(`${replay}.tmp`, replay);
     const rounds = Math.max(...samples.map((s) => s.n)) + 1;
     const config = normalizeStudyConfig({
-        backend: "replay",
-        replay,
+        ...replayedAnswers(replay),
         templates: ids,
         instances: 1,
         rounds,

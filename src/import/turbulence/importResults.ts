@@ -21,6 +21,7 @@ import { embeddedTemplates } from "./oracleSource.js";
 import { parsePythonValue } from "./pythonRepr.js";
 import { rerunPublishedTests, type RerunRequest } from "./rerun.js";
 import { readTurbulenceResults, type TurbulenceResponse } from "./results.js";
+import { replayedAnswers } from "../../inference/backends.js";
 
 /**
  * `templates` is the folder `eddy import turbulence` wrote; `model` picks whose `<model>_results_<run>`
@@ -139,8 +140,7 @@ export async function importTurbulenceResults(dir: string, opts: ResultsImportOp
         renameSync(`${replay}.tmp`, replay);
         const ids = ns.map(templateIdFor);
         const config = normalizeStudyConfig({
-            backend: "replay",
-            replay,
+            ...replayedAnswers(replay),
             templates: ids,
             instances: size,
             rounds,

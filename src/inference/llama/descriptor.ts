@@ -1,11 +1,12 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { EddyError, isEddyError, oneLine } from "../../util/errors.js";
-import { boolField, field, intField } from "../../util/settings.js";
+import { boolField, field, intField, intSetting } from "../../util/settings.js";
 import type { BackendDescriptor } from "../descriptor.js";
 import { isRemoteModel } from "../modelUri.js";
 import { createLlamaBackend, type GpuChoice } from "./LlamaBackend.js";
 import { GPU_CHOICES } from "./types.js";
+import { forcingGpu } from "./gpuChoice.js";
 
 const stem = (file: string): string => path.basename(file).replace(/\.gguf$/i, "");
 
@@ -23,7 +24,6 @@ const llamaSettings = {
     operational: {
         /** Let an `hf:` model URI be downloaded (never by default). */
         allowDownload: boolField.optional(),
-        threads: intField("threads", 1).optional(),
         sequences: intField("sequences", 1).optional(),
         /** Lockstep groups decoded at once (one context each). */
         groups: intField("groups", 1).optional(),
@@ -31,9 +31,22 @@ const llamaSettings = {
         gpu: field((v) => {
             if (!(GPU_CHOICES as readonly string[]).includes(String(v))) throw new EddyError(`--gpu must be one of ${GPU_CHOICES.join(", ")} (got '${String(v)}')`);
             return String(v);
-        }).optional()
+        }).optional(),
+        /** Layers offloaded to the GPU: a count, or "max" (default: node-llama-cpp's choice). */
+        gpuLayers: field((v): number | "max" => (v === "max" ? "max" : intSetting("--gpu-layers", v, 0))).optional()
     }
 };
+
+/** The settings this backend owns (declared in `settings` above), as the study schema has parsed them. */
+interface LlamaSettings {
+    allowDownload?: boolean;
+    sequences?: number;
+    groups?: number;
+    batchSize?: number;
+    gpu?: string;
+    gpuLayers?: number | "max";
+}
+const own = (settings: object): LlamaSettings => settings as LlamaSettings;
 
 /** A GGUF model through node-llama-cpp, in a child process. */
 export const llamaDescriptor = {
@@ -50,7 +63,8 @@ export const llamaDescriptor = {
         { key: "sequences", flags: "--sequences <n>", description: "parallel sequences with --group-size 1 or --fast (default: chosen from memory, model size and cores)" },
         { key: "batchSize", flags: "--batch-size <n>", description: "prompt chunk size in tokens (default 512); keep it when comparing runs" },
         { key: "allowDownload", flags: "--allow-download", description: "let an hf: model URI be downloaded (eddy never touches the network otherwise)" },
-        { key: "gpu", flags: "--gpu <kind>", description: "auto | cuda | metal | vulkan | cpu" }
+        { key: "gpu", flags: "--gpu <kind>", description: `GPU backend: ${GPU_CHOICES.join(" | ")} (default auto)` },
+        { key: "gpuLayers", flags: "--gpu-layers <n>", description: "layers to offload to the GPU (a number or max; default: as many as fit)" }
     ],
     // Reproducible: fixed lockstep groups; fast: sequences scheduled freely in one shared context.
     scheduling: (mode) => (mode === "reproducible" ? "lockstep" : "free"),
@@ -60,7 +74,7 @@ export const llamaDescriptor = {
     missing: (s) => (s.models && s.models.length > 0 ? undefined : "no model given: pass --model <file.gguf> (or use --backend reference|replay|server)"),
     checkSources(s) {
         for (const m of s.models) {
-            if (isRemoteModel(m) && !s.allowDownload) throw new EddyError(`${m} is a remote model; eddy downloads nothing unless you pass --allow-download (or give a local GGUF file)`);
+            if (isRemoteModel(m) && !own(s).allowDownload) throw new EddyError(`${m} is a remote model; eddy downloads nothing unless you pass --allow-download (or give a local GGUF file)`);
             if (!isRemoteModel(m) && !existsSync(m)) throw new EddyError(`model file not found: ${m}`);
         }
     },
@@ -68,24 +82,39 @@ export const llamaDescriptor = {
     readSources: () => ({ parts: {} }),
     modelSources: (s) => uniqueLabels(s.models ?? []),
     identity: (_backend, meta) => meta.model?.sha256 ?? null,
+    describe: (meta) => `model: ${meta.model?.architecture} ${meta.model?.quantization}, ${meta.gpu}, ${meta.threads} threads, prompt format ${meta.promptFormat}`,
     // A response depends on the file, how prompts are rendered and fit, and the mode.
     cacheIdentity: (meta) => (meta.model?.sha256 ? { sha256: meta.model.sha256, promptFormat: meta.promptFormat, contextSize: meta.contextSize, mode: meta.mode, batchSize: meta.batchSize } : undefined),
+    teacherForcing: {
+        options: (settings, recorded) => ({ gpu: forcingGpu(own(settings).gpu, recorded.gpu) }),
+        run: async (job, comparer, onProgress) => (await import("./teacherForce.js")).teacherForce(job, comparer, onProgress)
+    },
+    demo: async () => {
+        const { ensureTinyModels } = await import("../gguf/tinyModel.js");
+        return {
+            settings: { backend: "llama", models: [ensureTinyModels().f32], temperatures: [0], contextSize: 1024 },
+            explains: "The tiny model has random weights: it never writes code and never stops by itself, so its answers are cut off at max tokens and recorded as `truncated` (a harness outcome, left out of the scores: –)."
+        };
+    },
+    checkMachine: async () => (await import("./machineCheck.js")).checkLlamaMachine(),
     async open(settings, model, parts) {
         if (!model.path) throw new EddyError("no model file given");
+        const { gpu, gpuLayers, sequences, batchSize, groups, allowDownload } = own(settings);
         try {
             return await createLlamaBackend({
                 modelPath: model.path,
                 mode: settings.mode ?? "reproducible",
                 ...(parts.onWarning ? { onWarning: parts.onWarning } : {}),
-                ...(settings.gpu !== undefined ? { gpu: settings.gpu as GpuChoice } : {}),
+                ...(gpu !== undefined ? { gpu: gpu as GpuChoice } : {}),
                 ...(settings.threads !== undefined ? { threads: settings.threads } : {}),
-                ...(settings.sequences !== undefined ? { sequences: settings.sequences } : {}),
-                ...(settings.batchSize !== undefined ? { batchSize: settings.batchSize } : {}),
+                ...(gpuLayers !== undefined ? { gpuLayers } : {}),
+                ...(sequences !== undefined ? { sequences } : {}),
+                ...(batchSize !== undefined ? { batchSize } : {}),
                 ...(settings.groupSize !== undefined ? { groupSize: settings.groupSize } : {}),
-                ...(settings.groups !== undefined ? { groups: settings.groups } : {}),
+                ...(groups !== undefined ? { groups } : {}),
                 ...(settings.contextSize !== undefined ? { contextSize: settings.contextSize } : {}),
                 ...(settings.promptFormat !== undefined ? { promptFormat: settings.promptFormat } : {}),
-                ...(settings.allowDownload !== undefined ? { allowDownload: settings.allowDownload } : {})
+                ...(allowDownload !== undefined ? { allowDownload } : {})
             });
         } catch (err) {
             if (isEddyError(err)) throw err;

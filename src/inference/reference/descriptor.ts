@@ -21,6 +21,8 @@ export const referenceDescriptor = {
     readSources: () => ({ parts: {} }),
     modelSources: () => [{ label: "reference" }],
     identity: () => null,
+    describe: () => "the templates' model solutions",
+    demo: async () => ({ settings: { backend: "reference" }, explains: "The reference backend answers with each oracle's model solution: its row is what a perfect model scores." }),
     cacheIdentity: () => undefined,
     async open(settings, _model, parts) {
         if (!parts.solutions) throw new Error("the reference backend needs a solution source");

@@ -2,6 +2,7 @@ import path from "node:path";
 import { strField } from "../../util/settings.js";
 import type { BackendDescriptor } from "../descriptor.js";
 import { ReplayBackend } from "./ReplayBackend.js";
+import { writeSimulatedAnswers } from "./simulatedAnswers.js";
 
 /** Answers read from a JSONL file of responses produced elsewhere. */
 export const replayDescriptor = {
@@ -33,6 +34,17 @@ export const replayDescriptor = {
     modelSources: (s) => [{ label: path.basename(s.replay ?? "replay").replace(/\.gguf$/i, "").replace(/\.jsonl?$/i, ""), ...(s.replay ? { source: s.replay } : {}) }],
     // The file's sha256 stands for the model's: an edited file is another set of answers.
     identity: (backend) => (backend instanceof ReplayBackend ? backend.sha256 : null),
+    // A simulated flawed model (oracle mutants at per-template rates), replayed: what the scores look like for a model that is sometimes wrong.
+    replaysFile: (file) => ({ backend: "replay", replay: file }),
+    async demo(ctx) {
+        const file = path.join(ctx.dir, "demo-simulated-answers.jsonl");
+        await writeSimulatedAnswers(await ctx.judge(), ctx.templates, { instances: ctx.instances, rounds: ctx.rounds, seed: ctx.seed, file });
+        return {
+            settings: { backend: "replay", replay: file },
+            explains: `The replay row judges a simulated flawed model (${path.basename(file)}): each template's answers are its model solution or, at a per-template rate (0, 25, 50, 100%), one of its oracle's mutants.`
+        };
+    },
+    describe: (meta) => `replayed answers${meta.model?.name ? ` from ${meta.model.name}` : ""}`,
     cacheIdentity: () => undefined,
     async open(settings, _model, parts) {
         if (parts.prepared instanceof ReplayBackend) return parts.prepared;

@@ -2,7 +2,7 @@ import { EddyError, isEddyError, oneLine } from "../../util/errors.js";
 import { field, intField, numberSetting } from "../../util/settings.js";
 import type { BackendDescriptor } from "../descriptor.js";
 import { apiKeyFromEnv, parseBaseUrl } from "./http.js";
-import { probeServer } from "./probe.js";
+import { pickModel, probeServer, servedIdentity } from "./probe.js";
 import { createServerBackend, knownReproducible } from "./ServerBackend.js";
 
 /** The settings this backend owns (declared below in `settings`). */
@@ -52,11 +52,21 @@ export const serverDescriptor = {
         parseBaseUrl(baseUrl);
     },
     sourceGone: () => undefined,
+    // What the server at the address serves under the name, now: the same identity its answers will carry.
+    async modelIdentity(settings, model) {
+        const { baseUrl } = own(settings);
+        if (!baseUrl) throw new EddyError("--backend server needs --base-url http://HOST:PORT/v1");
+        if (!model.name) throw new EddyError("--backend server needs --model <name>");
+        const report = await probeServer(parseBaseUrl(baseUrl), apiKeyFromEnv());
+        return servedIdentity(report, pickModel(report, model.name)).sha256;
+    },
     readSources: () => ({ parts: {} }),
     modelSources: (s) => [...new Set(s.models ?? [])].map((name) => ({ label: name.split(/[\\/]/).pop()!.replace(/\.gguf$/i, ""), name })),
     identity: (_backend, meta) => meta.model?.sha256 ?? null,
+    describe: (meta) => `served model: ${meta.model?.name}${meta.model?.path && meta.model.path !== meta.model.name ? ` (${meta.model.path})` : ""}, mode ${meta.mode}, prompt format ${meta.promptFormat}`,
     // A served answer depends on what the server reports it serves, how prompts are sent, and whether it was reproducible.
     cacheIdentity: (meta, identity) => (identity ? { sha256: identity, promptFormat: meta.promptFormat, contextSize: meta.contextSize, mode: meta.mode } : undefined),
+    offerKeys: ["baseUrl"],
     async offers(settings) {
         const { baseUrl, concurrency } = own(settings);
         if (!baseUrl) throw new EddyError("give the server's address: --base-url http://HOST:PORT/v1");

@@ -1,16 +1,7 @@
-import type { ChatMessage } from "../../vocabulary.js";
+import type { ForcedMemory, ForcedReport, ForcedResult, ForcedText, TeacherForceJob } from "../../inference/backends.js";
 
-/** One text to teacher-force. Only the positions that predict `completion` tokens are compared; the prompt is context. */
-export interface DriftText {
-    /** Caller's label (e.g. `template#instance/round`), for error messages. */
-    id?: string;
-    /** Context fed before the compared tokens, as text (special tokens in it are parsed); may be empty. Ignored when `messages` is set. */
-    prompt?: string;
-    /** Context as chat messages, rendered exactly as generation renders them (the job's `promptFormat`). */
-    messages?: ChatMessage[];
-    /** The text whose tokens are compared position by position (e.g. the reference model's own answer). */
-    completion: string;
-}
+/** One text to teacher-force (only the positions predicting `completion` are compared). */
+export type DriftText = ForcedText;
 
 /** Token-drift figures of one model against the reference, as the drift measurement and the quantisation report both state them. */
 export interface TokenDrift {
@@ -34,61 +25,20 @@ export interface DriftSummary extends TokenDrift {
     positions: number;
 }
 
-/** What the drift worker is asked to do. */
-export interface DriftJob {
-    /** The reference GGUF (its tokenizer tokenises every text). */
-    reference: string;
-    /** GGUF files compared with the reference, one at a time (the reference itself may be among them). */
-    candidates: string[];
-    /** Texts to teacher-force. */
-    texts: DriftText[];
-    /** llama.cpp threads; always explicit (the library default is ~1000x slower on small machines). */
-    threads: number;
-    /** How `messages` become a prompt, as in generation: "auto" (default), "gguf-chat-template", "plain-completion" or a chat wrapper name. */
-    promptFormat?: string;
-    /** GPU backend for getLlama: false for CPU, or "auto" / "cuda" / "vulkan" / "metal". */
-    gpu: false | "auto" | "cuda" | "vulkan" | "metal";
-    /** Most tokens of one text that are evaluated (longer texts are cut, and counted); default: the model's training context, at most 4096. */
-    contextSize?: number;
-    /** Upper bound on logits held at once (positions per chunk × vocabulary); default 2,000,000. */
-    maxLogitsInFlight?: number;
+/** What the drift worker is asked to do: a teacher-forcing job, and the backend that runs it. */
+export interface DriftJob extends TeacherForceJob {
+    /** The backend whose teacher forcing runs it (default: the one that evaluates model files itself, teacherForcingBackend). */
+    backend?: string;
 }
 
-/** Memory one loaded model took, as llama.cpp accounts it. */
-export interface DriftMemory {
-    /** Weights in RAM, bytes. */
-    modelRamBytes: number;
-    /** Weights in VRAM, bytes. */
-    modelVramBytes: number;
-    /** The evaluation context's footprint (KV cache and compute buffers, RAM + VRAM, as node-llama-cpp estimates it), bytes. */
-    contextBytes: number;
-}
+/** Memory one loaded model took. */
+export type DriftMemory = ForcedMemory;
 
 /** Drift of one candidate file against the reference. */
-export interface DriftResult extends DriftSummary {
-    /** The candidate GGUF path as given. */
-    file: string;
-    /** Texts cut to the context size. */
-    truncated_texts: number;
-    /** Teacher-forced evaluation speed of the candidate (all tokens fed, logits at every compared position), tokens/s. */
-    eval_tokens_per_s: number;
-    /** Memory of the candidate model and its context. */
-    memory: DriftMemory;
-}
+export type DriftResult = ForcedResult<DriftSummary>;
 
 /** Everything the drift worker returns. */
-export interface DriftReport {
-    /** The reference GGUF path. */
-    reference: string;
-    /** Vocabulary size shared by every file. */
-    vocabulary: number;
-    /** Texts compared. */
-    texts: number;
-    /** Memory of the reference model and its context. */
-    referenceMemory: DriftMemory;
-    /** One result per candidate, in the job's order. */
-    results: DriftResult[];
-}
+export type DriftReport = ForcedReport<DriftSummary>;
 
 /** Messages the worker sends to its parent. */
 export type DriftWorkerMessage =

@@ -6,6 +6,7 @@ import { loadStudy } from "../../report/loadStudy.js";
 import { runStudy, type StudyHooks } from "../../run/runStudy.js";
 import type { StudyConfig } from "../../run/config.js";
 import { EddyError } from "../../util/errors.js";
+import { teacherForcingBackend } from "../../inference/backends.js";
 import { defaultDbPath } from "../../util/paths.js";
 import { measureDrift } from "../drift/measureDrift.js";
 import type { DriftJob, DriftReport, DriftText } from "../drift/types.js";
@@ -40,11 +41,6 @@ export const FIXED_DRIFT_TEXTS: DriftText[] = [
     { id: "fixed:count_chars", prompt: "", completion: "def count_chars(text, ch):\n    return sum(1 for c in text if c == ch)\n" }
 ];
 
-function driftGpu(config: StudyConfig, recorded: unknown): DriftJob["gpu"] {
-    const g = config.gpu ?? (typeof recorded === "string" ? recorded : undefined);
-    return g === "cuda" || g === "vulkan" || g === "metal" || g === "auto" ? g : false;
-}
-
 /**
  * `eddy quant`: checks the files are quantisations of one model, runs (or reuses, as the same
  * config continues the same run) one identical study over all of them — one run, one
@@ -66,7 +62,9 @@ export async function runQuantStudy(opts: QuantStudyOptions): Promise<QuantRepor
     if (cfg.temperatures.length !== 1) throw new EddyError("eddy quant compares files at one temperature: give a single --temperature");
     if (cfg.wrappers.length !== 1) throw new EddyError("eddy quant compares files with one prompt wrapper: give a single --wrapper");
 
-    const study: StudyConfig = { ...cfg, backend: "llama", models: files.map((f) => f.path) };
+    // The backend that runs model files and compares them by teacher forcing.
+    const engine = teacherForcingBackend();
+    const study: StudyConfig = { ...cfg, backend: engine.name, models: files.map((f) => f.path) };
     const result = await runStudy(study, opts.hooks ?? {});
     if (result.status !== "complete") throw new EddyError(`run ${result.runId} was interrupted; run the same command again to continue it`, 130);
 
@@ -104,7 +102,8 @@ export async function runQuantStudy(opts: QuantStudyOptions): Promise<QuantRepor
                 candidates: files.map((f) => f.path),
                 texts,
                 threads,
-                gpu: driftGpu(study, meta.gpu),
+                backend: engine.name,
+                ...engine.forcing.options(study, meta),
                 ...(typeof meta.promptFormat === "string" ? { promptFormat: meta.promptFormat } : {}),
                 ...(study.contextSize ? { contextSize: study.contextSize } : {})
             },

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
+import { askOffers, OFFER_OPTIONS } from "../../../inference/backends.js";
 import type { ModelInfo } from "../../../inference/gguf/inspectGguf.js";
 import { EddyError, oneLine } from "../../../util/errors.js";
 import { modelsDir } from "../../../util/paths.js";
@@ -13,19 +14,20 @@ export function registerModelsCommand(program: Command): void {
         .description("List and inspect GGUF model files (header only, no weights loaded)")
         .addHelpText("after", "\nExamples:\n  $ eddy models list\n  $ eddy models list models --json\n  $ eddy models inspect models/eddy-tiny-q8_0.gguf --json");
 
-    models
+    const list = models
         .command("list")
         .description("List the GGUF files under models/ (or a folder) with architecture, quantisation and size")
         .argument("[dir]", "folder to scan (default: models/, or EDDY_MODELS)")
         .option("--json", "print JSON to stdout")
-        .option("--sha256", "also hash every file (reads each whole file: slow for large models)")
-        .option("--base-url <url>", "list what an OpenAI-compatible server serves instead (llama-server, vLLM, Ollama; API key from EDDY_API_KEY or OPENAI_API_KEY)")
-        .addHelpText("after", "\nExamples:\n  $ eddy models list\n  $ eddy models list models --json --sha256   # a folder of GGUF files\n  $ eddy models list --base-url http://127.0.0.1:8080/v1")
-        .action(async (dir: string | undefined, opts: { json?: boolean; sha256?: boolean; baseUrl?: string }) => {
-            if (opts.baseUrl !== undefined) {
-                if (dir !== undefined) throw new EddyError("give a folder or --base-url, not both");
-                const { serverOffers } = await import("../../../inference/backends.js");
-                const offer = await serverOffers(opts.baseUrl);
+        .option("--sha256", "also hash every file (reads each whole file: slow for large models)");
+    // Where a backend that serves models is (--base-url): list what it serves instead (llama-server, vLLM, Ollama).
+    for (const o of OFFER_OPTIONS) list.option(o.flags, `list what is served there instead: ${o.description}`);
+    list.addHelpText("after", "\nExamples:\n  $ eddy models list\n  $ eddy models list models --json --sha256   # a folder of GGUF files\n  $ eddy models list --base-url http://127.0.0.1:8080/v1")
+        .action(async (dir: string | undefined, opts: { json?: boolean; sha256?: boolean; [where: string]: unknown }) => {
+            const given = OFFER_OPTIONS.filter((o) => opts[o.key] !== undefined);
+            if (given.length > 0) {
+                if (dir !== undefined) throw new EddyError(`give a folder or ${given.map((o) => o.flags.split(" ")[0]).join(", ")}, not both`);
+                const offer = (await askOffers(Object.fromEntries(given.map((o) => [o.key, opts[o.key]]))))!;
                 if (opts.json) {
                     process.stdout.write(JSON.stringify(offer, null, 2) + "\n");
                     return;

@@ -26,7 +26,9 @@ function cell(text: string, width: number): string {
 }
 
 function coverageText(c: Coverage): string {
-    const rows = c.groups.flatMap((g) => [
+    // The taxonomy's problem groups (not a backend's lockstep groups).
+    const { groups } = c;
+    const rows = groups.flatMap((g) => [
         [`${g.group} (${g.templates})`, "", "", cell(counts(g.returns), 29), cell(arities(g.arity), 19)],
         ...g.subgroups.map((s) => ["", s.name, s.templates === 0 ? "0  (empty)" : String(s.templates), cell(counts(s.returns), 29), cell(arities(s.arity), 19)])
     ]);

@@ -1,8 +1,7 @@
 import { getLlama, LlamaLogLevel, type Llama, type LlamaContext, type LlamaContextSequence, type LlamaModel, type Token } from "node-llama-cpp";
-import { beginningToken, createPromptRenderer, type PromptRenderer } from "../../inference/llama/promptFormat.js";
-import { argmax, klDivergence, logSoftmax } from "./divergence.js";
-import { DriftAccumulator } from "./DriftAccumulator.js";
-import type { DriftJob, DriftMemory, DriftReport, DriftResult, DriftText } from "./types.js";
+import type { ForcedMemory, ForcedReport, ForcedResult, ForcedText, PositionComparer, TeacherForceJob } from "../descriptor.js";
+import { forcingGpu } from "./gpuChoice.js";
+import { beginningToken, createPromptRenderer, type PromptRenderer } from "./promptFormat.js";
 
 /** A text as token ids; positions `first - 1 … tokens.length - 2` predict the compared tokens. */
 interface TokenizedText {
@@ -18,19 +17,21 @@ interface Loaded {
     model: LlamaModel;
     context: LlamaContext;
     sequence: LlamaContextSequence;
-    memory: DriftMemory;
+    memory: ForcedMemory;
 }
 
 const DEFAULT_MAX_LOGITS = 2_000_000;
 const DEFAULT_CONTEXT_CAP = 4096;
 
 /**
- * Teacher-forces every text through the reference and each candidate and compares the
- * next-token distributions position by position (greedy sampler, so the logits are the raw,
- * full-vocabulary ones). Runs inside the drift worker; `onProgress` reports texts done per file.
+ * Teacher-forces every text through the reference and each candidate and hands the two
+ * next-token logit vectors of every compared position to a comparer (greedy sampler, so the
+ * logits are the raw, full-vocabulary ones). Runs inside the drift worker; `onProgress` reports
+ * texts done per file.
  */
-export async function teacherForce(job: DriftJob, onProgress: (file: string, done: number, total: number) => void): Promise<DriftReport> {
-    const llama = await getLlama({ gpu: job.gpu, maxThreads: job.threads, build: "never", logLevel: LlamaLogLevel.error, progressLogs: false });
+export async function teacherForce<S extends object>(job: TeacherForceJob, comparer: () => PositionComparer<S>, onProgress: (file: string, done: number, total: number) => void): Promise<ForcedReport<S>> {
+    const gpu = forcingGpu(job.gpu, undefined);
+    const llama = await getLlama({ gpu, maxThreads: job.threads, build: "never", logLevel: LlamaLogLevel.error, progressLogs: false });
     try {
         const refModel = await loadModel(llama, job.reference);
         const cap = Math.min(job.contextSize ?? DEFAULT_CONTEXT_CAP, refModel.trainContextSize || DEFAULT_CONTEXT_CAP);
@@ -41,7 +42,7 @@ export async function teacherForce(job: DriftJob, onProgress: (file: string, don
         const ref = await openContext(refModel, contextSize, job.threads);
         const vocabulary = vocabularySize(refModel);
         const chunk = Math.max(1, Math.floor((job.maxLogitsInFlight ?? DEFAULT_MAX_LOGITS) / Math.max(1, vocabulary)));
-        const results: DriftResult[] = [];
+        const results: ForcedResult<S>[] = [];
         for (const file of job.candidates) {
             // The reference itself may be a candidate: its weights are shared, but it gets its own context,
             // so it goes through exactly the same evaluation as any other file.
@@ -53,7 +54,7 @@ export async function teacherForce(job: DriftJob, onProgress: (file: string, don
                 checkSameTokenizer(candModel, renderer(candModel, job), job.texts, texts, file, cap);
                 const cand = await openContext(candModel, contextSize, job.threads);
                 try {
-                    results.push(await compareFile(ref, cand, texts, file, chunk, onProgress));
+                    results.push(await compareFile(ref, cand, texts, file, chunk, comparer(), onProgress));
                 } finally {
                     await cand.context.dispose();
                 }
@@ -90,7 +91,7 @@ async function openContext(model: LlamaModel, contextSize: number, threads: numb
 }
 
 /** The prompt renderer generation uses (created lazily: texts given as plain strings never need it). */
-function renderer(model: LlamaModel, job: DriftJob): () => PromptRenderer {
+function renderer(model: LlamaModel, job: TeacherForceJob): () => PromptRenderer {
     let r: PromptRenderer | undefined;
     return () => (r ??= createPromptRenderer(model, job.promptFormat ?? "auto", () => {}));
 }
@@ -100,7 +101,7 @@ function renderer(model: LlamaModel, job: DriftJob): () => PromptRenderer {
  * rendered as generation renders them, and the text generation put before the answer (the plain
  * prompt's cue) is taken off the stored answer, so the compared tokens are the ones the model produced.
  */
-function tokenizeText(model: LlamaModel, render: () => PromptRenderer, text: DriftText, cap: number): TokenizedText {
+function tokenizeText(model: LlamaModel, render: () => PromptRenderer, text: ForcedText, cap: number): TokenizedText {
     const start = beginningToken(model);
     const bos = start != null ? [start] : [];
     let prompt: Token[] = [];
@@ -121,7 +122,7 @@ function tokenizeText(model: LlamaModel, render: () => PromptRenderer, text: Dri
  * distributions over different token sets is meaningless. The header check (checkSameModel)
  * compares the token lists; this re-checks on the very texts compared, with the loaded tokenizers.
  */
-function checkSameTokenizer(candModel: LlamaModel, render: () => PromptRenderer, raw: DriftText[], texts: TokenizedText[], file: string, cap: number): void {
+function checkSameTokenizer(candModel: LlamaModel, render: () => PromptRenderer, raw: ForcedText[], texts: TokenizedText[], file: string, cap: number): void {
     raw.forEach((text, i) => {
         const mine = tokenizeText(candModel, render, text, cap).tokens;
         const theirs = (texts[i] as TokenizedText).tokens;
@@ -131,9 +132,8 @@ function checkSameTokenizer(candModel: LlamaModel, render: () => PromptRenderer,
 }
 
 /** Compares one candidate with the reference over every text, streaming chunk by chunk. */
-async function compareFile(ref: Loaded, cand: Loaded, texts: TokenizedText[], file: string, chunk: number,
-    onProgress: (file: string, done: number, total: number) => void): Promise<DriftResult> {
-    const acc = new DriftAccumulator();
+async function compareFile<S extends object>(ref: Loaded, cand: Loaded, texts: TokenizedText[], file: string, chunk: number, acc: PositionComparer<S>,
+    onProgress: (file: string, done: number, total: number) => void): Promise<ForcedResult<S>> {
     let evalMs = 0;
     let evalTokens = 0;
     for (let t = 0; t < texts.length; t++) {
@@ -159,9 +159,7 @@ async function compareFile(ref: Loaded, cand: Loaded, texts: TokenizedText[], fi
                 if (r == null && c == null) continue;
                 if (r == null || c == null) throw new Error(`missing logits at position ${start + k} of text ${t}`);
                 if (r.size !== c.size) throw new Error(`${file} has a vocabulary of ${c.size} tokens, the reference ${r.size}`);
-                const rl = toDense(r);
-                const cl = toDense(c);
-                acc.add(klDivergence(logSoftmax(rl), logSoftmax(cl)), argmax(rl) === argmax(cl));
+                acc.add(toDense(r), toDense(c));
             }
         }
         onProgress(file, t + 1, texts.length);
