@@ -17,13 +17,10 @@ from typing import Any
 from .budget import Budget, host_factor_with_source
 from .categories import Category, as_category
 from .oracle import OracleError
-from .prepare import Prepared, wire_blob
-from .protocol import FrameBuffer, Malformed, Partial, TooLarge, frame, recv_control, send_control, short
+from .prepare import MAX_RESULT_BYTES, Prepared, wire_blob
+from .protocol import MAX_INT_DIGITS, FrameBuffer, Malformed, Partial, TooLarge, frame, recv_control, send_control, short
 from .sandbox import MAC_BYTES, STAMPS, mac
 from .world import WorldError, Zygote, report, start_zygote
-
-MAX_RESULT_BYTES = 32 * 1024 * 1024
-
 
 MAX_CAPTURE_BYTES = 64 * 1024
 
@@ -103,6 +100,8 @@ class Run:
     setup: str | None = None  # a harness failure before any candidate code ran
     stalled: bool = False  # the worker's own backstop fired: the keeper went silent
     too_large: bool = False
+    result_bytes: int = MAX_RESULT_BYTES  # the instance's limits on what comes back (prepare.result_limits)
+    int_digits: int = MAX_INT_DIGITS
     status: int | None = None
     usage: Usage | None = None
     captured: bytes = b""
@@ -232,7 +231,7 @@ def finish_stopped() -> None:
 
 
 def run_candidate(code: str, fn: str, arity: int, p: Prepared, budget: Budget, memory_mb: int, foreign: tuple[str, str, str] | None = None, profile: bool = False) -> Run:
-    run = Run()
+    run = Run(result_bytes=p.result_bytes, int_digits=p.int_digits)
     stamp(run, "w_start")
     finish_stopped()
     stamp(run, "w_stopped")
@@ -281,7 +280,7 @@ def _cpu_within(run: Run, budget: Budget) -> bool:
 
 
 def _collect(run: Run, job: bytes, box: Sandbox, key: bytes, budget: Budget) -> None:
-    frames = FrameBuffer(MAX_RESULT_BYTES)
+    frames = FrameBuffer(run.result_bytes)
     status = FrameBuffer(1 << 16)
     captured = bytearray()
     # The keeper enforces every limit; this only catches a keeper that went silent.
@@ -438,7 +437,7 @@ def _read_message(run: Run, data: bytes, key: bytes) -> None:
         return
     run.seq += 1
     try:
-        part = Partial(payload, 2)
+        part = Partial(payload, 2, run.int_digits)
     except Malformed as e:
         run.broken = str(e)
         return
@@ -512,7 +511,7 @@ def read_results(run: Run) -> None:
         tag = part.head[0]
         if tag == "e" and (a not in ("resource", "runtime") or not isinstance(b, str)):
             run.broken = "a malformed error report"
-        elif tag == "o" and not isinstance(a, str):
+        elif tag == "o" and not isinstance(a, str) and not (isinstance(a, tuple) and len(a) == 2 and isinstance(a[0], str)):
             run.broken = "a malformed result"
         if run.broken is not None:
             run.results = {k: v for k, v in run.results.items() if k < i}

@@ -10,12 +10,12 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from .budget import MARGIN, Budget, make_budget
-from .candidate import stamp, DETAIL_CHARS, MAX_RESULT_BYTES, PRECHECK_WALL_S, Run, cpu_factor, read_results, run_candidate
+from .candidate import stamp, DETAIL_CHARS, PRECHECK_WALL_S, Run, cpu_factor, read_results, run_candidate
 from .categories import Category
-from .compare import Opaque, strict_equal
+from .compare import not_plain, strict_equal
 from .foreign import foreign_runtime, read_foreign
 from .oracle import OracleError
-from .prepare import Prepared, prepare
+from .prepare import MAX_RESULT_BYTES, RESULT_PER_EXPECTED, Prepared, bare, prepare
 from .protocol import shares, short
 from .references import answer_source
 from .sandbox import MAX_FILE_BYTES, MAX_OPEN_FILES, MAX_PROCS, SCRATCH_BYTES, TAMPER_EXIT
@@ -166,7 +166,7 @@ def _verdict(run: Run, p: Prepared, fn: str, budget: Budget, rejudge: bool, memo
             return _natural_verdict(run, p, fn, memory_mb)
         return hit
     if run.too_large:
-        return Outcome("resource_exhaustion", "output larger than %d MB" % (MAX_RESULT_BYTES // (1024 * 1024)))
+        return Outcome("resource_exhaustion", "output larger than %s" % _result_cap_text(p.result_bytes))
     if run.broken is not None and run.ready:
         return Outcome("runtime_error", "the candidate broke the judge's result channel: %s" % run.broken)
     if not run.prechecked:
@@ -259,6 +259,13 @@ COMPARE_FLOOR = 1_000_000
 COMPARE_PER_EXPECTED = 4
 
 
+def _result_cap_text(n: int) -> str:
+    mb = n / (1024 * 1024)
+    if n <= MAX_RESULT_BYTES:
+        return "%d MB" % mb
+    return "%.1f MB (%d x the model solution's outputs)" % (mb, RESULT_PER_EXPECTED)
+
+
 def _expanded_size(v: Any, cap: int) -> int:
     n = 0
     todo = [v]
@@ -278,7 +285,7 @@ def _compare_bound(p: Prepared) -> int:
     """Computed once per prepared instance (it walks every expected output and argument)."""
     if p.compare_bound is None:
         cap = COMPARE_FLOOR * 100
-        expected = sum(_expanded_size(e, cap) + _expanded_size(a, cap) for e, a in zip(p.expected, p.calls))
+        expected = sum(_expanded_size(bare(e), cap) + _expanded_size(a, cap) for e, a in zip(p.expected, p.calls))
         p.compare_bound = max(COMPARE_FLOOR, COMPARE_PER_EXPECTED * expected)
     return p.compare_bound
 
@@ -288,7 +295,7 @@ def _compared(run: Run, p: Prepared, fn: str) -> Outcome:
     changed = "modified its argument, which the question forbids"
     for i, args in enumerate(p.calls):
         tag, value, after = run.results[i]
-        actual = Opaque(value) if tag == "o" else value
+        actual = not_plain(value) if tag == "o" else value
         expected = p.expected[i]
         fixed = i < n_fixed
         label = ("fixed test %d" % (i + 1)) if fixed else ("random input %d" % (i - n_fixed + 1))
