@@ -113,6 +113,13 @@ def group_budget_ms(times_ms: list, factor: float) -> float:
     return min(TIMEOUT_PER_GROUP_MS, limits) + GROUP_EXTRA_MS
 
 
+def input_limits_ms(times_ms: list, factor: float) -> list:
+    """EvalPlus's limit of each input, on the reference machine: max(min limit, factor x the
+    ground truth's time on it) (evalplus/evaluate.py: time_limits; unsafe_execute times out each
+    input on its own)."""
+    return [max(MIN_TIME_LIMIT_MS, GT_TIME_LIMIT_FACTOR * t / factor) for t in times_ms]
+
+
 def run_group(fn: Any, inputs: list, not_none: bool) -> tuple[list, list]:
     outs, times = [], []
     for inp in inputs:
@@ -202,6 +209,9 @@ def compute(req: dict) -> dict:
     from eddy_judge.budget import host_factor  # noqa: E402 (the judge's own calibration)
 
     factor = host_factor()
+    for name in ("base", "plus"):
+        if name in times:
+            data[name + "_limit_ms"] = input_limits_ms(times[name], factor)
     blob = pickle.dumps(data, protocol=4)
     with open(req["out"], "wb") as f:
         f.write(blob)

@@ -215,8 +215,9 @@ function yamlText(p: HumanEvalProblem, id: string, e: Expected, dataset: Dataset
         `  task_id: {choice: [${JSON.stringify(p.task_id)}]}`,
         `edge:`,
         `  - [${JSON.stringify(p.task_id)}]`,
-        // EvalPlus's limits: the sum over inputs of max(4 s, 4 x the canonical solution's time), at
-        // most 60 s a group, on the reference machine (the judge scales it by its host factor).
+        // EvalPlus's limits: each input max(4 s, 4 x the canonical solution's time on it), timed on
+        // its own (the oracle gives the judge each input's limit); the whole answer the sum of
+        // those, at most 60 s a group, on the reference machine (the judge scales both by its host factor).
         ...(e.budgetMs ? [`budget: {time_ms: ${e.budgetMs}, memory_mb: ${EVALPLUS_MEMORY_MB}}`] : []),
         // The test inputs are fixed tests; the one random input repeats the first of them.
         `random_inputs: 1`

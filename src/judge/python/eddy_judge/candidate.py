@@ -108,6 +108,7 @@ class Run:
     seq: int = 0
     shared: set[int] = field(default_factory=set)  # calls whose answer held an argument object (another language)
     expanded: dict[int, int] = field(default_factory=dict)  # values in each result once shared references are expanded
+    call_ms: list[float] | None = None  # each call's CPU time as the candidate's harness measured it
     compare_ms: float = 0.0  # CPU the worker spent comparing this answer's results (charged to it)
     stamps: dict[str, float] = field(default_factory=dict)  # when each phase ended (monotonic s), for the profile
 
@@ -486,6 +487,8 @@ def _read_message(run: Run, data: bytes, key: bytes) -> None:
         stamp(run, "w_loaded")
     elif tag == "load" and len(m) == 3 and m[1] in ("resource", "runtime") and isinstance(m[2], str) and not run.loaded and run.load is None:
         run.load = (m[1], m[2][:DETAIL_CHARS])
+    elif tag == "times" and len(m) == 2 and run.loaded and run.call_ms is None and isinstance(m[1], list) and all(type(x) is float for x in m[1]):
+        run.call_ms = m[1]
     elif tag == "done" and len(m) == 1 and run.loaded:
         run.done = True
         stamp(run, "w_done")

@@ -86,6 +86,16 @@ class Prepared:
     compare_bound: int | None = None  # how many values the comparison accepts (verdicts.py), once per instance
     result_bytes: int = MAX_RESULT_BYTES  # what the answer's results may take on the wire
     int_digits: int = MAX_INT_DIGITS  # the largest integer (15-bit digits) an answer may send
+    call_limits_ms: list[float | None] | None = None  # each call's own CPU limit (reference ms), where the oracle sets one
+
+
+def time_limit_ms(expected: Any) -> float | None:
+    """An oracle's own limit for one call (`eddy_time_limit_ms` of its expected object: an
+    imported EvalPlus problem times out each input on its own), in reference-machine CPU ms."""
+    if getattr(type(expected), "eddy_time_limit_ms", None) is None:
+        return None
+    v = expected.eddy_time_limit_ms
+    return float(v) if isinstance(v, (int, float)) and v > 0 else None
 
 
 def bare(expected: Any) -> Any:
@@ -176,6 +186,8 @@ def prepare(req: dict[str, Any]) -> Prepared:
         solution_ms=solution_ms,
     )
     out.result_bytes, out.int_digits = result_limits(expected, calls_blob, out.keep_args)
+    limits = [time_limit_ms(e) for e in expected]
+    out.call_limits_ms = limits if any(x is not None for x in limits) else None
     if len(_prepared) > 512:
         _prepared.clear()
     _prepared[key] = out

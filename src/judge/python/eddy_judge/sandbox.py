@@ -394,6 +394,10 @@ def _run(compiled: CodeType, fn: str, calls: list[tuple[Any, ...]], send_args: b
     form = _LOOP_SCOPE["form"]
     me = getpid()
     main = ident()
+    clock = time.process_time
+    # Each call's CPU time (ms; the process's, while this thread only waits), sent before "done":
+    # a template may limit each call on its own (an imported EvalPlus problem does).
+    spent: list[float] = []
     not_plain = "<arguments no longer plain data>"
     # Every box (a call's value) stays here until the process ends: nothing the answer handed
     # over is let go of, so no __del__ or weakref callback of the answer's runs because of the
@@ -479,7 +483,9 @@ def _run(compiled: CodeType, fn: str, calls: list[tuple[Any, ...]], send_args: b
         exit_(0)
     emit(("loaded",))
     for i, args in enumerate(calls):
+        t0 = clock()
         value, err = in_thread(call, (f, args))
+        spent.append((clock() - t0) * 1000.0)
         if threads() != 0:
             # Recorded before anything else: nothing of this call's is read.
             emit(("e", i, "runtime", LEFT_A_THREAD % ("its call (%s)" % fn)))
@@ -528,6 +534,7 @@ def _run(compiled: CodeType, fn: str, calls: list[tuple[Any, ...]], send_args: b
             except ValueError:
                 pass
         emit(("o", i, text[:300], loads(recorded)))
+    emit(("times", spent))
     emit(("done",))
     exit_(0)
 

@@ -148,6 +148,23 @@ def _limit_verdict(run: Run, p: Prepared, budget: Budget) -> Outcome | None:
     )
 
 
+def _over_own_limit(run: Run, p: Prepared) -> Outcome | None:
+    """A call over its own CPU limit (a template that times each input on its own, as EvalPlus
+    does): the first such call is the answer's resource_exhaustion, whatever it returned."""
+    if p.call_limits_ms is None or run.call_ms is None:
+        return None
+    factor = cpu_factor()
+    for i, (ms, limit) in enumerate(zip(run.call_ms, p.call_limits_ms)):
+        if limit is not None and ms > limit * factor:
+            return Outcome(
+                "resource_exhaustion",
+                "CPU time limit of one input exceeded %s: %.0f ms of CPU time; its own limit %.0f ms (%.0f ms on the reference machine x host factor %.2f)"
+                % (where(i, p.n_fixed), ms, limit * factor, limit, factor),
+                "cpu",
+            )
+    return None
+
+
 def _verdict(run: Run, p: Prepared, fn: str, budget: Budget, rejudge: bool, memory_mb: int) -> Outcome | None:
     n_fixed = p.n_fixed
     if run.pre is None and not run.too_large and run.tamper is None:
@@ -234,6 +251,9 @@ def _natural_verdict(run: Run, p: Prepared, fn: str, memory_mb: int) -> Outcome:
     for i in range(len(p.calls)):
         if i not in run.results:
             return Outcome("runtime_error", "no result came back %s" % where(i, n_fixed))
+    late = _over_own_limit(run, p)
+    if late is not None:
+        return late
     bound = _compare_bound(p)
     if sum(run.expanded.values()) > bound:
         i = max(run.expanded, key=lambda k: run.expanded[k])
