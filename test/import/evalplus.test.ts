@@ -166,7 +166,7 @@ describe("HumanEval+ and MBPP+ as EvalPlus publishes them: imported whole, judge
             entry_point: "dashes",
             contract: "",
             base_input: [[3]],
-            // 40 MB of outputs in all, each input alone under 32 MB.
+            // 40,000,000 bytes of outputs in all (38.1 MiB), each input alone under 32 MiB.
             plus_input: [[20_000_000], [20_000_000]],
             atol: 0
         };
@@ -183,7 +183,7 @@ describe("HumanEval+ and MBPP+ as EvalPlus publishes them: imported whole, judge
         writeFileSync(samples, lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
         const got = rows(samplesRun(samples, out, ["--model", "big"]));
         expect(got.map((x) => x.category)).toEqual(["passed", "resource_exhaustion"]);
-        expect(got[1]!.detail).toMatch(/output larger than 80\.\d MB \(2 x the model solution's outputs\)/);
+        expect(got[1]!.detail).toMatch(/output larger than 76\.\d MB \(2 x the model solution's outputs\)/);
     }, 240_000);
 
     it("each input is timed on its own as EvalPlus times it: one input over max(4 s, 4 x the canonical solution's time) fails though the whole answer is within the sum", () => {
@@ -292,14 +292,23 @@ describe("HumanEval+ and MBPP+ as EvalPlus publishes them: imported whole, judge
             plus_input: [["even"]],
             atol: 0
         };
+        // Runs at import, but gives other answers in the judge: refused there, after its files were written.
+        const unstable = { ...bad, task_id: "EddyRandom/0", prompt: 'def jitter(x: float) -> float:\n    """x plus a random amount."""\n', canonical_solution: "    import random\n    return x + random.random()\n", entry_point: "jitter", base_input: [[1.0]], plus_input: [[2.0]] };
         const file = path.join(dir, "with-bad.jsonl");
-        writeFileSync(file, readFileSync(path.join(SAMPLE, "HumanEvalPlus-eddy.jsonl"), "utf8").split("\n").slice(0, 1).join("\n") + "\n" + JSON.stringify(bad) + "\n");
+        writeFileSync(file, readFileSync(path.join(SAMPLE, "HumanEvalPlus-eddy.jsonl"), "utf8").split("\n").slice(0, 1).join("\n") + "\n" + JSON.stringify(bad) + "\n" + JSON.stringify(unstable) + "\n");
         const out = path.join(dir, "partial");
         const r = eddy(["import", "humaneval", file, "--out", out, "--workers", "2"]);
         expect(r.status, r.stderr).toBe(0);
         expect(r.stdout).toContain("skipped EddyBad/0: the canonical solution raises on a plus input: IndexError");
+        expect(r.stdout).toContain("skipped EddyRandom/0: the canonical solution does not pass its own tests in eddy's judge");
         expect(r.stdout).toContain("1 template(s) imported");
-        expect(JSON.parse(readFileSync(path.join(out, "humaneval-import.json"), "utf8")).skipped).toEqual([{ taskId: "EddyBad/0", reason: expect.stringContaining("IndexError") }]);
+        expect(JSON.parse(readFileSync(path.join(out, "humaneval-import.json"), "utf8")).skipped).toEqual([
+            { taskId: "EddyBad/0", reason: expect.stringContaining("IndexError") },
+            { taskId: "EddyRandom/0", reason: expect.stringContaining("in eddy's judge") }
+        ]);
+        // A skipped problem leaves nothing behind that 'templates validate' or a run would load.
+        expect(readdirSync(path.join(out, "templates"))).toHaveLength(1);
+        expect(readdirSync(path.join(out, "oracles")).filter((f) => f.startsWith("eddyrandom_0"))).toEqual([]);
         const strictOut = path.join(dir, "strict");
         const s = eddy(["import", "humaneval", file, "--out", strictOut, "--strict", "--workers", "2"]);
         expect(s.status).not.toBe(0);
