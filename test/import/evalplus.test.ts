@@ -186,6 +186,34 @@ describe("HumanEval+ and MBPP+ as EvalPlus publishes them: imported whole, judge
         expect(got[1]!.detail).toMatch(/output larger than 76\.\d MB \(2 x the model solution's outputs\)/);
     }, 240_000);
 
+    it("expected outputs past the answer's default limits in integer size and in values (as HumanEval+'s /83 and /100): a correct answer passes", () => {
+        const problem = {
+            task_id: "EddyWide/0",
+            prompt: 'def widen(k: int):\n    """k = 0: ten to the millionth power; otherwise the list 0 .. 1,100,000 - k."""\n',
+            canonical_solution: "    return 10 ** 1_000_000 if k == 0 else list(range(1_100_000 - k))\n",
+            test: "\n\ndef check(candidate):\n    pass\n",
+            entry_point: "widen",
+            contract: "",
+            // An integer of 221,000 15-bit digits (the default limit is 200,000); a list of 1,099,999 values (the default bound 1,000,000).
+            base_input: [[0]],
+            plus_input: [[1]],
+            atol: 0
+        };
+        const file = path.join(dir, "wide.jsonl");
+        writeFileSync(file, JSON.stringify(problem) + "\n");
+        const out = path.join(dir, "wide");
+        const imp = eddy(["import", "humaneval", file, "--out", out, "--workers", "2", "--strict"]);
+        expect(imp.status, imp.stderr).toBe(0);
+        const samples = path.join(dir, "wide-samples.jsonl");
+        const lines = [
+            { task_id: "EddyWide/0", completion: "    if k == 0:\n        return 10 ** 500_000 * 10 ** 500_000\n    return [i for i in range(1_100_000 - k)]\n" },
+            { task_id: "EddyWide/0", completion: "    return 10 ** 1_000_000 + 1 if k == 0 else list(range(1_100_000 - k))\n" }
+        ];
+        writeFileSync(samples, lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
+        const got = rows(samplesRun(samples, out, ["--model", "wide"]));
+        expect(got.map((x) => x.category)).toEqual(["passed", "assertion_error"]);
+    }, 240_000);
+
     it("each input is timed on its own as EvalPlus times it: one input over max(4 s, 4 x the canonical solution's time) fails though the whole answer is within the sum", () => {
         const problem = {
             task_id: "EddySlow/0",
