@@ -164,6 +164,8 @@ function main(): void {
         const l = judgeFile(f, o, db);
         out.push(l);
         process.stderr.write(`${l.model} (${l.dataset}): ${l.agree}/${l.samples} agree, ${l.seconds.toFixed(0)} s\n`);
+        // What is done so far survives an interrupted run.
+        if (o.json) writeFileSync(o.json, JSON.stringify({ load: [load0, loadavg()[0]], files: out }, null, 2) + "\n");
     }
     const total = out.reduce((a, l) => ({ samples: a.samples + l.samples, agree: a.agree + l.agree, e: a.e + l.onlyEddyCorrect, p: a.p + l.onlyEvalPlusCorrect }), { samples: 0, agree: 0, e: 0, p: 0 });
     const md = [
