@@ -51,6 +51,8 @@ interface Line {
     model: string;
     dataset: string;
     samples: number;
+    /** Samples of problems the import skipped (listed with its reason in humaneval-import.json): not judged. */
+    notImported: { task: string; samples: number; evalplusCorrect: number; reason: string }[];
     agree: number;
     onlyEddyCorrect: number;
     onlyEvalPlusCorrect: number;
@@ -112,9 +114,14 @@ function judgeFile(file: string, o: ReturnType<typeof args>, db: string): Line {
     const dir = path.join(o.work, dataset);
     mkdirSync(dir, { recursive: true });
     const samples = path.join(dir, `${name}.jsonl`);
+    const summary = JSON.parse(readFileSync(path.join(templates, "humaneval-import.json"), "utf8")) as { templates: { taskId: string }[]; skipped: { taskId: string; reason: string }[] };
+    const imported = new Set(summary.templates.map((t) => t.taskId));
+    const notImported = tasks
+        .filter((t) => !imported.has(t))
+        .map((t) => ({ task: t, samples: doc.eval[t]!.length, evalplusCorrect: doc.eval[t]!.filter((s) => s.base_status === "pass" && s.plus_status === "pass").length, reason: summary.skipped.find((x) => x.taskId === t)?.reason ?? "not in the imported release" }));
     // EvalPlus's sample layout, its statuses beside it: eddy keeps them with the run.
     const lines: string[] = [];
-    for (const t of tasks) for (const s of doc.eval[t]!) lines.push(JSON.stringify({ task_id: t, solution: s.solution }));
+    for (const t of tasks.filter((x) => imported.has(x))) for (const s of doc.eval[t]!) lines.push(JSON.stringify({ task_id: t, solution: s.solution }));
     writeFileSync(samples, lines.join("\n") + "\n");
     copyFileSync(file, path.join(dir, `${name}.eval_results.json`));
     const t0 = performance.now();
@@ -126,8 +133,8 @@ function judgeFile(file: string, o: ReturnType<typeof args>, db: string): Line {
         .map((l) => JSON.parse(l) as Row)
         .filter((r) => r.category !== "missing");
     const byKey = new Map(rows.map((r) => [`${r.template}|${r.round}`, r]));
-    const line: Line = { file: path.basename(file), model, dataset, samples: 0, agree: 0, onlyEddyCorrect: 0, onlyEvalPlusCorrect: 0, eddyCorrect: 0, evalplusCorrect: 0, seconds, disagreements: [] };
-    for (const t of tasks) {
+    const line: Line = { file: path.basename(file), model, dataset, samples: 0, notImported, agree: 0, onlyEddyCorrect: 0, onlyEvalPlusCorrect: 0, eddyCorrect: 0, evalplusCorrect: 0, seconds, disagreements: [] };
+    for (const t of tasks.filter((x) => imported.has(x))) {
         doc.eval[t]!.forEach((s, n) => {
             line.samples++;
             const r = byKey.get(`${templateIdForTask(t)}|${n}`);
@@ -175,7 +182,10 @@ function main(): void {
         `| all | | ${total.samples} | ${total.agree} | ${total.e} | ${total.p} | | |`,
         "",
         "Disagreements:",
-        ...out.flatMap((l) => l.disagreements.map((d) => `- ${l.model} ${d.task} (sample ${d.round}): eddy ${d.eddy} (${d.detail.slice(0, 300)}); EvalPlus ${d.evalplus} (${d.evalplusFails})`))
+        ...out.flatMap((l) => l.disagreements.map((d) => `- ${l.model} ${d.task} (sample ${d.round}): eddy ${d.eddy} (${d.detail.slice(0, 300)}); EvalPlus ${d.evalplus} (${d.evalplusFails})`)),
+        "",
+        "Not judged (problems the import skipped):",
+        ...out.flatMap((l) => l.notImported.map((x) => `- ${l.model} ${x.task}: ${x.samples} sample(s), ${x.evalplusCorrect} correct for EvalPlus; ${x.reason}`))
     ];
     process.stdout.write(md.join("\n") + "\n");
     if (o.json) writeFileSync(o.json, JSON.stringify({ load: [load0, loadavg()[0]], files: out }, null, 2) + "\n");
