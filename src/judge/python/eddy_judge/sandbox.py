@@ -295,7 +295,7 @@ def candidate(cfg: Config, fds: dict[str, int], uid: int | None, nproc: int, wor
         head, calls_blob = _read_frames(job_r, 2)
         stamps += (time.monotonic(), time.process_time())
         os.close(job_r)
-        code, fn, arity, keep_args, send_args, memory_mb, cpu_s, key, guard, foreign = marshal.loads(head)
+        code, fn, arity, keep_args, send_args, memory_mb, cpu_s, key, guard, foreign, call_limits = marshal.loads(head)
         # On the CPU it woke up on for the job, from now on (isolation.py stay_on_this_cpu).
         iso.stay_on_this_cpu()
         # Another language's calls stay JSON text (languages.py): they are its harness's input.
@@ -354,13 +354,18 @@ def candidate(cfg: Config, fds: dict[str, int], uid: int | None, nproc: int, wor
         pass
     stamps += (time.monotonic(), time.process_time())
     emit(("pre", None, ""))
-    _run(compiled, fn, calls, keep_args or send_args, key, seq, res_w, mark_w, guard, stamps)
+    _run(compiled, fn, calls, keep_args or send_args, key, seq, res_w, mark_w, guard, stamps, call_limits)
 
 
 LEFT_A_THREAD = "the answer left a thread running when %s returned (the judge records nothing while answer code runs)"
 
 
-def _run(compiled: CodeType, fn: str, calls: list[tuple[Any, ...]], send_args: bool, key: bytes, seq: int, fd: int, mark_w: int, guard: bool, stamps: list[float]) -> None:
+# How often the harness looks at a call's CPU time when the call has a limit of its own.
+CALL_POLL_S = 0.05
+OVER_ITS_LIMIT = "over its own limit"
+
+
+def _run(compiled: CodeType, fn: str, calls: list[tuple[Any, ...]], send_args: bool, key: bytes, seq: int, fd: int, mark_w: int, guard: bool, stamps: list[float], call_limits: list[float] | None = None) -> None:
     """Run the candidate's load and each of its calls in a thread of its own; this (main) thread
     only starts each one, waits until it has ended, and records. No answer code runs while it
     records: the thread that ran the call is gone, a call that leaves another thread running fails,
@@ -422,7 +427,7 @@ def _run(compiled: CodeType, fn: str, calls: list[tuple[Any, ...]], send_args: b
                     pass
             exit_(TAMPER_EXIT)
 
-    def in_thread(func: Any, args: tuple[Any, ...]) -> tuple[Any, tuple[str, str] | None]:
+    def in_thread(func: Any, args: tuple[Any, ...], until: float = 0.0) -> tuple[Any, tuple[str, str] | None]:
         """func(*args) in a thread of its own, waited for until that thread has ended: (value,
         error), func being one of the loop's helpers (`call`, `load`, `shown`), which return
         ("r", value) or ("e", kind, text). Started from C: the box, the locks and the sentinel are
@@ -442,7 +447,14 @@ def _run(compiled: CodeType, fn: str, calls: list[tuple[Any, ...]], send_args: b
             gc_disable()
             return None, ("resource", "the judge could not start the answer's thread: %s" % _exc(e))
         ready.acquire()
-        box[0].acquire()  # the thread's sentinel: released once its state is gone
+        if until > 0.0:
+            # A call with a CPU limit of its own (process CPU time `until`): looked at while it runs,
+            # and the whole process ends at once when it is over (EvalPlus times out each input).
+            while not box[0].acquire(True, CALL_POLL_S):
+                if clock() > until:
+                    return None, ("over", OVER_ITS_LIMIT)
+        else:
+            box[0].acquire()  # the thread's sentinel: released once its state is gone
         gc_disable()
         out = box[4] if len(box) == 5 else None
         if type(out) is tuple and len(out) == 2 and out[0] == "r":
@@ -484,8 +496,12 @@ def _run(compiled: CodeType, fn: str, calls: list[tuple[Any, ...]], send_args: b
     emit(("loaded",))
     for i, args in enumerate(calls):
         t0 = clock()
-        value, err = in_thread(call, (f, args))
+        limit = call_limits[i] if call_limits is not None and i < len(call_limits) else None
+        value, err = in_thread(call, (f, args), t0 + limit if limit else 0.0)
         spent.append((clock() - t0) * 1000.0)
+        if err is not None and err[0] == "over":
+            emit(("e", i, "resource", "CPU time limit of one input exceeded: %.0f ms of CPU time, over its own limit of %.0f ms" % (spent[-1], (limit or 0.0) * 1000.0)))
+            exit_(0)
         if threads() != 0:
             # Recorded before anything else: nothing of this call's is read.
             emit(("e", i, "runtime", LEFT_A_THREAD % ("its call (%s)" % fn)))
