@@ -132,7 +132,7 @@ export function humanEvalPlusLike(n = 164): string {
 const SEQUENTIAL_EXPECTED = `
 import copy, gzip, json, sys, time
 with open(sys.argv[1], "rb") as f:
-    gz = f.read(2) == b"\x1f\x8b"
+    gz = f.read(2) == b"\\x1f\\x8b"
 for line in (gzip.open(sys.argv[1], "rt") if gz else open(sys.argv[1])):
     p = json.loads(line)
     ns = {}
@@ -152,7 +152,9 @@ async function humanEvalPlusBench(dir: string): Promise<Record<string, unknown>>
     const summary = await importHumanEval(file, { out: path.join(dir, "he-plus"), workers });
     const importS = (performance.now() - t0) / 1000;
     t0 = performance.now();
-    spawnSync(pythonCommand(), ["-c", SEQUENTIAL_EXPECTED, file], { encoding: "utf8" });
+    const seq = spawnSync(pythonCommand(), ["-c", SEQUENTIAL_EXPECTED, file], { encoding: "utf8" });
+    // A baseline that failed would make any ratio meaningless.
+    if (seq.status !== 0) throw new Error(`the sequential baseline failed: ${seq.stderr.trim().split("\n").pop() ?? ""}`);
     const sequentialS = (performance.now() - t0) / 1000;
     return {
         source: given > 0 ? file : "generated (HumanEvalPlus-like.jsonl)",
