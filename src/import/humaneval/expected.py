@@ -33,7 +33,7 @@ GROUP_EXTRA_MS = 2000.0
 
 # What the judge holds of one problem's expected outputs (pickled): an answer's results, up to twice
 # these, cross to the trusted worker and are read and compared there, value by value. Beyond this
-# the problem cannot come in (MBPP+'s Mbpp/255: 745 MB, one output of 128 million values).
+# the problem cannot come in (MBPP+'s Mbpp/255: 744 MB, one output of 128 million values).
 MAX_EXPECTED_BYTES = 256 * 1024 * 1024
 
 # evalplus/eval/_special_oracle.py: MBPP+ tasks judged by 'out is not None' only.
