@@ -23,7 +23,9 @@
  *   inputs up to n = 1,000,011, as the release's largest), expected outputs and validation included
  *   (goal: under 180 s on 2 cores), beside `baseline_sequential_expected_s`, the expected outputs
  *   alone computed in one process one problem after another, as EvalPlus's get_groundtruth does,
- *   measured in the same run. `--only humaneval` runs this part alone.
+ *   measured in the same run. `--only humaneval` runs this part alone; `--humaneval-file <path>`
+ *   imports that file instead (EvalPlus's own release, HumanEvalPlus-v0.1.10.jsonl.gz, which is not
+ *   part of eddy's repository).
  */
 import { spawnSync } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -128,8 +130,10 @@ export function humanEvalPlusLike(n = 164): string {
 
 /** The expected outputs of every problem in one process, one after another (EvalPlus's get_groundtruth). */
 const SEQUENTIAL_EXPECTED = `
-import copy, json, sys, time
-for line in open(sys.argv[1]):
+import copy, gzip, json, sys, time
+with open(sys.argv[1], "rb") as f:
+    gz = f.read(2) == b"\\x1f\\x8b"
+for line in (gzip.open(sys.argv[1], "rt") if gz else open(sys.argv[1])):
     p = json.loads(line)
     ns = {}
     exec(p["prompt"] + p["canonical_solution"], ns)
@@ -139,16 +143,21 @@ for line in open(sys.argv[1]):
 `;
 
 async function humanEvalPlusBench(dir: string): Promise<Record<string, unknown>> {
-    const file = path.join(dir, "HumanEvalPlus-like.jsonl");
-    writeFileSync(file, humanEvalPlusLike());
+    const given = process.argv.indexOf("--humaneval-file");
+    const file = given > 0 ? path.resolve(process.argv[given + 1] ?? "") : path.join(dir, "HumanEvalPlus-like.jsonl");
+    if (given < 0) writeFileSync(file, humanEvalPlusLike());
     const workers = availableParallelism();
+    const loadBefore = loadavg()[0]!;
     let t0 = performance.now();
     const summary = await importHumanEval(file, { out: path.join(dir, "he-plus"), workers });
     const importS = (performance.now() - t0) / 1000;
     t0 = performance.now();
-    spawnSync(pythonCommand(), ["-c", SEQUENTIAL_EXPECTED, file], { encoding: "utf8" });
+    const seq = spawnSync(pythonCommand(), ["-c", SEQUENTIAL_EXPECTED, file], { encoding: "utf8" });
+    // A baseline that failed would make any ratio meaningless.
+    if (seq.status !== 0) throw new Error(`the sequential baseline failed: ${seq.stderr.trim().split("\n").pop() ?? ""}`);
     const sequentialS = (performance.now() - t0) / 1000;
     return {
+        source: given > 0 ? file : "generated (HumanEvalPlus-like.jsonl)",
         problems: summary.templates.length,
         skipped: summary.skipped.length,
         inputs: summary.templates.reduce((n, t) => n + t.fixedTests.base + t.fixedTests.plus, 0),
@@ -159,6 +168,7 @@ async function humanEvalPlusBench(dir: string): Promise<Record<string, unknown>>
         baseline_sequential_expected_s: round(sequentialS),
         vs_sequential_expected: round(importS / sequentialS),
         expected_mb: round(summary.templates.reduce((n, t) => n + t.expectedBytes, 0) / 1e6, 1),
+        load_average_1m_before: round(loadBefore, 2),
         load_average_1m: round(loadavg()[0]!, 2)
     };
 }

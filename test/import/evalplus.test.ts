@@ -125,7 +125,7 @@ describe("HumanEval+ and MBPP+ as EvalPlus publishes them: imported whole, judge
         expect(got.map((x) => x.category === "passed")).toEqual([true, false]);
     }, 120_000);
 
-    it("an answer that is not plain data (a Counter) is compared as EvalPlus compares it in-process, through its repr", () => {
+    it("an answer that is not plain data (a Counter) is compared whole, as EvalPlus compares it in-process, however long its repr", () => {
         const problem = {
             task_id: "EddyObj/0",
             prompt: 'from collections import Counter\n\n\ndef letter_counts(text: str):\n    """A Counter of the letters of text."""\n',
@@ -134,7 +134,8 @@ describe("HumanEval+ and MBPP+ as EvalPlus publishes them: imported whole, judge
             entry_point: "letter_counts",
             contract: "",
             base_input: [["abca"], [""]],
-            plus_input: [["Mississippi"]],
+            // Every letter, both cases: a repr of about 500 characters, past the 300 shown of an answer.
+            plus_input: [["Mississippi"], ["The quick brown fox jumps over the lazy dog; PACK MY BOX WITH FIVE DOZEN LIQUOR JUGS"]],
             atol: 0
         };
         const file = path.join(dir, "counter.jsonl");
@@ -146,12 +147,105 @@ describe("HumanEval+ and MBPP+ as EvalPlus publishes them: imported whole, judge
         const lines = [
             { task_id: "EddyObj/0", completion: "    c = Counter()\n    for ch in text:\n        if ch.isalpha():\n            c[ch] += 1\n    return c\n" },
             { task_id: "EddyObj/0", completion: "    return Counter(text.lower())\n" },
-            { task_id: "EddyObj/0", completion: "    return dict(Counter(c for c in text if c.isalpha()))\n" }
+            { task_id: "EddyObj/0", completion: "    return dict(Counter(c for c in text if c.isalpha()))\n" },
+            // Wrong only in the count of 'Z', whose entry comes after the first 300 characters of the repr.
+            { task_id: "EddyObj/0", completion: "    c = Counter(ch for ch in text if ch.isalpha())\n    if 'Z' in c:\n        c['Z'] += 1\n    return c\n" }
         ];
         writeFileSync(samples, lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
-        // Counter == Counter; lower-casing loses "Mississippi"'s M; a dict equals a Counter.
+        // Counter == Counter; lower-casing loses "Mississippi"'s M; a dict equals a Counter; one count off is wrong.
         const got = rows(samplesRun(samples, out, ["--model", "counter"]));
-        expect(got.map((x) => x.category === "passed")).toEqual([true, false, true]);
+        expect(got.map((x) => x.category === "passed")).toEqual([true, false, true, false]);
+    }, 240_000);
+
+    it("expected outputs larger than the answer's 32 MB cap: the problem comes in, a correct answer passes, an answer over twice their size is refused", () => {
+        const problem = {
+            task_id: "EddyBig/0",
+            prompt: 'def dashes(n: int) -> str:\n    """A string of n dashes."""\n',
+            canonical_solution: "    return '-' * n\n",
+            test: "\n\ndef check(candidate):\n    pass\n",
+            entry_point: "dashes",
+            contract: "",
+            base_input: [[3]],
+            // 40,000,000 bytes of outputs in all (38.1 MiB), each input alone under 32 MiB.
+            plus_input: [[20_000_000], [20_000_000]],
+            atol: 0
+        };
+        const file = path.join(dir, "big.jsonl");
+        writeFileSync(file, JSON.stringify(problem) + "\n");
+        const out = path.join(dir, "big");
+        const imp = eddy(["import", "humaneval", file, "--out", out, "--workers", "2", "--strict"]);
+        expect(imp.status, imp.stderr).toBe(0);
+        const samples = path.join(dir, "big-samples.jsonl");
+        const lines = [
+            { task_id: "EddyBig/0", completion: "    return ''.join('-' for _ in range(n))\n" },
+            { task_id: "EddyBig/0", completion: "    return '-' * (n * 3)\n" }
+        ];
+        writeFileSync(samples, lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
+        const got = rows(samplesRun(samples, out, ["--model", "big"]));
+        expect(got.map((x) => x.category)).toEqual(["passed", "resource_exhaustion"]);
+        expect(got[1]!.detail).toMatch(/output larger than 76\.\d MB \(2 x the model solution's outputs\)/);
+    }, 240_000);
+
+    it("expected outputs past the answer's default limits in integer size and in values (as HumanEval+'s /83 and /100): a correct answer passes", () => {
+        const problem = {
+            task_id: "EddyWide/0",
+            prompt: 'def widen(k: int):\n    """k = 0: ten to the millionth power; otherwise the list 0 .. 1,100,000 - k."""\n',
+            canonical_solution: "    return 10 ** 1_000_000 if k == 0 else list(range(1_100_000 - k))\n",
+            test: "\n\ndef check(candidate):\n    pass\n",
+            entry_point: "widen",
+            contract: "",
+            // An integer of 221,000 15-bit digits (the default limit is 200,000); a list of 1,099,999 values (the default bound 1,000,000).
+            base_input: [[0]],
+            plus_input: [[1]],
+            atol: 0
+        };
+        const file = path.join(dir, "wide.jsonl");
+        writeFileSync(file, JSON.stringify(problem) + "\n");
+        const out = path.join(dir, "wide");
+        const imp = eddy(["import", "humaneval", file, "--out", out, "--workers", "2", "--strict"]);
+        expect(imp.status, imp.stderr).toBe(0);
+        const samples = path.join(dir, "wide-samples.jsonl");
+        const lines = [
+            { task_id: "EddyWide/0", completion: "    if k == 0:\n        return 10 ** 500_000 * 10 ** 500_000\n    return [i for i in range(1_100_000 - k)]\n" },
+            { task_id: "EddyWide/0", completion: "    return 10 ** 1_000_000 + 1 if k == 0 else list(range(1_100_000 - k))\n" }
+        ];
+        writeFileSync(samples, lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
+        const got = rows(samplesRun(samples, out, ["--model", "wide"]));
+        expect(got.map((x) => x.category)).toEqual(["passed", "assertion_error"]);
+    }, 240_000);
+
+    it("each input is timed on its own as EvalPlus times it: one input over max(4 s, 4 x the canonical solution's time) fails though the whole answer is within the sum", () => {
+        const problem = {
+            task_id: "EddySlow/0",
+            prompt: 'def doubled(n: int) -> int:\n    """Twice n."""\n',
+            canonical_solution: "    return 2 * n\n",
+            test: "\n\ndef check(candidate):\n    pass\n",
+            entry_point: "doubled",
+            contract: "",
+            base_input: [[1], [2], [3]],
+            plus_input: [[4], [5]],
+            atol: 0
+        };
+        const file = path.join(dir, "slow.jsonl");
+        writeFileSync(file, JSON.stringify(problem) + "\n");
+        const out = path.join(dir, "slow");
+        const imp = eddy(["import", "humaneval", file, "--out", out, "--workers", "2", "--strict"]);
+        expect(imp.status, imp.stderr).toBe(0);
+        // The judge's host factor scales the 4 s (reference machine) to this machine's CPU time.
+        const f = spawnSync("python3", ["-c", "from eddy_judge.budget import host_factor; print(host_factor())"], { encoding: "utf8", env: { ...process.env, PYTHONPATH: path.resolve("src/judge/python") } });
+        expect(f.status, f.stderr).toBe(0);
+        const spendS = (4 * Number(f.stdout.trim()) + 1).toFixed(2);
+        const samples = path.join(dir, "slow-samples.jsonl");
+        const lines = [
+            { task_id: "EddySlow/0", completion: "    return n + n\n" },
+            // Right on every input, but one input alone takes a second of CPU more than its limit.
+            { task_id: "EddySlow/0", completion: `    import time\n    if n == 2:\n        t = time.process_time()\n        while time.process_time() - t < ${spendS}:\n            pass\n    return n + n\n` }
+        ];
+        writeFileSync(samples, lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
+        const got = rows(samplesRun(samples, out, ["--model", "slow"]));
+        expect(got.map((x) => x.category)).toEqual(["passed", "resource_exhaustion"]);
+        // Stopped as that input passed its limit (the answer's harness watches each call), not at the sum.
+        expect(got[1]!.detail).toMatch(/^CPU time limit of one input exceeded: \d+ ms of CPU time, over its own limit of \d+ ms on fixed test 2$/);
     }, 240_000);
 
     it("a canonical solution that empties its argument list leaves the stored inputs as they were (validate and a run agree)", () => {
@@ -227,14 +321,23 @@ describe("HumanEval+ and MBPP+ as EvalPlus publishes them: imported whole, judge
             plus_input: [["even"]],
             atol: 0
         };
+        // Runs at import, but gives other answers in the judge: refused there, after its files were written.
+        const unstable = { ...bad, task_id: "EddyRandom/0", prompt: 'def jitter(x: float) -> float:\n    """x plus a random amount."""\n', canonical_solution: "    import random\n    return x + random.random()\n", entry_point: "jitter", base_input: [[1.0]], plus_input: [[2.0]] };
         const file = path.join(dir, "with-bad.jsonl");
-        writeFileSync(file, readFileSync(path.join(SAMPLE, "HumanEvalPlus-eddy.jsonl"), "utf8").split("\n").slice(0, 1).join("\n") + "\n" + JSON.stringify(bad) + "\n");
+        writeFileSync(file, readFileSync(path.join(SAMPLE, "HumanEvalPlus-eddy.jsonl"), "utf8").split("\n").slice(0, 1).join("\n") + "\n" + JSON.stringify(bad) + "\n" + JSON.stringify(unstable) + "\n");
         const out = path.join(dir, "partial");
         const r = eddy(["import", "humaneval", file, "--out", out, "--workers", "2"]);
         expect(r.status, r.stderr).toBe(0);
         expect(r.stdout).toContain("skipped EddyBad/0: the canonical solution raises on a plus input: IndexError");
+        expect(r.stdout).toContain("skipped EddyRandom/0: the canonical solution does not pass its own tests in eddy's judge");
         expect(r.stdout).toContain("1 template(s) imported");
-        expect(JSON.parse(readFileSync(path.join(out, "humaneval-import.json"), "utf8")).skipped).toEqual([{ taskId: "EddyBad/0", reason: expect.stringContaining("IndexError") }]);
+        expect(JSON.parse(readFileSync(path.join(out, "humaneval-import.json"), "utf8")).skipped).toEqual([
+            { taskId: "EddyBad/0", reason: expect.stringContaining("IndexError") },
+            { taskId: "EddyRandom/0", reason: expect.stringContaining("in eddy's judge") }
+        ]);
+        // A skipped problem leaves nothing behind that 'templates validate' or a run would load.
+        expect(readdirSync(path.join(out, "templates"))).toHaveLength(1);
+        expect(readdirSync(path.join(out, "oracles")).filter((f) => f.startsWith("eddyrandom_0"))).toEqual([]);
         const strictOut = path.join(dir, "strict");
         const s = eddy(["import", "humaneval", file, "--out", strictOut, "--strict", "--workers", "2"]);
         expect(s.status).not.toBe(0);

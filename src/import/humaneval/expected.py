@@ -31,6 +31,11 @@ TIMEOUT_PER_GROUP_MS = 60000.0
 # unsafe_execute's process gets sum(limits) + 2 s (fast_check: +1, and join's +1).
 GROUP_EXTRA_MS = 2000.0
 
+# What the judge holds of one problem's expected outputs (pickled): an answer's results, up to twice
+# these, cross to the trusted worker and are read and compared there, value by value. Beyond this
+# the problem cannot come in (MBPP+'s Mbpp/255: 744 MB, one output of 128 million values).
+MAX_EXPECTED_BYTES = 256 * 1024 * 1024
+
 # evalplus/eval/_special_oracle.py: MBPP+ tasks judged by 'out is not None' only.
 MBPP_OUTPUT_NOT_NONE_TASKS = ["check_str", "text_match_three", "text_starta_endb"]
 
@@ -111,6 +116,13 @@ def group_budget_ms(times_ms: list, factor: float) -> float:
         return 0.0
     limits = sum(max(MIN_TIME_LIMIT_MS, GT_TIME_LIMIT_FACTOR * t / factor) for t in times_ms)
     return min(TIMEOUT_PER_GROUP_MS, limits) + GROUP_EXTRA_MS
+
+
+def input_limits_ms(times_ms: list, factor: float) -> list:
+    """EvalPlus's limit of each input, on the reference machine: max(min limit, factor x the
+    ground truth's time on it) (evalplus/evaluate.py: time_limits; unsafe_execute times out each
+    input on its own)."""
+    return [max(MIN_TIME_LIMIT_MS, GT_TIME_LIMIT_FACTOR * t / factor) for t in times_ms]
 
 
 def run_group(fn: Any, inputs: list, not_none: bool) -> tuple[list, list]:
@@ -202,7 +214,15 @@ def compute(req: dict) -> dict:
     from eddy_judge.budget import host_factor  # noqa: E402 (the judge's own calibration)
 
     factor = host_factor()
+    for name in ("base", "plus"):
+        if name in times:
+            data[name + "_limit_ms"] = input_limits_ms(times[name], factor)
     blob = pickle.dumps(data, protocol=4)
+    if len(blob) > MAX_EXPECTED_BYTES:
+        raise ValueError(
+            "its expected outputs take %d MB, more than the judge reads and compares for one problem (%d MB; an answer may send twice its problem's outputs)"
+            % (len(blob) // (1024 * 1024), MAX_EXPECTED_BYTES // (1024 * 1024))
+        )
     with open(req["out"], "wb") as f:
         f.write(blob)
     ms = {k: sum(v) for k, v in times.items()}

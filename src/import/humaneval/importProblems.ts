@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { availableParallelism } from "node:os";
-import { writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { JudgePool } from "../../judge/JudgePool.js";
 import { validateTemplate } from "../../judge/validateTemplate.js";
@@ -172,7 +172,12 @@ export async function importHumanEval(file: string, opts: HumanEvalImportOptions
         const judged = await inParallel(valid, workers * 2, ({ p, e }) => importOne(pool!, p, e, dataset, stage.templates, stage.oracles));
         const results: ImportedProblem[] = [];
         judged.forEach((r, i) => {
-            if (r instanceof Error) return skip(valid[i]!.p, r.message);
+            if (r instanceof Error) {
+                // Its files were written for the judge: they must not come in with the rest.
+                const id = templateIdForTask(valid[i]!.p.task_id);
+                for (const f of [path.join(stage.templates, `${id}.yaml`), path.join(stage.oracles, `${id}.py`), path.join(stage.oracles, expectedFileName(id))]) rmSync(f, { force: true });
+                return skip(valid[i]!.p, r.message);
+            }
             for (const w of r.warnings) log(`warning: ${r.id} (${r.taskId}): ${w}`);
             results.push(r);
         });
@@ -215,8 +220,9 @@ function yamlText(p: HumanEvalProblem, id: string, e: Expected, dataset: Dataset
         `  task_id: {choice: [${JSON.stringify(p.task_id)}]}`,
         `edge:`,
         `  - [${JSON.stringify(p.task_id)}]`,
-        // EvalPlus's limits: the sum over inputs of max(4 s, 4 x the canonical solution's time), at
-        // most 60 s a group, on the reference machine (the judge scales it by its host factor).
+        // EvalPlus's limits: each input max(4 s, 4 x the canonical solution's time on it), timed on
+        // its own (the oracle gives the judge each input's limit); the whole answer the sum of
+        // those, at most 60 s a group, on the reference machine (the judge scales both by its host factor).
         ...(e.budgetMs ? [`budget: {time_ms: ${e.budgetMs}, memory_mb: ${EVALPLUS_MEMORY_MB}}`] : []),
         // The test inputs are fixed tests; the one random input repeats the first of them.
         `random_inputs: 1`

@@ -53,13 +53,25 @@ def _expected():
 class _Expected:
     """Expected answer of one base_input/plus_input, with what EvalPlus's check of it needs."""
 
-    def __init__(self, group, index, args, value, atol_before, atol):
+    def __init__(self, group, index, args, value, atol_before, atol, limit_ms=None):
         self.group = group
         self.index = index
         self.args = args
         self.value = value
         self.atol_before = atol_before
         self.atol = atol
+        self.limit_ms = limit_ms
+
+    @property
+    def eddy_value(self):
+        # What the judge bounds an answer's results by (prepare.py's result_limits).
+        return self.value
+
+    @property
+    def eddy_time_limit_ms(self):
+        # EvalPlus times out each input on its own: max(4 s, 4 x the canonical solution's time on
+        # it), in reference-machine CPU ms (the judge scales it by its host factor).
+        return self.limit_ms
 
     def __repr__(self):
         return repr(self.value)
@@ -71,6 +83,10 @@ class _CheckCall:
     def __init__(self, index, value):
         self.index = index
         self.value = value
+
+    @property
+    def eddy_value(self):
+        return self.value
 
     def __repr__(self):
         return repr(self.value)
@@ -139,13 +155,10 @@ def _evalplus_same(e, out):
     the same type and length and np.allclose; MBPP+'s and HumanEval+'s special oracles first."""
     exp, atol, inp = e.value, e.atol_before, e.args
     try:
-        if type(out).__name__ == "Opaque" and isinstance(getattr(out, "text", None), str):
-            # An answer that is not plain data (a Counter, a deque, ...) reaches the oracle as its
-            # repr, cut at 300 characters: equal when the whole repr is the expected value's.
-            shown = repr(exp)
-            exact_match = len(shown) < 300 and out.text == shown
-        else:
-            exact_match = out == exp
+        # The standard library's containers (a Counter, a deque, ...) reach the oracle rebuilt
+        # whole, so == is Python's own, as in EvalPlus's process; any other object that is not
+        # plain data arrives as its repr (an Opaque), equal to nothing.
+        exact_match = out == exp
         if DATASET == "mbpp":
             if ENTRY_POINT == "are_equivalent":
                 exact_match = exact_match or True
@@ -249,8 +262,9 @@ def tests(*, task_id):
         return
     # Fresh copies each time: a solution that changes its arguments must not change the stored inputs.
     for g in ("base", "plus"):
-        for k, (args, value, atols) in enumerate(zip(d[g + "_input"], d[g], d[g + "_atol"])):
-            yield tuple(copy.deepcopy(args)), _Expected(g, k, copy.deepcopy(args), value, atols[0], atols[1])
+        limits = d.get(g + "_limit_ms") or [None] * len(d[g])
+        for k, (args, value, atols, limit) in enumerate(zip(d[g + "_input"], d[g], d[g + "_atol"], limits)):
+            yield tuple(copy.deepcopy(args)), _Expected(g, k, copy.deepcopy(args), value, atols[0], atols[1], limit)
 
 
 _answers = None

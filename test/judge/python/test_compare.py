@@ -2,8 +2,11 @@
 
 import math
 import unittest
+from collections import Counter, OrderedDict, deque
 
-from eddy_judge.compare import Opaque, canonical, named_comparator, strict_equal
+from eddy_judge.compare import Opaque, canonical, named_comparator, not_plain, strict_equal
+from eddy_judge.prepare import MAX_RESULT_BYTES, result_limits
+from eddy_judge.protocol import MAX_INT_DIGITS
 
 
 class StrictEqual(unittest.TestCase):
@@ -60,3 +63,42 @@ class Named(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class NotPlain(unittest.TestCase):
+    def test_standard_containers_are_rebuilt_whole_and_compare_as_in_process(self) -> None:
+        letters = {chr(c): c for c in range(65, 123)}  # a repr far past 300 characters
+        got = not_plain(("Counter({...})", ("Counter", letters)))
+        self.assertIs(type(got), Counter)
+        self.assertEqual(got, Counter(letters))
+        self.assertEqual(got, dict(letters))  # a Counter equals a dict of the same counts, as in EvalPlus
+        self.assertNotEqual(got, Counter({**letters, "A": 0, "z": 1}))
+        self.assertEqual(not_plain(("OrderedDict()", ("OrderedDict", {}))), OrderedDict())
+        self.assertEqual(not_plain(("deque([1])", ("deque", [1]))), deque([1]))
+        self.assertNotEqual(not_plain(("deque([1])", ("deque", [1]))), [1])
+
+    def test_anything_else_is_its_repr_and_equals_nothing(self) -> None:
+        for sent in ("<object>", ("<x>", ("Unknown", {})), ("<x>", ("deque", {1: 2})), ("<x>", ("Counter", [1]))):
+            got = not_plain(sent)
+            self.assertIs(type(got), Opaque)
+            self.assertFalse(got == got)
+
+
+class ResultLimits(unittest.TestCase):
+    class Wrapped:
+        """An oracle's expected object: the judge bounds answers by the value it stands for."""
+
+        def __init__(self, value: object) -> None:
+            self.value = value
+
+        @property
+        def eddy_value(self) -> object:
+            return self.value
+
+    def test_defaults_unless_the_expected_outputs_are_larger(self) -> None:
+        self.assertEqual(result_limits([1, "a"], b"", False), (MAX_RESULT_BYTES, MAX_INT_DIGITS))
+        big = "x" * (MAX_RESULT_BYTES // 2 + 1000)
+        size, _ = result_limits([self.Wrapped(big), self.Wrapped(big)], b"", False)
+        self.assertGreater(size, 2 * len(big) * 2 - 1)
+        _, digits = result_limits([self.Wrapped(10 ** 1_000_000)], b"", False)
+        self.assertEqual(digits, 2 * ((10 ** 1_000_000).bit_length() // 15 + 1))

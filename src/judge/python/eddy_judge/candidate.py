@@ -17,13 +17,10 @@ from typing import Any
 from .budget import Budget, host_factor_with_source
 from .categories import Category, as_category
 from .oracle import OracleError
-from .prepare import Prepared, wire_blob
-from .protocol import FrameBuffer, Malformed, Partial, TooLarge, frame, recv_control, send_control, short
+from .prepare import MAX_RESULT_BYTES, Prepared, wire_blob
+from .protocol import MAX_INT_DIGITS, FrameBuffer, Malformed, Partial, TooLarge, frame, recv_control, send_control, short
 from .sandbox import MAC_BYTES, STAMPS, mac
 from .world import WorldError, Zygote, report, start_zygote
-
-MAX_RESULT_BYTES = 32 * 1024 * 1024
-
 
 MAX_CAPTURE_BYTES = 64 * 1024
 
@@ -103,12 +100,15 @@ class Run:
     setup: str | None = None  # a harness failure before any candidate code ran
     stalled: bool = False  # the worker's own backstop fired: the keeper went silent
     too_large: bool = False
+    result_bytes: int = MAX_RESULT_BYTES  # the instance's limits on what comes back (prepare.result_limits)
+    int_digits: int = MAX_INT_DIGITS
     status: int | None = None
     usage: Usage | None = None
     captured: bytes = b""
     seq: int = 0
     shared: set[int] = field(default_factory=set)  # calls whose answer held an argument object (another language)
     expanded: dict[int, int] = field(default_factory=dict)  # values in each result once shared references are expanded
+    call_ms: list[float] | None = None  # each call's CPU time as the candidate's harness measured it
     compare_ms: float = 0.0  # CPU the worker spent comparing this answer's results (charged to it)
     stamps: dict[str, float] = field(default_factory=dict)  # when each phase ended (monotonic s), for the profile
 
@@ -235,7 +235,7 @@ def run_candidate(
     code: str, fn: str, arity: int, p: Prepared, budget: Budget, memory_mb: int, foreign: tuple[str, str, str] | None = None, profile: bool = False, checked: bool = False
 ) -> Run:
     """One candidate run in a sandbox; `checked`: the static check passed this code before (checked_code.py), so the sandbox only compiles it."""
-    run = Run()
+    run = Run(result_bytes=p.result_bytes, int_digits=p.int_digits)
     stamp(run, "w_start")
     finish_stopped()
     stamp(run, "w_stopped")
@@ -252,7 +252,9 @@ def run_candidate(
         # EDDY_JUDGE_GUARD=0 (tests only) leaves the in-process guard out, to show what the
         # kernel's layers hold on their own.
         guard = os.environ.get("EDDY_JUDGE_GUARD") != "0"
-        head = marshal.dumps((code, fn, arity, p.keep_args, p.new_object, memory_mb, budget.kill_ms / 1000.0, key, guard, foreign, checked))
+        # Each call's own CPU limit (s, on this machine), where the oracle sets one (imported EvalPlus problems).
+        limits = None if p.call_limits_ms is None else [None if x is None else x * cpu_factor() / 1000.0 for x in p.call_limits_ms]
+        head = marshal.dumps((code, fn, arity, p.keep_args, p.new_object, memory_mb, budget.kill_ms / 1000.0, key, guard, foreign, checked, limits))
         job = frame(head) + frame(p.calls_blob if foreign is None else wire_blob(p))
         os.set_blocking(box.job_w, False)
         os.write(box.ctl_w, frame(marshal.dumps(budget.limits())))
@@ -284,7 +286,7 @@ def _cpu_within(run: Run, budget: Budget) -> bool:
 
 
 def _collect(run: Run, job: bytes, box: Sandbox, key: bytes, budget: Budget) -> None:
-    frames = FrameBuffer(MAX_RESULT_BYTES)
+    frames = FrameBuffer(run.result_bytes)
     status = FrameBuffer(1 << 16)
     captured = bytearray()
     # The keeper enforces every limit; this only catches a keeper that went silent.
@@ -441,7 +443,7 @@ def _read_message(run: Run, data: bytes, key: bytes) -> None:
         return
     run.seq += 1
     try:
-        part = Partial(payload, 2)
+        part = Partial(payload, 2, run.int_digits)
     except Malformed as e:
         run.broken = str(e)
         return
@@ -490,6 +492,8 @@ def _read_message(run: Run, data: bytes, key: bytes) -> None:
         stamp(run, "w_loaded")
     elif tag == "load" and len(m) == 3 and m[1] in ("resource", "runtime") and isinstance(m[2], str) and not run.loaded and run.load is None:
         run.load = (m[1], m[2][:DETAIL_CHARS])
+    elif tag == "times" and len(m) == 2 and run.loaded and run.call_ms is None and isinstance(m[1], list) and all(type(x) is float for x in m[1]):
+        run.call_ms = m[1]
     elif tag == "done" and len(m) == 1 and run.loaded:
         run.done = True
         stamp(run, "w_done")
@@ -515,7 +519,7 @@ def read_results(run: Run) -> None:
         tag = part.head[0]
         if tag == "e" and (a not in ("resource", "runtime") or not isinstance(b, str)):
             run.broken = "a malformed error report"
-        elif tag == "o" and not isinstance(a, str):
+        elif tag == "o" and not isinstance(a, str) and not (isinstance(a, tuple) and len(a) == 2 and isinstance(a[0], str)):
             run.broken = "a malformed result"
         if run.broken is not None:
             run.results = {k: v for k, v in run.results.items() if k < i}

@@ -14,10 +14,16 @@ from typing import Any
 from . import oracle
 from .compare import Comparator, UnknownComparator, make_comparator
 from .oracle import Oracle, OracleError
-from .protocol import exc_line
+from .protocol import MAX_INT_DIGITS, exc_line
 from .wire import WireError, calls_json
 
 ORACLE_TIMEOUT_S = 20.0
+# What an answer may send back: the outputs of every call of one instance, at most this many bytes
+# on the wire, and integers of at most MAX_INT_DIGITS 15-bit digits; where the model solution's
+# own outputs (trusted, computed by the worker or at import) are larger, RESULT_PER_EXPECTED times
+# theirs. The answer stays bounded; a problem whose expected outputs are large can still be judged.
+MAX_RESULT_BYTES = 32 * 1024 * 1024
+RESULT_PER_EXPECTED = 2
 
 
 class _OracleTimeout(BaseException):
@@ -78,6 +84,55 @@ class Prepared:
     reference_ok: dict[str, bool] = field(default_factory=dict)
     wire_blob: bytes | None = None  # the calls as JSON, for another language's harness (wire.py)
     compare_bound: int | None = None  # how many values the comparison accepts (verdicts.py), once per instance
+    result_bytes: int = MAX_RESULT_BYTES  # what the answer's results may take on the wire
+    int_digits: int = MAX_INT_DIGITS  # the largest integer (15-bit digits) an answer may send
+    call_limits_ms: list[float | None] | None = None  # each call's own CPU limit (reference ms), where the oracle sets one
+
+
+def time_limit_ms(expected: Any) -> float | None:
+    """An oracle's own limit for one call (`eddy_time_limit_ms` of its expected object: an
+    imported EvalPlus problem times out each input on its own), in reference-machine CPU ms."""
+    if getattr(type(expected), "eddy_time_limit_ms", None) is None:
+        return None
+    v = expected.eddy_time_limit_ms
+    return float(v) if isinstance(v, (int, float)) and v > 0 else None
+
+
+def bare(expected: Any) -> Any:
+    """The value an expected object stands for: an oracle's own expected objects (carrying what
+    its compare() needs besides the value) say so with an `eddy_value` attribute."""
+    v = getattr(type(expected), "eddy_value", None)
+    return expected.eddy_value if v is not None else expected
+
+
+def _largest_int_digits(values: list[Any]) -> int:
+    most = 0
+    todo = list(values)
+    while todo:
+        x = todo.pop()
+        t = type(x)
+        if t is int:
+            most = max(most, x.bit_length() // 15 + 1)
+        elif t is list or t is tuple or t is set or t is frozenset:
+            todo.extend(x)
+        elif isinstance(x, dict):
+            todo.extend(x.keys())
+            todo.extend(x.values())
+    return most
+
+
+def result_limits(expected: list[Any], calls_blob: bytes, keep_args: bool) -> tuple[int, int]:
+    """(bytes, integer digits) an answer's results may take: the defaults, or RESULT_PER_EXPECTED
+    times what the model solution's outputs (and the arguments sent back with them) take."""
+    values = [bare(e) for e in expected]
+    size = len(calls_blob) if keep_args else 0
+    for v in values:
+        try:
+            size += len(marshal.dumps(v))
+        except ValueError:  # not plain data (a Counter): its own share is not counted
+            pass
+    digits = _largest_int_digits(values)
+    return max(MAX_RESULT_BYTES, RESULT_PER_EXPECTED * size), max(MAX_INT_DIGITS, RESULT_PER_EXPECTED * digits)
 
 
 _prepared: dict[tuple[Any, ...], Prepared] = {}
@@ -130,6 +185,9 @@ def prepare(req: dict[str, Any]) -> Prepared:
         calls_blob=calls_blob,
         solution_ms=solution_ms,
     )
+    out.result_bytes, out.int_digits = result_limits(expected, calls_blob, out.keep_args)
+    limits = [time_limit_ms(e) for e in expected]
+    out.call_limits_ms = limits if any(x is not None for x in limits) else None
     if len(_prepared) > 512:
         _prepared.clear()
     _prepared[key] = out

@@ -60,8 +60,9 @@ def _digits_to_int(ds: list[int]) -> int:
 
 
 class _Reader:
-    def __init__(self, data: bytes) -> None:
+    def __init__(self, data: bytes, int_digits: int = MAX_INT_DIGITS) -> None:
         self.data = data
+        self.int_digits = int_digits
         self.pos = 0
         self.refs: list[object] = []
         self.sizes: list[int] = []  # expanded size of each registered reference
@@ -161,7 +162,7 @@ class _Reader:
         elif t == _LONG:
             n = self.i32()
             size = abs(n)
-            if size > MAX_INT_DIGITS:
+            if size > self.int_digits:
                 raise Malformed("integer too large")
             raw = self.take(2 * size)
             ds = list(struct.unpack("<%dH" % size, raw))
@@ -235,8 +236,8 @@ class Partial:
     """A tuple read only as far as its first items; the rest is read on demand (`finish`), so
     that reading a candidate's results never delays the watch on its deadline."""
 
-    def __init__(self, data: bytes, first: int) -> None:
-        self._r = _Reader(data)
+    def __init__(self, data: bytes, first: int, int_digits: int = MAX_INT_DIGITS) -> None:
+        self._r = _Reader(data, int_digits)
         self.size = 0
         self.head: list[object] = []
         untrusted(self._start, first)

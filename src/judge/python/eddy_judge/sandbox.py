@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import _thread
 import builtins
+import collections as _collections
 import errno
 import gc
 import hashlib
@@ -241,8 +242,19 @@ def shown(v):
     except BaseException:
         s = "<%s object>" % type(v).__name__
     return s if type(s) is str else "<unprintable>"
+
+# The standard library's containers, sent whole (their name and their content as plain data) so
+# that the trusted side rebuilds the same object and compares it as Python would in-process
+# (EvalPlus compares an answer with ==: a Counter equals a Counter or a dict of the same counts).
+# Exact types only: a subclass of the answer's is shown by its repr.
+def form(v):
+    name = CONTAINERS.get(type(v))
+    if name is None:
+        return None
+    return (name, list(v) if name == "deque" else dict(v))
 '''
-_LOOP_SCOPE: dict[str, Any] = {"__builtins__": builtins, "RESOURCE_ERRNOS": frozenset(RESOURCE_ERRNOS)}
+_CONTAINERS = {_collections.Counter: "Counter", _collections.OrderedDict: "OrderedDict", _collections.defaultdict: "defaultdict", _collections.deque: "deque"}
+_LOOP_SCOPE: dict[str, Any] = {"__builtins__": builtins, "RESOURCE_ERRNOS": frozenset(RESOURCE_ERRNOS), "CONTAINERS": _CONTAINERS}
 exec(compile(_LOOP_SOURCE, "<eddy candidate thread>", "exec"), _LOOP_SCOPE)  # noqa: S102 - harness code
 # The one wording of an exception, for the harness's own set-up failures too.
 _exc: Callable[[BaseException], str] = _LOOP_SCOPE["text"]
@@ -306,7 +318,7 @@ def candidate(cfg: Config, fds: dict[str, int], uid: int | None, nproc: int, wor
         head, calls_blob = _read_frames(job_r, 2)
         stamps += (time.monotonic(), time.process_time())
         os.close(job_r)
-        code, fn, arity, keep_args, send_args, memory_mb, cpu_s, key, guard, foreign, checked = marshal.loads(head)
+        code, fn, arity, keep_args, send_args, memory_mb, cpu_s, key, guard, foreign, checked, call_limits = marshal.loads(head)
         # On the CPU it woke up on for the job, from now on (isolation.py stay_on_this_cpu).
         iso.stay_on_this_cpu()
         # Another language's calls stay JSON text (languages.py): they are its harness's input.
@@ -368,14 +380,30 @@ def candidate(cfg: Config, fds: dict[str, int], uid: int | None, nproc: int, wor
     emit(("pre", None, ""))
     # The zygote's list holds while nothing has been imported since it was made.
     harness = cfg.harness_modules if len(sys.modules) == cfg.modules_count else harness_modules()
-    _run(compiled, fn, calls, keep_args or send_args, key, seq, res_w, mark_w, guard, stamps, harness)
+    _run(compiled, fn, calls, keep_args or send_args, key, seq, res_w, mark_w, guard, stamps, harness, call_limits)
 
 
 LEFT_A_THREAD = "the answer left a thread running when %s returned (the judge records nothing while answer code runs)"
 
 
+# How often the harness looks at a call's CPU time when the call has a limit of its own.
+CALL_POLL_S = 0.05
+OVER_ITS_LIMIT = "over its own limit"
+
+
 def _run(
-    compiled: CodeType, fn: str, calls: list[tuple[Any, ...]], send_args: bool, key: bytes, seq: int, fd: int, mark_w: int, guard: bool, stamps: list[float], harness: tuple[str, ...]
+    compiled: CodeType,
+    fn: str,
+    calls: list[tuple[Any, ...]],
+    send_args: bool,
+    key: bytes,
+    seq: int,
+    fd: int,
+    mark_w: int,
+    guard: bool,
+    stamps: list[float],
+    harness: tuple[str, ...],
+    call_limits: list[float] | None = None,
 ) -> None:
     """Run the candidate's load and each of its calls in a thread of its own; this (main) thread
     only starts each one, waits until it has ended, and records. No answer code runs while it
@@ -407,8 +435,13 @@ def _run(
     load = _LOOP_SCOPE["load"]
     call = _LOOP_SCOPE["call"]
     shown = _LOOP_SCOPE["shown"]
+    form = _LOOP_SCOPE["form"]
     me = getpid()
     main = ident()
+    clock = time.process_time
+    # Each call's CPU time (ms; the process's, while this thread only waits), sent before "done":
+    # a template may limit each call on its own (an imported EvalPlus problem does).
+    spent: list[float] = []
     not_plain = "<arguments no longer plain data>"
     # Every box (a call's value) stays here until the process ends: nothing the answer handed
     # over is let go of, so no __del__ or weakref callback of the answer's runs because of the
@@ -433,7 +466,7 @@ def _run(
                     pass
             exit_(TAMPER_EXIT)
 
-    def in_thread(func: Any, args: tuple[Any, ...]) -> tuple[Any, tuple[str, str] | None]:
+    def in_thread(func: Any, args: tuple[Any, ...], until: float = 0.0) -> tuple[Any, tuple[str, str] | None]:
         """func(*args) in a thread of its own, waited for until that thread has ended: (value,
         error), func being one of the loop's helpers (`call`, `load`, `shown`), which return
         ("r", value) or ("e", kind, text). Started from C: the box, the locks and the sentinel are
@@ -453,7 +486,14 @@ def _run(
             gc_disable()
             return None, ("resource", "the judge could not start the answer's thread: %s" % _exc(e))
         ready.acquire()
-        box[0].acquire()  # the thread's sentinel: released once its state is gone
+        if until > 0.0:
+            # A call with a CPU limit of its own (process CPU time `until`): looked at while it runs,
+            # and the whole process ends at once when it is over (EvalPlus times out each input).
+            while not box[0].acquire(True, CALL_POLL_S):
+                if clock() > until:
+                    return None, ("over", OVER_ITS_LIMIT)
+        else:
+            box[0].acquire()  # the thread's sentinel: released once its state is gone
         gc_disable()
         out = box[4] if len(box) == 5 else None
         if type(out) is tuple and len(out) == 2 and out[0] == "r":
@@ -493,7 +533,13 @@ def _run(
         exit_(0)
     emit(("loaded",))
     for i, args in enumerate(calls):
-        value, err = in_thread(call, (f, args))
+        t0 = clock()
+        limit = call_limits[i] if call_limits is not None and i < len(call_limits) else None
+        value, err = in_thread(call, (f, args), t0 + limit if limit else 0.0)
+        spent.append((clock() - t0) * 1000.0)
+        if err is not None and err[0] == "over":
+            emit(("e", i, "resource", "CPU time limit of one input exceeded: %.0f ms of CPU time, over its own limit of %.0f ms" % (spent[-1], (limit or 0.0) * 1000.0)))
+            exit_(0)
         if threads() != 0:
             # Recorded before anything else: nothing of this call's is read.
             emit(("e", i, "runtime", LEFT_A_THREAD % ("its call (%s)" % fn)))
@@ -530,7 +576,19 @@ def _run(
             exit_(0)
         if rerr is not None or type(text) is not str:
             text = "<unprintable>"
+        whole, ferr = in_thread(call, (form, (value,)))
+        if threads() != 0:
+            emit(("e", i, "runtime", LEFT_A_THREAD % ("the content of its value (%s)" % fn)))
+            exit_(0)
+        if ferr is None and whole is not None:
+            try:
+                # marshal takes exact types only: content that is not plain data is not sent.
+                emit(("o", i, (text[:300], whole), loads(recorded)))
+                continue
+            except ValueError:
+                pass
         emit(("o", i, text[:300], loads(recorded)))
+    emit(("times", spent))
     emit(("done",))
     exit_(0)
 

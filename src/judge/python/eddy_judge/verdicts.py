@@ -11,12 +11,12 @@ from typing import Any, Literal
 
 from . import checked_code
 from .budget import MARGIN, Budget, make_budget
-from .candidate import stamp, DETAIL_CHARS, MAX_RESULT_BYTES, PRECHECK_WALL_S, Run, cpu_factor, read_results, run_candidate
+from .candidate import stamp, DETAIL_CHARS, PRECHECK_WALL_S, Run, cpu_factor, read_results, run_candidate
 from .categories import Category
-from .compare import Opaque, strict_equal
+from .compare import not_plain, strict_equal
 from .foreign import foreign_runtime, read_foreign
 from .oracle import OracleError
-from .prepare import Prepared, prepare
+from .prepare import MAX_RESULT_BYTES, RESULT_PER_EXPECTED, Prepared, bare, prepare
 from .protocol import shares, short
 from .references import answer_source
 from .sandbox import MAX_FILE_BYTES, MAX_OPEN_FILES, MAX_PROCS, SCRATCH_BYTES, TAMPER_EXIT
@@ -158,6 +158,23 @@ def _limit_verdict(run: Run, p: Prepared, budget: Budget) -> Outcome | None:
     )
 
 
+def _over_own_limit(run: Run, p: Prepared) -> Outcome | None:
+    """A call over its own CPU limit (a template that times each input on its own, as EvalPlus
+    does): the first such call is the answer's resource_exhaustion, whatever it returned."""
+    if p.call_limits_ms is None or run.call_ms is None:
+        return None
+    factor = cpu_factor()
+    for i, (ms, limit) in enumerate(zip(run.call_ms, p.call_limits_ms)):
+        if limit is not None and ms > limit * factor:
+            return Outcome(
+                "resource_exhaustion",
+                "CPU time limit of one input exceeded %s: %.0f ms of CPU time; its own limit %.0f ms (%.0f ms on the reference machine x host factor %.2f)"
+                % (where(i, p.n_fixed), ms, limit * factor, limit, factor),
+                "cpu",
+            )
+    return None
+
+
 def _verdict(run: Run, p: Prepared, fn: str, budget: Budget, rejudge: bool, memory_mb: int) -> Outcome | None:
     n_fixed = p.n_fixed
     if run.pre is None and not run.too_large and run.tamper is None:
@@ -176,7 +193,7 @@ def _verdict(run: Run, p: Prepared, fn: str, budget: Budget, rejudge: bool, memo
             return _natural_verdict(run, p, fn, memory_mb)
         return hit
     if run.too_large:
-        return Outcome("resource_exhaustion", "output larger than %d MB" % (MAX_RESULT_BYTES // (1024 * 1024)))
+        return Outcome("resource_exhaustion", "output larger than %s" % _result_cap_text(p.result_bytes))
     if run.broken is not None and run.ready:
         return Outcome("runtime_error", "the candidate broke the judge's result channel: %s" % run.broken)
     if not run.prechecked:
@@ -244,6 +261,9 @@ def _natural_verdict(run: Run, p: Prepared, fn: str, memory_mb: int) -> Outcome:
     for i in range(len(p.calls)):
         if i not in run.results:
             return Outcome("runtime_error", "no result came back %s" % where(i, n_fixed))
+    late = _over_own_limit(run, p)
+    if late is not None:
+        return late
     bound = _compare_bound(p)
     if sum(run.expanded.values()) > bound:
         i = max(run.expanded, key=lambda k: run.expanded[k])
@@ -269,6 +289,13 @@ COMPARE_FLOOR = 1_000_000
 COMPARE_PER_EXPECTED = 4
 
 
+def _result_cap_text(n: int) -> str:
+    mb = n / (1024 * 1024)
+    if n <= MAX_RESULT_BYTES:
+        return "%d MB" % mb
+    return "%.1f MB (%d x the model solution's outputs)" % (mb, RESULT_PER_EXPECTED)
+
+
 def _expanded_size(v: Any, cap: int) -> int:
     n = 0
     todo = [v]
@@ -288,7 +315,7 @@ def _compare_bound(p: Prepared) -> int:
     """Computed once per prepared instance (it walks every expected output and argument)."""
     if p.compare_bound is None:
         cap = COMPARE_FLOOR * 100
-        expected = sum(_expanded_size(e, cap) + _expanded_size(a, cap) for e, a in zip(p.expected, p.calls))
+        expected = sum(_expanded_size(bare(e), cap) + _expanded_size(a, cap) for e, a in zip(p.expected, p.calls))
         p.compare_bound = max(COMPARE_FLOOR, COMPARE_PER_EXPECTED * expected)
     return p.compare_bound
 
@@ -298,7 +325,7 @@ def _compared(run: Run, p: Prepared, fn: str) -> Outcome:
     changed = "modified its argument, which the question forbids"
     for i, args in enumerate(p.calls):
         tag, value, after = run.results[i]
-        actual = Opaque(value) if tag == "o" else value
+        actual = not_plain(value) if tag == "o" else value
         expected = p.expected[i]
         fixed = i < n_fixed
         label = ("fixed test %d" % (i + 1)) if fixed else ("random input %d" % (i - n_fixed + 1))
