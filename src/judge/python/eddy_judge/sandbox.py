@@ -603,7 +603,9 @@ def keeper(cfg: Config, fds: dict[str, int]) -> None:
 
             shutil.rmtree(workdir, ignore_errors=True)
         stamps += (time.monotonic(), time.process_time())
-        _send(status_w, ("status", status, round(usage.cpu_ms, 3), round(usage.wall_ms, 3), round(usage.blocked_ms, 3), usage.limit, tuple(stamps) + watch.stamps))
+        own = resource.getrusage(resource.RUSAGE_SELF)  # since its fork (a fork starts at zero)
+        spent = (own.ru_minflt, own.ru_utime + own.ru_stime) + watch.spent
+        _send(status_w, ("status", status, round(usage.cpu_ms, 3), round(usage.wall_ms, 3), round(usage.blocked_ms, 3), usage.limit, tuple(stamps) + watch.stamps, spent))
     except BaseException as e:
         try:
             _send(status_w, ("setup", "sandbox set-up failed: " + _exc(e)))
@@ -709,6 +711,7 @@ class _Watch:
         self.tick = 0.005
         self.killed = False
         self.stamps: tuple[float, ...] = ()  # the candidate's set-up stamps, sent with its start mark
+        self.spent: tuple[float, ...] = ()  # the candidate's whole life: (minor faults, CPU s), for the profile
         self.cpus = os.sched_getaffinity(0)  # the candidate pins itself to one of these (isolation.py stay_on_this_cpu)
         self.spread = False
 
@@ -743,6 +746,7 @@ class _Watch:
         return self.tick
 
     def finish(self, ru: resource.struct_rusage) -> None:
+        self.spent = (ru.ru_minflt, ru.ru_utime + ru.ru_stime)
         if self.start is not None:
             self.usage.cpu_ms = max(self.usage.cpu_ms, (ru.ru_utime + ru.ru_stime - self.start[0]) * 1000.0)
             self.usage.wall_ms = (time.monotonic() - self.start[1]) * 1000.0
