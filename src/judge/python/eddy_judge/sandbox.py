@@ -301,6 +301,11 @@ def candidate(cfg: Config, fds: dict[str, int], uid: int | None, nproc: int, wor
         import tempfile
 
         tempfile.tempdir = workdir
+        # What os.fork() would have done in this child (isolation.py fork): random's module-level
+        # generator gets a seed of its own, so no two answers draw the same numbers.
+        rnd = sys.modules.get("random")
+        if rnd is not None:
+            rnd.seed()
         stamps += (time.monotonic(), time.process_time())
         # Waiting here is the warm state; the job is trusted data from the worker.
         head, calls_blob = _read_frames(job_r, 2)
@@ -580,7 +585,7 @@ def keeper(cfg: Config, fds: dict[str, int]) -> None:
         procfd = os.open("/proc", os.O_RDONLY | os.O_DIRECTORY)
         mark_r, mark_w = os.pipe()
         stamps += (time.monotonic(), time.process_time())
-        pid = os.fork()
+        pid = iso.fork()  # without CPython's at-fork handlers (isolation.py fork)
         if pid:
             stamps += (time.monotonic(), time.process_time())
         if pid == 0:
