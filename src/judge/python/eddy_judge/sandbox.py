@@ -248,6 +248,65 @@ exec(compile(_LOOP_SOURCE, "<eddy candidate thread>", "exec"), _LOOP_SCOPE)  # n
 _exc: Callable[[BaseException], str] = _LOOP_SCOPE["text"]
 
 
+# ---------------------------------------------------------------- warm-up, in the zygote
+
+# An answer of a common shape (written for this), which the zygote checks a few times in warm_up.
+_WARM_CODE = """import math
+from collections import Counter
+
+def solve(items, k=1):
+    seen = {}
+    out = []
+    for i, x in enumerate(items):
+        if x in seen or (i % k == 0 and x > 0):
+            out.append(x * 2)
+        elif isinstance(x, str):
+            out += [c for c in x if c.isalpha()]
+        else:
+            seen[x] = math.floor(x / 3) if x else None
+    while out and out[-1] is None:
+        out.pop()
+    try:
+        return sorted(out, key=lambda v: (str(v), len(str(v))))
+    except TypeError as e:
+        return [str(e), Counter(out).most_common(1)]
+"""
+
+
+def warm_up(rounds: int = 12) -> None:
+    """Run once in the zygote before it serves: the harness code that every keeper and candidate
+    runs and that can run here without effect (the static check, the loop's helpers, the reading
+    of frames and of /proc). CPython 3.11 counts a code object's calls and loops in the code
+    object, then rewrites its bytecode (quickening) and specialises its instructions in place:
+    each is a write to the code object's pages, which in a fork of the zygote is a copy-on-write
+    fault. Done here, each fork only reads them (issue #36). Nothing here sees a job."""
+    procfd = os.open("/proc", os.O_RDONLY | os.O_DIRECTORY)
+    r, w = os.pipe()
+    me = os.getpid()
+    loop = _LOOP_SCOPE
+    try:
+        for _ in range(rounds):
+            precheck(_WARM_CODE, "solve", 2)
+            precheck(_WARM_CODE, "other", 2)
+            precheck("def solve(a, b):\n    return a +\n", "solve", 2)
+            _sample(me, procfd, True)
+            _vm_bytes()
+            mac(b"\0" * 16, 1, b"warm")
+            frame = marshal.dumps(("warm", 1))
+            _write_all(w, (struct.pack(">I", len(frame)) + frame) * 2)
+            _read_frames(r, 2)
+            compiled = compile("def f(x):\n    return x\n", "candidate.py", "exec")
+            f = loop["load"](compiled, {"__builtins__": builtins}, "f")[1]
+            loop["call"](f, (1,))
+            loop["call"](f, ())
+            loop["shown"](f)
+            loop["kind"](OSError(errno.ENOMEM, "warm"))
+    finally:
+        os.close(procfd)
+        os.close(r)
+        os.close(w)
+
+
 # ---------------------------------------------------------------- the candidate
 
 

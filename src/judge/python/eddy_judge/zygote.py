@@ -21,7 +21,7 @@ import time
 
 from . import isolation as iso
 from .protocol import recv_control, send_control
-from .sandbox import WORKDIR, Config, candidate_env, harness_modules, keeper
+from .sandbox import WORKDIR, Config, candidate_env, harness_modules, keeper, warm_up
 
 # Modules a candidate commonly imports, loaded once here: each candidate then starts with them
 # (and without a sandbox, a candidate with a uid of its own cannot read a library under /root).
@@ -105,6 +105,7 @@ def prepare_candidates(cfg: Config) -> None:
         os.environ.clear()
         os.environ.update(candidate_env(WORKDIR))
         cfg.env_ready = True
+    warm_up()  # before the list below: it may import what the static check imports lazily
     cfg.harness_modules = harness_modules()
     cfg.modules_count = len(sys.modules)
 
