@@ -306,6 +306,25 @@ describe("what a verdict costs (issue #36)", () => {
         }
     });
 
+    it("an answer's standard streams, made once in the zygote, are empty and see its own descriptors as it would have made them", async () => {
+        // Made while the zygote's 1 and 2 were a pipe, as the answer's are: not seekable, not a terminal; stdin reads nothing.
+        const code = [
+            "import sys, os",
+            "print('noise from the load')",
+            "def sum_range(values):",
+            "    print('noise', file=sys.stderr)",
+            "    got = [sys.stdin.read(), sys.stdout.seekable(), sys.stderr.seekable(), sys.stdout.isatty(), sys.stdout.fileno(), sys.stderr.fileno(), sys.stdin.fileno()]",
+            "    want = ['', False, False, False, 1, 2, 0]",
+            "    return sum(values[1:4]) if got == want and sys.stdout.write('x') == 1 else ['streams', got]",
+            `# ${Date.now()}`
+        ].join("\n");
+        for (let i = 0; i < 2; i++) {
+            const v = await pool.judge({ template: { ...t, oracleHash: `${t.oracleHash}|streams-${i}` }, bindings, code });
+            expect(v.detail).not.toContain("streams");
+            expect(v.category).toBe("passed");
+        }
+    });
+
     it("each answer's sandbox is forked without CPython's at-fork handlers, yet draws random numbers of its own and runs threads", async () => {
         // random's module-level generator was reseeded by os.fork()'s handler; the candidate now does it itself.
         const code = (i: number): string =>
