@@ -137,6 +137,13 @@ def mount(source: str, target: str, fstype: str | None, flags: int, data: str | 
     _checked(_mount(source.encode(), target.encode(), fstype.encode() if fstype is not None else None, flags, data.encode() if data is not None else None))
 
 
+def mount_bytes(source: bytes, target: bytes, fstype: bytes, flags: int, data: bytes) -> None:
+    """mount(2) with arguments made beforehand (sandbox.py scratch_mounts)."""
+    if _mount is None:
+        raise OSError(errno.ENOSYS, "libc unavailable")
+    _checked(_mount(source, target, fstype, flags, data))
+
+
 def prctl(option: int, arg: int, arg2: int = 0) -> None:
     if _prctl is None:
         raise OSError(errno.ENOSYS, "libc unavailable")

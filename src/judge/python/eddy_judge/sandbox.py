@@ -116,6 +116,17 @@ class Config:
     env_ready: bool = False  # os.environ is already the candidates' (bubblewrap's world only)
     harness_modules: tuple[str, ...] = ()  # the harness's entries in sys.modules, to remove
     modules_count: int = -1  # len(sys.modules) when harness_modules was listed
+    scratch_mounts: tuple[tuple[bytes, bytes, bytes, int, bytes], ...] = ()  # (bubblewrap's world only)
+
+
+def scratch_mounts() -> tuple[tuple[bytes, bytes, bytes, int, bytes], ...]:
+    """mount(2)'s arguments for a candidate's scratch space in bubblewrap's world: size-limited
+    /tmp and /dev/shm (where the world has them) and an empty, read-only /proc. Listed once in
+    the zygote (its world is read-only: what it has does not change)."""
+    scratch = iso.MS_NOSUID | iso.MS_NODEV
+    out = [(b"tmpfs", p.encode(), b"tmpfs", scratch, b"size=%d,mode=1777" % SCRATCH_BYTES) for p in ("/tmp", "/dev/shm") if os.path.isdir(p)]
+    out.append((b"tmpfs", b"/proc", b"tmpfs", scratch | iso.MS_NOEXEC | iso.MS_RDONLY, b"size=4k,mode=555"))
+    return tuple(out)
 
 
 def candidate_env(workdir: str) -> dict[str, str]:
@@ -392,11 +403,8 @@ def candidate(cfg: Config, fds: dict[str, int], uid: int | None, nproc: int, wor
         if cfg.mode == "bwrap":
             # PID 1 of its namespace, in a mount namespace of its own user namespace: scratch
             # space of its own, and an empty /proc (its own memory is not a file to read).
-            scratch = iso.MS_NOSUID | iso.MS_NODEV
-            for place in ("/tmp", "/dev/shm"):
-                if os.path.isdir(place):
-                    iso.mount("tmpfs", place, "tmpfs", scratch, "size=%d,mode=1777" % SCRATCH_BYTES)
-            iso.mount("tmpfs", "/proc", "tmpfs", scratch | iso.MS_NOEXEC | iso.MS_RDONLY, "size=4k,mode=555")
+            for args in cfg.scratch_mounts or scratch_mounts():
+                iso.mount_bytes(*args)
             os.mkdir(workdir, 0o700)
         null = os.open(os.devnull, os.O_RDONLY)
         os.dup2(null, 0)

@@ -21,7 +21,7 @@ import time
 
 from . import isolation as iso
 from .protocol import recv_control, send_control
-from .sandbox import WORKDIR, Config, candidate_env, harness_modules, keeper, prepare_streams, warm_up
+from .sandbox import WORKDIR, Config, candidate_env, harness_modules, keeper, prepare_streams, scratch_mounts, warm_up
 
 # Modules a candidate commonly imports, loaded once here: each candidate then starts with them
 # (and without a sandbox, a candidate with a uid of its own cannot read a library under /root).
@@ -106,6 +106,7 @@ def prepare_candidates(cfg: Config) -> None:
         os.environ.clear()
         os.environ.update(candidate_env(WORKDIR))
         cfg.env_ready = True
+        cfg.scratch_mounts = scratch_mounts()
     prepare_streams()
     warm_up()  # before the list below: it may import what the static check imports lazily
     cfg.harness_modules = harness_modules()
