@@ -151,20 +151,23 @@ async function noopMedianMs(pool: JudgePool, job: Job, samples: number): Promise
 }
 
 /** Median wall and CPU ms of each phase of a correct answer's verdict, judged one at a time (profile.py). */
-async function phaseMedians(pool: JudgePool, job: Job, samples: number): Promise<Record<string, { ms: number; cpu_ms?: number }>> {
+async function phaseMedians(pool: JudgePool, job: Job, samples: number): Promise<Record<string, { ms: number; cpu_ms?: number; minflt?: number }>> {
     const t = job.template;
-    const rows: Record<string, { ms: number[]; cpu: number[] }> = {};
+    const rows: Record<string, { ms: number[]; cpu: number[]; minflt: number[] }> = {};
     for (let i = -2; i < samples; i++) {
         const r = await pool.profile({ template: t, bindings: job.instance.bindings, code: `${job.code}\n# profile ${i}\n` });
         if (i < 0) continue; // warm-up: the instance prepared, a sandbox forked ahead
         for (const [name, p] of Object.entries(r.phases)) {
-            const row = (rows[name] ??= { ms: [], cpu: [] });
+            const row = (rows[name] ??= { ms: [], cpu: [], minflt: [] });
             row.ms.push(p.ms);
             if (p.cpu_ms !== undefined) row.cpu.push(p.cpu_ms);
+            if (p.minflt !== undefined) row.minflt.push(p.minflt);
         }
     }
     const med = (xs: number[]): number => round(quantileSorted([...xs].sort((a, b) => a - b), 0.5), 3);
-    return Object.fromEntries(Object.entries(rows).map(([name, r]) => [name, r.cpu.length ? { ms: med(r.ms), cpu_ms: med(r.cpu) } : { ms: med(r.ms) }]));
+    return Object.fromEntries(
+        Object.entries(rows).map(([name, r]) => [name, { ms: med(r.ms), ...(r.cpu.length ? { cpu_ms: med(r.cpu) } : {}), ...(r.minflt.length ? { minflt: med(r.minflt) } : {}) }])
+    );
 }
 
 // A busy process: spins until killed, and stops by itself once its parent (this script) is gone

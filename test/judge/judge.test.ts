@@ -299,6 +299,45 @@ describe("what a verdict costs (issue #36)", () => {
         }
         // The answer's own CPU time is the one the keeper measured for its verdict.
         expect(r.phases["load and calls"]!.cpu_ms).toBe(r.cpuMs);
+        // The keeper's and the candidate's whole lives, with their minor page faults (copy-on-write after each fork).
+        for (const name of ["keeper, whole life", "candidate, whole life"]) {
+            expect(r.phases[name]?.minflt, name).toBeGreaterThan(0);
+            expect(r.phases[name]!.cpu_ms, name).toBeGreaterThan(0);
+        }
+    });
+
+    it("an answer's standard streams, made once in the zygote, are empty and see its own descriptors as it would have made them", async () => {
+        // Made while the zygote's 1 and 2 were a pipe, as the answer's are: not seekable, not a terminal; stdin reads nothing.
+        const code = [
+            "import sys, os",
+            "print('noise from the load')",
+            "def sum_range(values):",
+            "    print('noise', file=sys.stderr)",
+            "    got = [sys.stdin.read(), sys.stdout.seekable(), sys.stderr.seekable(), sys.stdout.isatty(), sys.stdout.fileno(), sys.stderr.fileno(), sys.stdin.fileno()]",
+            "    want = ['', False, False, False, 1, 2, 0]",
+            "    return sum(values[1:4]) if got == want and sys.stdout.write('x') == 1 else ['streams', got]",
+            `# ${Date.now()}`
+        ].join("\n");
+        for (let i = 0; i < 2; i++) {
+            const v = await pool.judge({ template: { ...t, oracleHash: `${t.oracleHash}|streams-${i}` }, bindings, code });
+            expect(v.detail).not.toContain("streams");
+            expect(v.category).toBe("passed");
+        }
+    });
+
+    it("each answer's sandbox is forked without CPython's at-fork handlers, yet draws random numbers of its own and runs threads", async () => {
+        // random's module-level generator was reseeded by os.fork()'s handler; the candidate now does it itself.
+        const code = (i: number): string =>
+            `import random, threading\nseen = []\nth = threading.Thread(target=lambda: seen.append(random.getrandbits(62)))\nth.start(); th.join()\ndef sum_range(values):\n    return ['drew', seen[0], threading.active_count()]\n# ${Date.now()} ${i}\n`;
+        const drawn = new Set<string>();
+        for (let i = 0; i < 3; i++) {
+            const v = await pool.judge({ template: t, bindings, code: code(i) });
+            expect(v.category).not.toBe("passed");
+            const m = /'drew', (\d+), \d+\]/.exec(v.detail);
+            expect(m, v.detail).not.toBeNull();
+            drawn.add(m![1]!);
+        }
+        expect(drawn.size).toBe(3);
     });
 
     it("the next answer's sandbox, forked while this one runs, sees none of the files it left", async () => {

@@ -20,7 +20,7 @@ export type JudgeReply = z.infer<typeof judgeReply>;
 
 // A judge request with `profile: true` also gets what each phase of the verdict cost (eddy_judge/profile.py).
 const profileReply = judgeReply.extend({
-    phases: z.record(z.string(), z.object({ ms: z.number(), cpu_ms: z.number().optional() }))
+    phases: z.record(z.string(), z.object({ ms: z.number(), cpu_ms: z.number().optional(), minflt: z.number().optional() }))
 });
 export type VerdictProfile = z.infer<typeof profileReply>;
 

@@ -110,5 +110,54 @@ class AllowList(unittest.TestCase):
         self.assertNotEqual(got["sigaction"], 0)
 
 
+
+def _child_says(fork: object, body: object) -> bytes:
+    r, w = os.pipe()
+    pid = fork()  # type: ignore[operator]
+    if pid == 0:
+        try:
+            os.write(w, body())  # type: ignore[operator]
+        finally:
+            os._exit(0)
+    os.close(w)
+    data = b""
+    while chunk := os.read(r, 4096):
+        data += chunk
+    os.close(r)
+    os.waitpid(pid, 0)
+    return data
+
+
+class Fork(unittest.TestCase):
+    def test_without_the_at_fork_handlers_when_single_threaded_with_them_otherwise(self) -> None:
+        import random
+
+        # random's handler reseeds the module's generator in the child: without it, the child
+        # draws what the parent draws next.
+        state = random.getstate()
+        drawn = _child_says(iso.fork, lambda: b"%d" % random.getrandbits(60))
+        random.setstate(state)
+        self.assertEqual(drawn, b"%d" % random.getrandbits(60))
+        # Another thread running: os.fork(), whose handlers repair what that thread held.
+        stop = threading.Event()
+        t = threading.Thread(target=stop.wait)
+        t.start()
+        try:
+            state = random.getstate()
+            drawn = _child_says(iso.fork, lambda: b"%d" % random.getrandbits(60))
+            random.setstate(state)
+            self.assertNotEqual(drawn, b"%d" % random.getrandbits(60))
+        finally:
+            stop.set()
+            t.join()
+
+    def test_a_filter_prepared_once_is_the_filter_installed(self) -> None:
+        program = iso.candidate_filter()
+        iso.prepare_seccomp(program)
+        got = under_filter(program, {"socket": lambda: socket.socket(socket.AF_INET, socket.SOCK_STREAM).close(), "getpid": os.getpid})
+        self.assertEqual(got["getpid"], 0)
+        self.assertNotEqual(got["socket"], 0)
+
+
 if __name__ == "__main__":
     unittest.main()

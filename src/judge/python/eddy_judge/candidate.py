@@ -380,13 +380,17 @@ def _keeper_message(run: Run, data: bytes) -> None:
     except (ValueError, EOFError, TypeError):
         run.setup = "unreadable status from the sandbox keeper"
         return
-    if isinstance(m, tuple) and len(m) == 7 and m[0] == "status" and isinstance(m[1], int):
+    if isinstance(m, tuple) and len(m) == 8 and m[0] == "status" and isinstance(m[1], int):
         run.status = m[1]
         run.usage = Usage(float(m[2]), float(m[3]), float(m[4]), m[5] if isinstance(m[5], str) else None)
         if isinstance(m[6], tuple):
             for k, name in enumerate(STAMPS):
                 if 2 * k + 1 < len(m[6]):
                     run.stamps[name], run.stamps[name + "@cpu"] = float(m[6][2 * k]), float(m[6][2 * k + 1])
+        if isinstance(m[7], tuple):
+            for k, name in enumerate(("k_life", "c_life")):
+                if 2 * k + 1 < len(m[7]):
+                    run.stamps[name + "@minflt"], run.stamps[name + "@cpu"] = float(m[7][2 * k]), float(m[7][2 * k + 1])
     elif isinstance(m, tuple) and len(m) == 2 and m[0] == "setup":
         run.setup = str(m[1])[:DETAIL_CHARS]
     else:

@@ -29,6 +29,17 @@ PHASES = (
 )
 
 
+# A process's whole life (wall from its first to its last stamp), with its CPU time and minor page
+# faults from getrusage: after a fork each page of the zygote's heap a process writes is copied on
+# the first write, a fault each, the largest single cost of a verdict (see README, "What a verdict
+# costs"). The keeper's are counted up to its report, the candidate's (its reaped children's
+# included) from the keeper's wait.
+LIVES = (
+    ("keeper, whole life", "k_start", "k_cleaned", "k_life"),
+    ("candidate, whole life", "c_start", "k_ended", "c_life"),
+)
+
+
 def phases(stamps: dict[str, float]) -> dict[str, dict[str, float]]:
     """{phase: {"ms": wall ms, "cpu_ms": CPU ms}} for the phases whose stamps were taken."""
     out: dict[str, dict[str, float]] = {}
@@ -47,4 +58,11 @@ def phases(stamps: dict[str, float]) -> dict[str, dict[str, float]]:
         elif cpu in stamps:
             row["cpu_ms"] = round(stamps[cpu], 3)
         out[name] = row
+    for name, a, b, life in LIVES:
+        if a in stamps and b in stamps and life + "@cpu" in stamps:
+            out[name] = {
+                "ms": round((stamps[b] - stamps[a]) * 1000.0, 3),
+                "cpu_ms": round(stamps[life + "@cpu"] * 1000.0, 3),
+                "minflt": stamps[life + "@minflt"],
+            }
     return out

@@ -47,6 +47,12 @@ from . import isolation as iso
 from .languages import RUNTIMES, relay
 from .static_check import precheck
 
+# The candidate's signal dispositions, set with C's signal.signal and plain numbers: the signal
+# module's wrapper turns each old handler into an enum member, a good deal of Python run in every
+# fork (whose pages are copied on the first write; issue #36).
+_c_signal: Any = __import__("_signal")  # the C module under `signal` (no stub of its own)
+_IGNORED_SIGNAL = int(signal.SIGXFSZ)
+_DEFAULT_SIGNALS = tuple(int(s) for s in (signal.SIGINT, signal.SIGALRM, signal.SIGTERM, signal.SIGCHLD, signal.SIGPIPE))
 MAX_FILE_BYTES = 16 * 1024 * 1024
 MAX_PROCS = 32
 # Without a uid of its own (no sandbox, eddy not root), RLIMIT_NPROC counts every task of eddy's user,
@@ -111,6 +117,17 @@ class Config:
     env_ready: bool = False  # os.environ is already the candidates' (bubblewrap's world only)
     harness_modules: tuple[str, ...] = ()  # the harness's entries in sys.modules, to remove
     modules_count: int = -1  # len(sys.modules) when harness_modules was listed
+    scratch_mounts: tuple[tuple[bytes, bytes, bytes, int, bytes], ...] = ()  # (bubblewrap's world only)
+
+
+def scratch_mounts() -> tuple[tuple[bytes, bytes, bytes, int, bytes], ...]:
+    """mount(2)'s arguments for a candidate's scratch space in bubblewrap's world: size-limited
+    /tmp and /dev/shm (where the world has them) and an empty, read-only /proc. Listed once in
+    the zygote (its world is read-only: what it has does not change)."""
+    scratch = iso.MS_NOSUID | iso.MS_NODEV
+    out = [(b"tmpfs", p.encode(), b"tmpfs", scratch, b"size=%d,mode=1777" % SCRATCH_BYTES) for p in ("/tmp", "/dev/shm") if os.path.isdir(p)]
+    out.append((b"tmpfs", b"/proc", b"tmpfs", scratch | iso.MS_NOEXEC | iso.MS_RDONLY, b"size=4k,mode=555"))
+    return tuple(out)
 
 
 def candidate_env(workdir: str) -> dict[str, str]:
@@ -260,6 +277,122 @@ exec(compile(_LOOP_SOURCE, "<eddy candidate thread>", "exec"), _LOOP_SCOPE)  # n
 _exc: Callable[[BaseException], str] = _LOOP_SCOPE["text"]
 
 
+# ---------------------------------------------------------------- warm-up, in the zygote
+
+# The candidate's sys.stdin, sys.stdout and sys.stderr (prepare_streams), made once in the zygote.
+_STREAMS: tuple[Any, Any, Any] | None = None
+
+
+def prepare_streams() -> None:
+    """Make the candidate's three text streams once, here in the zygote: in a fork, making a text
+    stream runs a good deal of Python's I/O code, whose pages are copied on the first write (about
+    160 copy-on-write faults and 0.4 ms of CPU for the three, issue #36). Each wraps a descriptor
+    number (0, 1, 2) that the candidate points where its own must go (/dev/null, its output pipe)
+    before it takes them; they are made while 1 and 2 are a pipe, as they will be in the
+    candidate, so that what a stream learns of its descriptor when it is made (not seekable, not
+    a terminal, the pipe's block size) is what it would have learnt there. The zygote never uses
+    them: each candidate starts with them empty."""
+    global _STREAMS
+    r, w = os.pipe()
+    saved = (os.dup(1), os.dup(2))
+    try:
+        os.dup2(w, 1)
+        os.dup2(w, 2)
+        _STREAMS = (open(0, closefd=False), open(1, "w", closefd=False), open(2, "w", closefd=False))
+    finally:
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+        for fd in saved + (r, w):
+            os.close(fd)
+
+
+# An answer of a common shape (written for this), which the zygote checks a few times in warm_up.
+_WARM_CODE = """import math
+from collections import Counter
+
+def solve(items, k=1):
+    seen = {}
+    out = []
+    for i, x in enumerate(items):
+        if x in seen or (i % k == 0 and x > 0):
+            out.append(x * 2)
+        elif isinstance(x, str):
+            out += [c for c in x if c.isalpha()]
+        else:
+            seen[x] = math.floor(x / 3) if x else None
+    while out and out[-1] is None:
+        out.pop()
+    try:
+        return sorted(out, key=lambda v: (str(v), len(str(v))))
+    except TypeError as e:
+        return [str(e), Counter(out).most_common(1)]
+"""
+
+
+def warm_up(rounds: int = 12) -> None:
+    """Run once in the zygote before it serves: the harness code that every keeper and candidate
+    runs and that can run here without effect (the static check, the loop's helpers, the reading
+    of frames and of /proc). CPython 3.11 counts a code object's calls and loops in the code
+    object, then rewrites its bytecode (quickening) and specialises its instructions in place:
+    each is a write to the code object's pages, which in a fork of the zygote is a copy-on-write
+    fault. Done here, each fork only reads them (issue #36). Nothing here sees a job."""
+    procfd = os.open("/proc", os.O_RDONLY | os.O_DIRECTORY)
+    r, w = os.pipe()
+    me = os.getpid()
+    loop = _LOOP_SCOPE
+    try:
+        for _ in range(rounds):
+            precheck(_WARM_CODE, "solve", 2)
+            precheck(_WARM_CODE, "other", 2)
+            precheck("def solve(a, b):\n    return a +\n", "solve", 2)
+            _sample(me, procfd, True)
+            _vm_bytes()
+            mac(b"\0" * 16, 1, b"warm")
+            frame = marshal.dumps(("warm", 1))
+            _write_all(w, (struct.pack(">I", len(frame)) + frame) * 2)
+            _read_frames(r, 2)
+            compiled = compile("def f(x):\n    return x\n", "candidate.py", "exec")
+            f = loop["load"](compiled, {"__builtins__": builtins}, "f")[1]
+            loop["call"](f, (1,))
+            loop["call"](f, ())
+            loop["shown"](f)
+            loop["kind"](OSError(errno.ENOMEM, "warm"))
+        for _ in range(WATCH_ROUNDS):
+            try:
+                _warm_watch(procfd)
+            except OSError:
+                break  # a warm-up only: the keepers would warm up themselves
+    finally:
+        os.close(procfd)
+        os.close(r)
+        os.close(w)
+
+
+WATCH_ROUNDS = 8
+
+
+def _warm_watch(procfd: int) -> None:
+    """The keeper's watch over a child of the zygote's that marks its start, waits a few
+    milliseconds and exits, under limits it cannot reach: the same code a keeper runs."""
+    ctl_r, ctl_w = os.pipe()
+    mark_r, mark_w = os.pipe()
+    pid = iso.fork()
+    if pid == 0:
+        try:
+            os.write(mark_w, struct.pack(MARK_FORMAT, time.clock_gettime_ns(time.CLOCK_PROCESS_CPUTIME_ID), *([0.0] * 12)))
+            select.select([], [], [], 0.008)
+        finally:
+            os._exit(0)
+    os.close(mark_w)
+    try:
+        limits = marshal.dumps((60_000.0, 60_000.0, 60_000.0))
+        os.write(ctl_w, struct.pack(">I", len(limits)) + limits)
+        _Watch(pid, ctl_r, mark_r, procfd).run()  # closes mark_r
+    finally:
+        os.close(ctl_r)
+        os.close(ctl_w)
+
+
 # ---------------------------------------------------------------- the candidate
 
 
@@ -282,11 +415,8 @@ def candidate(cfg: Config, fds: dict[str, int], uid: int | None, nproc: int, wor
         if cfg.mode == "bwrap":
             # PID 1 of its namespace, in a mount namespace of its own user namespace: scratch
             # space of its own, and an empty /proc (its own memory is not a file to read).
-            scratch = iso.MS_NOSUID | iso.MS_NODEV
-            for place in ("/tmp", "/dev/shm"):
-                if os.path.isdir(place):
-                    iso.mount("tmpfs", place, "tmpfs", scratch, "size=%d,mode=1777" % SCRATCH_BYTES)
-            iso.mount("tmpfs", "/proc", "tmpfs", scratch | iso.MS_NOEXEC | iso.MS_RDONLY, "size=4k,mode=555")
+            for args in cfg.scratch_mounts or scratch_mounts():
+                iso.mount_bytes(*args)
             os.mkdir(workdir, 0o700)
         null = os.open(os.devnull, os.O_RDONLY)
         os.dup2(null, 0)
@@ -300,19 +430,27 @@ def candidate(cfg: Config, fds: dict[str, int], uid: int | None, nproc: int, wor
                 os.closerange(prev, fd)
                 prev = fd + 1
         os.closerange(prev, 65536)
-        sys.stdin = open(os.devnull)
-        sys.stdout = open(1, "w", closefd=False)
-        sys.stderr = open(2, "w", closefd=False)
+        if _STREAMS is not None:
+            sys.stdin, sys.stdout, sys.stderr = _STREAMS
+        else:
+            sys.stdin = open(0, closefd=False)
+            sys.stdout = open(1, "w", closefd=False)
+            sys.stderr = open(2, "w", closefd=False)
         os.chdir(workdir)
-        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-        for sig in (signal.SIGINT, signal.SIGALRM, signal.SIGTERM, signal.SIGCHLD, signal.SIGPIPE):
-            signal.signal(sig, signal.SIG_DFL)
+        _c_signal.signal(_IGNORED_SIGNAL, _c_signal.SIG_IGN)
+        for sig in _DEFAULT_SIGNALS:
+            _c_signal.signal(sig, _c_signal.SIG_DFL)
         if not cfg.env_ready:
             os.environ.clear()
             os.environ.update(candidate_env(workdir))
         import tempfile
 
         tempfile.tempdir = workdir
+        # What os.fork() would have done in this child (isolation.py fork): random's module-level
+        # generator gets a seed of its own, so no two answers draw the same numbers.
+        rnd = sys.modules.get("random")
+        if rnd is not None:
+            rnd.seed()
         stamps += (time.monotonic(), time.process_time())
         # Waiting here is the warm state; the job is trusted data from the worker.
         head, calls_blob = _read_frames(job_r, 2)
@@ -638,7 +776,7 @@ def keeper(cfg: Config, fds: dict[str, int]) -> None:
         procfd = os.open("/proc", os.O_RDONLY | os.O_DIRECTORY)
         mark_r, mark_w = os.pipe()
         stamps += (time.monotonic(), time.process_time())
-        pid = os.fork()
+        pid = iso.fork()  # without CPython's at-fork handlers (isolation.py fork)
         if pid:
             stamps += (time.monotonic(), time.process_time())
         if pid == 0:
@@ -661,7 +799,9 @@ def keeper(cfg: Config, fds: dict[str, int]) -> None:
 
             shutil.rmtree(workdir, ignore_errors=True)
         stamps += (time.monotonic(), time.process_time())
-        _send(status_w, ("status", status, round(usage.cpu_ms, 3), round(usage.wall_ms, 3), round(usage.blocked_ms, 3), usage.limit, tuple(stamps) + watch.stamps))
+        own = resource.getrusage(resource.RUSAGE_SELF)  # since its fork (a fork starts at zero)
+        spent = (own.ru_minflt, own.ru_utime + own.ru_stime) + watch.spent
+        _send(status_w, ("status", status, round(usage.cpu_ms, 3), round(usage.wall_ms, 3), round(usage.blocked_ms, 3), usage.limit, tuple(stamps) + watch.stamps, spent))
     except BaseException as e:
         try:
             _send(status_w, ("setup", "sandbox set-up failed: " + _exc(e)))
@@ -767,6 +907,7 @@ class _Watch:
         self.tick = 0.005
         self.killed = False
         self.stamps: tuple[float, ...] = ()  # the candidate's set-up stamps, sent with its start mark
+        self.spent: tuple[float, ...] = ()  # the candidate's whole life: (minor faults, CPU s), for the profile
         self.cpus = os.sched_getaffinity(0)  # the candidate pins itself to one of these (isolation.py stay_on_this_cpu)
         self.spread = False
 
@@ -801,6 +942,7 @@ class _Watch:
         return self.tick
 
     def finish(self, ru: resource.struct_rusage) -> None:
+        self.spent = (ru.ru_minflt, ru.ru_utime + ru.ru_stime)
         if self.start is not None:
             self.usage.cpu_ms = max(self.usage.cpu_ms, (ru.ru_utime + ru.ru_stime - self.start[0]) * 1000.0)
             self.usage.wall_ms = (time.monotonic() - self.start[1]) * 1000.0

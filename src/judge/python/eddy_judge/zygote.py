@@ -21,7 +21,7 @@ import time
 
 from . import isolation as iso
 from .protocol import recv_control, send_control
-from .sandbox import WORKDIR, Config, candidate_env, harness_modules, keeper
+from .sandbox import WORKDIR, Config, candidate_env, harness_modules, keeper, prepare_streams, scratch_mounts, warm_up
 
 # Modules a candidate commonly imports, loaded once here: each candidate then starts with them
 # (and without a sandbox, a candidate with a uid of its own cannot read a library under /root).
@@ -87,6 +87,7 @@ def setup(want: str, protect: list[int]) -> tuple[Config, list[str]]:
         cfg.mode = "bwrap"
         cfg.filter = iso.candidate_filter()
         cfg.filter_foreign = iso.candidate_filter(foreign=True)
+        iso.prepare_seccomp(cfg.filter, cfg.filter_foreign)
     else:
         notes.append("no sandbox: %s" % want)
     cfg.fresh_uid = cfg.mode == "none" and os.geteuid() == 0  # (bwrap: set by main when it changed uid)
@@ -105,6 +106,9 @@ def prepare_candidates(cfg: Config) -> None:
         os.environ.clear()
         os.environ.update(candidate_env(WORKDIR))
         cfg.env_ready = True
+        cfg.scratch_mounts = scratch_mounts()
+    prepare_streams()
+    warm_up()  # before the list below: it may import what the static check imports lazily
     cfg.harness_modules = harness_modules()
     cfg.modules_count = len(sys.modules)
 
@@ -155,7 +159,7 @@ def main(sock: socket.socket) -> None:
                 continue
             by_name: dict[str, int] = dict(zip(names, fds))
             cpu0 = time.process_time()
-            pid = os.fork()
+            pid = iso.fork()  # without CPython's at-fork handlers (isolation.py fork)
             if pid == 0:
                 sock.close()
                 keeper(cfg, by_name)
