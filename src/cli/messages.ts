@@ -10,7 +10,7 @@ import { MESSAGE_WIDTH, wrapText } from "../util/textWidth.js";
 const PREFIX = "eddy: ";
 const WARNING = "warning: ";
 
-export { commandLine, dbWords, resumeCommand, shellQuote } from "../util/commandLine.js";
+export { commandLine, dbWords, resumeCommand, sameCommand, shellQuote } from "../util/commandLine.js";
 
 /** One `eddy: …` line (or lines, wrapped at 100 columns), made safe for a terminal. */
 export function formatNote(text: string): string {
