@@ -5,6 +5,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
+import { unwrapMessages } from "../support/messages.js";
 
 const run = promisify(execFile);
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -84,7 +85,7 @@ describe("eddy judge", () => {
         const r = await eddy(["judge", "-t", "broken_raises", "-p", "[1, 3]", "-c", answer]);
         expect(r.code).toBe(3);
         expect(r.stdout).toMatch(/^judge_error /);
-        expect(r.stderr.trim()).toBe("eddy: the judge itself failed (not the answer's fault): oracle raised while generating random inputs: ValueError: oracle bug");
+        expect(unwrapMessages(r.stderr).trim()).toBe("eddy: the judge itself failed (not the answer's fault): oracle raised while generating random inputs: ValueError: oracle bug");
     });
 
     it("bad input is one line, never a stack trace (issue #9)", async () => {

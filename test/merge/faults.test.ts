@@ -11,6 +11,7 @@ import { MergeConflictError, mergeStores } from "../../src/store/merge.js";
 import { MIGRATIONS } from "../../src/store/schema.js";
 import { openStore } from "../../src/store/Store.js";
 import { BIN, cleanTmp, tmpDir } from "../run/helpers.js";
+import { unwrapMessages } from "../support/messages.js";
 import { TEMPLATES, exportStore, useFixedTemplates } from "./studyFixture.js";
 import { libraryAt } from "../../src/templates/library.js";
 
@@ -287,7 +288,7 @@ describe("eddy merge refuses what it cannot carry, names a full disk, and exits 
         p.kill("SIGINT");
         const r = await p;
         expect(r.exitCode, r.stderr).toBe(0);
-        expect(r.stderr.trim()).toBe(`eddy: SIGINT came while merging; the merge had already completed: ${into} holds everything merged`);
+        expect(unwrapMessages(r.stderr).trim()).toBe(`eddy: SIGINT came while merging; the merge had already completed: ${into} holds everything merged`);
         expect(one(into, "SELECT COUNT(*) AS n FROM verdict_cache")!.n).toBeGreaterThanOrEqual(150000);
         expect(exportStore(into)).toEqual(exportStore(good));
     });
