@@ -106,7 +106,7 @@ export class Store {
                 } catch {
                     // Not creatable (a read-only folder, a path that is a folder…): SQLite fails on it too, with its own message.
                 }
-            } else if (!existsSyncSafe(this.path)) throw new EddyError(`no database at ${this.path}: a study creates it (or pass --db with another); a first one there`, 66, { next: commandLine(["demo", ...dbWords(this.path)]) });
+            } else if (!existsSyncSafe(this.path)) throw new EddyError(`no database at ${this.path} (give --db to read another); this makes one there with a first study`, 66, { next: commandLine(["demo", ...dbWords(this.path)]) });
             // -wal/-shm files SQLite makes from now on take the database's mode; ones an older eddy left (another
             // process may still hold them) are tightened with it.
             for (const f of sideFiles(this.path)) tightenIfExposed(f);

@@ -1,10 +1,14 @@
 import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureTinyModels } from "../../src/inference/gguf/tinyModel.js";
+import { commandLine } from "../../src/util/commandLine.js";
 import { BIN, cleanTmp, countRows, ROOT, tmpDir } from "../run/helpers.js";
+import { unwrapMessages } from "../support/messages.js";
 
 /**
  * First contact: every hint eddy prints is run exactly as printed (in a fresh shell, from the folder
@@ -30,7 +34,19 @@ const env = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => {
 /** Run a printed command line in bash, from `cwd`, as the user would paste it. */
 function sh(command: string, cwd: string, extra: Record<string, string> = {}): { code: number | null; out: string } {
     const r = spawnSync("bash", ["-c", command], { cwd, env: env(extra), encoding: "utf8", timeout: 240_000 });
-    return { code: r.status, out: `${r.stdout}${r.stderr}` };
+    // Messages wrap at 100 columns: read each as one line (a command on a line of its own stays as it is).
+    return { code: r.status, out: unwrapMessages(`${r.stdout}${r.stderr}`) };
+}
+
+/** {@link sh} without blocking this process (a test's own HTTP server must answer meanwhile). */
+function shAsync(command: string, cwd: string): Promise<{ code: number | null; out: string }> {
+    return new Promise((resolve) => {
+        const p = spawn("bash", ["-c", command], { cwd, env: env(), stdio: ["ignore", "pipe", "pipe"] });
+        let out = "";
+        p.stdout!.on("data", (b) => (out += String(b)));
+        p.stderr!.on("data", (b) => (out += String(b)));
+        p.once("exit", (code) => resolve({ code, out: unwrapMessages(out) }));
+    });
 }
 
 /** The commands a message tells the user to run: a line `  eddy …` right after a line ending in ':'. */
@@ -200,6 +216,82 @@ describe("hints run as printed", () => {
         }
         expect(ran).toEqual(expect.arrayContaining(["eddy templates list", "eddy mutate run --help", "eddy doctor"]));
         expect(ran.some((h) => /^eddy loop list --db '.*my studies\/l\.db'$/.test(h))).toBe(true);
+    });
+
+    it("Ctrl-C in `eddy quant`: the hint is the same command, quoted as a shell needs, and it continues the same run", async () => {
+        const cwd = tmpDir("eddy-hint-");
+        const args = ["quant", tiny.f32, tiny.q8_0, "--templates", "list_every_kth,math_count_coprime", "--instances", "4", "--rounds", "1", "--max-tokens", "24", "--threads", "1", "--no-progress", "--drift-texts", "0", "--json", "--db", "my studies/q.db", "--fresh"];
+        const db = path.join(cwd, "my studies/q.db");
+        const { code, stderr } = await interruptAfter(args, cwd, () => rows(db, "generations") >= 2);
+        expect(code, stderr).toBe(130);
+        const hints = printedCommands(unwrapMessages(stderr));
+        // Exactly what was run, but --fresh (it would start another run rather than continue this one).
+        expect(hints, stderr).toEqual([commandLine(args.filter((a) => a !== "--fresh"))]);
+        expect(hints[0]).toContain("--db 'my studies/q.db'");
+        const r = sh(hints[0]!, cwd);
+        expect(r.code, r.out).toBe(0);
+        expect(runStatus(db, "runs")).toEqual(["complete"]);
+        expect(rows(db, "generations")).toBe(16);
+    });
+
+    it("a run whose queries failed (not stopped) names the same command, which asks them again as printed (a server's --base-url included)", async () => {
+        // A real loopback server that refuses each request once (HTTP 400, a bad request: that query's failure, not the run's).
+        const seen = new Map<string, number>();
+        const server = http.createServer((req, res) => {
+            if (req.url === "/v1/models") {
+                res.writeHead(200, { "content-type": "application/json" });
+                res.end(JSON.stringify({ object: "list", data: [{ id: "m", object: "model", owned_by: "someone" }] }));
+                return;
+            }
+            let body = "";
+            req.on("data", (b: Buffer) => (body += b.toString()));
+            req.on("end", () => {
+                const n = (seen.get(body) ?? 0) + 1;
+                seen.set(body, n);
+                if (n === 1) {
+                    res.writeHead(400, { "content-type": "application/json" });
+                    res.end(JSON.stringify({ error: { code: 400, message: "unsupported parameter" } }));
+                    return;
+                }
+                res.writeHead(200, { "content-type": "application/json" });
+                res.end(JSON.stringify({ choices: [{ index: 0, message: { role: "assistant", content: "```python\ndef f():\n    return 1\n```" }, finish_reason: "stop" }], usage: { prompt_tokens: 3, completion_tokens: 4 } }));
+            });
+        });
+        await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+        try {
+            const cwd = tmpDir("eddy-hint-");
+            const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+            const first = await shAsync(`eddy run --backend server --base-url ${url} --model m -t list_every_kth -M 2 -R 1 --max-tokens 4 --no-progress --fresh --db 'my studies/s.db'`, cwd);
+            expect(first.code, first.out).toBe(1);
+            expect(first.out).toMatch(/generation failed for list_every_kth/);
+            const hints = printedCommands(first.out);
+            expect(hints, first.out).toEqual([`eddy run --backend server --base-url ${url} --model m -t list_every_kth -M 2 -R 1 --max-tokens 4 --no-progress --db 'my studies/s.db'`]);
+            const db = path.join(cwd, "my studies/s.db");
+            expect(runStatus(db, "runs")).toEqual(["interrupted"]);
+            const again = await shAsync(hints[0]!, cwd);
+            expect(again.code, again.out).toBe(0);
+            // The same run, now whole.
+            expect(runStatus(db, "runs")).toEqual(["complete"]);
+            expect(rows(db, "generations")).toBe(2);
+        } finally {
+            await new Promise<void>((r) => {
+                server.closeAllConnections();
+                server.close(() => r());
+            });
+        }
+    });
+
+    it("a reading command on a database that is not there names the study that makes one there, and it runs as printed", () => {
+        const cwd = tmpDir("eddy-hint-");
+        const db = path.join(cwd, "my studies/none.db");
+        const r = sh("eddy report latest --db 'my studies/none.db'", cwd);
+        expect(r.code, r.out).toBe(66);
+        expect(r.out).toMatch(/^eddy: no database at .*none\.db \(give --db to read another\); this makes one there with a first study:$/m);
+        const hints = printedCommands(r.out);
+        expect(hints, r.out).toEqual([`eddy demo --db '${db}'`]);
+        const made = sh(hints[0]!, cwd);
+        expect(made.code, made.out).toBe(0);
+        expect(sh("eddy report latest --db 'my studies/none.db'", cwd).code).toBe(0);
     });
 
     it("commander's own errors: one eddy line, and the help it names runs as printed", () => {

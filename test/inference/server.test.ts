@@ -11,6 +11,7 @@ import { normalizeStudyConfig } from "../../src/run/config.js";
 import { runStudy } from "../../src/run/runStudy.js";
 import { BIN, cleanTmp, ROOT, tmpDir } from "../run/helpers.js";
 import { sharedModelsDir } from "../run/sharedModels.js";
+import { unwrapMessages } from "../support/messages.js";
 import { freePort, llamaServerBinary, startLlamaServer, type RunningServer } from "./llamaServer.js";
 
 /**
@@ -40,7 +41,7 @@ async function eddy(args: string[], env: Record<string, string> = {}): Promise<{
 }
 
 /** The `eddy:` lines of stderr that are neither warnings nor the line naming the run it opened. */
-const errorLines = (stderr: string): string[] => stderr.split("\n").filter((l) => l.startsWith("eddy:") && !l.startsWith("eddy: warning:") && !/^eddy: run \S+ \(database /.test(l));
+const errorLines = (stderr: string): string[] => unwrapMessages(stderr).split("\n").filter((l) => l.startsWith("eddy:") && !l.startsWith("eddy: warning:") && !/^eddy: run \S+ \(database /.test(l));
 
 /** Responses of a database by query, in plan order. */
 function responses(db: string, runId?: string): { key: string; response: string; stop: string }[] {
