@@ -27,9 +27,12 @@ export function dbWords(db: string | undefined): string[] {
     return ["--db", db];
 }
 
-/** The command that continues a run (`eddy run`, `eddy mutate run`, `eddy loop run`) in the database it was started with. */
-export function resumeCommand(runId: string, db: string | undefined, verb: readonly string[] = ["run"]): string {
-    return commandLine([...verb, "--resume", runId, ...dbWords(db)]);
+/**
+ * The command that continues a run (`eddy run`, `eddy mutate run`, `eddy loop run`) in the database it
+ * was started with; `extra`: flags the run does not store and a resume needs (a server's --base-url).
+ */
+export function resumeCommand(runId: string, db: string | undefined, verb: readonly string[] = ["run"], extra: readonly string[] = []): string {
+    return commandLine([...verb, "--resume", runId, ...extra, ...dbWords(db)]);
 }
 
 /** The words eddy was started with (after `eddy`), set by the CLI's entry point. */

@@ -281,6 +281,52 @@ describe("hints run as printed", () => {
         }
     });
 
+    it("a server that fails mid-run: the kept run's resume hint names the --base-url a resume needs (not stored with the run), and runs as printed", async () => {
+        let answered = 0;
+        let down = true;
+        const server = http.createServer((req, res) => {
+            if (req.url === "/v1/models") {
+                res.writeHead(200, { "content-type": "application/json" });
+                res.end(JSON.stringify({ object: "list", data: [{ id: "m", object: "model", owned_by: "someone" }] }));
+                return;
+            }
+            req.resume();
+            req.on("end", () => {
+                // The first answer is given; then the server breaks until the test mends it.
+                if (answered >= 1 && down) {
+                    res.writeHead(500, { "content-type": "text/plain" });
+                    res.end("broken");
+                    return;
+                }
+                answered++;
+                res.writeHead(200, { "content-type": "application/json" });
+                res.end(JSON.stringify({ choices: [{ index: 0, message: { role: "assistant", content: "```python\ndef f():\n    return 1\n```" }, finish_reason: "stop" }], usage: { prompt_tokens: 3, completion_tokens: 4 } }));
+            });
+        });
+        await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+        try {
+            const cwd = tmpDir("eddy-hint-");
+            const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+            const first = await shAsync(`eddy run --backend server --base-url ${url} --model m -t list_every_kth -M 2 -R 1 --max-tokens 4 --retry-for 1 --no-progress --db 'my studies/s.db'`, cwd);
+            expect(first.code, first.out).toBe(1);
+            const hints = printedCommands(first.out);
+            expect(hints, first.out).toHaveLength(1);
+            expect(hints[0]).toMatch(new RegExp(`^eddy run --resume \\S+ --base-url ${url.replace(/[.]/g, "\\.")} --db '.*my studies/s\\.db'$`));
+            const db = path.join(cwd, "my studies/s.db");
+            expect(rows(db, "generations")).toBe(1);
+            down = false;
+            const again = await shAsync(hints[0]!, cwd);
+            expect(again.code, again.out).toBe(0);
+            expect(runStatus(db, "runs")).toEqual(["complete"]);
+            expect(rows(db, "generations")).toBe(2);
+        } finally {
+            await new Promise<void>((r) => {
+                server.closeAllConnections();
+                server.close(() => r());
+            });
+        }
+    });
+
     it("a reading command on a database that is not there names the study that makes one there, and it runs as printed", () => {
         const cwd = tmpDir("eddy-hint-");
         const db = path.join(cwd, "my studies/none.db");

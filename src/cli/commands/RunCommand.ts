@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { LANGUAGES } from "../../languages/languages.js";
-import { backendHelp, DEFAULT_BACKEND } from "../../inference/backends.js";
+import { backendHelp, DEFAULT_BACKEND, resumeFlags } from "../../inference/backends.js";
 import { EddyError } from "../../util/errors.js";
 import { defaultDbPath } from "../../util/paths.js";
 import { planStudy } from "../../run/plan.js";
@@ -121,7 +121,7 @@ A real study uses the defaults, --instances 100 --rounds 5, over the templates y
                     // Queries that failed (their errors are above) are asked again by the same command, with the
                     // flags a resume alone would lack (a server's --base-url is not stored with the run).
                     if (!stop.signal.aborted) noteWithCommand(`run ${result.runId} is not complete (its failed queries are named above); the same command asks them again`, sameCommand());
-                    else noteWithCommand("interrupted; resume with", resumeCommand(result.runId, config.db));
+                    else noteWithCommand("interrupted; resume with", resumeCommand(result.runId, config.db, ["run"], resumeFlags(config)));
                 }
             } finally {
                 display?.stop();
