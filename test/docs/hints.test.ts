@@ -438,7 +438,7 @@ describe("leftovers and words", () => {
         }
         // Writing there is refused with why.
         const w = inRo("eddy run --backend reference --templates list_every_kth --instances 2 --rounds 1 --db ro/new.db --no-progress");
-        expect(w.stderr).toMatch(/^eddy: cannot open database .*new\.db: the folder .*ro is not writable/m);
+        expect(unwrapMessages(w.stderr)).toMatch(/^eddy: cannot open database .*new\.db: the folder .*ro is not writable/m);
     });
 
     it("doctor exits non-zero without python3; export says what it wrote; mutate variants has a header", () => {
