@@ -6,3 +6,11 @@
 export function unwrapMessages(text: string): string {
     return text.replace(/\n {6}(?=\S)/g, " ");
 }
+
+/** eddy's messages, one entry each: wrapped lines joined, and a command on a line of its own kept with the message that names it. */
+export function messageLines(text: string): string[] {
+    return unwrapMessages(text)
+        .replace(/:\n(?= {2}eddy )/g, ": ")
+        .split("\n")
+        .filter(Boolean);
+}

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sampleStudy } from "../report/sample.js";
 import { writeOutcomes } from "../report/storeFixture.js";
 import { BIN, startView } from "./viewStore.js";
-import { unwrapMessages } from "../support/messages.js";
+import { messageLines, unwrapMessages } from "../support/messages.js";
 
 /** `eddy view` as a command: what it prints, what it refuses, and what it answers over HTTP. */
 describe("eddy view (command line)", () => {
@@ -32,7 +32,7 @@ describe("eddy view (command line)", () => {
             const r = fails(args);
             expect(r.status, args.join(" ")).not.toBe(0);
             expect(unwrapMessages(r.stderr)).toMatch(message);
-            expect(unwrapMessages(r.stderr).split("\n").filter(Boolean)).toHaveLength(1);
+            expect(messageLines(r.stderr)).toHaveLength(1);
         }
         // A port another process holds.
         const busy = createServer();
