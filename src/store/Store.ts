@@ -1,7 +1,7 @@
 import { accessSync, constants as fsConstants, existsSync, statSync } from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
-import { commandLine, dbWords } from "../util/commandLine.js";
+import { commandLine, dbWords, sameCommand } from "../util/commandLine.js";
 import { EddyError, oneLine } from "../util/errors.js";
 import { capDetail } from "../util/detail.js";
 import { createPrivateFile, ensurePrivateDir, tightenIfExposed } from "../util/privateFiles.js";
@@ -41,9 +41,9 @@ const sideFiles = (db: string): string[] => [db, `${db}-wal`, `${db}-shm`];
 export function storeError(err: unknown, dbPath: string): unknown {
     const code = (err as { code?: string } | null)?.code ?? "";
     if (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED"))
-        return new EddyError(`database ${dbPath} is locked by another process; try again when it finishes (nothing was lost)`, 75, { cause: err });
+        return new EddyError(`database ${dbPath} is locked by another process (nothing was lost); once it is free, run again`, 75, { cause: err, next: sameCommand() });
     if (code.startsWith("SQLITE_FULL"))
-        return new EddyError(`database ${dbPath} is full (disk full?): free space, then resume the run; everything committed before is kept`, 74, { cause: err });
+        return new EddyError(`database ${dbPath} is full (disk full?); everything committed before is kept: free space, then run again`, 74, { cause: err, next: sameCommand() });
     if (code.startsWith("SQLITE_READONLY")) return new EddyError(`database ${dbPath} is read-only`, 74, { cause: err });
     if (code.startsWith("SQLITE_CORRUPT") || code.startsWith("SQLITE_NOTADB"))
         return new EddyError(`${dbPath} is not an eddy database or is damaged: ${oneLine(err)}`, 65, { cause: err });

@@ -327,6 +327,29 @@ describe("hints run as printed", () => {
         }
     });
 
+    it("a database another process holds: the hint is the same command, and it runs as printed once the database is free", () => {
+        const cwd = tmpDir("eddy-hint-");
+        const db = path.join(cwd, "my studies/s.db");
+        expect(sh("eddy run --backend reference --templates list_every_kth --instances 1 --rounds 1 --db 'my studies/s.db' --no-progress", cwd).code).toBe(0);
+        const command = "eddy run --backend reference --templates list_every_kth --instances 2 --rounds 1 --db 'my studies/s.db' --no-progress";
+        const holder = new Database(db);
+        holder.exec("BEGIN EXCLUSIVE");
+        let r: { code: number | null; out: string };
+        try {
+            r = sh(command, cwd, { EDDY_BUSY_TIMEOUT_MS: "200" });
+        } finally {
+            holder.exec("ROLLBACK");
+            holder.close();
+        }
+        expect(r.code, r.out).toBe(75);
+        expect(r.out).toMatch(/^eddy: database .*s\.db is locked by another process \(nothing was lost\); once it is free, run again:$/m);
+        const hints = printedCommands(r.out);
+        expect(hints, r.out).toEqual([command]);
+        const again = sh(hints[0]!, cwd);
+        expect(again.code, again.out).toBe(0);
+        expect(runStatus(db, "runs")).toEqual(["complete", "complete"]);
+    });
+
     it("a reading command on a database that is not there names the study that makes one there, and it runs as printed", () => {
         const cwd = tmpDir("eddy-hint-");
         const db = path.join(cwd, "my studies/none.db");
