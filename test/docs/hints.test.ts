@@ -350,6 +350,22 @@ describe("hints run as printed", () => {
         expect(runStatus(db, "runs")).toEqual(["complete", "complete"]);
     });
 
+    it("a full disk: the hint is the same command, and once there is room it finishes the same run as printed", () => {
+        const cwd = tmpDir("eddy-hint-");
+        const db = path.join(cwd, "my studies/s.db");
+        const command = "eddy run --backend reference --templates list_every_kth,math_count_coprime --instances 40 --rounds 2 --db 'my studies/s.db' --no-progress";
+        // Room for the schema and the plan, not for all the answers.
+        const r = sh(command, cwd, { EDDY_DB_MAX_PAGES: "40" });
+        expect(r.code, r.out).toBe(74);
+        expect(r.out).toMatch(/^eddy: database .*s\.db is full \(disk full\?\); everything committed before is kept: free space, then run again:$/m);
+        const hints = printedCommands(r.out);
+        expect(hints, r.out).toEqual([command]);
+        const again = sh(hints[0]!, cwd);
+        expect(again.code, again.out).toBe(0);
+        expect(runStatus(db, "runs")).toEqual(["complete"]);
+        expect(rows(db, "generations")).toBe(160);
+    });
+
     it("a reading command on a database that is not there names the study that makes one there, and it runs as printed", () => {
         const cwd = tmpDir("eddy-hint-");
         const db = path.join(cwd, "my studies/none.db");
