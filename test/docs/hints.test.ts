@@ -366,6 +366,47 @@ describe("hints run as printed", () => {
         expect(rows(db, "generations")).toBe(160);
     });
 
+    it("a server still loading its model (HTTP 503): the hint is the same command, and it runs as printed once the server is ready", async () => {
+        let ready = false;
+        const server = http.createServer((req, res) => {
+            if (!ready) {
+                res.writeHead(503, { "content-type": "application/json" });
+                res.end(JSON.stringify({ error: { code: 503, message: "Loading model" } }));
+                return;
+            }
+            if (req.url === "/v1/models") {
+                res.writeHead(200, { "content-type": "application/json" });
+                res.end(JSON.stringify({ object: "list", data: [{ id: "m", object: "model", owned_by: "someone" }] }));
+                return;
+            }
+            req.resume();
+            req.on("end", () => {
+                res.writeHead(200, { "content-type": "application/json" });
+                res.end(JSON.stringify({ choices: [{ index: 0, message: { role: "assistant", content: "```python\ndef f():\n    return 1\n```" }, finish_reason: "stop" }], usage: { prompt_tokens: 3, completion_tokens: 4 } }));
+            });
+        });
+        await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+        try {
+            const cwd = tmpDir("eddy-hint-");
+            const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+            const command = `eddy run --backend server --base-url ${url} --model m -t list_every_kth -M 2 -R 1 --max-tokens 4 --no-progress --db 'my studies/s.db'`;
+            const first = await shAsync(command, cwd);
+            expect(first.code, first.out).toBe(1);
+            expect(first.out).toMatch(/is not ready \(HTTP 503: still loading its model\?\); once it is, run again:$/m);
+            const hints = printedCommands(first.out);
+            expect(hints, first.out).toEqual([command]);
+            ready = true;
+            const again = await shAsync(hints[0]!, cwd);
+            expect(again.code, again.out).toBe(0);
+            expect(runStatus(path.join(cwd, "my studies/s.db"), "runs")).toEqual(["complete"]);
+        } finally {
+            await new Promise<void>((r) => {
+                server.closeAllConnections();
+                server.close(() => r());
+            });
+        }
+    });
+
     it("a reading command on a database that is not there names the study that makes one there, and it runs as printed", () => {
         const cwd = tmpDir("eddy-hint-");
         const db = path.join(cwd, "my studies/none.db");
