@@ -1,7 +1,8 @@
 import { Command, CommanderError } from "commander";
 import { eddyVersion } from "../util/paths.js";
 import { isEddyError, oneLine } from "../util/errors.js";
-import { noteWithCommand, rephraseCommanderError } from "./messages.js";
+import { setInvocation } from "../util/commandLine.js";
+import { note, noteWithCommand, rephraseCommanderError } from "./messages.js";
 import { wrapLines } from "../util/textWidth.js";
 
 type Register = (program: Command) => void;
@@ -57,6 +58,7 @@ function speakAsEddy(cmd: Command, names: string[] = []): void {
 }
 
 export async function main(argv: string[]): Promise<number> {
+    setInvocation(argv.slice(2));
     const first = argv[2];
     const named = COMMANDS.some(([name]) => name === first) ? first : undefined;
     try {
@@ -66,9 +68,10 @@ export async function main(argv: string[]): Promise<number> {
     } catch (err) {
         if (err instanceof CommanderError) return err.exitCode;
         if (isEddyError(err)) {
-            // An error that ends in the command to run next prints it on a line of its own (see noteWithCommand).
+            // One `eddy:` line, wrapped at 100 columns; an error that ends in the command to run next prints it
+            // on a line of its own, unwrapped (see noteWithCommand).
             if (err.next) noteWithCommand(oneLine(err.lead), err.next);
-            else process.stderr.write(`eddy: ${oneLine(err.message)}\n`);
+            else note(oneLine(err.message));
             return err.exitCode;
         }
         process.stderr.write(`eddy: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);

@@ -10,17 +10,29 @@ import { MESSAGE_WIDTH, wrapText } from "../util/textWidth.js";
 const PREFIX = "eddy: ";
 const WARNING = "warning: ";
 
-export { commandLine, dbWords, resumeCommand, shellQuote } from "../util/commandLine.js";
+export { commandLine, dbWords, resumeCommand, sameCommand, shellQuote } from "../util/commandLine.js";
+
+/** Stands for a space inside a quoted command while a message wraps (never in a message itself: safeTerminalLine drops control characters). */
+const HELD_SPACE = "\u0000";
+
+/**
+ * A message wrapped at 100 columns, continuation lines indented six spaces; a command quoted in it
+ * (`'eddy doctor'`) is never broken across lines, so it is still copied whole.
+ */
+function wrapMessage(line: string): string {
+    const held = line.replace(/'eddy [^']*'/g, (q) => q.replace(/ /g, HELD_SPACE));
+    return wrapText(held, MESSAGE_WIDTH, "      ").replaceAll(HELD_SPACE, " ");
+}
 
 /** One `eddy: …` line (or lines, wrapped at 100 columns), made safe for a terminal. */
 export function formatNote(text: string): string {
-    return wrapText(PREFIX + safeTerminalLine(text.replace(/^eddy: /, "")), MESSAGE_WIDTH, "      ");
+    return wrapMessage(PREFIX + safeTerminalLine(text.replace(/^eddy: /, "")));
 }
 
 /** `eddy: warning: …`, whatever prefix the text came with (`warning:`, `eddy:`, `eddy: warning:`). */
 export function formatWarning(text: string): string {
     const bare = text.replace(/^eddy: /, "").replace(/^warning: /i, "");
-    return wrapText(PREFIX + WARNING + safeTerminalLine(bare), MESSAGE_WIDTH, "      ");
+    return wrapMessage(PREFIX + WARNING + safeTerminalLine(bare));
 }
 
 const warned = new Set<string>();

@@ -63,6 +63,11 @@ export function settingOwner(key: string): BackendName | undefined {
     return BACKEND_NAMES.find((n) => Object.hasOwn(REGISTRY[n].settings.identity, key) || Object.hasOwn(REGISTRY[n].settings.operational, key));
 }
 
+/** Flags a resume of a run with these settings needs besides --resume and --db (a server's --base-url), whichever backend owns them. */
+export function resumeFlags(settings: Readonly<Record<string, unknown>>): string[] {
+    return BACKEND_NAMES.flatMap((n) => (REGISTRY[n] as BackendDescriptor).resumeFlags?.(settings) ?? []);
+}
+
 /** Setting keys whose values name files (made absolute against where they were given). */
 export const BACKEND_PATH_KEYS: readonly string[] = BACKEND_OPTIONS.filter((o) => o.path).map((o) => o.key);
 

@@ -230,6 +230,8 @@ export interface BackendDescriptor {
     /** Settings it owns (merged into the study's schema) and their flags. */
     readonly settings: BackendSettingShapes;
     readonly options: readonly BackendOption[];
+    /** Flags a resume needs that the run does not store (a server's address: operational, so not part of the run). */
+    resumeFlags?(settings: Readonly<Record<string, unknown>>): string[];
     /** How it schedules queries in a decoding mode. */
     scheduling(mode: DecodingMode): Scheduling;
     /** The setting that says how many queries run at once in a mode (what a determinism audit varies); undefined: none. */

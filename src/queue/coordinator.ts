@@ -8,6 +8,7 @@ import { leaseRun, type RunLease } from "../store/runLease.js";
 import { shardProgress } from "../store/shards.js";
 import { openStore, type Store } from "../store/Store.js";
 import type { NewGeneration, NewVerdict, RunRow } from "../store/types.js";
+import { needsPassword, PASSWORD_PLACEHOLDER, sameCommand } from "../util/commandLine.js";
 import { EddyError, oneLine } from "../util/errors.js";
 import { defaultDbPath, eddyVersion } from "../util/paths.js";
 import { resultProblem, type ExpectedShard } from "./checkResult.js";
@@ -65,6 +66,8 @@ const STALLED = /stalled more than allowable limit/;
 
 const label = (s: Shard): string => `${s.model}/${s.template}/T=${s.temperature}/${s.wrapper}`;
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+/** Said after "the same command continues it" when that command's queue URL had a password (never printed). */
+const again = (): string => (needsPassword(sameCommand()) ? ` (with your queue's password for ${PASSWORD_PLACEHOLDER})` : "");
 
 /**
  * Coordinate a study over a BullMQ queue: create (or find, or resume) the run in the local store, hold it
@@ -169,7 +172,7 @@ export async function runQueued(input: StudyConfig, t: QueueTarget, hooks: Queue
         const idle = new IdleWatch(hooks.idleSayMs ?? 20_000, t.where, log);
         while (pending.size) {
             await sleep(Math.max(hooks.pollMs ?? 500, pending.size));
-            if (hooks.signal?.aborted) throw new EddyError(`stopped: run ${run.id} kept ${progress.done} of ${planned.length} shards; run the same command again (or --resume ${run.id}) to continue`, 130);
+            if (hooks.signal?.aborted) throw new EddyError(`stopped: run ${run.id} kept ${progress.done} of ${planned.length} shards; the same command continues it${again()}`, 130, { next: sameCommand() });
             if (!state.reachable) continue; // said once; asked again when Redis is back
             const ids = [...pending.keys()];
             const saved = await readResults(client, ids);
@@ -193,7 +196,7 @@ export async function runQueued(input: StudyConfig, t: QueueTarget, hooks: Queue
                     }
                     // A worker of an older eddy fails a job it cannot read or will not run (it cannot put one back): its refusal, not the shard's failure.
                     if (!OLDER_WORKER_REFUSAL.test(reason))
-                        throw new EddyError(`shard ${label(p.shard)} failed: ${reason} (run ${run.id} kept every finished shard; run the same command again to continue)`);
+                        throw new EddyError(`shard ${label(p.shard)} failed: ${reason}; run ${run.id} kept every finished shard: once that is fixed, the same command continues it${again()}`, 1, { next: sameCommand() });
                     if (!told.has(reason)) log(`a worker of another eddy failed shard ${label(p.shard)} instead of leaving it (${reason}); queued again for other workers`);
                     told.add(reason);
                     await enqueue(p);

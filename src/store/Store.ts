@@ -1,6 +1,7 @@
 import { accessSync, constants as fsConstants, existsSync, statSync } from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
+import { commandLine, dbWords, sameCommand } from "../util/commandLine.js";
 import { EddyError, oneLine } from "../util/errors.js";
 import { capDetail } from "../util/detail.js";
 import { createPrivateFile, ensurePrivateDir, tightenIfExposed } from "../util/privateFiles.js";
@@ -40,9 +41,9 @@ const sideFiles = (db: string): string[] => [db, `${db}-wal`, `${db}-shm`];
 export function storeError(err: unknown, dbPath: string): unknown {
     const code = (err as { code?: string } | null)?.code ?? "";
     if (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED"))
-        return new EddyError(`database ${dbPath} is locked by another process; try again when it finishes (nothing was lost)`, 75, { cause: err });
+        return new EddyError(`database ${dbPath} is locked by another process (nothing was lost); once it is free, run again`, 75, { cause: err, next: sameCommand() });
     if (code.startsWith("SQLITE_FULL"))
-        return new EddyError(`database ${dbPath} is full (disk full?): free space, then resume the run; everything committed before is kept`, 74, { cause: err });
+        return new EddyError(`database ${dbPath} is full (disk full?); everything committed before is kept: free space, then run again`, 74, { cause: err, next: sameCommand() });
     if (code.startsWith("SQLITE_READONLY")) return new EddyError(`database ${dbPath} is read-only`, 74, { cause: err });
     if (code.startsWith("SQLITE_CORRUPT") || code.startsWith("SQLITE_NOTADB"))
         return new EddyError(`${dbPath} is not an eddy database or is damaged: ${oneLine(err)}`, 65, { cause: err });
@@ -105,7 +106,7 @@ export class Store {
                 } catch {
                     // Not creatable (a read-only folder, a path that is a folder…): SQLite fails on it too, with its own message.
                 }
-            } else if (!existsSyncSafe(this.path)) throw new EddyError(`no database at ${this.path} (run 'eddy run' first, or pass --db)`, 66);
+            } else if (!existsSyncSafe(this.path)) throw new EddyError(`no database at ${this.path} (give --db to read another); this makes one there with a first study`, 66, { next: commandLine(["demo", ...dbWords(this.path)]) });
             // -wal/-shm files SQLite makes from now on take the database's mode; ones an older eddy left (another
             // process may still hold them) are tightened with it.
             for (const f of sideFiles(this.path)) tightenIfExposed(f);

@@ -1,6 +1,7 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { commandLine, formatWarning, rephraseCommanderError, resumeCommand } from "../../src/cli/messages.js";
+import { commandLine, formatNote, formatWarning, rephraseCommanderError, resumeCommand, sameCommand } from "../../src/cli/messages.js";
+import { setInvocation } from "../../src/util/commandLine.js";
 import { wrapText } from "../../src/util/textWidth.js";
 
 describe("the message helper", () => {
@@ -15,6 +16,22 @@ describe("the message helper", () => {
         } finally {
             if (saved !== undefined) process.env.EDDY_DB = saved;
         }
+    });
+
+    it("names 'the same command' as it was run, quoted, without --fresh (a queue URL's password: test/queue/lapses.test.ts)", () => {
+        setInvocation(["quant", "a b.gguf", "c.gguf", "--fresh", "--db", "it's.db"]);
+        expect(sameCommand()).toBe("eddy quant 'a b.gguf' c.gguf --db 'it'\\''s.db'");
+    });
+
+    it("wraps a long message at 100 columns, continuations indented, a quoted command never broken", () => {
+        const text = `no sandbox is possible here: ${"namespaces are off ".repeat(4)}and answers would run WITHOUT a sandbox ('eddy doctor --python /usr/bin/python3' shows more)`;
+        const lines = formatNote(text).split("\n");
+        expect(lines.length).toBeGreaterThan(1);
+        expect(lines.every((l) => [...l].length <= 100)).toBe(true);
+        expect(lines[0]!.startsWith("eddy: no sandbox")).toBe(true);
+        expect(lines.slice(1).every((l) => /^ {6}\S/.test(l))).toBe(true);
+        expect(lines.some((l) => l.includes("'eddy doctor --python /usr/bin/python3'"))).toBe(true);
+        expect(lines.join(" ").replace(/ {7}/g, " ")).toBe(`eddy: ${text}`);
     });
 
     it("words every warning with one prefix, whatever it came with", () => {

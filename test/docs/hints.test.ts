@@ -1,10 +1,14 @@
 import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureTinyModels } from "../../src/inference/gguf/tinyModel.js";
+import { commandLine } from "../../src/util/commandLine.js";
 import { BIN, cleanTmp, countRows, ROOT, tmpDir } from "../run/helpers.js";
+import { unwrapMessages } from "../support/messages.js";
 
 /**
  * First contact: every hint eddy prints is run exactly as printed (in a fresh shell, from the folder
@@ -30,7 +34,19 @@ const env = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => {
 /** Run a printed command line in bash, from `cwd`, as the user would paste it. */
 function sh(command: string, cwd: string, extra: Record<string, string> = {}): { code: number | null; out: string } {
     const r = spawnSync("bash", ["-c", command], { cwd, env: env(extra), encoding: "utf8", timeout: 240_000 });
-    return { code: r.status, out: `${r.stdout}${r.stderr}` };
+    // Messages wrap at 100 columns: read each as one line (a command on a line of its own stays as it is).
+    return { code: r.status, out: unwrapMessages(`${r.stdout}${r.stderr}`) };
+}
+
+/** {@link sh} without blocking this process (a test's own HTTP server must answer meanwhile). */
+function shAsync(command: string, cwd: string): Promise<{ code: number | null; out: string }> {
+    return new Promise((resolve) => {
+        const p = spawn("bash", ["-c", command], { cwd, env: env(), stdio: ["ignore", "pipe", "pipe"] });
+        let out = "";
+        p.stdout!.on("data", (b) => (out += String(b)));
+        p.stderr!.on("data", (b) => (out += String(b)));
+        p.once("exit", (code) => resolve({ code, out: unwrapMessages(out) }));
+    });
 }
 
 /** The commands a message tells the user to run: a line `  eddy …` right after a line ending in ':'. */
@@ -202,6 +218,208 @@ describe("hints run as printed", () => {
         expect(ran.some((h) => /^eddy loop list --db '.*my studies\/l\.db'$/.test(h))).toBe(true);
     });
 
+    it("Ctrl-C in `eddy quant`: the hint is the same command, quoted as a shell needs, and it continues the same run", async () => {
+        const cwd = tmpDir("eddy-hint-");
+        const args = ["quant", tiny.f32, tiny.q8_0, "--templates", "list_every_kth,math_count_coprime", "--instances", "4", "--rounds", "1", "--max-tokens", "24", "--threads", "1", "--no-progress", "--drift-texts", "0", "--json", "--db", "my studies/q.db", "--fresh"];
+        const db = path.join(cwd, "my studies/q.db");
+        const { code, stderr } = await interruptAfter(args, cwd, () => rows(db, "generations") >= 2);
+        expect(code, stderr).toBe(130);
+        const hints = printedCommands(unwrapMessages(stderr));
+        // Exactly what was run, but --fresh (it would start another run rather than continue this one).
+        expect(hints, stderr).toEqual([commandLine(args.filter((a) => a !== "--fresh"))]);
+        expect(hints[0]).toContain("--db 'my studies/q.db'");
+        const r = sh(hints[0]!, cwd);
+        expect(r.code, r.out).toBe(0);
+        expect(runStatus(db, "runs")).toEqual(["complete"]);
+        expect(rows(db, "generations")).toBe(16);
+    });
+
+    it("a run whose queries failed (not stopped) names the same command, which asks them again as printed (a server's --base-url included)", async () => {
+        // A real loopback server that refuses each request once (HTTP 400, a bad request: that query's failure, not the run's).
+        const seen = new Map<string, number>();
+        const server = http.createServer((req, res) => {
+            if (req.url === "/v1/models") {
+                res.writeHead(200, { "content-type": "application/json" });
+                res.end(JSON.stringify({ object: "list", data: [{ id: "m", object: "model", owned_by: "someone" }] }));
+                return;
+            }
+            let body = "";
+            req.on("data", (b: Buffer) => (body += b.toString()));
+            req.on("end", () => {
+                const n = (seen.get(body) ?? 0) + 1;
+                seen.set(body, n);
+                if (n === 1) {
+                    res.writeHead(400, { "content-type": "application/json" });
+                    res.end(JSON.stringify({ error: { code: 400, message: "unsupported parameter" } }));
+                    return;
+                }
+                res.writeHead(200, { "content-type": "application/json" });
+                res.end(JSON.stringify({ choices: [{ index: 0, message: { role: "assistant", content: "```python\ndef f():\n    return 1\n```" }, finish_reason: "stop" }], usage: { prompt_tokens: 3, completion_tokens: 4 } }));
+            });
+        });
+        await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+        try {
+            const cwd = tmpDir("eddy-hint-");
+            const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+            const first = await shAsync(`eddy run --backend server --base-url ${url} --model m -t list_every_kth -M 2 -R 1 --max-tokens 4 --no-progress --fresh --db 'my studies/s.db'`, cwd);
+            expect(first.code, first.out).toBe(1);
+            expect(first.out).toMatch(/generation failed for list_every_kth/);
+            const hints = printedCommands(first.out);
+            expect(hints, first.out).toEqual([`eddy run --backend server --base-url ${url} --model m -t list_every_kth -M 2 -R 1 --max-tokens 4 --no-progress --db 'my studies/s.db'`]);
+            const db = path.join(cwd, "my studies/s.db");
+            expect(runStatus(db, "runs")).toEqual(["interrupted"]);
+            const again = await shAsync(hints[0]!, cwd);
+            expect(again.code, again.out).toBe(0);
+            // The same run, now whole.
+            expect(runStatus(db, "runs")).toEqual(["complete"]);
+            expect(rows(db, "generations")).toBe(2);
+        } finally {
+            await new Promise<void>((r) => {
+                server.closeAllConnections();
+                server.close(() => r());
+            });
+        }
+    });
+
+    it("a server that fails mid-run: the kept run's resume hint names the --base-url a resume needs (not stored with the run), and runs as printed", async () => {
+        let answered = 0;
+        let down = true;
+        const server = http.createServer((req, res) => {
+            if (req.url === "/v1/models") {
+                res.writeHead(200, { "content-type": "application/json" });
+                res.end(JSON.stringify({ object: "list", data: [{ id: "m", object: "model", owned_by: "someone" }] }));
+                return;
+            }
+            req.resume();
+            req.on("end", () => {
+                // The first answer is given; then the server breaks until the test mends it.
+                if (answered >= 1 && down) {
+                    res.writeHead(500, { "content-type": "text/plain" });
+                    res.end("broken");
+                    return;
+                }
+                answered++;
+                res.writeHead(200, { "content-type": "application/json" });
+                res.end(JSON.stringify({ choices: [{ index: 0, message: { role: "assistant", content: "```python\ndef f():\n    return 1\n```" }, finish_reason: "stop" }], usage: { prompt_tokens: 3, completion_tokens: 4 } }));
+            });
+        });
+        await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+        try {
+            const cwd = tmpDir("eddy-hint-");
+            const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+            const first = await shAsync(`eddy run --backend server --base-url ${url} --model m -t list_every_kth -M 2 -R 1 --max-tokens 4 --retry-for 1 --no-progress --db 'my studies/s.db'`, cwd);
+            expect(first.code, first.out).toBe(1);
+            const hints = printedCommands(first.out);
+            expect(hints, first.out).toHaveLength(1);
+            expect(hints[0]).toMatch(new RegExp(`^eddy run --resume \\S+ --base-url ${url.replace(/[.]/g, "\\.")} --db '.*my studies/s\\.db'$`));
+            const db = path.join(cwd, "my studies/s.db");
+            expect(rows(db, "generations")).toBe(1);
+            down = false;
+            const again = await shAsync(hints[0]!, cwd);
+            expect(again.code, again.out).toBe(0);
+            expect(runStatus(db, "runs")).toEqual(["complete"]);
+            expect(rows(db, "generations")).toBe(2);
+        } finally {
+            await new Promise<void>((r) => {
+                server.closeAllConnections();
+                server.close(() => r());
+            });
+        }
+    });
+
+    it("a database another process holds: the hint is the same command, and it runs as printed once the database is free", () => {
+        const cwd = tmpDir("eddy-hint-");
+        const db = path.join(cwd, "my studies/s.db");
+        expect(sh("eddy run --backend reference --templates list_every_kth --instances 1 --rounds 1 --db 'my studies/s.db' --no-progress", cwd).code).toBe(0);
+        const command = "eddy run --backend reference --templates list_every_kth --instances 2 --rounds 1 --db 'my studies/s.db' --no-progress";
+        const holder = new Database(db);
+        holder.exec("BEGIN EXCLUSIVE");
+        let r: { code: number | null; out: string };
+        try {
+            r = sh(command, cwd, { EDDY_BUSY_TIMEOUT_MS: "200" });
+        } finally {
+            holder.exec("ROLLBACK");
+            holder.close();
+        }
+        expect(r.code, r.out).toBe(75);
+        expect(r.out).toMatch(/^eddy: database .*s\.db is locked by another process \(nothing was lost\); once it is free, run again:$/m);
+        const hints = printedCommands(r.out);
+        expect(hints, r.out).toEqual([command]);
+        const again = sh(hints[0]!, cwd);
+        expect(again.code, again.out).toBe(0);
+        expect(runStatus(db, "runs")).toEqual(["complete", "complete"]);
+    });
+
+    it("a full disk: the hint is the same command, and once there is room it finishes the same run as printed", () => {
+        const cwd = tmpDir("eddy-hint-");
+        const db = path.join(cwd, "my studies/s.db");
+        const command = "eddy run --backend reference --templates list_every_kth,math_count_coprime --instances 40 --rounds 2 --db 'my studies/s.db' --no-progress";
+        // Room for the schema and the plan, not for all the answers.
+        const r = sh(command, cwd, { EDDY_DB_MAX_PAGES: "40" });
+        expect(r.code, r.out).toBe(74);
+        expect(r.out).toMatch(/^eddy: database .*s\.db is full \(disk full\?\); everything committed before is kept: free space, then run again:$/m);
+        const hints = printedCommands(r.out);
+        expect(hints, r.out).toEqual([command]);
+        const again = sh(hints[0]!, cwd);
+        expect(again.code, again.out).toBe(0);
+        expect(runStatus(db, "runs")).toEqual(["complete"]);
+        expect(rows(db, "generations")).toBe(160);
+    });
+
+    it("a server still loading its model (HTTP 503): the hint is the same command, and it runs as printed once the server is ready", async () => {
+        let ready = false;
+        const server = http.createServer((req, res) => {
+            if (!ready) {
+                res.writeHead(503, { "content-type": "application/json" });
+                res.end(JSON.stringify({ error: { code: 503, message: "Loading model" } }));
+                return;
+            }
+            if (req.url === "/v1/models") {
+                res.writeHead(200, { "content-type": "application/json" });
+                res.end(JSON.stringify({ object: "list", data: [{ id: "m", object: "model", owned_by: "someone" }] }));
+                return;
+            }
+            req.resume();
+            req.on("end", () => {
+                res.writeHead(200, { "content-type": "application/json" });
+                res.end(JSON.stringify({ choices: [{ index: 0, message: { role: "assistant", content: "```python\ndef f():\n    return 1\n```" }, finish_reason: "stop" }], usage: { prompt_tokens: 3, completion_tokens: 4 } }));
+            });
+        });
+        await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+        try {
+            const cwd = tmpDir("eddy-hint-");
+            const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+            const command = `eddy run --backend server --base-url ${url} --model m -t list_every_kth -M 2 -R 1 --max-tokens 4 --no-progress --db 'my studies/s.db'`;
+            const first = await shAsync(command, cwd);
+            expect(first.code, first.out).toBe(1);
+            expect(first.out).toMatch(/is not ready \(HTTP 503: still loading its model\?\); once it is, run again:$/m);
+            const hints = printedCommands(first.out);
+            expect(hints, first.out).toEqual([command]);
+            ready = true;
+            const again = await shAsync(hints[0]!, cwd);
+            expect(again.code, again.out).toBe(0);
+            expect(runStatus(path.join(cwd, "my studies/s.db"), "runs")).toEqual(["complete"]);
+        } finally {
+            await new Promise<void>((r) => {
+                server.closeAllConnections();
+                server.close(() => r());
+            });
+        }
+    });
+
+    it("a reading command on a database that is not there names the study that makes one there, and it runs as printed", () => {
+        const cwd = tmpDir("eddy-hint-");
+        const db = path.join(cwd, "my studies/none.db");
+        const r = sh("eddy report latest --db 'my studies/none.db'", cwd);
+        expect(r.code, r.out).toBe(66);
+        expect(r.out).toMatch(/^eddy: no database at .*none\.db \(give --db to read another\); this makes one there with a first study:$/m);
+        const hints = printedCommands(r.out);
+        expect(hints, r.out).toEqual([`eddy demo --db '${db}'`]);
+        const made = sh(hints[0]!, cwd);
+        expect(made.code, made.out).toBe(0);
+        expect(sh("eddy report latest --db 'my studies/none.db'", cwd).code).toBe(0);
+    });
+
     it("commander's own errors: one eddy line, and the help it names runs as printed", () => {
         const cwd = tmpDir("eddy-hint-");
         const r = sh("eddy runs list --dbx study.db", cwd);
@@ -300,7 +518,7 @@ describe("leftovers and words", () => {
         }
         // Writing there is refused with why.
         const w = inRo("eddy run --backend reference --templates list_every_kth --instances 2 --rounds 1 --db ro/new.db --no-progress");
-        expect(w.stderr).toMatch(/^eddy: cannot open database .*new\.db: the folder .*ro is not writable/m);
+        expect(unwrapMessages(w.stderr)).toMatch(/^eddy: cannot open database .*new\.db: the folder .*ro is not writable/m);
     });
 
     it("doctor exits non-zero without python3; export says what it wrote; mutate variants has a header", () => {

@@ -1,8 +1,10 @@
 import { execFileSync, spawnSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { ensureTinyModels } from "../../src/inference/gguf/tinyModel.js";
 import { BIN, cleanTmp, tmpDir } from "../run/helpers.js";
+import { unwrapMessages } from "../support/messages.js";
 
 /**
  * 100 columns beyond the walkthrough (test/docs/examples.ts holds README's commands to it): every
@@ -13,8 +15,8 @@ afterAll(cleanTmp);
 const tiny = ensureTinyModels();
 const { EDDY_DB: _db, ...env } = process.env;
 
-const eddy = (args: string[], cwd: string): { code: number | null; out: string } => {
-    const r = spawnSync(process.execPath, [BIN, ...args], { cwd, env, encoding: "utf8", timeout: 240_000 });
+const eddy = (args: string[], cwd: string, extra: NodeJS.ProcessEnv = {}): { code: number | null; out: string } => {
+    const r = spawnSync(process.execPath, [BIN, ...args], { cwd, env: { ...env, ...extra }, encoding: "utf8", timeout: 240_000 });
     return { code: r.status, out: `${r.stdout}${r.stderr}` };
 };
 const tooWide = (text: string): string[] => text.split("\n").filter((l) => [...l].length > 100);
@@ -34,6 +36,32 @@ describe("100 columns", () => {
         };
         visit([]);
         expect(wide).toEqual([]);
+    });
+
+    it("long eddy: errors wrap (continuation lines indented six spaces); a command, on its own line or quoted, stays whole", () => {
+        const cwd = tmpDir("eddy-width-");
+        writeFileSync(path.join(cwd, "loop.yaml"), "backend: reference\ntemplates: copy_last_n\ntop_q: 0.5\n");
+        const cases: [string[], NodeJS.ProcessEnv][] = [
+            // The judge's refusal where no sandbox can be had: it names 'eddy doctor' in its prose.
+            [["run", "--backend", "reference", "--templates", "list_every_kth", "--instances", "1", "--rounds", "1", "--db", "n.db", "--no-progress", "--judge-workers", "1"], { EDDY_JUDGE_NO_NAMESPACES: "1" }],
+            // A setting the schema does not know: the refusal lists every known one.
+            [["loop", "run", "--config", "loop.yaml", "--db", "l.db"], {}],
+            // A reading command on a database that is not there, deep in folders: the hint stays on its own line.
+            [["report", "latest", "--db", `${"a-rather-long-folder-name/".repeat(2)}none.db`], {}]
+        ];
+        for (const [args, extra] of cases) {
+            const r = eddy(args, cwd, extra);
+            expect(r.code, r.out).not.toBe(0);
+            const lines = r.out.trimEnd().split("\n");
+            // Too long for one line: without wrapping it would pass 100 columns.
+            expect(tooWide(unwrapMessages(r.out)).length, r.out).toBeGreaterThan(0);
+            // A command on a line of its own (after a line ending in ':') is exempt: it is copied whole.
+            const wide = lines.filter((l, i) => [...l].length > 100 && !(/^ {2}eddy /.test(l) && lines[i - 1]?.endsWith(":")));
+            expect(wide, r.out).toEqual([]);
+            expect(lines.filter((l) => /^\s/.test(l) && !/^ {2}eddy /.test(l)).every((l) => /^ {6}\S/.test(l)), r.out).toBe(true);
+            expect(lines.filter((l) => l.startsWith("eddy")).every((l) => l.startsWith("eddy: ") && !l.startsWith("eddy: eddy:")), r.out).toBe(true);
+            for (const l of lines) expect((l.match(/'/g) ?? []).length % 2, `a quoted command broken across lines: ${r.out}`).toBe(0);
+        }
     });
 
     it("a mutation study's and a loop run's text reports, their notes naming every variant", () => {

@@ -3,6 +3,7 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, wri
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { unwrapMessages } from "../support/messages.js";
 
 const BIN = path.resolve("dist/cli/bin.js");
 /** Original problems and samples in EvalPlus's release layouts, with EvalPlus's own verdicts (see its README.md). */
@@ -306,7 +307,7 @@ describe("HumanEval+ and MBPP+ as EvalPlus publishes them: imported whole, judge
         // A database of its own: verdicts cached under this oracle's hash were made with the true outputs.
         const r = eddy(["import", "evalplus-samples", samples, "--templates", copy, "--model", "tampered", "--judge-workers", "2"], { EDDY_DB: path.join(dir, "tampered.db") });
         expect(r.status).not.toBe(0);
-        expect(r.stderr).toContain("eddyplus_1.expected.pkl does not match this oracle");
+        expect(unwrapMessages(r.stderr)).toContain("eddyplus_1.expected.pkl does not match this oracle");
     }, 240_000);
 
     it("a problem that cannot come in is listed with its reason and the rest import; --strict keeps all-or-nothing", () => {
@@ -341,22 +342,22 @@ describe("HumanEval+ and MBPP+ as EvalPlus publishes them: imported whole, judge
         const strictOut = path.join(dir, "strict");
         const s = eddy(["import", "humaneval", file, "--out", strictOut, "--strict", "--workers", "2"]);
         expect(s.status).not.toBe(0);
-        expect(s.stderr.trim().split("\n")).toHaveLength(1);
-        expect(s.stderr).toContain("EddyBad/0: the canonical solution raises on a plus input");
+        expect(unwrapMessages(s.stderr).trim().split("\n")).toHaveLength(1);
+        expect(unwrapMessages(s.stderr)).toContain("EddyBad/0: the canonical solution raises on a plus input");
         expect(existsSync(strictOut)).toBe(false);
         // Nothing at all could come in: one line, non-zero.
         const only = path.join(dir, "only-bad.jsonl");
         writeFileSync(only, JSON.stringify(bad) + "\n");
         const n = eddy(["import", "humaneval", only, "--out", path.join(dir, "none")]);
         expect(n.status).not.toBe(0);
-        expect(n.stderr).toContain("nothing could be imported");
+        expect(unwrapMessages(n.stderr)).toContain("nothing could be imported");
         // MBPP+ needs its inputs.
         const noInputs = path.join(dir, "mbpp-no-inputs.jsonl");
         writeFileSync(noInputs, JSON.stringify({ ...JSON.parse(readFileSync(path.join(SAMPLE, "MbppPlus-eddy.jsonl"), "utf8").split("\n")[0]!), plus_input: undefined }) + "\n");
         const m = eddy(["import", "mbpp", noInputs, "--out", path.join(dir, "none")]);
         expect(m.status).not.toBe(0);
-        expect(m.stderr.trim().split("\n")).toHaveLength(1);
-        expect(m.stderr).toContain("an MBPP+ problem needs 'base_input' and 'plus_input'");
+        expect(unwrapMessages(m.stderr).trim().split("\n")).toHaveLength(1);
+        expect(unwrapMessages(m.stderr)).toContain("an MBPP+ problem needs 'base_input' and 'plus_input'");
     }, 240_000);
 
     it("HumanEval's own layout: prompt, solution and test run as one program (the test calls a prompt helper and the function by its name)", () => {
@@ -418,7 +419,7 @@ describe("HumanEval+ and MBPP+ as EvalPlus publishes them: imported whole, judge
         // A name that is neither name nor org/name is one line, non-zero.
         const bad = eddy(["import", "evalplus-samples", path.join(SAMPLE, "samples.jsonl"), "--templates", he, "--model", "a/b/c"]);
         expect(bad.status).not.toBe(0);
-        expect(bad.stderr.trim().split("\n")).toHaveLength(1);
-        expect(bad.stderr).toContain("model name 'a/b/c'");
+        expect(unwrapMessages(bad.stderr).trim().split("\n")).toHaveLength(1);
+        expect(unwrapMessages(bad.stderr)).toContain("model name 'a/b/c'");
     }, 240_000);
 });

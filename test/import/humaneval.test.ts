@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { unwrapMessages } from "../support/messages.js";
 
 const BIN = path.resolve("dist/cli/bin.js");
 /** Original problems and samples in EvalPlus's layouts (see its README.md). */
@@ -179,8 +180,8 @@ describe("eddy import humaneval / export evalplus / import evalplus-samples: a r
     it("--config names the configuration; an unknown one is a one-line error", () => {
         const r = eddy(["export", referenceRun, "--format", "evalplus", "--config", "nope"]);
         expect(r.status).not.toBe(0);
-        expect(r.stderr.trim().split("\n")).toHaveLength(1);
-        expect(r.stderr).toContain("no configuration 'nope'");
+        expect(unwrapMessages(r.stderr).trim().split("\n")).toHaveLength(1);
+        expect(unwrapMessages(r.stderr)).toContain("no configuration 'nope'");
     });
 });
 
@@ -211,8 +212,8 @@ describe("eddy import humaneval / evalplus-samples: bad input is one line, non-z
         const target = path.join(dir, "out-" + path.basename(file));
         const r = eddy(["import", "humaneval", file, "--out", target]);
         expect(r.status).not.toBe(0);
-        expect(r.stderr.trim().split("\n")).toHaveLength(1);
-        expect(r.stderr).toContain(message.replace("problems:2", path.basename(file) + ":2"));
+        expect(unwrapMessages(r.stderr).trim().split("\n")).toHaveLength(1);
+        expect(unwrapMessages(r.stderr)).toContain(message.replace("problems:2", path.basename(file) + ":2"));
         expect(existsSync(target)).toBe(false);
         expect(readdirSync(dir).filter((f) => f.includes(".importing-"))).toEqual([]);
     });
@@ -238,8 +239,8 @@ describe("eddy import humaneval / evalplus-samples: bad input is one line, non-z
         const samples = bad("samples.jsonl", [{ task_id: "Eddy/9", solution: "def f(x):\n    return x\n" }]);
         const r = eddy(["import", "evalplus-samples", samples, "--templates", target]);
         expect(r.status).not.toBe(0);
-        expect(r.stderr.trim().split("\n")).toHaveLength(1);
-        expect(r.stderr).toContain("task 'Eddy/9' is not among the problems imported");
+        expect(unwrapMessages(r.stderr).trim().split("\n")).toHaveLength(1);
+        expect(unwrapMessages(r.stderr)).toContain("task 'Eddy/9' is not among the problems imported");
         expect(existsSync(path.join(dir, "eddy.db"))).toBe(false);
     }, 120_000);
 });

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeTurbulenceFixture } from "./fixtures.js";
+import { unwrapMessages } from "../support/messages.js";
 
 const BIN = path.resolve("dist/cli/bin.js");
 
@@ -48,8 +49,8 @@ describe("importing what can be imported", () => {
         const before = readFileSync(path.join(imported(), "turbulence-import.json"), "utf8");
         const r = eddy(["import", "turbulence", fx.benchmark, "--out", imported(), "--questions", "4,8", "--strict"]);
         expect(r.status).toBe(1);
-        expect(r.stderr.trim().split("\n")).toHaveLength(1);
-        expect(r.stderr).toMatch(/^eddy: Q4 tuple 1 .*the model solution does not run: ZeroDivisionError/);
+        expect(unwrapMessages(r.stderr).trim().split("\n")).toHaveLength(1);
+        expect(unwrapMessages(r.stderr)).toMatch(/^eddy: Q4 tuple 1 .*the model solution does not run: ZeroDivisionError/);
         expect(readFileSync(path.join(imported(), "turbulence-import.json"), "utf8")).toBe(before);
         expect(existsSync(path.join(imported(), "templates", "turbulence_q8.yaml"))).toBe(false);
         expect(readdirSync(dir).filter((f) => f.includes(".importing-"))).toEqual([]);
@@ -78,16 +79,16 @@ describe("importing what can be imported", () => {
         const runsBefore = eddy(["runs", "list", "--json"]).stdout;
         const strict = eddy(["import", "turbulence-results", fx.results, "--templates", imported(), "--strict"]);
         expect(strict.status).toBe(1);
-        expect(strict.stderr.trim().split("\n")).toHaveLength(1);
-        expect(strict.stderr).toMatch(/^eddy: Q1\/tinycoder_results_2\/Folder_1\/response\.txt: response\.txt holds a printed object in no known form/);
+        expect(unwrapMessages(strict.stderr).trim().split("\n")).toHaveLength(1);
+        expect(unwrapMessages(strict.stderr)).toMatch(/^eddy: Q1\/tinycoder_results_2\/Folder_1\/response\.txt: response\.txt holds a printed object in no known form/);
         expect(eddy(["runs", "list", "--json"]).stdout).toBe(runsBefore);
     });
 
     it("asks for --temperature for a _T_D folder, in one line", () => {
         const r = eddy(["import", "turbulence-results", fx.minicoder, "--templates", imported()]);
         expect(r.status).toBe(1);
-        expect(r.stderr.trim().split("\n")).toHaveLength(1);
-        expect(r.stderr).toMatch(/^eddy: the folder name 'Minicoder_T_D' ends in _T_D: .*pass --temperature <t>/);
+        expect(unwrapMessages(r.stderr).trim().split("\n")).toHaveLength(1);
+        expect(unwrapMessages(r.stderr)).toMatch(/^eddy: the folder name 'Minicoder_T_D' ends in _T_D: .*pass --temperature <t>/);
     });
 
     it("reads the questions from a model folder that holds them beside its results (no --results needed)", () => {
@@ -128,8 +129,8 @@ describe("a folder out of format", () => {
             const target = path.join(dir, "never");
             const r = spawnSync(process.execPath, [BIN, "import", "turbulence", empty, "--out", target], { encoding: "utf8" });
             expect(r.status).toBe(1);
-            expect(r.stderr.trim().split("\n")).toHaveLength(1);
-            expect(r.stderr).toMatch(/^eddy: .*not in the Turbulence layout/);
+            expect(unwrapMessages(r.stderr).trim().split("\n")).toHaveLength(1);
+            expect(unwrapMessages(r.stderr)).toMatch(/^eddy: .*not in the Turbulence layout/);
             expect(existsSync(target)).toBe(false);
         } finally {
             rmSync(dir, { recursive: true, force: true });

@@ -6,6 +6,7 @@ import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { ensureTinyModels } from "../../src/inference/gguf/tinyModel.js";
 import { packageRoot } from "../../src/util/paths.js";
+import { unwrapMessages } from "../support/messages.js";
 
 const run = promisify(execFile);
 const bin = path.join(packageRoot(), "dist/cli/bin.js");
@@ -50,7 +51,7 @@ describe("eddy models / generate", () => {
         const { code, stdout, stderr } = await eddy(["models", "inspect", "nowhere/missing.gguf"]);
         expect(code).toBe(1);
         expect(stdout).toBe("");
-        expect(stderr.trim()).toMatch(/^eddy: model file not found: .*missing\.gguf \(put GGUF files in models\/ or pass --model <path>\)$/);
+        expect(unwrapMessages(stderr).trim()).toMatch(/^eddy: model file not found: .*missing\.gguf \(put GGUF files in models\/ or pass --model <path>\)$/);
     });
 
     it("generate --json prints the response, the stats and the metadata, and warns about the missing chat template", async () => {

@@ -11,6 +11,7 @@ import { normalizeStudyConfig } from "../../src/run/config.js";
 import { runStudy } from "../../src/run/runStudy.js";
 import { BIN, cleanTmp, ROOT, tmpDir } from "../run/helpers.js";
 import { sharedModelsDir } from "../run/sharedModels.js";
+import { unwrapMessages } from "../support/messages.js";
 import { freePort, llamaServerBinary, startLlamaServer, type RunningServer } from "./llamaServer.js";
 import { execa } from "execa";
 import { runOnQueue } from "../../src/queue/runOnQueue.js";
@@ -43,7 +44,7 @@ async function eddy(args: string[], env: Record<string, string> = {}): Promise<{
 }
 
 /** The `eddy:` lines of stderr that are neither warnings nor the line naming the run it opened. */
-const errorLines = (stderr: string): string[] => stderr.split("\n").filter((l) => l.startsWith("eddy:") && !l.startsWith("eddy: warning:") && !/^eddy: run \S+ \(database /.test(l));
+const errorLines = (stderr: string): string[] => unwrapMessages(stderr).split("\n").filter((l) => l.startsWith("eddy:") && !l.startsWith("eddy: warning:") && !/^eddy: run \S+ \(database /.test(l));
 
 /** Responses of a database by query, in plan order. */
 function responses(db: string, runId?: string): { key: string; response: string; stop: string }[] {
@@ -291,13 +292,15 @@ describe.skipIf("missing" in binary || !stories)("a served run resumed", () => {
             while (generationsSoFar(db) < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
             await server.kill9();
             expect(await done).not.toBe(0);
-            expect(errorLines(stderr)).toEqual([expect.stringMatching(/^eddy: cannot reach http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions: connection refused \(is the server running\?\) \(still failing after 2 s of retries; what was answered is kept: resume when the server is back\)$/)]);
+            expect(errorLines(stderr)).toEqual([expect.stringMatching(/^eddy: cannot reach http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions: connection refused \(is the server running\?\) \(still failing after 2 s of retries; what was answered is kept: resume when the server is back\); run \S+ kept everything so far: fix that, then resume with:$/)]);
             const kept = responses(db);
             expect(kept.length).toBeGreaterThanOrEqual(2);
             expect(kept.length).toBeLessThan(20);
             const d = new Database(db, { readonly: true });
             const runId = (d.prepare("SELECT id FROM runs").get() as { id: string }).id;
             d.close();
+            // The resume hint names the server's address: a resume needs it, and the run does not store it.
+            expect(stderr).toContain(`resume with:\n  eddy run --resume ${runId} --base-url ${server.baseUrl} --db ${db}\n`);
             // Another model served under the same name is refused: what the server reports is the model's identity.
             server = await startLlamaServer(bin, { model: tiny.f32, slots: 1, threads: 1, alias: "stories260K" });
             const other = await eddy(["run", "--resume", runId, "--base-url", server.baseUrl, "--db", db]);

@@ -5,6 +5,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
+import { unwrapMessages } from "../support/messages.js";
 
 const run = promisify(execFile);
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -57,7 +58,7 @@ describe("eddy judge", () => {
         expect(ok.stdout).toMatch(/^passed /);
         const bad = await eddy(["judge", "-t", "sum_range", "-p", "[1, 3]", "-c", js, "--language", "cobol"]);
         expect(bad.code).not.toBe(0);
-        expect(bad.stderr.trim().split("\n")).toEqual(["eddy: unknown language 'cobol' (use python, javascript, ruby, php)"]);
+        expect(unwrapMessages(bad.stderr).trim().split("\n")).toEqual(["eddy: unknown language 'cobol' (use python, javascript, ruby, php)"]);
     });
 
     it("rejects bad input with one line and a non-zero exit", async () => {
@@ -69,14 +70,14 @@ describe("eddy judge", () => {
             eddy(["judge", "-t", "sum_range", "-p", "[1, 3]", "-c", path.join(dir, "nope.py")])
         ]);
         expect(unknown.code).not.toBe(0);
-        expect(unknown.stderr).toMatch(/^eddy: unknown template 'no_such_template'/);
+        expect(unwrapMessages(unknown.stderr)).toMatch(/^eddy: unknown template 'no_such_template'/);
         expect(arity.code).not.toBe(0);
-        expect(arity.stderr).toMatch(/^eddy: template sum_range takes 2 parameter/);
+        expect(unwrapMessages(arity.stderr)).toMatch(/^eddy: template sum_range takes 2 parameter/);
         expect(constraint.code).not.toBe(0);
-        expect(constraint.stderr).toContain("constraint");
+        expect(unwrapMessages(constraint.stderr)).toContain("constraint");
         expect(missing.code).not.toBe(0);
-        expect(missing.stderr).toMatch(/^eddy: cannot read --code/);
-        for (const r of [unknown, arity, constraint, missing]) expect(r.stderr.trim().split("\n")).toHaveLength(1);
+        expect(unwrapMessages(missing.stderr)).toMatch(/^eddy: cannot read --code/);
+        for (const r of [unknown, arity, constraint, missing]) expect(unwrapMessages(r.stderr).trim().split("\n")).toHaveLength(1);
     });
 
     it("an oracle that raises: judge_error, one clear line, exit 3", async () => {
@@ -84,7 +85,7 @@ describe("eddy judge", () => {
         const r = await eddy(["judge", "-t", "broken_raises", "-p", "[1, 3]", "-c", answer]);
         expect(r.code).toBe(3);
         expect(r.stdout).toMatch(/^judge_error /);
-        expect(r.stderr.trim()).toBe("eddy: the judge itself failed (not the answer's fault): oracle raised while generating random inputs: ValueError: oracle bug");
+        expect(unwrapMessages(r.stderr).trim()).toBe("eddy: the judge itself failed (not the answer's fault): oracle raised while generating random inputs: ValueError: oracle bug");
     });
 
     it("bad input is one line, never a stack trace (issue #9)", async () => {
@@ -95,9 +96,9 @@ describe("eddy judge", () => {
             eddy(["judge", "-t", "sum_range", "-p", "[1, 3]", "-c", "/dev/zero"])
         ]);
         expect(nested.code).toBe(2);
-        expect(nested.stderr).toMatch(/^eddy: --params is nested more than \d+ deep\n$/);
+        expect(unwrapMessages(nested.stderr)).toMatch(/^eddy: --params is nested more than \d+ deep\n$/);
         expect(zero.code).not.toBe(0);
-        expect(zero.stderr).toMatch(/^eddy: cannot read --code \/dev\/zero: more than 16 MB\n$/);
+        expect(unwrapMessages(zero.stderr)).toMatch(/^eddy: cannot read --code \/dev\/zero: more than 16 MB\n$/);
         for (const r of [nested, zero]) expect(r.stderr).not.toMatch(/\bat .*\.js:\d+/);
     });
 
@@ -120,6 +121,6 @@ describe("eddy judge", () => {
         const answer = file("b.py", "def sum_range(values):\n    return 0\n");
         const r = await eddy(["judge", "-t", "sum_range", "-p", "[1, 3]", "-c", answer], { PATH: "", EDDY_PYTHON: "" });
         expect(r.code).not.toBe(0);
-        expect(r.stderr.trim()).toMatch(/^eddy: python3 not found on PATH/);
+        expect(unwrapMessages(r.stderr).trim()).toMatch(/^eddy: python3 not found on PATH/);
     });
 });

@@ -15,6 +15,7 @@ import type { Language } from "../../src/languages/languages.js";
 import { sampleInstances } from "../../src/templates/instances.js";
 import { selectTemplates } from "../../src/templates/loadTemplates.js";
 import { builtInLibrary } from "../../src/templates/library.js";
+import { unwrapMessages } from "../support/messages.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "../..");
@@ -219,7 +220,7 @@ describe("a missing runtime", () => {
             env: { ...process.env, EDDY_RUNTIME_PATH: empty }
         });
         expect(r.status).not.toBe(0);
-        const lines = r.stderr.trim().split("\n").filter((l) => !l.startsWith("eddy: run "));
+        const lines = unwrapMessages(r.stderr).trim().split("\n").filter((l) => !l.startsWith("eddy: run "));
         expect(lines.at(-1)).toMatch(/Ruby answers need ruby, which is not installed: install Debian's ruby package/);
     });
 });

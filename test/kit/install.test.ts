@@ -5,6 +5,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listFiles, type KitManifest } from "../../src/kit/manifest.js";
+import { unwrapMessages } from "../support/messages.js";
 
 /**
  * The install kit for real: built from the current tree by the built CLI, checked, then installed
@@ -73,7 +74,7 @@ describe("eddy kit", () => {
         const r = run(process.execPath, [bin, "kit", "verify", tamperedCopy("flipped.tgz", 0.4)]);
         expect(r.status).not.toBe(0);
         expect(r.stdout).toBe("");
-        expect(r.stderr).toMatch(/^eddy: kit verify: .*flipped\.tgz refused: \S+/);
+        expect(unwrapMessages(r.stderr)).toMatch(/^eddy: kit verify: .*flipped\.tgz refused: \S+/);
         rmSync(path.join(work, "flipped.tgz"));
     });
 
@@ -83,7 +84,7 @@ describe("eddy kit", () => {
         truncateSync(file, Math.floor(statSync(file).size / 3));
         const r = run(process.execPath, [bin, "kit", "verify", file]);
         expect(r.status).not.toBe(0);
-        expect(r.stderr).toMatch(/^eddy: kit verify: .*truncated\.tgz refused: .*truncated or corrupt/);
+        expect(unwrapMessages(r.stderr)).toMatch(/^eddy: kit verify: .*truncated\.tgz refused: .*truncated or corrupt/);
         rmSync(file);
     });
 });
@@ -119,7 +120,7 @@ describe.skipIf(!netns)("installing from the kit with no network", () => {
         expect(r.status).toBe(0);
         expect(r.stdout).toMatch(/^network: (ENETUNREACH|EHOSTUNREACH|ECONNREFUSED|EACCES)/m);
         // install.sh: verified, installed, then eddy doctor.
-        expect(r.stderr).toMatch(/^kit: \d+ files match manifest\.json/m);
+        expect(unwrapMessages(r.stderr)).toMatch(/^kit: \d+ files match manifest\.json/m);
         expect(r.stdout).toContain(`eddy ${JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")).version} installed in ${path.join(offline, "prefix")}`);
         expect(r.stdout).toMatch(/^judge isolation +\S+/m);
         expect(r.stdout).toMatch(/^llama\.cpp +v\S+ via node-llama-cpp \d/m);
@@ -160,8 +161,8 @@ describe.skipIf(!netns)("installing from the kit with no network", () => {
         const prefix = path.join(offline, "prefix-lacking");
         const r = run(path.join(tools, "sh"), [path.join(kitDir(), "install.sh"), "--prefix", prefix], { env: { PATH: tools, HOME: offline } });
         expect(r.status).toBe(1);
-        expect(r.stderr.split("\n").filter((l) => l.startsWith("missing: "))).toEqual(["missing: python3 >= 3.10 on PATH for the judge (not found)"]);
-        expect(r.stderr).toContain("install.sh: 1 missing prerequisite(s); nothing was installed");
+        expect(unwrapMessages(r.stderr).split("\n").filter((l) => l.startsWith("missing: "))).toEqual(["missing: python3 >= 3.10 on PATH for the judge (not found)"]);
+        expect(unwrapMessages(r.stderr)).toContain("install.sh: 1 missing prerequisite(s); nothing was installed");
         expect(existsSync(prefix)).toBe(false);
 
         // Too old: a node and a python3 that report old versions.
@@ -173,7 +174,7 @@ describe.skipIf(!netns)("installing from the kit with no network", () => {
         chmodSync(path.join(old, "python3"), 0o755);
         const o = run(path.join(tools, "sh"), [path.join(kitDir(), "install.sh"), "--prefix", prefix], { env: { PATH: `${old}:${tools}`, HOME: offline } });
         expect(o.status).toBe(1);
-        expect(o.stderr.split("\n").filter((l) => l.startsWith("missing: "))).toEqual([
+        expect(unwrapMessages(o.stderr).split("\n").filter((l) => l.startsWith("missing: "))).toEqual([
             "missing: node >= 20.0.0 (found 18.19.0)",
             "missing: python3 >= 3.10 for the judge (found Python 3.8.10)"
         ]);
@@ -188,11 +189,11 @@ describe.skipIf(!netns)("installing from the kit with no network", () => {
         const prefix = path.join(offline, "prefix-damaged");
         const r = run("sh", [path.join(kitDir(), "install.sh"), "--prefix", prefix]);
         expect(r.status).toBe(3);
-        expect(r.stderr).toContain("eddy: kit refused: eddy/dist/cli/bin.js: sha256 differs from the manifest");
-        expect(r.stderr).toContain("nothing was installed");
+        expect(unwrapMessages(r.stderr)).toContain("eddy: kit refused: eddy/dist/cli/bin.js: sha256 differs from the manifest");
+        expect(unwrapMessages(r.stderr)).toContain("nothing was installed");
         expect(existsSync(prefix)).toBe(false);
         const v = run(process.execPath, [bin, "kit", "verify", kitDir()]);
         expect(v.status).not.toBe(0);
-        expect(v.stderr).toMatch(/refused: eddy\/dist\/cli\/bin\.js: sha256 differs/);
+        expect(unwrapMessages(v.stderr)).toMatch(/refused: eddy\/dist\/cli\/bin\.js: sha256 differs/);
     });
 });

@@ -11,6 +11,7 @@ import { cleanSummary, normalizeLoopConfig, runLoop } from "../../src/loop/runLo
 import { openStore } from "../../src/store/Store.js";
 import { modelsDir } from "../../src/util/paths.js";
 import { connection } from "../../src/store/connection.js";
+import { unwrapMessages } from "../support/messages.js";
 
 const run = promisify(execFile);
 const tmp = mkdtempSync(path.join(tmpdir(), "eddy-loop-"));
@@ -206,9 +207,9 @@ describe("eddy loop CLI", () => {
         expect(text).toMatch(/copy_last_n #1\s+l=1\s+failed at loop 2/);
         const err = await run(process.execPath, [CLI, "loop", "report", "loop-nope", "--db", db]).catch((e: { code: number; stderr: string }) => e);
         expect((err as { code: number }).code).not.toBe(0);
-        expect((err as { stderr: string }).stderr.trim()).toMatch(/^eddy: no loop run 'loop-nope'/);
+        expect(unwrapMessages((err as { stderr: string }).stderr).trim()).toMatch(/^eddy: no loop run 'loop-nope'/);
         const bad = await run(process.execPath, [CLI, "loop", "run", "--backend", "reference", "-t", "copy_last_n", "-N", "0", "--db", db]).catch((e: { code: number; stderr: string }) => e);
-        expect((bad as { stderr: string }).stderr.trim()).toBe('eddy: loops must be an integer >= 1 (got "0")');
+        expect(unwrapMessages((bad as { stderr: string }).stderr).trim()).toBe('eddy: loops must be an integer >= 1 (got "0")');
         await expect(runLoop(normalizeLoopConfig({ backend: "reference", templates: "copy_last_n", embedModel: path.join(tmp, "none"), db }))).rejects.toThrow(/^embedding model folder .* does not exist/);
         const store = openStore(db);
         try {

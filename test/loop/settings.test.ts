@@ -11,6 +11,7 @@ import { runLoop } from "../../src/loop/runLoop.js";
 import { normalizeStudyConfig, studyHash } from "../../src/run/config.js";
 import { openStore } from "../../src/store/Store.js";
 import { modelsDir } from "../../src/util/paths.js";
+import { unwrapMessages } from "../support/messages.js";
 
 /** What reached the backend: the settings it was opened with and every request it was asked. */
 const seen = vi.hoisted(() => ({ settings: [] as unknown[], requests: [] as unknown[] }));
@@ -117,12 +118,12 @@ describe("a loop's settings are the study's", () => {
         writeFileSync(file, "backend: reference\ntemplates: copy_last_n\ntop_q: 0.5\n");
         const bad = fail(await exec(process.execPath, [CLI, "loop", "run", "--config", file, "--db", db]).catch((e: unknown) => e));
         expect(bad.code).not.toBe(0);
-        expect(bad.stderr.trim().split("\n")).toHaveLength(1);
-        expect(bad.stderr.trim()).toMatch(/^eddy: unknown setting 'top_q' \(known: .*topK.*maxLoops.*\)$/);
+        expect(unwrapMessages(bad.stderr).trim().split("\n")).toHaveLength(1);
+        expect(unwrapMessages(bad.stderr).trim()).toMatch(/^eddy: unknown setting 'top_q' \(known: .*topK.*maxLoops.*\)$/);
         // A bad value of a study setting: the words eddy run uses.
         const badK = fail(await exec(process.execPath, [CLI, "loop", "run", "--backend", "reference", "--top-k", "-1", "--db", db]).catch((e: unknown) => e));
         expect(badK.code).not.toBe(0);
-        expect(badK.stderr.trim()).toBe('eddy: top-k must be an integer >= 0 (got "-1")');
+        expect(unwrapMessages(badK.stderr).trim()).toBe('eddy: top-k must be an integer >= 0 (got "-1")');
         // A config file's settings are read like eddy run's, loop keys included.
         writeFileSync(file, "backend: reference\ntemplates: copy_last_n\ninstances: 2\nmaxLoops: 1\ntemperature: 0.7\ntop-k: 5\njudgeWorkers: 1\n");
         expect((await exec(process.execPath, [CLI, "loop", "run", "--config", file, "--db", db])).stdout.trim()).toBe(loopId);

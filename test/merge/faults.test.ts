@@ -11,6 +11,7 @@ import { MergeConflictError, mergeStores } from "../../src/store/merge.js";
 import { MIGRATIONS } from "../../src/store/schema.js";
 import { openStore } from "../../src/store/Store.js";
 import { BIN, cleanTmp, tmpDir } from "../run/helpers.js";
+import { unwrapMessages } from "../support/messages.js";
 import { TEMPLATES, exportStore, useFixedTemplates } from "./studyFixture.js";
 import { libraryAt } from "../../src/templates/library.js";
 
@@ -74,7 +75,7 @@ describe("eddy merge never alters a source, and says which file is at fault", ()
             const into = path.join(dir, `into-${path.basename(file)}.db`);
             const r = await cli(["merge", good, file, "--into", into]);
             expect(r.exitCode, r.stderr).toBe(65);
-            expect(r.stderr.trim()).toMatch(why);
+            expect(unwrapMessages(r.stderr).trim()).toMatch(why);
             expect(existsSync(into)).toBe(false);
         }
         expect(sha(foreign)).toBe(before.foreign);
@@ -151,7 +152,7 @@ describe("eddy merge never alters a source, and says which file is at fault", ()
         expect(r.exitCode).toBe(65);
         expect(existsSync(into)).toBe(false);
         expect(files(into)).toEqual([]);
-        const line = r.stderr.split("\n").find((l) => l.startsWith("conflict: edited.db"))!;
+        const line = unwrapMessages(r.stderr).split("\n").find((l) => l.startsWith("conflict: edited.db"))!;
         const m = /here (.*), incoming (.*)\)$/.exec(line)!;
         expect(m[1]).not.toBe(m[2]);
         expect(m[2]).toContain("EDITED");
@@ -237,7 +238,7 @@ describe("eddy merge refuses what it cannot carry, names a full disk, and exits 
         const into = path.join(dir, "into-extra-column.db");
         const r = await cli(["merge", extra, "--into", into]);
         expect(r.exitCode, r.stderr).toBe(65);
-        expect(r.stderr.trim()).toBe(`eddy: ${extra}: table generations has a column merge does not know ('reviewer', a value in 12 rows); refusing rather than dropping it (merge with the eddy that wrote it)`);
+        expect(unwrapMessages(r.stderr).trim()).toBe(`eddy: ${extra}: table generations has a column merge does not know ('reviewer', a value in 12 rows); refusing rather than dropping it (merge with the eddy that wrote it)`);
         expect(existsSync(into)).toBe(false);
         expect(sha(extra)).toBe(before);
         const empty = changed("empty-column", "ALTER TABLE verdicts ADD COLUMN note TEXT");
@@ -255,7 +256,7 @@ describe("eddy merge refuses what it cannot carry, names a full disk, and exits 
             const into = path.join(dir, `into-${name}.db`);
             const r = await cli(["merge", good, file, "--into", into]);
             expect(r.exitCode, r.stderr).toBe(65);
-            expect(r.stderr.trim()).toBe(`eddy: ${file} has a table merge does not know ('review_notes', ${what}); refusing rather than dropping it (merge with the eddy that wrote it)`);
+            expect(unwrapMessages(r.stderr).trim()).toBe(`eddy: ${file} has a table merge does not know ('review_notes', ${what}); refusing rather than dropping it (merge with the eddy that wrote it)`);
             expect(files(into)).toEqual([]);
         }
     });
@@ -266,7 +267,7 @@ describe("eddy merge refuses what it cannot carry, names a full disk, and exits 
         const into = path.join(dir, "into-verdict-conflict.db");
         const r = await cli(["merge", good, other, "--into", into]);
         expect(r.exitCode).toBe(65);
-        const line = r.stderr.split("\n").find((l) => l.includes(": category differs"));
+        const line = unwrapMessages(r.stderr).split("\n").find((l) => l.includes(": category differs"));
         expect(line, r.stderr).toMatch(
             new RegExp(`^conflict: verdict-conflict\\.db: verdict of generation \\S+/reference/T=${g.temperature}/\\S+/${String(g.template_id)}#${String(g.instance_idx)} round ${String(g.round)}: category differs`)
         );
@@ -287,7 +288,7 @@ describe("eddy merge refuses what it cannot carry, names a full disk, and exits 
         p.kill("SIGINT");
         const r = await p;
         expect(r.exitCode, r.stderr).toBe(0);
-        expect(r.stderr.trim()).toBe(`eddy: SIGINT came while merging; the merge had already completed: ${into} holds everything merged`);
+        expect(unwrapMessages(r.stderr).trim()).toBe(`eddy: SIGINT came while merging; the merge had already completed: ${into} holds everything merged`);
         expect(one(into, "SELECT COUNT(*) AS n FROM verdict_cache")!.n).toBeGreaterThanOrEqual(150000);
         expect(exportStore(into)).toEqual(exportStore(good));
     });
@@ -309,7 +310,7 @@ describe("eddy merge refuses what it cannot carry, names a full disk, and exits 
             const size = readFileSync(emptyStore).length + 32 * 1024;
             const r = await onSmallDisk(small, size, `node ${BIN} merge ${good} --into ${into}; echo "exit=$?"; ls -A ${small}`);
             const [exit, ...left] = r.stdout.trim().split("\n");
-            expect(r.stderr.trim()).toBe(`eddy: disk full: no space left on ${small} to merge into ${into}; nothing was merged (no target file is left); free space and merge again`);
+            expect(unwrapMessages(r.stderr).trim()).toBe(`eddy: disk full: no space left on ${small} to merge into ${into}; nothing was merged (no target file is left); free space and merge again`);
             expect(exit).toBe("exit=74");
             expect(left).toEqual([]);
         });
@@ -321,7 +322,7 @@ describe("eddy merge refuses what it cannot carry, names a full disk, and exits 
             const size = readFileSync(emptyStore).length + 24 * 1024;
             const r = await onSmallDisk(small, size, `cp ${emptyStore} ${into} && sha256sum ${into} && node ${BIN} merge ${good} --into ${into}; echo "exit=$?"; sha256sum ${into}; ls -A ${small}`);
             const out = r.stdout.trim().split("\n");
-            expect(r.stderr.trim()).toBe(`eddy: disk full: no space left on ${small} to merge into ${into}; nothing was merged (the target is as it was); free space and merge again`);
+            expect(unwrapMessages(r.stderr).trim()).toBe(`eddy: disk full: no space left on ${small} to merge into ${into}; nothing was merged (the target is as it was); free space and merge again`);
             expect(out[1]).toBe("exit=74");
             expect(out[2]).toBe(out[0]); // byte for byte as it was
             expect(out.slice(3)).toEqual(["lab.db"]);

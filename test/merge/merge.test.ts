@@ -9,6 +9,7 @@ import { MergeConflictError, mergeStores } from "../../src/store/merge.js";
 import { BIN, cleanTmp, tmpDir } from "../run/helpers.js";
 import { TEMPLATES, exportStore, useFixedTemplates } from "./studyFixture.js";
 import { libraryAt } from "../../src/templates/library.js";
+import { unwrapMessages } from "../support/messages.js";
 
 let dir: string;
 let restore: () => void;
@@ -137,8 +138,8 @@ describe("eddy merge", () => {
         const report = path.join(dir, "conflicts.json");
         const cli = await execa("node", [BIN, "merge", b, bad, "--into", into, "--report", report], { reject: false, env: process.env });
         expect(cli.exitCode).toBe(65);
-        expect(cli.stderr).toMatch(/^conflict: bad\.db: generation .* response differs/m);
-        expect(cli.stderr.trim().split("\n").at(-1)).toBe("eddy: refused: 3 conflicting rows (same key, different content); nothing was merged");
+        expect(unwrapMessages(cli.stderr)).toMatch(/^conflict: bad\.db: generation .* response differs/m);
+        expect(unwrapMessages(cli.stderr).trim().split("\n").at(-1)).toBe("eddy: refused: 3 conflicting rows (same key, different content); nothing was merged");
         expect(JSON.parse(readFileSync(report, "utf8"))).toHaveLength(3);
         expect(dump(into)).toBe(before);
     });
@@ -155,9 +156,9 @@ describe("eddy merge", () => {
 
         const missing = await execa("node", [BIN, "merge", path.join(dir, "nope.db"), "--into", into], { reject: false });
         expect(missing.exitCode).not.toBe(0);
-        expect(missing.stderr.trim()).toMatch(/^eddy: no database at .*nope\.db$/);
+        expect(unwrapMessages(missing.stderr).trim()).toMatch(/^eddy: no database at .*nope\.db$/);
         const self = await execa("node", [BIN, "merge", b, "--into", b], { reject: false });
-        expect(self.stderr.trim()).toMatch(/^eddy: .* is the target itself/);
+        expect(unwrapMessages(self.stderr).trim()).toMatch(/^eddy: .* is the target itself/);
 
         const ok = await execa("node", [BIN, "merge", a, b, "--into", path.join(dir, "cli.db")], { reject: false, env: process.env });
         expect(ok.exitCode).toBe(0);

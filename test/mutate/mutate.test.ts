@@ -17,6 +17,7 @@ import { openStore } from "../../src/store/Store.js";
 import { modelsDir } from "../../src/util/paths.js";
 import type { Outcome } from "../../src/vocabulary.js";
 import { writeOutcomes } from "../report/storeFixture.js";
+import { unwrapMessages } from "../support/messages.js";
 
 const exec = promisify(execFile);
 const CLI = path.resolve("dist/cli/bin.js");
@@ -226,8 +227,8 @@ describe("eddy mutate end to end", () => {
     it("refuses a missing embedding model with one line", async () => {
         const err = (await exec(process.execPath, [CLI, "mutate", "run", "--backend", "reference", "-t", "copy_last_n", "--embed-model", path.join(tmp, "missing"), "--db", path.join(tmp, "x.db")]).catch((e) => e)) as { code: number; stderr: string };
         expect(err.code).not.toBe(0);
-        expect(err.stderr.trim().split("\n")).toHaveLength(1);
-        expect(err.stderr).toMatch(/^eddy: embedding model folder .*missing does not exist/);
+        expect(unwrapMessages(err.stderr).trim().split("\n")).toHaveLength(1);
+        expect(unwrapMessages(err.stderr)).toMatch(/^eddy: embedding model folder .*missing does not exist/);
     });
 
     const tiny = path.join(modelsDir(), "eddy-tiny-f32.gguf");

@@ -6,6 +6,7 @@ import { execa } from "execa";
 import { afterAll, describe, expect, it } from "vitest";
 import { buildTinyLlama, ensureTinyModels } from "../../src/inference/gguf/tinyModel.js";
 import type { QuantReport } from "../../src/quant/study/types.js";
+import { unwrapMessages } from "../support/messages.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 /** The built CLI (test/globalSetup.ts builds dist/ first). */
@@ -63,9 +64,9 @@ describe("eddy quant on the tiny models", () => {
         writeFileSync(other, buildTinyLlama({ quant: "f32", overrideDims: { tensor: "blk.0.ffn_up.weight", dims: [64, 96] } }));
         const res = await eddy(["quant", tiny.f32, other, ...STUDY, "--db", path.join(dir, "bad.db")]);
         expect(res.exitCode).not.toBe(0);
-        expect(res.stderr.trim()).toMatch(/^eddy: other\.gguf is not a quantisation of the same model as eddy-tiny-f32\.gguf: tensor /);
-        expect(res.stderr.trim().split("\n")).toHaveLength(1);
+        expect(unwrapMessages(res.stderr).trim()).toMatch(/^eddy: other\.gguf is not a quantisation of the same model as eddy-tiny-f32\.gguf: tensor /);
+        expect(unwrapMessages(res.stderr).trim().split("\n")).toHaveLength(1);
         const one = await eddy(["quant", tiny.f32, ...STUDY]);
-        expect(one.stderr).toMatch(/at least two GGUF files/);
+        expect(unwrapMessages(one.stderr)).toMatch(/at least two GGUF files/);
     });
 });

@@ -12,6 +12,8 @@ import { parseQueueUrl } from "../../src/queue/queueUrl.js";
 import { BIN, cleanTmp, countRows, tmpDir } from "../run/helpers.js";
 import { TEMPLATES, exportStore, useFixedTemplates } from "../merge/studyFixture.js";
 import { HAS_REDIS, startRedis } from "./redisServer.js";
+import { commandLine } from "../../src/util/commandLine.js";
+import { unwrapMessages } from "../support/messages.js";
 
 /**
  * The queue when things lapse rather than break: a worker whose lock runs out (stopped, or starved), a
@@ -70,12 +72,10 @@ describe.skipIf(!HAS_REDIS)("the queue when locks, judges and Redis lapse", () =
         running.push(p);
         return Object.assign(p, { log: () => err });
     };
+    const coordinatorArgs = (db: string): string[] =>
+        ["run", "--backend", "reference", "--templates", TEMPLATES.join(","), "--instances", "3", "--rounds", "2", "--temperature", "0,0.7", "--seed", "5", "--judge-workers", "1", "--db", db, "--queue", redis.url, "--no-progress"];
     const coordinatorCli = (db: string): ResultPromise & { log: () => string } => {
-        const p = execa(
-            "node",
-            [BIN, "run", "--backend", "reference", "--templates", TEMPLATES.join(","), "--instances", "3", "--rounds", "2", "--temperature", "0,0.7", "--seed", "5", "--judge-workers", "1", "--db", db, "--queue", redis.url, "--no-progress"],
-            { reject: false, env: process.env }
-        );
+        const p = execa("node", [BIN, ...coordinatorArgs(db)], { reject: false, env: process.env });
         let err = "";
         p.stderr!.on("data", (b: Buffer) => void (err += b.toString()));
         running.push(p);
@@ -248,7 +248,23 @@ describe.skipIf(!HAS_REDIS)("the queue when locks, judges and Redis lapse", () =
         const done = await within(c, 60_000, "the interrupted coordinator");
         expect(done.exitCode, c.log()).toBe(130);
         expect(c.log()).toMatch(/eddy: stopping the coordinator: stored shards are kept, queued ones stay in Redis for workers/);
-        expect(c.log()).toMatch(/eddy: stopped: run \S+ kept 0 of 4 shards; run the same command again \(or --resume \S+\) to continue\n$/);
+        // The command that continues it: the one that was run, on a line of its own, its queue password left out.
+        const m = /eddy: stopped: run \S+ kept 0 of 4 shards; the same command continues it \(with your queue's password for PASSWORD\):\n {2}(eddy .*)\n$/.exec(unwrapMessages(c.log()));
+        expect(m, c.log()).not.toBe(null);
+        const hint = m![1]!;
+        expect(hint).toBe(commandLine([...coordinatorArgs(db)].map((w) => w.replace(`:${PASSWORD}@`, ":PASSWORD@"))));
+        expect(hint).not.toContain(PASSWORD);
         expect(c.log()).not.toMatch(/\n\s+at /);
+        // Run as printed, the password typed in where it says: the same run goes on and finishes.
+        const w2 = worker("after");
+        const shim = path.join(dir, "shim");
+        mkdirSync(shim, { recursive: true });
+        writeFileSync(path.join(shim, "eddy"), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
+        chmodSync(path.join(shim, "eddy"), 0o755);
+        const again = await within(execa("bash", ["-c", hint.replace(":PASSWORD@", `:${PASSWORD}@`)], { reject: false, env: { ...process.env, PATH: `${shim}:${process.env.PATH ?? ""}` } }), PATIENCE, "the hint");
+        expect(again.exitCode, again.stderr).toBe(0);
+        expect(exportStore(db)).toEqual(exportStore(single));
+        w2.kill("SIGTERM");
+        await w2;
     }, PATIENCE + 60_000);
 });

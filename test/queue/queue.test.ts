@@ -19,6 +19,7 @@ import { BIN, ROOT, cleanTmp, countRows, tmpDir } from "../run/helpers.js";
 import { TEMPLATES, exportStore, useFixedTemplates } from "../merge/studyFixture.js";
 import { freePort, HAS_REDIS, startRedis } from "./redisServer.js";
 import { builtInLibrary } from "../../src/templates/library.js";
+import { unwrapMessages } from "../support/messages.js";
 
 if (!HAS_REDIS) console.warn("SKIPPED test/queue: redis-server is not installed (apt-get install redis-server; .ci/run does)");
 
@@ -206,11 +207,11 @@ describe.skipIf(!HAS_REDIS)("eddy worker and the queued study", () => {
     it("a wrong password, an unreachable Redis and an open remote Redis are one-line errors", async () => {
         const wrong = await execa("node", [BIN, "worker", "--queue", `redis://:nope@127.0.0.1:${redis.port}`], { reject: false, timeout: 20_000 });
         expect(wrong.exitCode).not.toBe(0);
-        expect(wrong.stderr.trim()).toBe(`eddy: Redis at redis://127.0.0.1:${redis.port} refused the credentials (check the password in --queue)`);
+        expect(unwrapMessages(wrong.stderr).trim()).toBe(`eddy: Redis at redis://127.0.0.1:${redis.port} refused the credentials (check the password in --queue)`);
         const port = await freePort();
         const down = await execa("node", [BIN, "worker", "--queue", `redis://127.0.0.1:${port}`], { reject: false, timeout: 20_000 });
         expect(down.exitCode).not.toBe(0);
-        expect(down.stderr.trim()).toMatch(new RegExp(`^eddy: cannot reach Redis at redis://127\\.0\\.0\\.1:${port} \\(ECONNREFUSED\\); is redis-server running there\\?$`));
+        expect(unwrapMessages(down.stderr).trim()).toMatch(new RegExp(`^eddy: cannot reach Redis at redis://127\\.0\\.0\\.1:${port} \\(ECONNREFUSED\\); is redis-server running there\\?$`));
         expect(() => parseQueueUrl("redis://10.0.0.7:6379")).toThrow(/refusing Redis at redis:\/\/10\.0\.0\.7:6379 without a password/);
         expect(parseQueueUrl("redis://10.0.0.7:6379", { insecure: true }).options).toMatchObject({ host: "10.0.0.7", port: 6379 });
         expect(parseQueueUrl("rediss://:p%40ss@lab:6380/2").options).toMatchObject({ host: "lab", port: 6380, db: 2, password: "p@ss", tls: { servername: "lab" } });

@@ -7,6 +7,7 @@ import { scoreNeighbourhoods } from "../../src/scores/neighbourhood.js";
 import { openStore } from "../../src/store/Store.js";
 import { sampleStudy } from "./sample.js";
 import { writeOutcomes } from "./storeFixture.js";
+import { unwrapMessages } from "../support/messages.js";
 
 const BIN = path.resolve("dist/cli/bin.js");
 
@@ -62,8 +63,8 @@ describe("eddy report / eddy compare on a stored study", () => {
     it("fails with one clear line on bad input", () => {
         const r = spawnSync(process.execPath, [BIN, "report", "nope", "--db", db], { encoding: "utf8" });
         expect(r.status, r.stderr).not.toBe(0);
-        expect(r.stderr.trim().split("\n"), r.stderr).toHaveLength(1);
-        expect(r.stderr).toMatch(/^eddy: no run 'nope'/);
+        expect(unwrapMessages(r.stderr).trim().split("\n"), r.stderr).toHaveLength(1);
+        expect(unwrapMessages(r.stderr)).toMatch(/^eddy: no run 'nope'/);
         const f = spawnSync(process.execPath, [BIN, "report", "run-a", "--db", db, "--format", "pdf"], { encoding: "utf8" });
         expect(f.stderr, f.stderr).toMatch(/^eddy: unknown --format 'pdf'/);
     });

@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { ensureTinyModels } from "../../src/inference/gguf/tinyModel.js";
 import { BIN, cleanTmp, countRows, ROOT, tmpDir, verdictTable } from "./helpers.js";
 import { sharedModelsDir } from "./sharedModels.js";
+import { unwrapMessages } from "../support/messages.js";
 
 afterAll(cleanTmp);
 const tiny = ensureTinyModels();
@@ -159,7 +160,7 @@ describe("eddy run (CLI)", () => {
         expect(r.code, r.stderr).toBe(0);
         const id = r.stdout.trim();
         expect(id).toMatch(/^\d{8}-[0-9a-f]{6}$/);
-        expect(r.stderr).toMatch(/generate: 12 responses/);
+        expect(unwrapMessages(r.stderr)).toMatch(/generate: 12 responses/);
 
         const list = JSON.parse((await eddy(["runs", "list", "--json", "--db", db])).stdout);
         expect(list).toHaveLength(1);
@@ -180,10 +181,10 @@ describe("eddy run (CLI)", () => {
 
         const bad = await eddy(["runs", "show", "nope", "--db", db]);
         expect(bad.code).not.toBe(0);
-        expect(bad.stderr).toMatch(/^eddy: no run 'nope'/);
+        expect(unwrapMessages(bad.stderr)).toMatch(/^eddy: no run 'nope'/);
         const unknown = await eddy(["run", "--backend", "reference", "--templates", "nope_nope", "--db", db]);
         expect(unknown.code).not.toBe(0);
-        expect(unknown.stderr.trim().split("\n")).toHaveLength(1);
+        expect(unwrapMessages(unknown.stderr).trim().split("\n")).toHaveLength(1);
     });
 
     it("a group size that cannot be, or one given with --fast, is one clear line and nothing is stored", async () => {
@@ -202,8 +203,8 @@ describe("eddy run (CLI)", () => {
         for (const [args, message] of cases) {
             const r = await eddy([...args, "--db", db]);
             expect(r.code, args.join(" ")).not.toBe(0);
-            expect(r.stderr).toMatch(message);
-            expect(r.stderr.trim().split("\n"), r.stderr).toHaveLength(1);
+            expect(unwrapMessages(r.stderr)).toMatch(message);
+            expect(unwrapMessages(r.stderr).trim().split("\n"), r.stderr).toHaveLength(1);
         }
         expect(existsSync(db) ? countRows(db, "runs") : 0).toBe(0);
     });
@@ -218,7 +219,7 @@ describe("eddy run (CLI)", () => {
         writeFileSync(cfg, "instances: 4\nmodles: [a.gguf]\n");
         const bad = await eddy(["run", "--config", cfg, "--dry-run"]);
         expect(bad.code).not.toBe(0);
-        expect(bad.stderr).toMatch(/^eddy: unknown setting 'modles'/);
+        expect(unwrapMessages(bad.stderr)).toMatch(/^eddy: unknown setting 'modles'/);
     });
 
     it("eddy demo: tiny model, simulated flawed model and reference backend end to end, scores table, database and report", async () => {

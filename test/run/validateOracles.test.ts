@@ -9,6 +9,7 @@ import { openStore } from "../../src/store/Store.js";
 import { loadAllTemplates } from "../../src/templates/loadTemplates.js";
 import { GOOD_ORACLE, GOOD_YAML, TempTemplates } from "../templates/fixtures.js";
 import { BIN, cleanTmp, countRows, tmpDir } from "./helpers.js";
+import { unwrapMessages } from "../support/messages.js";
 
 const exec = promisify(execFile);
 
@@ -35,7 +36,7 @@ describe("oracle validation before judging (SPEC §2)", () => {
         const err = (await exec(process.execPath, [BIN, "run", "--backend", "reference", "-t", "demo", "-M", "3", "-R", "1", "--db", path.join(tmpDir(), "cli.db")], { env: { ...process.env } }).catch((e) => e)) as { code: number; stderr: string };
         expect(err.code).not.toBe(0);
         // Besides the line naming the run and its database and the progress line saying what it does: one line, the reason.
-        const lines = err.stderr.trim().split("\n").filter((l) => !/^eddy: run \S+ \(database /.test(l) && !/^\[\S+\] validating oracles…$/.test(l));
+        const lines = unwrapMessages(err.stderr).trim().split("\n").filter((l) => !/^eddy: run \S+ \(database /.test(l) && !/^\[\S+\] validating oracles…$/.test(l));
         expect(lines).toHaveLength(1);
         expect(lines[0]).toMatch(/^eddy: oracle validation failed before judging/);
     });

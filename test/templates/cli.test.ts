@@ -2,6 +2,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
+import { unwrapMessages } from "../support/messages.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const bin = path.join(root, "dist/cli/bin.js");
@@ -52,14 +53,14 @@ describe("eddy templates (CLI)", () => {
     it("show of an unknown template is one clear line and a non-zero exit", async () => {
         const r = await eddy("templates", "show", "no_such_template");
         expect(r.exitCode).not.toBe(0);
-        expect(r.stderr.trim()).toMatch(/^eddy: unknown template 'no_such_template'/);
-        expect(r.stderr.trim().split("\n")).toHaveLength(1);
+        expect(unwrapMessages(r.stderr).trim()).toMatch(/^eddy: unknown template 'no_such_template'/);
+        expect(unwrapMessages(r.stderr).trim().split("\n")).toHaveLength(1);
     });
 
     it("list --group with an unknown group is one clear line, not an empty list", async () => {
         const r = await eddy("templates", "list", "--group", "strings", "--json");
         expect(r.exitCode).not.toBe(0);
         expect(r.stdout).toBe("");
-        expect(r.stderr.trim()).toMatch(/^eddy: unknown group 'strings' \(one of: list, string/);
+        expect(unwrapMessages(r.stderr).trim()).toMatch(/^eddy: unknown group 'strings' \(one of: list, string/);
     });
 });

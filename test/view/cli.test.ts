@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sampleStudy } from "../report/sample.js";
 import { writeOutcomes } from "../report/storeFixture.js";
 import { BIN, startView } from "./viewStore.js";
+import { messageLines, unwrapMessages } from "../support/messages.js";
 
 /** `eddy view` as a command: what it prints, what it refuses, and what it answers over HTTP. */
 describe("eddy view (command line)", () => {
@@ -30,8 +31,8 @@ describe("eddy view (command line)", () => {
         ] as [string[], RegExp][]) {
             const r = fails(args);
             expect(r.status, args.join(" ")).not.toBe(0);
-            expect(r.stderr).toMatch(message);
-            expect(r.stderr.split("\n").filter(Boolean)).toHaveLength(1);
+            expect(unwrapMessages(r.stderr)).toMatch(message);
+            expect(messageLines(r.stderr)).toHaveLength(1);
         }
         // A port another process holds.
         const busy = createServer();
@@ -40,7 +41,7 @@ describe("eddy view (command line)", () => {
         try {
             const r = fails(["--db", db, "--port", String(port)]);
             expect(r.status).not.toBe(0);
-            expect(r.stderr).toBe(`eddy: port ${port} on 127.0.0.1 is in use: pick another with --port (0: any free port)\n`);
+            expect(unwrapMessages(r.stderr)).toBe(`eddy: port ${port} on 127.0.0.1 is in use: pick another with --port (0: any free port)\n`);
         } finally {
             busy.close();
         }

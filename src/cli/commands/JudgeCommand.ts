@@ -1,4 +1,4 @@
-import { warn } from "../messages.js";
+import { note, warn } from "../messages.js";
 import { open } from "node:fs/promises";
 import { parseLanguage } from "../../languages/languages.js";
 import type { Command } from "commander";
@@ -133,7 +133,7 @@ async function judgeOne(opts: JudgeOptions): Promise<void> {
             if (!pool.isolation.sandboxed) warn("this answer ran WITHOUT a sandbox (see 'eddy doctor')");
         }
         if (verdict.category === "judge_error") {
-            if (!opts.json) process.stderr.write(`eddy: the judge itself failed (not the answer's fault): ${safeTerminalLine(verdict.detail)}\n`);
+            if (!opts.json) note(`the judge itself failed (not the answer's fault): ${verdict.detail}`);
             process.exitCode = 3;
         }
     } finally {

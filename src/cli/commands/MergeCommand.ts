@@ -1,4 +1,4 @@
-import { print } from "../messages.js";
+import { note, print } from "../messages.js";
 import type { Command } from "commander";
 import { describeConflict } from "../../merge/describeConflict.js";
 import { MergeConflictError, mergeStores } from "../../store/merge.js";
@@ -39,7 +39,7 @@ export function registerMergeCommand(program: Command): void {
                 }
                 print(`merged into ${r.into} (node ${r.nodeId})`);
                 const sig = await heard();
-                if (sig) process.stderr.write(`eddy: ${sig} came while merging; the merge had already completed: ${safeTerminalLine(r.into)} holds everything merged\n`);
+                if (sig) note(`${sig} came while merging; the merge had already completed: ${r.into} holds everything merged`);
             } catch (err) {
                 const sig = await heard();
                 if (sig && !(err instanceof MergeConflictError)) throw new EddyError(`${sig} came while merging, and the merge did not complete: ${oneLine(err)}`, isEddyError(err) ? err.exitCode : 1);

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { LANGUAGES } from "../../languages/languages.js";
-import { backendHelp, DEFAULT_BACKEND } from "../../inference/backends.js";
+import { backendHelp, DEFAULT_BACKEND, resumeFlags } from "../../inference/backends.js";
 import { EddyError } from "../../util/errors.js";
 import { defaultDbPath } from "../../util/paths.js";
 import { planStudy } from "../../run/plan.js";
@@ -8,7 +8,7 @@ import { createProgressDisplay } from "../../run/progress.js";
 import { runStudy } from "../../run/runStudy.js";
 import { summarize } from "../../run/summary.js";
 import { templateLibrary } from "../templateLibrary.js";
-import { logLine, note, noteWithCommand, resumeCommand } from "../messages.js";
+import { logLine, note, noteWithCommand, resumeCommand, sameCommand } from "../messages.js";
 import { addStudyExecutionOptions, addStudyShapeOptions, addStudyStoreOptions, collect, stopOnSigint, studyConfigFromFlags, type StudyConfigFlags, type StudyOptionTexts } from "./studyOptions.js";
 
 /** Flags of `eddy run`: the shared study flags plus model, backend, resume and output choices. */
@@ -118,9 +118,10 @@ A real study uses the defaults, --instances 100 --rounds 5, over the templates y
                 else process.stdout.write(result.runId + "\n");
                 if (result.status === "interrupted") {
                     process.exitCode = stop.signal.aborted ? 130 : 1;
-                    const resume = resumeCommand(result.runId, config.db);
-                    if (!stop.signal.aborted) noteWithCommand(`run ${result.runId} is not complete (see errors above); resume with`, resume);
-                    else noteWithCommand("interrupted; resume with", resume);
+                    // Queries that failed (their errors are above) are asked again by the same command, with the
+                    // flags a resume alone would lack (a server's --base-url is not stored with the run).
+                    if (!stop.signal.aborted) noteWithCommand(`run ${result.runId} is not complete (its failed queries are named above); the same command asks them again`, sameCommand());
+                    else noteWithCommand("interrupted; resume with", resumeCommand(result.runId, config.db, ["run"], resumeFlags(config)));
                 }
             } finally {
                 display?.stop();

@@ -40,6 +40,7 @@ export const serverDescriptor = {
         { key: "concurrency", flags: "--concurrency <n>", description: "--backend server: requests in flight at once (default 1)" },
         { key: "retryFor", flags: "--retry-for <seconds>", description: "--backend server: keep asking again this long while the server is down, restarting or busy (default 120)" }
     ],
+    resumeFlags: (s) => (own(s).baseUrl ? ["--base-url", own(s).baseUrl!] : []),
     // The server batches as it likes: eddy cannot see or fix it, only record and measure it.
     scheduling: () => "remote",
     parallelSetting: () => "concurrency",

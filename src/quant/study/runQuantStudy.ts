@@ -5,6 +5,7 @@ import { modelStem } from "../../store/outcomes.js";
 import { loadStudy } from "../../report/loadStudy.js";
 import { runStudy, type StudyHooks } from "../../run/runStudy.js";
 import type { StudyConfig } from "../../run/config.js";
+import { sameCommand } from "../../util/commandLine.js";
 import { EddyError } from "../../util/errors.js";
 import { teacherForcingBackend } from "../../inference/backends.js";
 import { defaultDbPath } from "../../util/paths.js";
@@ -66,7 +67,7 @@ export async function runQuantStudy(opts: QuantStudyOptions): Promise<QuantRepor
     const engine = teacherForcingBackend();
     const study: StudyConfig = { ...cfg, backend: engine.name, models: files.map((f) => f.path) };
     const result = await runStudy(study, opts.hooks ?? {});
-    if (result.status !== "complete") throw new EddyError(`run ${result.runId} was interrupted; run the same command again to continue it`, 130);
+    if (result.status !== "complete") throw new EddyError(`run ${result.runId} was interrupted; the same command continues it`, 130, { next: sameCommand() });
 
     const dbPath = study.db ?? defaultDbPath();
     // The one loader every report uses (eddy report, demo, compare): judged outcomes and run metadata.

@@ -3,7 +3,7 @@ import { StoreVerdictCache, type Store } from "../../store/Store.js";
 import type { RunRow } from "../../store/types.js";
 import type { StudyConfig } from "../config.js";
 import { resumeCommand } from "../../util/commandLine.js";
-import { backendDescriptor } from "../../inference/backends.js";
+import { backendDescriptor, resumeFlags } from "../../inference/backends.js";
 import { builtInLibrary } from "../../templates/library.js";
 import { BatchWriter } from "../writer.js";
 import { StudyCounters } from "./counters.js";
@@ -106,7 +106,7 @@ export class Study {
                 this.stop(err);
                 await judge.close();
                 hooks.signal?.removeEventListener("abort", onAbort);
-                return this.finish(run.id, created, plan.queries, counters, writer, []);
+                return this.finish(run.id, created, plan.queries, counters, writer, [], resumeFlags(config));
             }
         }
         const generate = new GenerateStage({
@@ -148,11 +148,11 @@ export class Study {
             await judge.close();
             hooks.signal?.removeEventListener("abort", onAbort);
         }
-        return this.finish(run.id, created, plan.queries, counters, writer, generate.missing);
+        return this.finish(run.id, created, plan.queries, counters, writer, generate.missing, resumeFlags(config));
     }
 
     /** Step 7: the session's stats, the run's status, and the error that stopped it, if any. */
-    private finish(runId: string, created: boolean, expected: number, counters: StudyCounters, writer: BatchWriter, missing: string[]): StudyResult {
+    private finish(runId: string, created: boolean, expected: number, counters: StudyCounters, writer: BatchWriter, missing: string[], resumeWith: string[]): StudyResult {
         const stats = counters.stats(writer.stats);
         this.hooks.onProgress?.(counters.snapshot(runId, true));
         if (missing.length)
@@ -170,7 +170,7 @@ export class Study {
             }
             if (dropped) throw isEddyError(err) ? err : new EddyError(oneLine(err), 1, { cause: err });
             // A kept run says how to go on (a second model's corrupt file stops a run that holds the first's answers).
-            const next = resumeCommand(runId, this.store.path);
+            const next = resumeCommand(runId, this.store.path, ["run"], resumeWith);
             if (isEddyError(err)) throw err.next ? err : new EddyError(`${oneLine(err)}; run ${runId} kept everything so far: fix that, then resume with`, err.exitCode, { cause: err, next });
             throw new EddyError(`run ${runId} stopped: ${oneLine(err)}; everything stored so far is kept: resume with`, 1, { cause: err, next });
         }
