@@ -104,7 +104,14 @@ export async function chaosRound(db: string, o: ChaosOptions): Promise<ChaosOutc
         if (timedOut) c.kill("SIGKILL");
         const r = await c;
         // The workers still running are stopped as a lab stops them, and say how long their loop was ever held.
-        const survivors = workers.filter((w) => !w.killed);
+        // A worker started just before the end may not be listening for signals yet (a SIGTERM then ends it
+        // at once, with nothing to hand back and no figures): each is given time to say it is waiting, or to exit.
+        const listening = (w: (typeof workers)[number]): boolean => /waiting for shards/.test(w.log());
+        for (const w of workers.filter((x) => !x.killed)) {
+            const until = Date.now() + 60_000;
+            while (w.exitCode === null && !listening(w) && Date.now() < until) await sleep(100);
+        }
+        const survivors = workers.filter((w) => !w.killed && w.exitCode === null && listening(w));
         for (const w of survivors) w.kill("SIGTERM");
         await Promise.all(survivors.map((w) => Promise.race([w, sleep(30_000)])));
         const longestHoldsMs = survivors.map((w) => Number(/longest event-loop hold: (\d+) ms/.exec(w.log())?.[1] ?? NaN));

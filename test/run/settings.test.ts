@@ -28,7 +28,7 @@ describe("one schema for study settings", () => {
         const known = /\(known: (.*)\)$/.exec((() => { try { parseStudySettings({ nope: 1 }); } catch (e) { return (e as Error).message; } return ""; })())?.[1]?.split(", ");
         expect(known).toEqual(shape);
         // Every operational setting stays out of the identity; everything else is in it.
-        const c = normalizeStudyConfig({ backend: "reference", threads: 2, sequences: 3, groups: 2, batchSize: 64, gpu: "cpu", judgeWorkers: 1, noCache: true, fresh: true, db: "x.db", resume: "r", allowDownload: true, allowUnsandboxed: true, topK: 5, baseUrl: "http://127.0.0.1:8080/v1", concurrency: 2, retryFor: 5 });
+        const c = normalizeStudyConfig({ backend: "reference", threads: 2, sequences: 3, groups: 2, batchSize: 64, gpu: "cpu", gpuLayers: 4, judgeWorkers: 1, noCache: true, fresh: true, db: "x.db", resume: "r", allowDownload: true, allowUnsandboxed: true, topK: 5, baseUrl: "http://127.0.0.1:8080/v1", concurrency: 2, retryFor: 5 });
         expect(Object.keys(identityOf(c)).filter((k) => (OPERATIONAL_KEYS as readonly string[]).includes(k))).toEqual([]);
         expect(Object.keys(c).filter((k) => (OPERATIONAL_KEYS as readonly string[]).includes(k)).sort()).toEqual([...OPERATIONAL_KEYS].sort());
         expect(identityOf(c)).toMatchObject({ topK: 5, backend: "reference" });
