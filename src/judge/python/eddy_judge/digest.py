@@ -52,7 +52,7 @@ _SET, _DICT, _ITEMS = 1, 2, 3
 _FAIL = object()
 _END = object()
 _CHUNK = 4096
-_DEPTH = 16
+_DEPTH = 8
 
 
 def _tree_of_leaves(x):

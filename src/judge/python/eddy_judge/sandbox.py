@@ -44,6 +44,7 @@ from types import CodeType
 from typing import Any, Callable
 
 from . import isolation as iso
+from .digest import DIGEST_SOURCE
 from .languages import RUNTIMES, relay
 from .static_check import precheck
 
@@ -233,6 +234,13 @@ def form(v):
 _CONTAINERS = {_collections.Counter: "Counter", _collections.OrderedDict: "OrderedDict", _collections.defaultdict: "defaultdict", _collections.deque: "deque"}
 _LOOP_SCOPE: dict[str, Any] = {"__builtins__": builtins, "RESOURCE_ERRNOS": frozenset(RESOURCE_ERRNOS), "CONTAINERS": _CONTAINERS}
 exec(compile(_LOOP_SOURCE, "<eddy candidate thread>", "exec"), _LOOP_SCOPE)  # noqa: S102 - harness code
+# The digest walk (digest.py), the harness's own copy: its names bound here, before any answer code.
+# Its built-ins are a copy taken now: an answer that rebinds builtins.type or builtins.iter in its
+# process changes nothing the walk reads.
+_DIGEST_SCOPE: dict[str, Any] = {"__builtins__": dict(vars(builtins)), "__name__": "eddy_digest"}
+exec(compile(DIGEST_SOURCE, "<eddy digest>", "exec"), _DIGEST_SCOPE)  # noqa: S102 - harness code
+# What goes back for a result that has no digest (not plain data): equal to no digest.
+NO_DIGEST = "not plain data (no digest)"
 # The one wording of an exception, for the harness's own set-up failures too.
 _exc: Callable[[BaseException], str] = _LOOP_SCOPE["text"]
 
@@ -295,7 +303,7 @@ def candidate(cfg: Config, fds: dict[str, int], uid: int | None, nproc: int, wor
         head, calls_blob = _read_frames(job_r, 2)
         stamps += (time.monotonic(), time.process_time())
         os.close(job_r)
-        code, fn, arity, keep_args, send_args, memory_mb, cpu_s, key, guard, foreign, call_limits = marshal.loads(head)
+        code, fn, arity, keep_args, send_args, memory_mb, cpu_s, key, guard, foreign, call_limits, digest_calls = marshal.loads(head)
         # On the CPU it woke up on for the job, from now on (isolation.py stay_on_this_cpu).
         iso.stay_on_this_cpu()
         # Another language's calls stay JSON text (languages.py): they are its harness's input.
@@ -354,7 +362,7 @@ def candidate(cfg: Config, fds: dict[str, int], uid: int | None, nproc: int, wor
         pass
     stamps += (time.monotonic(), time.process_time())
     emit(("pre", None, ""))
-    _run(compiled, fn, calls, keep_args or send_args, key, seq, res_w, mark_w, guard, stamps, call_limits)
+    _run(compiled, fn, calls, keep_args or send_args, key, seq, res_w, mark_w, guard, stamps, call_limits, digest_calls)
 
 
 LEFT_A_THREAD = "the answer left a thread running when %s returned (the judge records nothing while answer code runs)"
@@ -365,7 +373,7 @@ CALL_POLL_S = 0.05
 OVER_ITS_LIMIT = "over its own limit"
 
 
-def _run(compiled: CodeType, fn: str, calls: list[tuple[Any, ...]], send_args: bool, key: bytes, seq: int, fd: int, mark_w: int, guard: bool, stamps: list[float], call_limits: list[float] | None = None) -> None:
+def _run(compiled: CodeType, fn: str, calls: list[tuple[Any, ...]], send_args: bool, key: bytes, seq: int, fd: int, mark_w: int, guard: bool, stamps: list[float], call_limits: list[float] | None = None, digest_calls: list[int] | None = None) -> None:
     """Run the candidate's load and each of its calls in a thread of its own; this (main) thread
     only starts each one, waits until it has ended, and records. No answer code runs while it
     records: the thread that ran the call is gone, a call that leaves another thread running fails,
@@ -397,6 +405,8 @@ def _run(compiled: CodeType, fn: str, calls: list[tuple[Any, ...]], send_args: b
     call = _LOOP_SCOPE["call"]
     shown = _LOOP_SCOPE["shown"]
     form = _LOOP_SCOPE["form"]
+    digest = _DIGEST_SCOPE["digest"]
+    by_digest = frozenset(digest_calls or ())
     me = getpid()
     main = ident()
     clock = time.process_time
@@ -510,6 +520,24 @@ def _run(compiled: CodeType, fn: str, calls: list[tuple[Any, ...]], send_args: b
             emit(("e", i, "resource" if err[0] == "resource" else "runtime", err[1][:300]))
             continue
         after: Any = args if send_args else None
+        if i in by_digest:
+            # An expected output too large to keep was stored as its digest: the result's digest
+            # (digest.py's walk, exact types only, none of the value's own code) goes back instead
+            # of the result, computed in the answer's thread and charged to the answer.
+            hexed, derr = in_thread(call, (digest, (value, False)))
+            if threads() != 0:
+                emit(("e", i, "runtime", LEFT_A_THREAD % ("the digest of its value (%s)" % fn)))
+                exit_(0)
+            if derr is not None:
+                emit(("e", i, "resource" if derr[0] == "resource" else "runtime", derr[1][:300]))
+                continue
+            if type(hexed) is not str:
+                hexed = NO_DIGEST
+            try:
+                emit(("r", i, hexed, after))
+            except ValueError:
+                emit(("r", i, hexed, not_plain))
+            continue
         try:
             # One marshal call over the value and the arguments: an object that is both comes
             # back as one object (a reference), so the worker sees sharing. marshal takes exact
