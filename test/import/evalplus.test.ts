@@ -166,8 +166,8 @@ describe("HumanEval+ and MBPP+ as EvalPlus publishes them: imported whole, judge
             entry_point: "dashes",
             contract: "",
             base_input: [[3]],
-            // 40,000,000 bytes of outputs in all (38.1 MiB), each input alone under 32 MiB.
-            plus_input: [[20_000_000], [20_000_000]],
+            // 36,000,000 bytes of outputs in all (34.3 MiB), each input alone under 16 MiB (kept whole, not as its digest).
+            plus_input: [[12_000_000], [12_000_000], [12_000_000]],
             atol: 0
         };
         const file = path.join(dir, "big.jsonl");
@@ -183,7 +183,7 @@ describe("HumanEval+ and MBPP+ as EvalPlus publishes them: imported whole, judge
         writeFileSync(samples, lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
         const got = rows(samplesRun(samples, out, ["--model", "big"]));
         expect(got.map((x) => x.category)).toEqual(["passed", "resource_exhaustion"]);
-        expect(got[1]!.detail).toMatch(/output larger than 76\.\d MB \(2 x the model solution's outputs\)/);
+        expect(got[1]!.detail).toMatch(/output larger than 68\.\d MB \(2 x the model solution's outputs\)/);
     }, 240_000);
 
     it("an output too large to keep (over 16 MB) is stored as its digest and compared by it, exactly as == compares", () => {

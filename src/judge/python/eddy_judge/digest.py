@@ -166,3 +166,14 @@ _scope: dict[str, Any] = {"__name__": "eddy_judge.digest_walk"}
 exec(compile(DIGEST_SOURCE, "<eddy digest>", "exec"), _scope)  # noqa: S102 - the judge's own code
 
 digest: Callable[..., str | None] = _scope["digest"]
+
+# What stands for the result of a digest-compared input that has no digest (not plain data): it
+# equals no digest. Every path that compares such an input turns the answer's value into its digest
+# first (the candidate's harness, the worker for other languages, strength.py in-process), so an
+# oracle's compare only ever sees digests there.
+NO_DIGEST = "not plain data (no digest)"
+
+
+def as_digest(value: Any) -> str:
+    """A value compared with an expected output kept as its digest, as the answer's digest."""
+    return digest(value, False) or NO_DIGEST

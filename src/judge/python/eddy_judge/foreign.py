@@ -8,11 +8,10 @@ from typing import Any
 
 from .candidate import Run, read_results
 from .compare import Opaque
-from .digest import digest
+from .digest import as_digest
 from .languages import RUNTIMES, runtime_path
 from .oracle import OracleError
 from .prepare import Prepared
-from .sandbox import NO_DIGEST
 from .protocol import short
 from .wire import WireError, read_answer
 
@@ -54,7 +53,7 @@ def read_foreign(run: Run, p: Prepared) -> None:
         if p.digest_calls is not None and i in p.digest_calls:
             # An expected output kept as its digest: the answer's value (built here, plain data)
             # is compared by the same digest.
-            run.results[i] = ("r", digest(value, False) or NO_DIGEST, after)
+            run.results[i] = ("r", as_digest(value), after)
         elif isinstance(value, Opaque):
             run.results[i] = ("o", value.text, after)
         else:

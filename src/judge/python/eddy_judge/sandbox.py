@@ -44,7 +44,7 @@ from types import CodeType
 from typing import Any, Callable
 
 from . import isolation as iso
-from .digest import DIGEST_SOURCE
+from .digest import DIGEST_SOURCE, NO_DIGEST
 from .languages import RUNTIMES, relay
 from .static_check import precheck
 
@@ -239,8 +239,6 @@ exec(compile(_LOOP_SOURCE, "<eddy candidate thread>", "exec"), _LOOP_SCOPE)  # n
 # process changes nothing the walk reads.
 _DIGEST_SCOPE: dict[str, Any] = {"__builtins__": dict(vars(builtins)), "__name__": "eddy_digest"}
 exec(compile(DIGEST_SOURCE, "<eddy digest>", "exec"), _DIGEST_SCOPE)  # noqa: S102 - harness code
-# What goes back for a result that has no digest (not plain data): equal to no digest.
-NO_DIGEST = "not plain data (no digest)"
 # The one wording of an exception, for the harness's own set-up failures too.
 _exc: Callable[[BaseException], str] = _LOOP_SCOPE["text"]
 
