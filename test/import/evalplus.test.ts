@@ -229,14 +229,12 @@ describe("HumanEval+ and MBPP+ as EvalPlus publishes them: imported whole, judge
             // A tuple subclass that says it equals anything.
             `class Same(tuple):\n    def __eq__(self, other):\n        return True\n    __hash__ = tuple.__hash__\n\ndef grid_products(n):\n    out = [(x, y, x * y) for x in range(n) for y in range(n)]\n${big}        out = [Same(t) for t in out]\n    return out\n`,
             // A list subclass whose iteration shows the right answer over an empty list.
-            `class Shown(list):\n    def __init__(self, real):\n        self.real = real\n    def __iter__(self):\n        return iter(self.real)\n    def __len__(self):\n        return len(self.real)\n\ndef grid_products(n):\n    out = [(x, y, x * y) for x in range(n) for y in range(n)]\n${big}        return Shown(out)\n    return out\n`,
-            // Lists again, the built-in name tuple rebound to list first (the walk reads its own copy of the built-ins).
-            `import builtins\n\ndef grid_products(n):\n    out = [(x, y, x * y) for x in range(n) for y in range(n)]\n${big}        out = [list(t) for t in out]\n        builtins.tuple = list\n    return out\n`
+            `class Shown(list):\n    def __init__(self, real):\n        self.real = real\n    def __iter__(self):\n        return iter(self.real)\n    def __len__(self):\n        return len(self.real)\n\ndef grid_products(n):\n    out = [(x, y, x * y) for x in range(n) for y in range(n)]\n${big}        return Shown(out)\n    return out\n`
         ];
         const samples = path.join(dir, "grid-samples.jsonl");
         writeFileSync(samples, solutions.map((s) => JSON.stringify({ task_id: "Mbpp/9001", solution: s })).join("\n") + "\n");
         const got = rows(samplesRun(samples, out, ["--model", "grid"]));
-        expect(got.map((x) => x.category)).toEqual(["passed", "passed", "assertion_error", "assertion_error", "assertion_error", "assertion_error", "assertion_error"]);
+        expect(got.map((x) => x.category), JSON.stringify(got.map((x) => x.detail))).toEqual(["passed", "passed", "assertion_error", "assertion_error", "assertion_error", "assertion_error"]);
         // The large input (fixed test 4) is the one that fails, compared by its digest.
         for (const r of got.slice(2)) expect(r.detail).toMatch(/^fixed test 4: .*expected <an output compared by its digest, sha256:[0-9a-f]{64}>, got /);
     }, 240_000);
