@@ -108,3 +108,31 @@ class Digest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ImportKeepsDigests(unittest.TestCase):
+    """src/import/humaneval/expected.py: which expected outputs are kept as their digest."""
+
+    def setUp(self) -> None:
+        import importlib.util
+        import os
+
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "src", "import", "humaneval", "expected.py")
+        spec = importlib.util.spec_from_file_location("eddy_expected_under_test", path)
+        assert spec is not None and spec.loader is not None
+        self.mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(self.mod)
+        self.mod.DIGEST_OVER_BYTES = 1000  # the threshold, small for the test
+
+    def test_only_large_float_free_outputs_compared_by_equality_become_digests(self) -> None:
+        big = [(i, str(i)) for i in range(500)]
+        with_float = [(i, float(i)) for i in range(500)]
+        outs, digests, spent = self.mod.digest_large([big, [1, 2], with_float], True, digest)
+        self.assertEqual(outs, [None, [1, 2], with_float])
+        self.assertEqual(digests, [digest(big), None, None])
+        self.assertEqual(len(spent), 1)
+        # A problem compared otherwise than by == (a tolerance, a special oracle) keeps every output.
+        outs, digests, _ = self.mod.digest_large([big], False, digest)
+        self.assertEqual((outs, digests), ([big], [None]))
+        self.assertTrue(self.mod.special_oracle("mbpp", "similar_elements"))
+        self.assertFalse(self.mod.special_oracle("mbpp", "combinations_colors"))
