@@ -167,8 +167,8 @@ describe("HumanEval+ and MBPP+ as EvalPlus publishes them: imported whole, judge
             entry_point: "dashes",
             contract: "",
             base_input: [[3]],
-            // 40,000,000 bytes of outputs in all (38.1 MiB), each input alone under 32 MiB.
-            plus_input: [[20_000_000], [20_000_000]],
+            // 36,000,000 bytes of outputs in all (34.3 MiB), each input alone under 16 MiB (kept whole, not as its digest).
+            plus_input: [[12_000_000], [12_000_000], [12_000_000]],
             atol: 0
         };
         const file = path.join(dir, "big.jsonl");
@@ -184,7 +184,60 @@ describe("HumanEval+ and MBPP+ as EvalPlus publishes them: imported whole, judge
         writeFileSync(samples, lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
         const got = rows(samplesRun(samples, out, ["--model", "big"]));
         expect(got.map((x) => x.category)).toEqual(["passed", "resource_exhaustion"]);
-        expect(got[1]!.detail).toMatch(/output larger than 76\.\d MB \(2 x the model solution's outputs\)/);
+        expect(got[1]!.detail).toMatch(/output larger than 68\.\d MB \(2 x the model solution's outputs\)/);
+    }, 240_000);
+
+    it("an output too large to keep (over 16 MB) is stored as its digest and compared by it, exactly as == compares", () => {
+        // MBPP+'s layout; one plus input whose answer is 1,960,000 tuples (about 31 MB pickled).
+        const problem = {
+            task_id: "Mbpp/9001",
+            prompt: '"""\nWrite a function that lists every (x, y, x * y) with 0 <= x, y < n, x first, as tuples in a list.\nassert grid_products(2) == [(0, 0, 0), (0, 1, 0), (1, 0, 0), (1, 1, 1)]\n"""\n',
+            code: "def grid_products(n):\n    return [(x, y, x * y) for x in range(n) for y in range(n)]\n",
+            canonical_solution: "\ndef grid_products(n):\n    return [(x, y, x * y) for x in range(n) for y in range(n)]\n",
+            entry_point: "grid_products",
+            test_list: ["assert grid_products(2) == [(0, 0, 0), (0, 1, 0), (1, 0, 0), (1, 1, 1)]"],
+            test_imports: [],
+            test: "\ninputs = []\nresults = []\n",
+            assertion: "\nassert grid_products(2) == [(0, 0, 0), (0, 1, 0), (1, 0, 0), (1, 1, 1)]\n",
+            base_input: [[2], [3]],
+            plus_input: [[0], [1400]],
+            atol: 0,
+            contract: "",
+            source_file: "eddy"
+        };
+        const file = path.join(dir, "grid.jsonl");
+        writeFileSync(file, JSON.stringify(problem) + "\n");
+        const out = path.join(dir, "grid");
+        const imp = eddy(["import", "mbpp", file, "--out", out, "--workers", "2", "--strict"]);
+        expect(imp.status, imp.stderr).toBe(0);
+        const summary = JSON.parse(readFileSync(path.join(out, "humaneval-import.json"), "utf8"));
+        expect(summary.templates[0]).toMatchObject({ digestOutputs: 1 });
+        // The expected outputs file holds the digest, not the 31 MB.
+        expect(summary.templates[0].expectedBytes).toBeLessThan(10_000);
+        const env = { EDDY_TEMPLATES: path.join(out, "templates"), EDDY_ORACLES: path.join(out, "oracles") };
+        const v = eddy(["templates", "validate"], env);
+        expect(v.status, v.stdout + v.stderr).toBe(0);
+        const big = "    if n > 1000:\n";
+        const solutions = [
+            // Right, built another way.
+            "def grid_products(n):\n    out = []\n    for x in range(n):\n        for y in range(n):\n            out.append((x, y, x * y))\n    return out\n",
+            // Right as == says: 6.0 == 6, True == 1 (each where the value is that integer).
+            `def grid_products(n):\n    out = [(x, y, x * y) for x in range(n) for y in range(n)]\n${big}        out = [(x, True if y == 1 else y, float(p)) for x, y, p in out]\n    return out\n`,
+            // One value off, deep inside the large answer only.
+            `def grid_products(n):\n    out = [(x, y, x * y) for x in range(n) for y in range(n)]\n${big}        x, y, p = out[len(out) // 2 + 7]\n        out[len(out) // 2 + 7] = (x, y, p + 1)\n    return out\n`,
+            // Lists where the answer has tuples ([1, 2] != (1, 2) for ==), in the large answer only.
+            `def grid_products(n):\n    out = [(x, y, x * y) for x in range(n) for y in range(n)]\n${big}        out = [list(t) for t in out]\n    return out\n`,
+            // A tuple subclass that says it equals anything.
+            `class Same(tuple):\n    def __eq__(self, other):\n        return True\n    __hash__ = tuple.__hash__\n\ndef grid_products(n):\n    out = [(x, y, x * y) for x in range(n) for y in range(n)]\n${big}        out = [Same(t) for t in out]\n    return out\n`,
+            // A list subclass whose iteration shows the right answer over an empty list.
+            `class Shown(list):\n    def __init__(self, real):\n        self.real = real\n    def __iter__(self):\n        return iter(self.real)\n    def __len__(self):\n        return len(self.real)\n\ndef grid_products(n):\n    out = [(x, y, x * y) for x in range(n) for y in range(n)]\n${big}        return Shown(out)\n    return out\n`
+        ];
+        const samples = path.join(dir, "grid-samples.jsonl");
+        writeFileSync(samples, solutions.map((s) => JSON.stringify({ task_id: "Mbpp/9001", solution: s })).join("\n") + "\n");
+        const got = rows(samplesRun(samples, out, ["--model", "grid"]));
+        expect(got.map((x) => x.category), JSON.stringify(got.map((x) => x.detail))).toEqual(["passed", "passed", "assertion_error", "assertion_error", "assertion_error", "assertion_error"]);
+        // The large input (fixed test 4) is the one that fails, compared by its digest.
+        for (const r of got.slice(2)) expect(r.detail).toMatch(/^fixed test 4: .*expected <an output compared by its digest, sha256:[0-9a-f]{64}>, got /);
     }, 240_000);
 
     it("expected outputs past the answer's default limits in integer size and in values (as HumanEval+'s /83 and /100): a correct answer passes", () => {

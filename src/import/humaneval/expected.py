@@ -33,8 +33,14 @@ GROUP_EXTRA_MS = 2000.0
 
 # What the judge holds of one problem's expected outputs (pickled): an answer's results, up to twice
 # these, cross to the trusted worker and are read and compared there, value by value. Beyond this
-# the problem cannot come in (MBPP+'s Mbpp/255: 744 MB, one output of 128 million values).
+# the problem cannot come in (an output stored as its digest takes 71 bytes: MBPP+'s Mbpp/255,
+# 744 MB of one output of 128 million values, comes in that way).
 MAX_EXPECTED_BYTES = 256 * 1024 * 1024
+
+# An expected output over this (pickled) is stored as its digest (eddy_judge/digest.py) where it can
+# be compared exactly: no float or complex anywhere, no tolerance, no special oracle. The answer's
+# harness sends the same digest of its own result for that input, and the two are compared.
+DIGEST_OVER_BYTES = 16 * 1024 * 1024
 
 # evalplus/eval/_special_oracle.py: MBPP+ tasks judged by 'out is not None' only.
 MBPP_OUTPUT_NOT_NONE_TASKS = ["check_str", "text_match_three", "text_starta_endb"]
@@ -81,6 +87,15 @@ def mbpp_deserialize_inputs(task_id: str, inputs: list) -> list:
     return inputs
 
 
+# Tasks whose outputs EvalPlus judges by something other than == (evalplus/eval/__init__.py and
+# _special_oracle.py): their outputs are never stored as a digest.
+MBPP_NOT_EXACT_TASKS = ["are_equivalent", "sum_div", "surface_Area", "digit_distance_nums", "similar_elements", "find_char_long", "common_in_nested_lists", "extract_singly", "larg_nnum", "intersection_array", "find_dissimilar", "Diff"] + MBPP_OUTPUT_NOT_NONE_TASKS
+
+
+def special_oracle(dataset: str, entry_point: str) -> bool:
+    return (dataset == "mbpp" and entry_point in MBPP_NOT_EXACT_TASKS) or (dataset == "humaneval" and entry_point == "find_zero")
+
+
 def is_floats(x: Any) -> bool:
     """evalplus.eval.is_floats (numpy arrays aside: plain data only reaches eddy's judge)."""
     if isinstance(x, float):
@@ -123,6 +138,31 @@ def input_limits_ms(times_ms: list, factor: float) -> list:
     ground truth's time on it) (evalplus/evaluate.py: time_limits; unsafe_execute times out each
     input on its own)."""
     return [max(MIN_TIME_LIMIT_MS, GT_TIME_LIMIT_FACTOR * t / factor) for t in times_ms]
+
+
+def digest_large(outs: list, exact: bool, digest: Any) -> tuple[list, list, list]:
+    """(outputs, digests, CPU ms of each digest): an output over DIGEST_OVER_BYTES is replaced by
+    None and its digest given beside it, where `exact` (the problem compares it with == alone) and
+    the output is plain data without floats; any other output stays as it is."""
+    digests: list = [None] * len(outs)
+    spent: list = []
+    if not exact:
+        return outs, digests, spent
+    outs = list(outs)
+    for k, out in enumerate(outs):
+        try:
+            size = len(pickle.dumps(out, protocol=4))
+        except BaseException:
+            continue
+        if size <= DIGEST_OVER_BYTES:
+            continue
+        t0 = time.process_time()
+        d = digest(out)
+        if d is None:
+            continue
+        spent.append((time.process_time() - t0) * 1000.0)
+        digests[k], outs[k] = d, None
+    return outs, digests, spent
 
 
 def run_group(fn: Any, inputs: list, not_none: bool) -> tuple[list, list]:
@@ -179,6 +219,11 @@ def compute(req: dict) -> dict:
     evalplus = p.get("base_input") is not None or p.get("plus_input") is not None
     data: dict = {"task_id": task_id, "dataset": dataset, "entry_point": entry_point, "atol": atol}
     times: dict = {}
+    digest_ms: list = []
+    sys.path.insert(0, req["judge"])
+    from eddy_judge.budget import host_factor  # noqa: E402 (the judge's own calibration)
+    from eddy_judge.digest import digest  # noqa: E402 (the same walk as the answer's harness)
+
     if evalplus:
         base, plus = p.get("base_input") or [], p.get("plus_input") or []
         if dataset == "mbpp":
@@ -193,6 +238,8 @@ def compute(req: dict) -> dict:
             data[name] = outs
             data[name + "_atol"] = group_atols(atol, outs, not (dataset == "humaneval" and entry_point == "find_zero"))
             times[name] = ts
+            data[name], data[name + "_digest"], spent = digest_large(outs, atol == 0 and not special_oracle(dataset, entry_point), digest)
+            digest_ms += spent
         returns = sorted({type_name(v) for v in data["base"] + data["plus"]})
         calls = data["base_input"] + data["plus_input"]
     else:
@@ -210,9 +257,6 @@ def compute(req: dict) -> dict:
         marshal.dumps(calls)
     except ValueError:
         raise ValueError("the test arguments are not plain data (None, bool, int, float, complex, str, bytes, list, tuple, dict, set)")
-    sys.path.insert(0, req["judge"])
-    from eddy_judge.budget import host_factor  # noqa: E402 (the judge's own calibration)
-
     factor = host_factor()
     for name in ("base", "plus"):
         if name in times:
@@ -220,13 +264,16 @@ def compute(req: dict) -> dict:
     blob = pickle.dumps(data, protocol=4)
     if len(blob) > MAX_EXPECTED_BYTES:
         raise ValueError(
-            "its expected outputs take %d MB, more than the judge reads and compares for one problem (%d MB; an answer may send twice its problem's outputs)"
-            % (len(blob) // (1024 * 1024), MAX_EXPECTED_BYTES // (1024 * 1024))
+            "its expected outputs take %d MB, more than the judge reads and compares for one problem (%d MB; an answer may send twice its problem's outputs; an output over %d MB is kept as its digest only where == alone compares it: no float or complex number in it, no tolerance, no special oracle)"
+            % (len(blob) // (1024 * 1024), MAX_EXPECTED_BYTES // (1024 * 1024), DIGEST_OVER_BYTES // (1024 * 1024))
         )
     with open(req["out"], "wb") as f:
         f.write(blob)
     ms = {k: sum(v) for k, v in times.items()}
     budget = sum(group_budget_ms(v, factor) for k, v in times.items() if k != "check")
+    # The answer's harness walks its result of each digest-compared input as the import did:
+    # charged to the answer, so its budget has room for it (EvalPlus's factor on the import's time).
+    budget += sum(max(MIN_TIME_LIMIT_MS, GT_TIME_LIMIT_FACTOR * t / factor) for t in digest_ms)
     return {
         "ok": True,
         "arity": arity,
@@ -238,6 +285,7 @@ def compute(req: dict) -> dict:
         "hostFactor": factor,
         "sha256": hashlib.sha256(blob).hexdigest(),
         "bytes": len(blob),
+        "digests": sum(1 for g in ("base", "plus") for d in data.get(g + "_digest", []) if d is not None),
     }
 
 

@@ -40,6 +40,8 @@ export interface ImportedProblem {
     budgetMs: number | null;
     /** Size of the expected-outputs file beside the oracle. */
     expectedBytes: number;
+    /** How many of its expected outputs are kept as their digest (too large to keep; compared exactly). */
+    digestOutputs: number;
     mutants: string[];
     warnings: string[];
 }
@@ -75,6 +77,8 @@ interface Expected {
     budgetMs: number | null;
     sha256: string;
     bytes: number;
+    /** Expected outputs over 16 MB kept as their digest (compared exactly by it, expected.py). */
+    digests: number;
 }
 
 const EXPECTED_SCRIPT = path.join(packageRoot(), "src", "import", "humaneval", "expected.py");
@@ -261,6 +265,7 @@ async function importOne(pool: JudgePool, p: HumanEvalProblem, e: Expected, data
         canonicalMs: e.canonicalMs,
         budgetMs: e.budgetMs,
         expectedBytes: e.bytes,
+        digestOutputs: e.digests,
         mutants: killed.map((m) => m.name),
         warnings
     };

@@ -254,7 +254,8 @@ def run_candidate(
         guard = os.environ.get("EDDY_JUDGE_GUARD") != "0"
         # Each call's own CPU limit (s, on this machine), where the oracle sets one (imported EvalPlus problems).
         limits = None if p.call_limits_ms is None else [None if x is None else x * cpu_factor() / 1000.0 for x in p.call_limits_ms]
-        head = marshal.dumps((code, fn, arity, p.keep_args, p.new_object, memory_mb, budget.kill_ms / 1000.0, key, guard, foreign, checked, limits))
+        # The calls whose result comes back as its digest (an expected output too large to keep).
+        head = marshal.dumps((code, fn, arity, p.keep_args, p.new_object, memory_mb, budget.kill_ms / 1000.0, key, guard, foreign, checked, limits, p.digest_calls))
         job = frame(head) + frame(p.calls_blob if foreign is None else wire_blob(p))
         os.set_blocking(box.job_w, False)
         os.write(box.ctl_w, frame(marshal.dumps(budget.limits())))

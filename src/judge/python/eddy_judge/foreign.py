@@ -8,6 +8,7 @@ from typing import Any
 
 from .candidate import Run, read_results
 from .compare import Opaque
+from .digest import as_digest
 from .languages import RUNTIMES, runtime_path
 from .oracle import OracleError
 from .prepare import Prepared
@@ -49,7 +50,11 @@ def read_foreign(run: Run, p: Prepared) -> None:
             run.broken = "result %d: %s" % (i + 1, e)
             run.results = {k: v for k, v in run.results.items() if k < i}
             return
-        if isinstance(value, Opaque):
+        if p.digest_calls is not None and i in p.digest_calls:
+            # An expected output kept as its digest: the answer's value (built here, plain data)
+            # is compared by the same digest.
+            run.results[i] = ("r", as_digest(value), after)
+        elif isinstance(value, Opaque):
             run.results[i] = ("o", value.text, after)
         else:
             run.results[i] = ("r", value, after)

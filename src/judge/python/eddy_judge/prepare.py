@@ -87,6 +87,7 @@ class Prepared:
     result_bytes: int = MAX_RESULT_BYTES  # what the answer's results may take on the wire
     int_digits: int = MAX_INT_DIGITS  # the largest integer (15-bit digits) an answer may send
     call_limits_ms: list[float | None] | None = None  # each call's own CPU limit (reference ms), where the oracle sets one
+    digest_calls: list[int] | None = None  # calls whose result the harness sends as its digest (digest.py), where the oracle asks
 
 
 def time_limit_ms(expected: Any) -> float | None:
@@ -96,6 +97,15 @@ def time_limit_ms(expected: Any) -> float | None:
         return None
     v = expected.eddy_time_limit_ms
     return float(v) if isinstance(v, (int, float)) and v > 0 else None
+
+
+def digest_of(expected: Any) -> str | None:
+    """The digest an oracle's expected object stands for (`eddy_digest`: an output too large to
+    keep, stored as its digest at import), or None: compared by value."""
+    if getattr(type(expected), "eddy_digest", None) is None:
+        return None
+    v = expected.eddy_digest
+    return v if isinstance(v, str) else None
 
 
 def bare(expected: Any) -> Any:
@@ -188,6 +198,8 @@ def prepare(req: dict[str, Any]) -> Prepared:
     out.result_bytes, out.int_digits = result_limits(expected, calls_blob, out.keep_args)
     limits = [time_limit_ms(e) for e in expected]
     out.call_limits_ms = limits if any(x is not None for x in limits) else None
+    digests = [i for i, e in enumerate(expected) if digest_of(e) is not None]
+    out.digest_calls = digests or None
     if len(_prepared) > 512:
         _prepared.clear()
     _prepared[key] = out

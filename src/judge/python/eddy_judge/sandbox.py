@@ -44,6 +44,7 @@ from types import CodeType
 from typing import Any, Callable
 
 from . import isolation as iso
+from .digest import DIGEST_SOURCE, NO_DIGEST
 from .languages import RUNTIMES, relay
 from .static_check import precheck
 
@@ -273,6 +274,11 @@ def form(v):
 _CONTAINERS = {_collections.Counter: "Counter", _collections.OrderedDict: "OrderedDict", _collections.defaultdict: "defaultdict", _collections.deque: "deque"}
 _LOOP_SCOPE: dict[str, Any] = {"__builtins__": builtins, "RESOURCE_ERRNOS": frozenset(RESOURCE_ERRNOS), "CONTAINERS": _CONTAINERS}
 exec(compile(_LOOP_SOURCE, "<eddy candidate thread>", "exec"), _LOOP_SCOPE)  # noqa: S102 - harness code
+# The digest walk (digest.py), the harness's own copy: its names bound here, before any answer code.
+# Its built-ins are a copy taken now: an answer that rebinds builtins.type or builtins.iter in its
+# process changes nothing the walk reads.
+_DIGEST_SCOPE: dict[str, Any] = {"__builtins__": dict(vars(builtins)), "__name__": "eddy_digest"}
+exec(compile(DIGEST_SOURCE, "<eddy digest>", "exec"), _DIGEST_SCOPE)  # noqa: S102 - harness code
 # The one wording of an exception, for the harness's own set-up failures too.
 _exc: Callable[[BaseException], str] = _LOOP_SCOPE["text"]
 
@@ -456,7 +462,7 @@ def candidate(cfg: Config, fds: dict[str, int], uid: int | None, nproc: int, wor
         head, calls_blob = _read_frames(job_r, 2)
         stamps += (time.monotonic(), time.process_time())
         os.close(job_r)
-        code, fn, arity, keep_args, send_args, memory_mb, cpu_s, key, guard, foreign, checked, call_limits = marshal.loads(head)
+        code, fn, arity, keep_args, send_args, memory_mb, cpu_s, key, guard, foreign, checked, call_limits, digest_calls = marshal.loads(head)
         # On the CPU it woke up on for the job, from now on (isolation.py stay_on_this_cpu).
         iso.stay_on_this_cpu()
         # Another language's calls stay JSON text (languages.py): they are its harness's input.
@@ -518,7 +524,7 @@ def candidate(cfg: Config, fds: dict[str, int], uid: int | None, nproc: int, wor
     emit(("pre", None, ""))
     # The zygote's list holds while nothing has been imported since it was made.
     harness = cfg.harness_modules if len(sys.modules) == cfg.modules_count else harness_modules()
-    _run(compiled, fn, calls, keep_args or send_args, key, seq, res_w, mark_w, guard, stamps, harness, call_limits)
+    _run(compiled, fn, calls, keep_args or send_args, key, seq, res_w, mark_w, guard, stamps, harness, call_limits, digest_calls)
 
 
 LEFT_A_THREAD = "the answer left a thread running when %s returned (the judge records nothing while answer code runs)"
@@ -542,6 +548,7 @@ def _run(
     stamps: list[float],
     harness: tuple[str, ...],
     call_limits: list[float] | None = None,
+    digest_calls: list[int] | None = None,
 ) -> None:
     """Run the candidate's load and each of its calls in a thread of its own; this (main) thread
     only starts each one, waits until it has ended, and records. No answer code runs while it
@@ -574,6 +581,8 @@ def _run(
     call = _LOOP_SCOPE["call"]
     shown = _LOOP_SCOPE["shown"]
     form = _LOOP_SCOPE["form"]
+    digest = _DIGEST_SCOPE["digest"]
+    by_digest = frozenset(digest_calls or ())
     me = getpid()
     main = ident()
     clock = time.process_time
@@ -686,6 +695,24 @@ def _run(
             emit(("e", i, "resource" if err[0] == "resource" else "runtime", err[1][:300]))
             continue
         after: Any = args if send_args else None
+        if i in by_digest:
+            # An expected output too large to keep was stored as its digest: the result's digest
+            # (digest.py's walk, exact types only, none of the value's own code) goes back instead
+            # of the result, computed in the answer's thread and charged to the answer.
+            hexed, derr = in_thread(call, (digest, (value, False)))
+            if threads() != 0:
+                emit(("e", i, "runtime", LEFT_A_THREAD % ("the digest of its value (%s)" % fn)))
+                exit_(0)
+            if derr is not None:
+                emit(("e", i, "resource" if derr[0] == "resource" else "runtime", derr[1][:300]))
+                continue
+            if type(hexed) is not str:
+                hexed = NO_DIGEST
+            try:
+                emit(("r", i, hexed, after))
+            except ValueError:
+                emit(("r", i, hexed, not_plain))
+            continue
         try:
             # One marshal call over the value and the arguments: an object that is both comes
             # back as one object (a reference), so the worker sees sharing. marshal takes exact

@@ -60,7 +60,7 @@ BOOT = (
     "sys.modules['eddy_judge.zygote'].main(s)\n"
 )
 # The modules BOOT loads, in dependency order.
-MODULES = ("protocol", "isolation", "static_check", "languages", "sandbox", "zygote")
+MODULES = ("protocol", "isolation", "static_check", "languages", "digest", "sandbox", "zygote")
 
 
 def setup(want: str, protect: list[int]) -> tuple[Config, list[str]]:

@@ -37,6 +37,8 @@ from typing import Any, Callable, cast
 from .. import oracle
 from ..categories import Category
 from ..compare import make_comparator, strict_equal
+from ..digest import as_digest
+from ..prepare import digest_of
 from ..oracle import Oracle, OracleError
 
 
@@ -241,6 +243,9 @@ def check(mod: Oracle, req: dict[str, Any], cases: list[Case]) -> dict[str, Any]
         def cmp(expected, actual, raw_cmp=raw_cmp):
             # A comparison that raises (an odd answer) is a mismatch, as in the judge.
             try:
+                if digest_of(expected) is not None:
+                    # An expected output kept as its digest: compared with the answer's digest, as in the judge.
+                    actual = as_digest(actual)
                 return bool(raw_cmp(expected, actual))
             except Exception:
                 return False
