@@ -112,6 +112,38 @@ async function interruptAfter(args: string[], cwd: string, ready: () => boolean)
     return { code, stdout, stderr };
 }
 
+/** What the loopback server does with one request: answer it (the model list, or one chat reply), or fail it. */
+type Reply = "answer" | { status: number; type: string; body: string };
+const MODELS = JSON.stringify({ object: "list", data: [{ id: "m", object: "model", owned_by: "someone" }] });
+const CHAT = JSON.stringify({ choices: [{ index: 0, message: { role: "assistant", content: "```python\ndef f():\n    return 1\n```" }, finish_reason: "stop" }], usage: { prompt_tokens: 3, completion_tokens: 4 } });
+
+/** A real OpenAI-compatible loopback server serving model `m`: `decide` says what each request gets; closed after `use`. */
+async function withServer(decide: (url: string, body: string) => Reply, use: (url: string) => Promise<void>): Promise<void> {
+    const server = http.createServer((req, res) => {
+        let body = "";
+        req.on("data", (b: Buffer) => (body += b.toString()));
+        req.on("end", () => {
+            const r = decide(req.url ?? "", body);
+            if (r === "answer") {
+                res.writeHead(200, { "content-type": "application/json" });
+                res.end(req.url === "/v1/models" ? MODELS : CHAT);
+                return;
+            }
+            res.writeHead(r.status, { "content-type": r.type });
+            res.end(r.body);
+        });
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+    try {
+        await use(`http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`);
+    } finally {
+        await new Promise<void>((r) => {
+            server.closeAllConnections();
+            server.close(() => r());
+        });
+    }
+}
+
 describe("hints run as printed", () => {
     it("Ctrl-C: the resume hint names the --db the run was started with, and resumes it as printed", async () => {
         const cwd = tmpDir("eddy-hint-");
@@ -237,30 +269,14 @@ describe("hints run as printed", () => {
     it("a run whose queries failed (not stopped) names the same command, which asks them again as printed (a server's --base-url included)", async () => {
         // A real loopback server that refuses each request once (HTTP 400, a bad request: that query's failure, not the run's).
         const seen = new Map<string, number>();
-        const server = http.createServer((req, res) => {
-            if (req.url === "/v1/models") {
-                res.writeHead(200, { "content-type": "application/json" });
-                res.end(JSON.stringify({ object: "list", data: [{ id: "m", object: "model", owned_by: "someone" }] }));
-                return;
-            }
-            let body = "";
-            req.on("data", (b: Buffer) => (body += b.toString()));
-            req.on("end", () => {
-                const n = (seen.get(body) ?? 0) + 1;
-                seen.set(body, n);
-                if (n === 1) {
-                    res.writeHead(400, { "content-type": "application/json" });
-                    res.end(JSON.stringify({ error: { code: 400, message: "unsupported parameter" } }));
-                    return;
-                }
-                res.writeHead(200, { "content-type": "application/json" });
-                res.end(JSON.stringify({ choices: [{ index: 0, message: { role: "assistant", content: "```python\ndef f():\n    return 1\n```" }, finish_reason: "stop" }], usage: { prompt_tokens: 3, completion_tokens: 4 } }));
-            });
-        });
-        await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
-        try {
+        const decide = (url: string, body: string): Reply => {
+            if (url === "/v1/models") return "answer";
+            const n = (seen.get(body) ?? 0) + 1;
+            seen.set(body, n);
+            return n === 1 ? { status: 400, type: "application/json", body: JSON.stringify({ error: { code: 400, message: "unsupported parameter" } }) } : "answer";
+        };
+        await withServer(decide, async (url) => {
             const cwd = tmpDir("eddy-hint-");
-            const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
             const first = await shAsync(`eddy run --backend server --base-url ${url} --model m -t list_every_kth -M 2 -R 1 --max-tokens 4 --no-progress --fresh --db 'my studies/s.db'`, cwd);
             expect(first.code, first.out).toBe(1);
             expect(first.out).toMatch(/generation failed for list_every_kth/);
@@ -273,40 +289,21 @@ describe("hints run as printed", () => {
             // The same run, now whole.
             expect(runStatus(db, "runs")).toEqual(["complete"]);
             expect(rows(db, "generations")).toBe(2);
-        } finally {
-            await new Promise<void>((r) => {
-                server.closeAllConnections();
-                server.close(() => r());
-            });
-        }
+        });
     });
 
     it("a server that fails mid-run: the kept run's resume hint names the --base-url a resume needs (not stored with the run), and runs as printed", async () => {
         let answered = 0;
         let down = true;
-        const server = http.createServer((req, res) => {
-            if (req.url === "/v1/models") {
-                res.writeHead(200, { "content-type": "application/json" });
-                res.end(JSON.stringify({ object: "list", data: [{ id: "m", object: "model", owned_by: "someone" }] }));
-                return;
-            }
-            req.resume();
-            req.on("end", () => {
-                // The first answer is given; then the server breaks until the test mends it.
-                if (answered >= 1 && down) {
-                    res.writeHead(500, { "content-type": "text/plain" });
-                    res.end("broken");
-                    return;
-                }
-                answered++;
-                res.writeHead(200, { "content-type": "application/json" });
-                res.end(JSON.stringify({ choices: [{ index: 0, message: { role: "assistant", content: "```python\ndef f():\n    return 1\n```" }, finish_reason: "stop" }], usage: { prompt_tokens: 3, completion_tokens: 4 } }));
-            });
-        });
-        await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
-        try {
+        const decide = (url: string): Reply => {
+            if (url === "/v1/models") return "answer";
+            // The first answer is given; then the server breaks until the test mends it.
+            if (answered >= 1 && down) return { status: 500, type: "text/plain", body: "broken" };
+            answered++;
+            return "answer";
+        };
+        await withServer(decide, async (url) => {
             const cwd = tmpDir("eddy-hint-");
-            const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
             const first = await shAsync(`eddy run --backend server --base-url ${url} --model m -t list_every_kth -M 2 -R 1 --max-tokens 4 --retry-for 1 --no-progress --db 'my studies/s.db'`, cwd);
             expect(first.code, first.out).toBe(1);
             const hints = printedCommands(first.out);
@@ -319,12 +316,7 @@ describe("hints run as printed", () => {
             expect(again.code, again.out).toBe(0);
             expect(runStatus(db, "runs")).toEqual(["complete"]);
             expect(rows(db, "generations")).toBe(2);
-        } finally {
-            await new Promise<void>((r) => {
-                server.closeAllConnections();
-                server.close(() => r());
-            });
-        }
+        });
     });
 
     it("a database another process holds: the hint is the same command, and it runs as printed once the database is free", () => {
@@ -368,27 +360,9 @@ describe("hints run as printed", () => {
 
     it("a server still loading its model (HTTP 503): the hint is the same command, and it runs as printed once the server is ready", async () => {
         let ready = false;
-        const server = http.createServer((req, res) => {
-            if (!ready) {
-                res.writeHead(503, { "content-type": "application/json" });
-                res.end(JSON.stringify({ error: { code: 503, message: "Loading model" } }));
-                return;
-            }
-            if (req.url === "/v1/models") {
-                res.writeHead(200, { "content-type": "application/json" });
-                res.end(JSON.stringify({ object: "list", data: [{ id: "m", object: "model", owned_by: "someone" }] }));
-                return;
-            }
-            req.resume();
-            req.on("end", () => {
-                res.writeHead(200, { "content-type": "application/json" });
-                res.end(JSON.stringify({ choices: [{ index: 0, message: { role: "assistant", content: "```python\ndef f():\n    return 1\n```" }, finish_reason: "stop" }], usage: { prompt_tokens: 3, completion_tokens: 4 } }));
-            });
-        });
-        await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
-        try {
+        const loading: Reply = { status: 503, type: "application/json", body: JSON.stringify({ error: { code: 503, message: "Loading model" } }) };
+        await withServer(() => (ready ? "answer" : loading), async (url) => {
             const cwd = tmpDir("eddy-hint-");
-            const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
             const command = `eddy run --backend server --base-url ${url} --model m -t list_every_kth -M 2 -R 1 --max-tokens 4 --no-progress --db 'my studies/s.db'`;
             const first = await shAsync(command, cwd);
             expect(first.code, first.out).toBe(1);
@@ -399,12 +373,7 @@ describe("hints run as printed", () => {
             const again = await shAsync(hints[0]!, cwd);
             expect(again.code, again.out).toBe(0);
             expect(runStatus(path.join(cwd, "my studies/s.db"), "runs")).toEqual(["complete"]);
-        } finally {
-            await new Promise<void>((r) => {
-                server.closeAllConnections();
-                server.close(() => r());
-            });
-        }
+        });
     });
 
     it("a reading command on a database that is not there names the study that makes one there, and it runs as printed", () => {
