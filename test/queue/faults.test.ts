@@ -15,9 +15,9 @@ import { BIN, cleanTmp, countRows, tmpDir } from "../run/helpers.js";
 import { ensureTinyModels } from "../../src/inference/gguf/tinyModel.js";
 import { TEMPLATES, exportStore, useFixedTemplates } from "../merge/studyFixture.js";
 import { HAS_REDIS, startRedis } from "./redisServer.js";
+import { sleep, until, within } from "../support/waiting.js";
 
 const PASSWORD = "eddy-faults-pw";
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** Generations stored so far (0 before the coordinator has created and migrated the database). */
 const stored = (db: string): number => {
@@ -27,16 +27,6 @@ const stored = (db: string): number => {
         return 0;
     }
 };
-const until = async (what: () => boolean | Promise<boolean>, ms = 60_000): Promise<void> => {
-    const end = Date.now() + ms;
-    while (!(await what())) {
-        if (Date.now() > end) throw new Error("timed out waiting");
-        await sleep(50);
-    }
-};
-/** The first value, or a rejection after `ms`: a coordinator that hangs fails the test instead of stalling it. */
-const within = <T>(p: Promise<T>, ms: number, what: string): Promise<T> =>
-    Promise.race([p, sleep(ms).then(() => Promise.reject(new Error(`${what} did not finish within ${ms / 1000} s`)))]);
 
 describe.skipIf(!HAS_REDIS)("the queue under faults", () => {
     let dir: string;

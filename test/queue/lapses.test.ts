@@ -14,6 +14,7 @@ import { TEMPLATES, exportStore, useFixedTemplates } from "../merge/studyFixture
 import { HAS_REDIS, startRedis } from "./redisServer.js";
 import { commandLine } from "../../src/util/commandLine.js";
 import { unwrapMessages } from "../support/messages.js";
+import { sleep, until as waitUntil, within } from "../support/waiting.js";
 
 /**
  * The queue when things lapse rather than break: a worker whose lock runs out (stopped, or starved), a
@@ -21,16 +22,7 @@ import { unwrapMessages } from "../support/messages.js";
  */
 const PASSWORD = "eddy-lapses-pw";
 const PATIENCE = 240_000;
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-const until = async (what: () => boolean | Promise<boolean>, ms = 120_000): Promise<void> => {
-    const end = Date.now() + ms;
-    while (!(await what())) {
-        if (Date.now() > end) throw new Error("timed out waiting");
-        await sleep(50);
-    }
-};
-const within = <T>(p: Promise<T>, ms: number, what: string): Promise<T> =>
-    Promise.race([p, sleep(ms).then(() => Promise.reject(new Error(`${what} did not finish within ${ms / 1000} s`)))]);
+const until = (what: () => boolean | Promise<boolean>, ms = 120_000): Promise<void> => waitUntil(what, ms);
 const stored = (db: string): number => {
     try {
         return existsSync(db) ? countRows(db, "generations") : 0;
