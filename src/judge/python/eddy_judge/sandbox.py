@@ -8,16 +8,17 @@ reports its exit status and resource use on a pipe the candidate never holds.
 
 The candidate mounts its own scratch tmpfs (size-limited /tmp and /dev/shm, an empty /proc), reads
 its job (code, function, arguments, a per-job key), sets rlimits, drops every capability, installs
-the seccomp allow-list, runs the static check, and then runs the code in a thread of its own. The
-main thread keeps the key and the result pipe in its locals, where the candidate's thread cannot
-reach them, and writes one authenticated frame per call (a keyed BLAKE2b over a sequence number
-and the payload). An audit hook refuses and reports the ways into another thread's frames and into
+the seccomp allow-list, runs the static check, and then runs the code in one thread of its own, fed
+one job (the load, each call) at a time. The main thread keeps the key and the result pipe in its
+locals, where the candidate's thread cannot reach them, and writes one authenticated frame per
+call (a keyed BLAKE2b over a sequence number and the payload). An audit hook refuses and reports the ways into another thread's frames and into
 raw memory (gc referrers, sys._current_frames, ctypes, tracing the main thread). Nothing here has
 ever seen an oracle or an expected value.
 """
 
 from __future__ import annotations
 
+import _queue
 import _thread
 import builtins
 import collections as _collections
@@ -36,7 +37,7 @@ import struct
 import sys
 # Imported here, in the zygote's main thread: `threading` names its main thread (and sets that
 # thread's sentinel lock) when first imported; imported first inside one of the answer's threads,
-# it would reset that thread's sentinel, which the harness waits on (in_thread in _run).
+# it would reset that thread's sentinel, which the harness waits on (begin and finish in _run).
 import threading  # noqa: F401
 import time
 from dataclasses import dataclass, field
@@ -215,10 +216,12 @@ def _user_tasks(uid: int) -> int:
 # ---------------------------------------------------------------- the candidate's own thread
 
 # Compiled once, when the zygote loads this module, into a namespace holding only builtins and
-# what the answer's threads need. Each load and each call runs in a thread of its own, started
-# from C (itertools/operator: the one harness frame above the answer's is `call` or `load`, which
-# holds only what the answer was given), and the harness waits until that thread has *ended* (its
-# sentinel lock, released once the thread's state is gone) before it reads or records anything.
+# what the answer's thread needs. The load and each call run in one thread of the answer's own,
+# started from C and fed one job at a time by a pipeline of C iterators (itertools/operator, _run's
+# `begin`): the one harness frame above the answer's is `call` or `load`, which holds only what the
+# answer was given, and between jobs the thread waits in C with no Python frame at all. The harness
+# reads and records only while that thread waits there, and waits until the thread has *ended* (its
+# sentinel lock, released once the thread's state is gone) before it sends the last call's frame.
 _LOOP_SOURCE = '''
 def kind(e):
     # SystemError ("error return without exception set") is how CPython 3.11 reports an
@@ -530,9 +533,11 @@ def candidate(cfg: Config, fds: dict[str, int], uid: int | None, nproc: int, wor
 LEFT_A_THREAD = "the answer left a thread running when %s returned (the judge records nothing while answer code runs)"
 
 
-# How often the harness looks at a call's CPU time when the call has a limit of its own.
+# How often the harness looks at a call's CPU time when the call has a limit of its own, and
+# whether the answer's thread is still there while it waits for a result.
 CALL_POLL_S = 0.05
 OVER_ITS_LIMIT = "over its own limit"
+NO_RESULT = "the call left no result"
 
 
 def _run(
@@ -550,14 +555,17 @@ def _run(
     call_limits: list[float] | None = None,
     digest_calls: list[int] | None = None,
 ) -> None:
-    """Run the candidate's load and each of its calls in a thread of its own; this (main) thread
-    only starts each one, waits until it has ended, and records. No answer code runs while it
-    records: the thread that ran the call is gone, a call that leaves another thread running fails,
-    every object the answer handed over is kept alive until the process ends (no finalizer runs
-    when the harness drops a reference) and the garbage collector is off in this thread (no
-    collection runs the answer's finalizers here). Every helper it uses is a C function held in a
-    local, so nothing the candidate patches changes what is reported, and the key lives only in
-    this frame and in the audit hook's closure."""
+    """Run the candidate's load and each of its calls in one thread of the answer's own, fed one
+    job at a time; this (main) thread only hands each job over, waits for its result, and records.
+    No answer code runs while it records: between jobs the answer's thread is parked in C (taking
+    the next job from a queue), with no Python frame of any kind; a call that leaves another thread
+    running fails; every object the answer handed over is kept alive until the process ends (no
+    finalizer runs when the harness drops a reference); and the garbage collector is off while
+    this thread records (the answer's thread switches it off before it hands a result back, and on
+    again once it has taken the next job), so no collection runs the answer's finalizers. Every
+    helper it uses (built-ins included) is bound in a local before any answer code runs, so nothing
+    the candidate patches changes what is reported, and the key lives only in this frame and in the
+    audit hook's closure."""
     dumps = marshal.dumps
     loads = marshal.loads
     write = os.write
@@ -568,15 +576,24 @@ def _run(
     ident = _thread.get_ident
     start = _thread.start_new_thread
     threads = _thread._count  # type: ignore[attr-defined]
-    sentinel = _thread._set_sentinel  # type: ignore[attr-defined]
+    set_sentinel = _thread._set_sentinel  # type: ignore[attr-defined]
     new_lock = _thread.allocate_lock
+    new_queue = _queue.SimpleQueue
+    sink = _collections.deque
     chain = itertools.chain
     tee = itertools.tee
-    take = operator.methodcaller("acquire")
     starmap = itertools.starmap
+    repeat = itertools.repeat
+    take = operator.methodcaller("acquire")
+    first = operator.itemgetter(0)
     call0 = operator.call  # type: ignore[attr-defined]
+    settrace = sys.settrace
+    setprofile = sys.setprofile
     gc_enable = gc.enable
     gc_disable = gc.disable
+    # Built-ins too: the answer's code may rebind builtins.enumerate, len, zip… before any call.
+    map_, zip_, iter_, len_, type_, enumerate_ = map, zip, iter, len, type, enumerate
+    tuple_, str_, value_error = tuple, str, ValueError
     load = _LOOP_SCOPE["load"]
     call = _LOOP_SCOPE["call"]
     shown = _LOOP_SCOPE["shown"]
@@ -590,18 +607,34 @@ def _run(
     # a template may limit each call on its own (an imported EvalPlus problem does).
     spent: list[float] = []
     not_plain = "<arguments no longer plain data>"
-    # Every box (a call's value) stays here until the process ends: nothing the answer handed
-    # over is let go of, so no __del__ or weakref callback of the answer's runs because of the
-    # harness. (The results of one run are at most MAX_RESULT_BYTES on the wire.)
-    kept: list[list[Any]] = []
+    # Every result the answer's thread hands back (a helper's tuple, holding the call's value)
+    # stays here until the process ends: nothing the answer handed over is let go of, so no
+    # __del__ or weakref callback of the answer's runs because of the harness. (The results of
+    # one run are at most MAX_RESULT_BYTES on the wire.)
+    kept: list[Any] = []
+    keep = kept.append
+    stop = object()
+    # The answer's thread, while it lives: its job queue, the lock it releases once it has handed
+    # a result back (or, at its start, once it holds its sentinel), and its sentinel (a lock the
+    # interpreter releases once the thread's state is gone). `live` is 1 while it is there.
+    jobs: Any = None
+    done: Any = None
+    sentinel: Any = None
+    live = 0
 
-    def emit(obj: Any) -> None:
-        nonlocal seq
+    def seal(obj: Any) -> bytes:
+        """A frame with the next sequence number (sent with `send`, in order)."""
         payload = dumps(obj)
-        data = pack(">I", len(payload) + MAC_BYTES) + blake(pack(">Q", seq) + payload, key=key, digest_size=MAC_BYTES).digest() + payload
+        return pack(">I", len_(payload) + MAC_BYTES) + blake(pack(">Q", seq) + payload, key=key, digest_size=MAC_BYTES).digest() + payload
+
+    def send(data: bytes) -> None:
+        nonlocal seq
         seq += 1
         while data:
             data = data[write(fd, data):]
+
+    def emit(obj: Any) -> None:
+        send(seal(obj))
 
     def hook(event: str, args: tuple[Any, ...]) -> None:
         if event in ALWAYS_DENIED or event.startswith("ctypes.") or (event == "import" and args and args[0] in HARNESS_MODULES) or (event in MAIN_THREAD_DENIED and ident() == main):
@@ -613,41 +646,130 @@ def _run(
                     pass
             exit_(TAMPER_EXIT)
 
-    def in_thread(func: Any, args: tuple[Any, ...], until: float = 0.0) -> tuple[Any, tuple[str, str] | None]:
-        """func(*args) in a thread of its own, waited for until that thread has ended: (value,
-        error), func being one of the loop's helpers (`call`, `load`, `shown`), which return
-        ("r", value) or ("e", kind, text). Started from C: the box, the locks and the sentinel are
-        reachable from nowhere else."""
-        box: list[Any] = []
-        ready = new_lock()
-        ready.acquire()
-        runner = box.extend
-        kept.append(box)
-        # The thread takes its sentinel (a lock the interpreter releases when the thread's state
-        # is deleted) and holds it, re-enables the collector for the answer, lets this thread
-        # wait on the sentinel, then runs func: box = [sentinel, True, None, None, value].
-        mine, taken = tee(map(call0, (sentinel,)))
+    def begin() -> tuple[str, str] | None:
+        """Start the answer's thread, from C: a pipeline of C iterators, drained by a deque that
+        keeps nothing. At its start it takes its sentinel and holds it, hands it over and lets
+        this thread go on; then, for each job (helper, *arguments) taken from its queue, it clears
+        any trace or profile function left in it, switches the collector on, runs the helper (the
+        only Python frame in the thread, holding only what the answer was given), switches the
+        collector off, hands the result back (`kept`) and releases `done`. Between jobs it waits
+        in the queue's C code. The queue, the locks and the pipeline are reachable from nowhere
+        else."""
+        nonlocal jobs, done, sentinel, live
+        jobs = new_queue()
+        done = new_lock()
+        done.acquire()
+        hold: list[Any] = []
+        mine, taken = tee(map_(call0, (set_sentinel,)))
+        taken_jobs = map_(first, zip_(iter_(jobs.get, stop), map_(settrace, repeat(None)), map_(setprofile, repeat(None)), map_(call0, repeat(gc_enable))))
+        results = map_(first, zip_(starmap(call0, taken_jobs), map_(call0, repeat(gc_disable))))
+        handed = zip_(map_(keep, results), map_(call0, repeat(done.release)))
+        pipe: Any = chain(map_(hold.append, mine), map_(take, taken), map_(call0, (done.release,)), handed)
         try:
-            start(runner, (chain(mine, map(take, taken), map(call0, (gc_enable, ready.release)), starmap(func, (args,))),))
+            start(sink((), 0).extend, (pipe,))
         except RuntimeError as e:  # no thread to be had: the process or memory limit, already used up
-            gc_disable()
-            return None, ("resource", "the judge could not start the answer's thread: %s" % _exc(e))
-        ready.acquire()
-        if until > 0.0:
-            # A call with a CPU limit of its own (process CPU time `until`): looked at while it runs,
-            # and the whole process ends at once when it is over (EvalPlus times out each input).
-            while not box[0].acquire(True, CALL_POLL_S):
-                if clock() > until:
-                    return None, ("over", OVER_ITS_LIMIT)
-        else:
-            box[0].acquire()  # the thread's sentinel: released once its state is gone
-        gc_disable()
-        out = box[4] if len(box) == 5 else None
-        if type(out) is tuple and len(out) == 2 and out[0] == "r":
+            return ("resource", "the judge could not start the answer's thread: %s" % _exc(e))
+        done.acquire()
+        sentinel = hold[0]
+        live = 1
+        return None
+
+    def job(task: tuple[Any, ...], until: float = 0.0) -> tuple[Any, tuple[str, str] | None]:
+        """task[0](*task[1:]) in the answer's thread, task[0] being one of the loop's helpers
+        (`call`, `load`), which return ("r", value) or ("e", kind, text): (value, error). With
+        `until` (process CPU time), a call with a CPU limit of its own: looked at while it runs,
+        and the whole process ends at once when it is over (EvalPlus times out each input)."""
+        nonlocal live
+        if not live:
+            failed = begin()
+            if failed is not None:
+                return None, failed
+        n = len_(kept)
+        jobs.put(task)
+        # Waited for with a timeout: a thread that ended without handing a result back (an
+        # exception out of the pipeline) releases its sentinel, never `done`. Nothing here makes
+        # an object the collector tracks, so no collection can start in this thread meanwhile.
+        while not done.acquire(True, CALL_POLL_S):
+            if until > 0.0 and clock() > until:
+                return None, ("over", OVER_ITS_LIMIT)
+            if sentinel.acquire(False):
+                live = 0
+                gc_disable()
+                if not done.acquire(False):
+                    return None, ("runtime", NO_RESULT)
+                break
+        out = kept[-1] if len_(kept) > n else None
+        if type_(out) is tuple_ and len_(out) == 2 and out[0] == "r":
             return out[1], None
-        if type(out) is tuple and len(out) == 3 and out[0] == "e" and type(out[2]) is str:
+        if type_(out) is tuple_ and len_(out) == 3 and out[0] == "e" and type_(out[2]) is str_:
             return None, ("resource" if out[1] == "resource" else "runtime", out[2])
-        return None, ("runtime", "the call left no result")
+        return None, ("runtime", NO_RESULT)
+
+    def finish() -> None:
+        """Stop the answer's thread and wait until its state is gone: finalizers of its
+        thread-local data run there, inside the answer's time, before anything more is sent."""
+        nonlocal live
+        if live:
+            jobs.put(stop)
+            sentinel.acquire()
+            live = 0
+
+    def record(i: int, args: tuple[Any, ...], value: Any) -> bytes:
+        """Call i's frame, sealed (sent by the caller): its value and its arguments after it."""
+        after: Any = args if send_args else None
+        if i in by_digest:
+            # An expected output too large to keep was stored as its digest: the result's digest
+            # (digest.py's walk, exact types only, none of the value's own code) goes back instead
+            # of the result, computed in the answer's thread and charged to the answer.
+            hexed, derr = job((call, digest, (value, False)))
+            if threads() != live:
+                emit(("e", i, "runtime", LEFT_A_THREAD % ("the digest of its value (%s)" % fn)))
+                exit_(0)
+            if derr is not None:
+                return seal(("e", i, "resource" if derr[0] == "resource" else "runtime", derr[1][:300]))
+            if type_(hexed) is not str_:
+                hexed = NO_DIGEST
+            try:
+                return seal(("r", i, hexed, after))
+            except value_error:
+                return seal(("r", i, hexed, not_plain))
+        try:
+            # One marshal call over the value and the arguments: an object that is both comes
+            # back as one object (a reference), so the worker sees sharing. marshal takes exact
+            # types only: it runs none of the answer's code.
+            return seal(("r", i, value, after))
+        except value_error:
+            pass
+        try:
+            dumps(value)
+            plain = True
+        except value_error:
+            plain = False
+        if plain:
+            return seal(("r", i, value, not_plain))
+        # Not plain data: its repr is the answer's code, run in the answer's thread (and only
+        # once the arguments are recorded).
+        try:
+            recorded = dumps(after)
+        except value_error:
+            recorded = dumps(not_plain)
+        text, rerr = job((call, shown, (value,)))
+        if threads() != live:
+            emit(("e", i, "runtime", LEFT_A_THREAD % ("the repr of its value (%s)" % fn)))
+            exit_(0)
+        if rerr is not None or type_(text) is not str_:
+            text = "<unprintable>"
+        whole, ferr = job((call, form, (value,)))
+        if threads() != live:
+            emit(("e", i, "runtime", LEFT_A_THREAD % ("the content of its value (%s)" % fn)))
+            exit_(0)
+        if ferr is None and whole is not None:
+            try:
+                # marshal takes exact types only: content that is not plain data is not sent.
+                return seal(("o", i, (text[:300], whole), loads(recorded)))
+            except value_error:
+                pass
+        return seal(("o", i, text[:300], loads(recorded)))
 
     ns: dict[str, object] = {"__name__": "candidate", "__file__": "candidate.py", "__doc__": None, "__builtins__": builtins}
     # Nothing of the harness stays importable: its modules (and ctypes, which the zygote loaded
@@ -668,91 +790,43 @@ def _run(
         os.close(mark_w)
     except OSError:
         pass
-    f, err = in_thread(load, (compiled, ns, fn))
-    if threads() != 0:
+    f, err = job((load, compiled, ns, fn))
+    if not calls:
+        finish()
+    if threads() != live:
         emit(("load", "runtime", LEFT_A_THREAD % "the module"))
         exit_(0)
     if err is not None:
-        emit(("load", err[0], err[1] if err[1] != "the call left no result" else "the module did not finish loading"))
+        emit(("load", err[0], err[1] if err[1] != NO_RESULT else "the module did not finish loading"))
         exit_(0)
     if f is None:
         emit(("load", "runtime", "%s is not a function once the module has run" % fn))
         exit_(0)
     emit(("loaded",))
-    for i, args in enumerate(calls):
+    last = len_(calls) - 1
+    for i, args in enumerate_(calls):
         t0 = clock()
-        limit = call_limits[i] if call_limits is not None and i < len(call_limits) else None
-        value, err = in_thread(call, (f, args), t0 + limit if limit else 0.0)
+        limit = call_limits[i] if call_limits is not None and i < len_(call_limits) else None
+        value, err = job((call, f, args), t0 + limit if limit else 0.0)
         spent.append((clock() - t0) * 1000.0)
         if err is not None and err[0] == "over":
             emit(("e", i, "resource", "CPU time limit of one input exceeded: %.0f ms of CPU time, over its own limit of %.0f ms" % (spent[-1], (limit or 0.0) * 1000.0)))
             exit_(0)
-        if threads() != 0:
+        if threads() != live:
             # Recorded before anything else: nothing of this call's is read.
             emit(("e", i, "runtime", LEFT_A_THREAD % ("its call (%s)" % fn)))
             exit_(0)
         if err is not None:
-            emit(("e", i, "resource" if err[0] == "resource" else "runtime", err[1][:300]))
-            continue
-        after: Any = args if send_args else None
-        if i in by_digest:
-            # An expected output too large to keep was stored as its digest: the result's digest
-            # (digest.py's walk, exact types only, none of the value's own code) goes back instead
-            # of the result, computed in the answer's thread and charged to the answer.
-            hexed, derr = in_thread(call, (digest, (value, False)))
+            frame = seal(("e", i, "resource" if err[0] == "resource" else "runtime", err[1][:300]))
+        else:
+            frame = record(i, args, value)
+        if i == last:
+            # The last call's frame is sealed (its value and arguments read) before the answer's
+            # thread ends; a thread started on the way out (a thread-local's finalizer) is its call's.
+            finish()
             if threads() != 0:
-                emit(("e", i, "runtime", LEFT_A_THREAD % ("the digest of its value (%s)" % fn)))
-                exit_(0)
-            if derr is not None:
-                emit(("e", i, "resource" if derr[0] == "resource" else "runtime", derr[1][:300]))
-                continue
-            if type(hexed) is not str:
-                hexed = NO_DIGEST
-            try:
-                emit(("r", i, hexed, after))
-            except ValueError:
-                emit(("r", i, hexed, not_plain))
-            continue
-        try:
-            # One marshal call over the value and the arguments: an object that is both comes
-            # back as one object (a reference), so the worker sees sharing. marshal takes exact
-            # types only: it runs none of the answer's code.
-            emit(("r", i, value, after))
-            continue
-        except ValueError:
-            pass
-        try:
-            dumps(value)
-            plain = True
-        except ValueError:
-            plain = False
-        if plain:
-            emit(("r", i, value, not_plain))
-            continue
-        # Not plain data: its repr is the answer's code, run in a thread of the answer's own (and
-        # only once the arguments are recorded).
-        try:
-            recorded = dumps(after)
-        except ValueError:
-            recorded = dumps(not_plain)
-        text, rerr = in_thread(call, (shown, (value,)))
-        if threads() != 0:
-            emit(("e", i, "runtime", LEFT_A_THREAD % ("the repr of its value (%s)" % fn)))
-            exit_(0)
-        if rerr is not None or type(text) is not str:
-            text = "<unprintable>"
-        whole, ferr = in_thread(call, (form, (value,)))
-        if threads() != 0:
-            emit(("e", i, "runtime", LEFT_A_THREAD % ("the content of its value (%s)" % fn)))
-            exit_(0)
-        if ferr is None and whole is not None:
-            try:
-                # marshal takes exact types only: content that is not plain data is not sent.
-                emit(("o", i, (text[:300], whole), loads(recorded)))
-                continue
-            except ValueError:
-                pass
-        emit(("o", i, text[:300], loads(recorded)))
+                frame = seal(("e", i, "runtime", LEFT_A_THREAD % ("its call (%s) and its thread ended" % fn)))
+        send(frame)
     emit(("times", spent))
     emit(("done",))
     exit_(0)
