@@ -10,6 +10,7 @@ import { MemoryVerdictCache } from "../../src/judge/cache.js";
 import type { Category } from "../../src/vocabulary.js";
 import { fixtureTemplate } from "./fixtures/templates.js";
 import { JOINED_THREADS, RECORDING_ATTACKS } from "./fixtures/attacks30.js";
+import { ONE_THREAD_ATTACKS } from "./fixtures/attacks36.js";
 
 // Small limits keep this file quick; every containment was first tried with tiny limits.
 const t = fixtureTemplate("sum_range", { budget: { timeMs: 1000, memoryMb: 64 }, randomInputs: 5 });
@@ -177,6 +178,8 @@ const integrity: [string, string, Category[], typeof t, boolean][] = [
     // Issue #30: no answer code runs while the harness records; each of these changed its argument.
     ...RECORDING_ATTACKS.map(([name, code]): [string, string, Category[], typeof t, boolean] => [name, code, name.includes("background thread") ? ["runtime_error"] : ["assertion_error", "fuzzing_failure"], sliceKeep, false]),
     ["a correct answer whose threads have ended when its call returns", JOINED_THREADS, ["passed"], t, false],
+    // Issue #36: one thread of the answer's for its load and all its calls.
+    ...ONE_THREAD_ATTACKS.map(([name, code, want, template]): [string, string, Category[], typeof t, boolean] => [name, code, want, template === "slice_keep" ? sliceKeep : t, false]),
     [
         // Issue #30: 200 bytes on the wire, 2 million values once shared references are expanded, per call: the
         // trusted comparison is bounded by what crossed the wire, and the answer's resource_exhaustion comes first.
