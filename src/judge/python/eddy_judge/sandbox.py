@@ -533,8 +533,7 @@ def candidate(cfg: Config, fds: dict[str, int], uid: int | None, nproc: int, wor
 LEFT_A_THREAD = "the answer left a thread running when %s returned (the judge records nothing while answer code runs)"
 
 
-# How often the harness looks at a call's CPU time when the call has a limit of its own, and
-# whether the answer's thread is still there while it waits for a result.
+# How often the harness looks at a call's CPU time when the call has a limit of its own.
 CALL_POLL_S = 0.05
 OVER_ITS_LIMIT = "over its own limit"
 NO_RESULT = "the call left no result"
@@ -585,6 +584,8 @@ def _run(
     starmap = itertools.starmap
     repeat = itertools.repeat
     take = operator.methodcaller("acquire")
+    give = operator.methodcaller("release")
+    from_iterable = itertools.chain.from_iterable
     first = operator.itemgetter(0)
     call0 = operator.call  # type: ignore[attr-defined]
     settrace = sys.settrace
@@ -614,11 +615,10 @@ def _run(
     kept: list[Any] = []
     keep = kept.append
     stop = object()
-    # The answer's thread, while it lives: its job queue, the lock it releases once it has handed
-    # a result back (or, at its start, once it holds its sentinel), and its sentinel (a lock the
-    # interpreter releases once the thread's state is gone). `live` is 1 while it is there.
+    # The answer's thread, while it lives: its job queue and its sentinel, a lock the interpreter
+    # releases once the thread's state is gone, which the thread also releases each time it has
+    # handed a result back (and this thread takes again). `live` is 1 while the thread is there.
     jobs: Any = None
-    done: Any = None
     sentinel: Any = None
     live = 0
 
@@ -652,24 +652,26 @@ def _run(
         this thread go on; then, for each job (helper, *arguments) taken from its queue, it clears
         any trace or profile function left in it, switches the collector on, runs the helper (the
         only Python frame in the thread, holding only what the answer was given), switches the
-        collector off, hands the result back (`kept`) and releases `done`. Between jobs it waits
-        in the queue's C code. The queue, the locks and the pipeline are reachable from nowhere
-        else."""
-        nonlocal jobs, done, sentinel, live
+        collector off, hands the result back (`kept`) and releases the sentinel. Between jobs it
+        waits in the queue's C code. The queue, the locks and the pipeline are reachable from
+        nowhere else."""
+        nonlocal jobs, sentinel, live
         jobs = new_queue()
-        done = new_lock()
-        done.acquire()
+        ready = new_lock()
+        ready.acquire()
         hold: list[Any] = []
-        mine, taken = tee(map_(call0, (set_sentinel,)))
+        # The sentinel, made in the thread: held there (taken), handed over (mine), and released
+        # after each job (again, repeated).
+        mine, taken, again = tee(map_(call0, (set_sentinel,)), 3)
         taken_jobs = map_(first, zip_(iter_(jobs.get, stop), map_(settrace, repeat(None)), map_(setprofile, repeat(None)), map_(call0, repeat(gc_enable))))
         results = map_(first, zip_(starmap(call0, taken_jobs), map_(call0, repeat(gc_disable))))
-        handed = zip_(map_(keep, results), map_(call0, repeat(done.release)))
-        pipe: Any = chain(map_(hold.append, mine), map_(take, taken), map_(call0, (done.release,)), handed)
+        handed = zip_(map_(keep, results), map_(give, from_iterable(map_(repeat, again))))
+        pipe: Any = chain(map_(hold.append, mine), map_(take, taken), map_(call0, (ready.release,)), handed)
         try:
             start(sink((), 0).extend, (pipe,))
         except RuntimeError as e:  # no thread to be had: the process or memory limit, already used up
             return ("resource", "the judge could not start the answer's thread: %s" % _exc(e))
-        done.acquire()
+        ready.acquire()
         sentinel = hold[0]
         live = 1
         return None
@@ -686,19 +688,19 @@ def _run(
                 return None, failed
         n = len_(kept)
         jobs.put(task)
-        # Waited for with a timeout: a thread that ended without handing a result back (an
-        # exception out of the pipeline) releases its sentinel, never `done`. Nothing here makes
-        # an object the collector tracks, so no collection can start in this thread meanwhile.
-        while not done.acquire(True, CALL_POLL_S):
-            if until > 0.0 and clock() > until:
-                return None, ("over", OVER_ITS_LIMIT)
-            if sentinel.acquire(False):
-                live = 0
-                gc_disable()
-                if not done.acquire(False):
-                    return None, ("runtime", NO_RESULT)
-                break
-        out = kept[-1] if len_(kept) > n else None
+        # The sentinel comes back released either way: the thread handed a result back, or it
+        # ended without one (an exception out of the pipeline) and its state is gone.
+        if until > 0.0:
+            while not sentinel.acquire(True, CALL_POLL_S):
+                if clock() > until:
+                    return None, ("over", OVER_ITS_LIMIT)
+        else:
+            sentinel.acquire()
+        if len_(kept) == n:
+            live = 0
+            gc_disable()
+            return None, ("runtime", NO_RESULT)
+        out = kept[-1]
         if type_(out) is tuple_ and len_(out) == 2 and out[0] == "r":
             return out[1], None
         if type_(out) is tuple_ and len_(out) == 3 and out[0] == "e" and type_(out[2]) is str_:
