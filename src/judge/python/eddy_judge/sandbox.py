@@ -622,10 +622,17 @@ def _run(
     sentinel: Any = None
     live = 0
 
+    # The keyed hash's state once the key is in: each frame's MAC starts from a copy (mac()'s value,
+    # without hashing the key block again for every frame).
+    keyed = blake(key=key, digest_size=MAC_BYTES)
+
     def seal(obj: Any) -> bytes:
         """A frame with the next sequence number (sent with `send`, in order)."""
         payload = dumps(obj)
-        return pack(">I", len_(payload) + MAC_BYTES) + blake(pack(">Q", seq) + payload, key=key, digest_size=MAC_BYTES).digest() + payload
+        h = keyed.copy()
+        h.update(pack(">Q", seq))
+        h.update(payload)
+        return pack(">I", len_(payload) + MAC_BYTES) + h.digest() + payload
 
     def send(data: bytes) -> None:
         nonlocal seq
