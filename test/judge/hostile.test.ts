@@ -81,8 +81,8 @@ const keepTemplate = fixtureTemplate("sum_range_keep", { budget: { timeMs: 1000,
 const fixtureOracle = t.oracleFile;
 const sliceKeep = fixtureTemplate("slice_keep", { budget: { timeMs: 1000, memoryMb: 64 }, randomInputs: 5 });
 const evensAsSet = fixtureTemplate("evens", { comparator: "set", budget: { timeMs: 1000, memoryMb: 64 }, randomInputs: 5 });
-// [name, code, wanted categories, template, only with namespaces]
-const integrity: [string, string, Category[], typeof t, boolean][] = [
+// [name, code, wanted categories, template, only with namespaces, what the detail must say]
+const integrity: [string, string, Category[], typeof t, boolean, RegExp?][] = [
     [
         "gc.get_objects() looking for the oracle's solution",
         "import gc\ndef sum_range(values):\n    for o in gc.get_objects():\n        if callable(o) and getattr(o, '__name__', '') == 'solution':\n            return o(values, lo=1, hi=3)\n    return -12345\n",
@@ -179,7 +179,7 @@ const integrity: [string, string, Category[], typeof t, boolean][] = [
     ...RECORDING_ATTACKS.map(([name, code]): [string, string, Category[], typeof t, boolean] => [name, code, name.includes("background thread") ? ["runtime_error"] : ["assertion_error", "fuzzing_failure"], sliceKeep, false]),
     ["a correct answer whose threads have ended when its call returns", JOINED_THREADS, ["passed"], t, false],
     // Issue #36: one thread of the answer's for its load and all its calls.
-    ...ONE_THREAD_ATTACKS.map(([name, code, want, template]): [string, string, Category[], typeof t, boolean] => [name, code, want, template === "slice_keep" ? sliceKeep : t, false]),
+    ...ONE_THREAD_ATTACKS.map(([name, code, want, template, detail]): [string, string, Category[], typeof t, boolean, RegExp?] => [name, code, want, template === "slice_keep" ? sliceKeep : t, false, detail]),
     [
         // Issue #30: 200 bytes on the wire, 2 million values once shared references are expanded, per call: the
         // trusted comparison is bounded by what crossed the wire, and the answer's resource_exhaustion comes first.
@@ -251,11 +251,12 @@ for (const mode of ["full isolation", "without namespaces"] as const) {
                 expect(after.category, after.detail).toBe("passed");
             });
 
-        for (const [name, code, want, template, nsOnly] of integrity) {
+        for (const [name, code, want, template, nsOnly, detail] of integrity) {
             if (nsOnly && mode !== "full isolation") continue;
             it(`${name} → ${want.join(" | ")}`, async () => {
                 const v = await pool.judge({ template: { ...template, oracleHash: template.oracleHash + mode }, bindings, code: TAG + code });
                 expect(want, `${name}: ${v.category} (${v.detail})`).toContain(v.category);
+                if (detail) expect(v.detail).toMatch(detail);
             });
         }
 
@@ -342,10 +343,11 @@ describe.skipIf(!canRunAsNobody)("as an ordinary user (user namespaces)", () => 
             const v = await pool.judge({ template: { ...t, oracleHash: t.oracleHash + "nobody" + name }, bindings, code: TAG + code });
             expect(want, `${name}: ${v.category} (${v.detail})`).toContain(v.category);
         });
-    for (const [name, code, want, template] of integrity)
+    for (const [name, code, want, template, , detail] of integrity)
         it(`${name} → ${want.join(" | ")}`, async () => {
             const v = await pool.judge({ template: { ...template, oracleHash: template.oracleHash + "nobody" }, bindings, code: TAG + code });
             expect(want, `${name}: ${v.category} (${v.detail})`).toContain(v.category);
+            if (detail) expect(v.detail).toMatch(detail);
         });
     it("a fork bomb is stopped by the process limit, and a correct answer passes", async () => {
         const bomb = await pool.judge({ template: t, bindings, code: TAG + "import os\ndef sum_range(values):\n    while True:\n        os.fork()\n" });

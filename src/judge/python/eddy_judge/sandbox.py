@@ -531,6 +531,8 @@ def candidate(cfg: Config, fds: dict[str, int], uid: int | None, nproc: int, wor
 
 
 LEFT_A_THREAD = "the answer left a thread running when %s returned (the judge records nothing while answer code runs)"
+# A thread started while the answer's own thread ended, after its last call (a thread-local's finalizer).
+LEFT_AT_THE_END = "the answer left a thread running when its own thread ended after its last call (%s) (the judge records nothing while answer code runs)"
 
 
 # How often the harness looks at a call's CPU time when the call has a limit of its own.
@@ -834,7 +836,7 @@ def _run(
             # thread ends; a thread started on the way out (a thread-local's finalizer) is its call's.
             finish()
             if threads() != 0:
-                frame = seal(("e", i, "runtime", LEFT_A_THREAD % ("its call (%s) and its thread ended" % fn)))
+                frame = seal(("e", i, "runtime", LEFT_AT_THE_END % fn))
         send(frame)
     emit(("times", spent))
     emit(("done",))
