@@ -98,8 +98,8 @@ def _checked(r: int) -> None:
 
 def stay_on_this_cpu() -> None:
     """Pin the calling thread (and every thread and process it starts after) to the CPU it runs
-    on now. A Python answer's load and each call run in a thread of their own that the harness
-    starts and waits for (sandbox.py _run): on one CPU each of those hand-offs is a switch on that
+    on now. A Python answer's load and each call run in a thread of the answer's that the harness
+    hands each job to and waits for (sandbox.py _run): on one CPU each of those hand-offs is a switch on that
     CPU, where across CPUs it is a wake-up of another (an interrupt to an idle virtual CPU costs
     the host tens to hundreds of microseconds, several times per call). Budgets are CPU time, so
     an answer's verdict does not change; only its threads no longer run in parallel."""
