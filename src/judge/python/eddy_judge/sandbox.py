@@ -11,9 +11,9 @@ its job (code, function, arguments, a per-job key), sets rlimits, drops every ca
 the seccomp allow-list, runs the static check, and then runs the code in one thread of its own, fed
 one job (the load, each call) at a time. The main thread keeps the key and the result pipe in its
 locals, where the candidate's thread cannot reach them, and writes one authenticated frame per
-call (a keyed BLAKE2b over a sequence number and the payload). An audit hook refuses and reports the ways into another thread's frames and into
-raw memory (gc referrers, sys._current_frames, ctypes, tracing the main thread). Nothing here has
-ever seen an oracle or an expected value.
+call (a keyed BLAKE2b over a sequence number and the payload). An audit hook refuses and reports
+the ways into another thread's frames and into raw memory (gc referrers, sys._current_frames,
+ctypes, tracing the main thread). Nothing here has ever seen an oracle or an expected value.
 """
 
 from __future__ import annotations
