@@ -589,6 +589,9 @@ def _run(
     give = operator.methodcaller("release")
     from_iterable = itertools.chain.from_iterable
     first = operator.itemgetter(0)
+    third = operator.itemgetter(2)
+    eq = operator.eq
+    takewhile = itertools.takewhile
     call0 = operator.call  # type: ignore[attr-defined]
     settrace = sys.settrace
     setprofile = sys.setprofile
@@ -661,8 +664,9 @@ def _run(
         this thread go on; then, for each job (helper, *arguments) taken from its queue, it clears
         any trace or profile function left in it, switches the collector on, runs the helper (the
         only Python frame in the thread, holding only what the answer was given), switches the
-        collector off, hands the result back (`kept`) and releases the sentinel. Between jobs it
-        waits in the queue's C code. The queue, the locks and the pipeline are reachable from
+        collector off, hands the result back (`kept`), releases the sentinel, and goes on only in
+        this process (not in a child forked by the answer). Between jobs it waits in the queue's C
+        code. The queue, the locks and the pipeline are reachable from
         nowhere else."""
         nonlocal jobs, sentinel, live
         jobs = new_queue()
@@ -674,7 +678,10 @@ def _run(
         mine, taken, again = tee(map_(call0, (set_sentinel,)), 3)
         taken_jobs = map_(first, zip_(iter_(jobs.get, stop), map_(settrace, repeat(None)), map_(setprofile, repeat(None)), map_(call0, repeat(gc_enable))))
         results = map_(first, zip_(starmap(call0, taken_jobs), map_(call0, repeat(gc_disable))))
-        handed = zip_(map_(keep, results), map_(give, from_iterable(map_(repeat, again))))
+        # A child the answer forked in a call, back from it (as a function would return), ends
+        # there instead of waiting for a job: the pipeline stops where the process is not this one.
+        here = map_(eq, map_(call0, repeat(getpid)), repeat(me))
+        handed = takewhile(third, zip_(map_(keep, results), map_(give, from_iterable(map_(repeat, again))), here))
         pipe: Any = chain(map_(hold.append, mine), map_(take, taken), map_(call0, (ready.release,)), handed)
         try:
             start(sink((), 0).extend, (pipe,))
