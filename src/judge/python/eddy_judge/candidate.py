@@ -242,7 +242,8 @@ def _retire(k: Keeper | None) -> None:
 
 
 def _request_sandbox(z: Zygote) -> Sandbox:
-    """Send a keeper a sandbox's pipes: it makes the candidate at once, which then waits for its job."""
+    """Send a keeper a sandbox's pipes: it makes the candidate at once, which then waits for its
+    job. A keeper that cannot be reached is replaced, once, here."""
     job_r, job_w = os.pipe()
     res_r, res_w = os.pipe()
     out_r, out_w = os.pipe()
@@ -250,16 +251,23 @@ def _request_sandbox(z: Zygote) -> Sandbox:
     ctl_r, ctl_w = os.pipe()
     box = Sandbox(job_w, res_r, out_r, st_r, ctl_w)
     try:
-        box.keeper = _keeper(z)
-        box.requested = time.monotonic()
-        send_control(box.keeper.sock, (), [job_r, res_w, out_w, st_w, ctl_r])
+        for attempt in range(2):
+            box.keeper = _keeper(z)
+            box.requested = time.monotonic()
+            try:
+                send_control(box.keeper.sock, (), [job_r, res_w, out_w, st_w, ctl_r])
+                return box
+            except OSError:
+                _retire(box.keeper)
+                box.keeper = None
+                if attempt == 1:
+                    raise
     except (OSError, OracleError):
-        _retire(box.keeper)
         box.close()
         raise
     finally:
         _close(job_r, res_w, out_w, st_w, ctl_r)
-    return box
+    raise OracleError("unreachable")
 
 
 def _take_sandbox() -> Sandbox:
