@@ -798,6 +798,7 @@ def keeper(cfg: Config, sock_fd: int) -> None:
         # in a mount namespace of its own).
         procfd = os.open("/proc", os.O_RDONLY | os.O_DIRECTORY)
         sock = socket.socket(fileno=sock_fd)
+        cpus = os.sched_getaffinity(0)
     except BaseException:
         os._exit(114)  # the worker sees its socket close, and starts another
     since = (0, 0.0)  # (minor faults, CPU s) at the last report: a fork starts at zero
@@ -808,10 +809,10 @@ def keeper(cfg: Config, sock_fd: int) -> None:
             os._exit(0)  # the worker has gone, or let this keeper go
         if len(fds) != len(SANDBOX_FDS):
             os._exit(116)  # not the worker's request: the worker replaces a keeper that ends
-        since = serve(cfg, dict(zip(SANDBOX_FDS, fds)), procfd, sock.fileno(), since)
+        since = serve(cfg, dict(zip(SANDBOX_FDS, fds)), procfd, sock.fileno(), since, cpus)
 
 
-def serve(cfg: Config, fds: dict[str, int], procfd: int, sock_fd: int, since: tuple[int, float]) -> tuple[int, float]:
+def serve(cfg: Config, fds: dict[str, int], procfd: int, sock_fd: int, since: tuple[int, float], cpus: set[int]) -> tuple[int, float]:
     """One sandbox: make its candidate, watch it, reap it, report on the status pipe, close every
     descriptor of the request. (faults, CPU s) of the keeper at its report, the next one's start.
     Any failure is reported and ends the keeper (the worker starts another): a keeper never goes
@@ -853,7 +854,7 @@ def serve(cfg: Config, fds: dict[str, int], procfd: int, sock_fd: int, since: tu
         for name in ("job", "res", "out"):
             os.close(fds[name])
         os.close(mark_w)
-        watch = _Watch(pid, fds["ctl"], mark_r, procfd)
+        watch = _Watch(pid, fds["ctl"], mark_r, procfd, cpus)
         status, usage = watch.run()
         os.close(fds["ctl"])
         stamps += (time.monotonic(), time.process_time())
@@ -958,7 +959,7 @@ class _Watch:
     the worker sent (CPU ms, blocked ms, wall ms) is passed. State lives in attributes: each step
     is a short method (a loop over many locals makes type checkers crawl)."""
 
-    def __init__(self, pid: int, ctl: int, mark_r: int, procfd: int) -> None:
+    def __init__(self, pid: int, ctl: int, mark_r: int, procfd: int, cpus: set[int] | None = None) -> None:
         self.pid, self.ctl, self.mark_r, self.procfd = pid, ctl, mark_r, procfd
         try:
             self.pidfd: int | None = os.pidfd_open(pid)
@@ -976,7 +977,8 @@ class _Watch:
         self.killed = False
         self.stamps: tuple[float, ...] = ()  # the candidate's set-up stamps, sent with its start mark
         self.spent: tuple[float, ...] = ()  # the candidate's whole life: (minor faults, CPU s), for the profile
-        self.cpus = os.sched_getaffinity(0)  # the candidate pins itself to one of these (isolation.py stay_on_this_cpu)
+        # The candidate pins itself to one of these (isolation.py stay_on_this_cpu); a keeper reads them once.
+        self.cpus = cpus if cpus is not None else os.sched_getaffinity(0)
         self.spread = False
 
     def run(self) -> tuple[int, Usage]:
@@ -992,7 +994,9 @@ class _Watch:
                     self.read_control()
                 if self.mark_open and self.mark_r in ready:
                     self.read_mark()
-                if not self.killed:
+                # Only when the wait timed out: at the mark the answer has used nothing yet, and
+                # once its pidfd is ready it has ended (wait4's usage is the last word, finish).
+                if not self.killed and not ready:
                     self.check()
         finally:
             if self.pidfd is not None:
