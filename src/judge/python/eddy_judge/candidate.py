@@ -135,33 +135,29 @@ class Keeper:
     after another for the sandboxes the worker sends it over `sock`."""
 
     sock: socket.socket
-    pid: int
+    pid: int  # in the zygote's PID namespace (bubblewrap's): only for the record
     pidfd: int | None
+    gone: bool = False
 
     def alive(self) -> bool:
-        if self.pidfd is None:
-            return _exists(self.pid)
-        # A pidfd reads ready once its process has ended.
-        return not select.select([self.pidfd], [], [], 0)[0]
+        if self.gone:
+            return False
+        # A pidfd reads ready once its process has ended. Without one (kernels before 5.3) the
+        # status pipe's end says so instead.
+        return self.pidfd is None or not select.select([self.pidfd], [], [], 0)[0]
 
     def retire(self) -> None:
-        """Let it go: killed (its candidate dies with it, PDEATHSIG), and never used again."""
+        """Let it go: killed (its candidate dies with it, PDEATHSIG), and never used again
+        (without a pidfd, the closed socket ends it once it is idle)."""
         if self.pidfd is not None:
             try:
                 signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
             except OSError:
                 pass
+        self.gone = True
         self.sock.close()
         _close(self.pidfd)
         self.pidfd = None
-
-
-def _exists(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-        return True
-    except OSError:
-        return False
 
 
 @dataclass
