@@ -14,14 +14,14 @@
  * `Verdict.ms` of a candidate that does nothing (every call returns None at once), judged one at
  * a time with the pool otherwise idle, its instance already prepared (expected outputs computed)
  * and a fresh code text each time (no verdict-cache hits), minus `fork_floor_ms`. It covers the
- * worker round trip, the keeper's and the candidate's forks, the namespaces, rlimits, seccomp,
+ * worker round trip, the candidate's clone by its keeper, the namespaces, rlimits, seccomp,
  * the static check, the authenticated result frames for the fixed tests and the K random inputs
  * (calls that cost next to nothing) and the comparison of the outputs.
  *
  * `phases` is the per-phase breakdown of one verdict (eddy_judge/profile.py): for a correct
  * answer judged one at a time on a warm pool (a fresh code text each time), the median wall and
- * CPU milliseconds of each step from the zygote's fork to the comparison. The first four phases
- * (the sandbox's forks, namespaces and scratch mounts) run ahead of need, while the previous
+ * CPU milliseconds of each step from the request to the worker's keeper to the comparison. The
+ * first four phases (the candidate's clone, namespaces and scratch mounts) run ahead of need, while the previous
  * verdict runs; the rest are in the verdict's `ms`.
  *
  * `verdicts_identical_under_load` judges every candidate of the benchmark a second time with

@@ -1,9 +1,11 @@
 /**
  * CPU and minor page faults per verdict, by process (`npx tsx scripts/measure-judge-cpu.ts [N]`):
  * one worker judges N answers whose calls do nothing and N correct answers (fresh code texts),
- * one at a time; /proc gives each process's CPU ticks and minor faults before and after, and the
- * zygote's reaped children's (every keeper and candidate). Less sensitive to a loaded machine
- * than wall times: what a process itself costs does not depend on how long it waits for a CPU.
+ * one at a time; /proc gives each process's CPU ticks and minor faults before and after: Node,
+ * the worker, the zygote, and each of the worker's two long-lived keepers (the zygote's children)
+ * with its reaped children (every candidate it made). `total` is all of them together, per
+ * verdict. Less sensitive to a loaded machine than wall times: what a process itself costs does
+ * not depend on how long it waits for a CPU.
  */
 import { readFileSync, readdirSync } from "node:fs";
 import { loadavg } from "node:os";
@@ -12,7 +14,7 @@ import { loadTemplate } from "../src/templates/loadTemplates.js";
 import { builtInLibrary } from "../src/templates/library.js";
 import { sampleInstances } from "../src/templates/instances.js";
 
-interface Stat { pid: number; ppid: number; comm: string; minflt: number; cminflt: number; utime: number; stime: number; cutime: number; cstime: number }
+interface Stat { pid: number; ppid: number; comm: string; cmd: string; minflt: number; cminflt: number; utime: number; stime: number; cutime: number; cstime: number }
 
 function stat(pid: number): Stat | undefined {
     try {
@@ -21,7 +23,13 @@ function stat(pid: number): Stat | undefined {
         const f = s.slice(s.lastIndexOf(")") + 2).split(" ");
         // f[0] is field 3 (state)
         const n = (i: number): number => Number(f[i - 3]);
-        return { pid, ppid: n(4), comm, minflt: n(10), cminflt: n(11), utime: n(14), stime: n(15), cutime: n(16), cstime: n(17) };
+        let cmd = "";
+        try {
+            cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+        } catch {
+            // gone meanwhile
+        }
+        return { pid, ppid: n(4), comm, cmd, minflt: n(10), cminflt: n(11), utime: n(14), stime: n(15), cutime: n(16), cstime: n(17) };
     } catch {
         return undefined;
     }
@@ -68,11 +76,20 @@ try {
         const self1 = stat(process.pid)!;
         const b = new Map(tree(process.pid).map((s) => [s.pid, s]));
         const per = (x: number): number => Math.round((x / N) * 1000) / 1000;
-        const rows: Record<string, unknown> = { node: { cpu_ms: per((self1.utime + self1.stime - self0.utime - self0.stime) * TICK_MS), minflt: per(self1.minflt - self0.minflt) } };
+        const nodeCpu = (self1.utime + self1.stime - self0.utime - self0.stime) * TICK_MS;
+        const rows: Record<string, unknown> = { node: { cpu_ms: per(nodeCpu), minflt: per(self1.minflt - self0.minflt) } };
+        let total = nodeCpu;
+        // Roles from the tree: the zygote runs its boot code (bubblewrap's command line holds it
+        // too, after bwrap's own name); its children are the worker's keepers.
+        const boots = (x: Stat | undefined): boolean => x !== undefined && x.cmd.includes("eddy_judge.zygote") && !/bwrap$/.test(x.cmd.split("\0")[0]!);
+        const byPid = new Map(a.map((x) => [x.pid, x]));
+        const zygotes = new Set(a.filter((x) => boots(x) && !boots(byPid.get(x.ppid))).map((x) => x.pid));
+        const role = (x: Stat): string => (zygotes.has(x.pid) ? "zygote" : zygotes.has(x.ppid) ? "keeper" : x.cmd.includes("eddy_judge") ? "worker" : x.comm);
         for (const s0 of a) {
             const s1 = b.get(s0.pid);
             if (!s1 || s0.comm === "esbuild" || s0.comm === "bwrap") continue;
-            const name = `${s0.comm}#${s0.pid}`;
+            total += (s1.utime + s1.stime - s0.utime - s0.stime + s1.cutime + s1.cstime - s0.cutime - s0.cstime) * TICK_MS;
+            const name = `${role(s0)}#${s0.pid}`;
             rows[name] = {
                 cpu_ms: per((s1.utime + s1.stime - s0.utime - s0.stime) * TICK_MS),
                 minflt: per(s1.minflt - s0.minflt),
@@ -81,6 +98,7 @@ try {
             };
         }
         for (const [name, l] of Object.entries(lives)) rows[name] = { cpu_ms: per(l.cpu), minflt: per(l.minflt) };
+        rows.total = { cpu_ms: per(total) };
         out[kind] = rows;
     }
     out.load_average_end = loadavg().map((x) => Math.round(x * 10) / 10);

@@ -144,8 +144,8 @@ export class JudgePool {
 
     /**
      * Judges one answer without the verdict cache and returns what each phase of its verdict cost
-     * (eddy_judge/profile.py: wall and CPU milliseconds per phase, from the zygote's fork to the
-     * comparison). For `npm run bench:judge`; the verdict itself is the one judge() would give.
+     * (eddy_judge/profile.py: wall and CPU milliseconds per phase, from the request to the worker's
+     * keeper to the comparison). For `npm run bench:judge`; the verdict itself is the one judge() would give.
      */
     async profile(req: JudgeRequest & { code: string }): Promise<VerdictProfile> {
         const r = await this.send({ ...judgeMessage(req, req.code), profile: true }, CONTROL_TIMEOUT_MS, false);

@@ -285,12 +285,12 @@ describe("validateTemplate", () => {
 });
 
 describe("what a verdict costs (issue #36)", () => {
-    it("profile(): the same verdict as judge(), and what each phase cost, from the zygote's fork to the comparison", async () => {
+    it("profile(): the same verdict as judge(), and what each phase cost, from the request to the keeper to the comparison", async () => {
         const code = `${CORRECT}# profiled ${Date.now()}\n`;
         const r = await pool.profile({ template: t, bindings, code });
         expect(r.category).toBe("passed");
         expect((await pool.judge({ template: t, bindings, code })).category).toBe("passed");
-        const names = ["fork zygote to keeper", "keeper namespaces", "fork keeper to candidate", "candidate scratch space and descriptors", "job to candidate", "rlimits, capabilities, seccomp", "static check", "harness ready", "load and calls", "keeper watching (the warm wait included)", "results read", "comparison", "worker, whole verdict"];
+        const names = ["request to keeper", "keeper set-up", "clone keeper to candidate", "candidate scratch space and descriptors", "job to candidate", "rlimits, capabilities, seccomp", "static check", "harness ready", "load and calls", "keeper watching (the warm wait included)", "results read", "comparison", "worker, whole verdict"];
         for (const name of names) {
             expect(r.phases[name], name).toBeDefined();
             // Each of these ends with something its start caused, or in the same process: never negative.
@@ -299,8 +299,8 @@ describe("what a verdict costs (issue #36)", () => {
         }
         // The answer's own CPU time is the one the keeper measured for its verdict.
         expect(r.phases["load and calls"]!.cpu_ms).toBe(r.cpuMs);
-        // The keeper's and the candidate's whole lives, with their minor page faults (copy-on-write after each fork).
-        for (const name of ["keeper, whole life", "candidate, whole life"]) {
+        // The keeper's share of this answer and the candidate's whole life, with their minor page faults (copy-on-write after each fork).
+        for (const name of ["keeper, per answer", "candidate, whole life"]) {
             expect(r.phases[name]?.minflt, name).toBeGreaterThan(0);
             expect(r.phases[name]!.cpu_ms, name).toBeGreaterThan(0);
         }

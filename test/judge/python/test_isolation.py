@@ -159,5 +159,78 @@ class Fork(unittest.TestCase):
         self.assertNotEqual(got["socket"], 0)
 
 
+class KeeperClone(unittest.TestCase):
+    """What a keeper does (sandbox.py keeper): a user namespace entered once, then one candidate
+    after another cloned into new PID, mount and IPC namespaces (isolation.py clone_candidate)."""
+
+    def test_each_candidate_is_pid_1_with_its_own_ipc_and_locked_mounts_and_glibc_knows_its_tid(self) -> None:
+        iso.find_tid_cache()
+        r, w = os.pipe()
+        keeper = os.fork()
+        if keeper == 0:
+            os.close(r)
+            try:
+                iso.enter_keeper_namespace()
+            except OSError as e:
+                os.write(w, repr({"skip": e.errno}).encode())
+                os._exit(0)
+            for round in range(2):
+                cr, cw = os.pipe()
+                child = iso.clone_candidate()
+                if child == 0:
+                    os.close(cr)
+                    out: dict[str, object] = {"pid": os.getpid(), "tid": iso.tid_cache_ok() if iso._TID_AT is not None else None}
+                    seen: list[int] = []
+                    t = threading.Thread(target=lambda: seen.append(threading.get_native_id()))
+                    t.start()
+                    t.join()
+                    out["thread"] = seen
+                    # The first leaves a SysV segment behind; the second must not find it.
+                    try:
+                        out["shm"] = iso.libc_call("shmget", 0x5EDD1, 4096 if round == 0 else 0, (0o1000 if round == 0 else 0) | 0o600) >= 0
+                    except OSError as e:
+                        out["shm"] = e.errno
+                    # It holds CAP_SYS_ADMIN in its namespaces (a tmpfs of its own mounts), yet a
+                    # mount inherited from the keeper's world cannot be lifted: it is locked.
+                    try:
+                        iso.mount("tmpfs", "/tmp", "tmpfs", iso.MS_NOSUID | iso.MS_NODEV, "size=4k")
+                        out["mount"] = 0
+                    except OSError as e:
+                        out["mount"] = e.errno
+                    try:
+                        iso.libc_call("umount2", b"/proc", 2)
+                        out["umount"] = 0
+                    except OSError as e:
+                        out["umount"] = e.errno
+                    os.write(cw, repr(out).encode())
+                    os._exit(0)
+                os.close(cw)
+                got = os.read(cr, 4096)
+                os.close(cr)
+                os.waitpid(child, 0)
+                os.write(w, got + b"\n")
+            os._exit(0)
+        os.close(w)
+        data = b""
+        while chunk := os.read(r, 4096):
+            data += chunk
+        os.close(r)
+        os.waitpid(keeper, 0)
+        rounds = [eval(line) for line in data.decode().splitlines()]  # our own repr of dicts
+        if "skip" in rounds[0]:
+            self.skipTest("no user namespace for this user here (errno %s)" % rounds[0]["skip"])
+        self.assertEqual(len(rounds), 2)
+        for got in rounds:
+            self.assertEqual(got["pid"], 1)
+            if got["tid"] is not None:
+                self.assertTrue(got["tid"])
+            self.assertEqual(len(got["thread"]), 1)
+            self.assertNotEqual(got["thread"][0], 1)
+            self.assertEqual(got["mount"], 0)
+            self.assertEqual(got["umount"], errno.EINVAL)
+        self.assertIs(rounds[0]["shm"], True)
+        self.assertEqual(rounds[1]["shm"], errno.ENOENT)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -9,6 +9,7 @@ import marshal
 import os
 import select
 import signal
+import socket
 import subprocess
 import time
 from dataclasses import dataclass, field
@@ -129,17 +130,52 @@ def _close(*fds: int | None) -> None:
 
 
 @dataclass
+class Keeper:
+    """A keeper the zygote forked for this worker (sandbox.py keeper): it makes one candidate
+    after another for the sandboxes the worker sends it over `sock`."""
+
+    sock: socket.socket
+    pid: int  # in the zygote's PID namespace (bubblewrap's): only for the record
+    pidfd: int | None
+    gone: bool = False
+
+    def alive(self) -> bool:
+        if self.gone:
+            return False
+        # A pidfd reads ready once its process has ended. Without one (kernels before 5.3) the
+        # status pipe's end says so instead.
+        return self.pidfd is None or not select.select([self.pidfd], [], [], 0)[0]
+
+    def retire(self) -> None:
+        """Let it go: killed (its candidate dies with it, PDEATHSIG), and never used again
+        (without a pidfd, the closed socket ends it once it is idle)."""
+        if self.pidfd is not None:
+            try:
+                signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
+            except OSError:
+                pass
+        self.gone = True
+        self.sock.close()
+        _close(self.pidfd)
+        self.pidfd = None
+
+
+@dataclass
 class Sandbox:
-    """A keeper and candidate forked ahead of need, waiting for a job on `job_w`."""
+    """A candidate made ahead of need by one of the worker's keepers, waiting for a job on `job_w`."""
 
     job_w: int
     res_r: int
     out_r: int
     st_r: int
     ctl_w: int
-    pidfd: int | None = None
-    requested: float = 0.0  # when the worker asked the zygote for it (monotonic s)
-    fork_ms: float = 0.0  # the zygote's CPU time for the fork
+    keeper: Keeper | None = None
+    requested: float = 0.0  # when the worker sent the request to its keeper (monotonic s)
+
+    @property
+    def pidfd(self) -> int | None:
+        """The keeper's: killing the keeper kills its candidate too."""
+        return None if self.keeper is None else self.keeper.pidfd
 
     def stop(self) -> None:
         """Closing the control pipe makes the keeper kill whatever is left of the candidate."""
@@ -149,44 +185,98 @@ class Sandbox:
 
     def close(self) -> None:
         self.stop()
-        _close(self.job_w, self.res_r, self.out_r, self.st_r, self.pidfd)
+        _close(self.job_w, self.res_r, self.out_r, self.st_r)
 
 
 _warm: Sandbox | None = None
+# Two keepers per worker, used in turn: one makes the next answer's candidate ahead of need while
+# the other watches the current one (each keeper serves its sandboxes one after another).
+KEEPERS = 2
+_keepers: list[Keeper | None] = [None] * KEEPERS
+_turn = 0
+
+
+def _new_keeper(z: Zygote) -> Keeper:
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        send_control(z.sock, ("keeper",), [theirs.fileno()])
+    finally:
+        theirs.close()
+    try:
+        reply, fds = _zy_recv(z)
+    except BaseException:
+        ours.close()
+        raise
+    if not (isinstance(reply, tuple) and len(reply) == 2 and reply[0] == "keeper" and isinstance(reply[1], int)):
+        ours.close()
+        for fd in fds:
+            os.close(fd)
+        raise OracleError("sandbox zygote: %s" % (reply,))
+    return Keeper(ours, reply[1], fds[0] if fds else None)
+
+
+def _keeper(z: Zygote) -> Keeper:
+    """The keeper whose turn it is, started (again) when it has none or has ended."""
+    global _turn
+    k = _keepers[_turn]
+    if k is None or not k.alive():
+        if k is not None:
+            k.retire()
+        k = _keepers[_turn] = _new_keeper(z)
+    _turn = (_turn + 1) % KEEPERS
+    return k
+
+
+def _retire(k: Keeper | None) -> None:
+    """A keeper that failed to report on a sandbox is never used again (a new one replaces it)."""
+    if k is None:
+        return
+    for i, other in enumerate(_keepers):
+        if other is k:
+            _keepers[i] = None
+    k.retire()
 
 
 def _request_sandbox(z: Zygote) -> Sandbox:
-    """Ask the zygote to fork a sandbox; its reply is read when the sandbox is taken."""
+    """Send a keeper a sandbox's pipes: it makes the candidate at once, which then waits for its
+    job. A keeper that cannot be reached is replaced, once, here."""
     job_r, job_w = os.pipe()
     res_r, res_w = os.pipe()
     out_r, out_w = os.pipe()
     st_r, st_w = os.pipe()
     ctl_r, ctl_w = os.pipe()
-    box = Sandbox(job_w, res_r, out_r, st_r, ctl_w, requested=time.monotonic())
+    box = Sandbox(job_w, res_r, out_r, st_r, ctl_w)
     try:
-        send_control(z.sock, (), [job_r, res_w, out_w, st_w, ctl_r])
-    except OSError:
+        for attempt in range(2):
+            box.keeper = _keeper(z)
+            box.requested = time.monotonic()
+            try:
+                send_control(box.keeper.sock, (), [job_r, res_w, out_w, st_w, ctl_r])
+                return box
+            except OSError:
+                _retire(box.keeper)
+                box.keeper = None
+                if attempt == 1:
+                    raise
+    except (OSError, OracleError):
         box.close()
         raise
     finally:
         _close(job_r, res_w, out_w, st_w, ctl_r)
-    return box
+    raise OracleError("unreachable")
 
 
 def _take_sandbox() -> Sandbox:
     global _warm
     box, _warm = _warm, None
+    if box is not None and (box.keeper is None or not box.keeper.alive()):
+        _retire(box.keeper)
+        box.close()
+        box = None
     for attempt in range(2):
         try:
-            z = zygote()
             if box is None:
-                box = _request_sandbox(z)
-            reply, fds = _zy_recv(z)
-            if reply[0] != "forked":
-                raise OracleError("sandbox zygote: %s" % (reply[1:],))
-            box.pidfd = fds[0] if fds else None
-            if len(reply) > 2 and isinstance(reply[2], float):
-                box.fork_ms = reply[2]
+                box = _request_sandbox(zygote())
             return box
         except (OSError, OracleError):
             if box is not None:
@@ -213,6 +303,8 @@ def _stop_zygote() -> None:
     if _warm is not None:
         _warm.close()
         _warm = None
+    for k in list(_keepers):
+        _retire(k)
     if _zygote is not None:
         _zygote.sock.close()
         _zygote.proc.kill()
@@ -224,10 +316,14 @@ _stopping: list[Sandbox] = []
 
 
 def finish_stopped() -> None:
-    """Wait until every stopped sandbox's keeper has killed all it ran (bounded)."""
+    """Wait until every stopped sandbox's keeper has killed all it ran (bounded); a keeper that
+    did not report is let go."""
     while _stopping:
         box = _stopping.pop()
-        _wait_status(Run(), box.st_r, box.pidfd)
+        run = Run()
+        _wait_status(run, box.st_r, box.pidfd)
+        if run.status is None:
+            _retire(box.keeper)
         box.close()
 
 
@@ -240,12 +336,11 @@ def run_candidate(
     finish_stopped()
     stamp(run, "w_stopped")
     box = _take_sandbox()
-    # The next answer's sandbox is forked now, while this one runs: its set-up (two forks, the
-    # namespaces, the scratch mounts) is then off the path of the next verdict, which otherwise
-    # arrives as soon as this one is answered and would wait for it.
+    # The next answer's sandbox is made now, by the other keeper, while this one runs: its set-up
+    # (the clone, its namespaces, the scratch mounts) is then off the path of the next verdict,
+    # which otherwise arrives as soon as this one is answered and would wait for it.
     prefork()
     run.stamps["w_requested"] = box.requested
-    run.stamps["z_fork_ms"] = box.fork_ms
     stamp(run, "w_taken")
     key = os.urandom(32)
     try:
@@ -262,10 +357,14 @@ def run_candidate(
         _collect(run, job, box, key, budget)
     finally:
         box.stop()
+        if _keeper_failed(run):
+            _retire(box.keeper)  # silent, gone or garbled: replaced before the next sandbox
         stamp(run, "w_collected")
         if run.status is None and run.setup is None and (profile or not _cpu_within(run, budget)):
             # The CPU it used decides the verdict: wait for the keeper's measurement.
             _wait_status(run, box.st_r, box.pidfd)
+            if run.status is None:
+                _retire(box.keeper)
             box.close()
         else:
             # The verdict does not need the keeper's report: its clean-up finishes while the
@@ -273,6 +372,15 @@ def run_candidate(
             _stopping.append(box)
         stamp(run, "w_waited")
     return run
+
+
+def _keeper_failed(run: Run) -> bool:
+    """The keeper went silent (the worker's backstop), ended without a status, or said something
+    that is not one (_keeper_message, _collect)."""
+    return run.stalled or (run.status is None and run.setup is not None and run.setup.startswith(KEEPER_FAILURES))
+
+
+KEEPER_FAILURES = ("the sandbox keeper ended", "unreadable status from the sandbox keeper", "unexpected status from the sandbox keeper", "sandbox set-up failed")
 
 
 def _cpu_within(run: Run, budget: Budget) -> bool:

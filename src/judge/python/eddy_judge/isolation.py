@@ -150,15 +150,109 @@ def prctl(option: int, arg: int, arg2: int = 0) -> None:
     _checked(_prctl(option, arg, arg2, 0, 0))
 
 
-def enter_candidate_namespaces() -> None:
-    """Fresh user, PID, mount and IPC namespaces for one candidate (the caller's children are in
-    the PID namespace). The new user namespace is what locks every mount inherited from
-    bubblewrap's world: a candidate could not lift one even with capabilities."""
+def enter_keeper_namespace() -> None:
+    """A user namespace of its own for a keeper, entered once in its life: in it the keeper holds
+    the capability that makes each candidate's PID, mount and IPC namespaces (clone_candidate),
+    and, the candidates' mount namespaces being copies made in it from bubblewrap's, every mount
+    inherited from bubblewrap's world is locked there: a candidate could not lift one even with
+    capabilities. One uid (the caller's, as CANDIDATE_UID) and one gid are mapped; setgroups is
+    denied."""
     uid, gid = os.geteuid(), os.getegid()
-    unshare(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC)
+    unshare(CLONE_NEWUSER)
     write_file("/proc/self/setgroups", b"deny")
     write_file("/proc/self/uid_map", b"%d %d 1" % (CANDIDATE_UID, uid))
     write_file("/proc/self/gid_map", b"%d %d 1" % (CANDIDATE_UID, gid))
+
+
+# ---------------------------------------------------------------- clone(2) for each candidate
+
+# A keeper makes one candidate after another, each PID 1 of a new PID namespace. unshare(2) can
+# do that once per process (a second unshare(CLONE_NEWPID) fails with EINVAL once the namespace
+# for children differs from the active one), and setns(2) back is refused in the zygote's world;
+# clone(2) with CLONE_NEWPID can be called again and again. CPython has no clone, and glibc's
+# clone() wants a new stack and a function to run, so it is the raw system call with a null stack:
+# fork semantics, the child returns from the call on a copy of the caller's stack.
+CLONE_CHILD_CLEARTID = 0x00200000
+CLONE_CHILD_SETTID = 0x01000000
+CANDIDATE_CLONE_FLAGS = CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | 17  # SIGCHLD on exit, as fork
+_SYS_CLONE = {"x86_64": 56, "aarch64": 220}.get(platform.machine())
+# clone's (flags, stack, parent_tid, child_tid, tls) on x86-64; aarch64 swaps the last two.
+_CHILD_TID_LAST = platform.machine() == "aarch64"
+if _libc is not None:
+    _syscall: Any = _libc.syscall
+    _syscall.restype = ctypes.c_long
+    _syscall.argtypes = (ctypes.c_long, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong)
+    _pthread_self: Any = _libc.pthread_self
+    _pthread_self.restype = ctypes.c_void_p
+    _pthread_self.argtypes = ()
+else:  # pragma: no cover
+    _syscall = _pthread_self = None
+# Where glibc keeps this thread's own tid (a field of its struct pthread), found by find_tid_cache:
+# glibc's fork has the kernel write the child's tid there (CLONE_CHILD_SETTID), and so does
+# clone_candidate, or the candidate's main thread would go on believing it is the keeper's
+# (recursive mutexes, dlopen's among them, compare their owner with it).
+_TID_AT: int | None = None
+
+
+def _tid_offsets(span: int = 1024) -> set[int]:
+    """Offsets in this thread's struct pthread that hold its tid now."""
+    base = _pthread_self()
+    tid = _thread.get_native_id()
+    raw = ctypes.string_at(base, span)
+    return {k for k in range(0, span, 4) if struct.unpack_from("=i", raw, k)[0] == tid}
+
+
+def find_tid_cache() -> bool:
+    """Find glibc's tid field once (in the zygote): the offsets that hold the tid both here and in
+    a child made by glibc's fork (which has the kernel write the child's own, different tid
+    there) must be exactly one. Without it clone_candidate leaves the field as it was."""
+    global _TID_AT
+    if _libc is None or _SYS_CLONE is None:
+        return False
+    mine = _tid_offsets()
+    r, w = os.pipe()
+    pid = fork()
+    if pid == 0:
+        try:
+            os.write(w, b" ".join(b"%d" % k for k in sorted(_tid_offsets())))
+        finally:
+            os._exit(0)
+    os.close(w)
+    try:
+        theirs = {int(k) for k in os.read(r, 65536).split()}
+    finally:
+        os.close(r)
+        os.waitpid(pid, 0)
+    both = mine & theirs
+    if len(both) != 1:
+        return False
+    _TID_AT = int(_pthread_self()) + both.pop()
+    return True
+
+
+def tid_cache_ok() -> bool:
+    """Whether glibc's idea of this thread's tid is the kernel's (for the probe and the tests)."""
+    return _TID_AT is not None and ctypes.c_int.from_address(_TID_AT).value == _thread.get_native_id()
+
+
+def clone_candidate() -> int:
+    """fork(2) into new PID, mount and IPC namespaces (the child is PID 1 of its PID namespace,
+    its mount namespace a copy of the caller's): the child gets 0, the caller the child's pid.
+    As isolation.fork, without CPython's at-fork handlers: only for a process with no thread but
+    its main one (a keeper), which is checked."""
+    if _syscall is None or _SYS_CLONE is None:
+        raise OSError(errno.ENOSYS, "clone is not available here")
+    if _thread._count() != 0:  # type: ignore[attr-defined]
+        raise OSError(errno.EBUSY, "clone_candidate needs a single-threaded process")
+    flags, ctid = CANDIDATE_CLONE_FLAGS, 0
+    if _TID_AT is not None:
+        flags |= CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID
+        ctid = _TID_AT
+    pid = int(_syscall(_SYS_CLONE, flags, 0, 0, 0, ctid) if _CHILD_TID_LAST else _syscall(_SYS_CLONE, flags, 0, 0, ctid, 0))
+    if pid == -1:
+        err = ctypes.get_errno()
+        raise OSError(err, os.strerror(err))
+    return pid
 
 
 def write_file(path: str, data: bytes) -> None:

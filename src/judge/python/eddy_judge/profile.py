@@ -1,5 +1,5 @@
 """The per-phase profile of one verdict (`npm run bench:judge` prints it): what each step from the
-zygote's fork to the reply cost, from monotonic stamps taken by the worker, the keeper and the
+request to the worker's keeper to the reply cost, from monotonic stamps taken by the worker, the keeper and the
 candidate's harness code (the clock is shared across the sandbox's namespaces). Nothing here
 decides a verdict."""
 
@@ -7,12 +7,13 @@ from __future__ import annotations
 
 # (phase, from stamp, to stamp, CPU): wall time between the two stamps, and the CPU time of the
 # process that did the work (the two stamps' own CPU clocks when both are that process's; for a
-# fork, the forking process's). A sandbox is forked ahead of need: its first four phases overlap
-# the previous verdict and are not in its `ms`.
+# clone, the cloning process's). A sandbox is made ahead of need: its first four phases overlap
+# the previous verdict and are not in its `ms`. The keeper is the worker's, long-lived: a request
+# reaches it over its socket, and it clones the candidate into new PID, mount and IPC namespaces.
 PHASES = (
-    ("fork zygote to keeper", "w_requested", "k_start", "z_fork_ms"),
-    ("keeper namespaces", "k_start", "k_namespaces", "k"),
-    ("fork keeper to candidate", "k_namespaces", "c_start", "k_namespaces..k_forked"),
+    ("request to keeper", "w_requested", "k_start", ""),
+    ("keeper set-up", "k_start", "k_namespaces", "k"),
+    ("clone keeper to candidate", "k_namespaces", "c_start", "k_namespaces..k_forked"),
     ("candidate scratch space and descriptors", "c_start", "c_scratch", "c"),
     ("previous sandbox's clean-up", "w_start", "w_stopped", "w"),
     ("job to candidate", "w_stopped", "c_job", "w_stopped..w_job"),
@@ -29,13 +30,14 @@ PHASES = (
 )
 
 
-# A process's whole life (wall from its first to its last stamp), with its CPU time and minor page
-# faults from getrusage: after a fork each page of the zygote's heap a process writes is copied on
-# the first write, a fault each, the largest single cost of a verdict (see README, "What a verdict
-# costs"). The keeper's are counted up to its report, the candidate's (its reaped children's
-# included) from the keeper's wait.
+# What a process spent on one answer (wall from its first to its last stamp), with its CPU time
+# and minor page faults from getrusage: after a fork each page of the parent's heap a process
+# writes is copied on the first write, a fault each, the largest single cost of a verdict (see
+# README, "What a verdict costs"). The keeper's are its own since its previous report (it serves
+# one answer after another), the candidate's (its reaped children's included) its whole life,
+# from the keeper's wait.
 LIVES = (
-    ("keeper, whole life", "k_start", "k_cleaned", "k_life"),
+    ("keeper, per answer", "k_start", "k_cleaned", "k_life"),
     ("candidate, whole life", "c_start", "k_ended", "c_life"),
 )
 

@@ -33,6 +33,7 @@ import os
 import resource
 import select
 import signal
+import socket
 import struct
 import sys
 # Imported here, in the zygote's main thread: `threading` names its main thread (and sets that
@@ -47,6 +48,7 @@ from typing import Any, Callable
 from . import isolation as iso
 from .digest import DIGEST_SOURCE, NO_DIGEST
 from .languages import RUNTIMES, relay
+from .protocol import recv_control
 from .static_check import precheck
 
 # The candidate's signal dispositions, set with C's signal.signal and plain numbers: the signal
@@ -863,39 +865,69 @@ class Usage:
     limit: str | None = None  # "cpu", "blocked", "wall", "precheck" when the keeper stopped it
 
 
-def keeper(cfg: Config, fds: dict[str, int]) -> None:
-    """Fork of the zygote that owns one candidate's run. Never returns."""
-    status_w = fds["status"]
-    stamps = [time.monotonic(), time.process_time()]
+# The descriptors each sandbox request brings the keeper, in order (candidate.py _request_sandbox).
+SANDBOX_FDS = ("job", "res", "out", "status", "ctl")
+
+
+def keeper(cfg: Config, sock_fd: int) -> None:
+    """Fork of the zygote that serves one worker's sandboxes, one after another, for as long as
+    it lives (the worker keeps two and uses them in turn, so that one forks the next answer's
+    candidate while the other watches the current one). Entered once: its own session, a user
+    namespace of its own (bubblewrap) or the subreaper role (no sandbox), non-dumpable. Then, per
+    request on its socket (the five pipes of one sandbox): a candidate in fresh PID, mount and IPC
+    namespaces (serve), watched, reaped and reported on. It never sees a job, a key or an output:
+    only the worker's limits and the candidate's start mark. Never returns."""
     try:
         iso.prctl(iso.PR_SET_PDEATHSIG, signal.SIGKILL)
         os.setsid()
-        before: set[tuple[str, int]] = set()
-        uid: int | None = None
         if cfg.mode == "bwrap":
-            iso.enter_candidate_namespaces()
-            nproc = MAX_PROCS
-            workdir = WORKDIR
+            iso.enter_keeper_namespace()
         else:
-            if cfg.fresh_uid:
-                uid = UID_BASE + os.getpid()
-            # Same uid as eddy (no root): RLIMIT_NPROC counts eddy's own threads and everything else of the user's.
-            nproc = MAX_PROCS if uid is not None else _user_tasks(os.getuid()) + MAX_PROCS + SHARED_UID_HEADROOM
             iso.prctl(iso.PR_SET_CHILD_SUBREAPER, 1)
+        # Only now: a non-dumpable process cannot write its own uid_map.
+        iso.prctl(iso.PR_SET_DUMPABLE, 0)
+        # The zygote's /proc, where each candidate's processes show (each candidate covers /proc
+        # in a mount namespace of its own).
+        procfd = os.open("/proc", os.O_RDONLY | os.O_DIRECTORY)
+        sock = socket.socket(fileno=sock_fd)
+        cpus = os.sched_getaffinity(0)
+    except BaseException:
+        os._exit(114)  # the worker sees its socket close, and starts another
+    since = (0, 0.0)  # (minor faults, CPU s) at the last report: a fork starts at zero
+    while True:
+        try:
+            _, fds = recv_control(sock, 8)
+        except (EOFError, OSError, ValueError):
+            os._exit(0)  # the worker has gone, or let this keeper go
+        if len(fds) != len(SANDBOX_FDS):
+            os._exit(116)  # not the worker's request: the worker replaces a keeper that ends
+        since = serve(cfg, dict(zip(SANDBOX_FDS, fds)), procfd, sock.fileno(), since, cpus)
+
+
+def serve(cfg: Config, fds: dict[str, int], procfd: int, sock_fd: int, since: tuple[int, float], cpus: set[int]) -> tuple[int, float]:
+    """One sandbox: make its candidate, watch it, reap it, report on the status pipe, close every
+    descriptor of the request. (faults, CPU s) of the keeper at its report, the next one's start.
+    Any failure is reported and ends the keeper (the worker starts another): a keeper never goes
+    on from a state it did not expect."""
+    status_w = fds["status"]
+    stamps = [time.monotonic(), time.process_time()]
+    try:
+        before: set[tuple[str, int]] = set()
+        nproc = MAX_PROCS
+        workdir = WORKDIR
+        if cfg.mode != "bwrap":
+            # Same uid as eddy (no root): RLIMIT_NPROC counts eddy's own threads and everything else of the user's.
+            if not cfg.fresh_uid:
+                nproc = _user_tasks(os.getuid()) + MAX_PROCS + SHARED_UID_HEADROOM
             before = iso.sysv_ids()
             import tempfile
 
             workdir = tempfile.mkdtemp(prefix="c", dir=cfg.temp_base)
-            if uid is not None:
-                os.chown(workdir, uid, uid)
-        # Only now: a non-dumpable process cannot write its own uid_map.
-        iso.prctl(iso.PR_SET_DUMPABLE, 0)
-        # The candidate covers /proc in the mount namespace it shares with the keeper: keep a
-        # handle on the one that shows the candidate's processes.
-        procfd = os.open("/proc", os.O_RDONLY | os.O_DIRECTORY)
         mark_r, mark_w = os.pipe()
         stamps += (time.monotonic(), time.process_time())
-        pid = iso.fork()  # without CPython's at-fork handlers (isolation.py fork)
+        # bubblewrap: PID 1 of new PID, mount and IPC namespaces (isolation.py clone_candidate).
+        # Without: a plain fork (isolation.py fork), and a uid of its own as root.
+        pid = iso.clone_candidate() if cfg.mode == "bwrap" else iso.fork()
         if pid:
             stamps += (time.monotonic(), time.process_time())
         if pid == 0:
@@ -903,13 +935,20 @@ def keeper(cfg: Config, fds: dict[str, int]) -> None:
             os.close(fds["ctl"])
             os.close(mark_r)
             os.close(procfd)
+            os.close(sock_fd)
+            uid = None
+            if cfg.mode != "bwrap" and cfg.fresh_uid:
+                uid = UID_BASE + os.getpid()  # unique while it lives; nothing of it outlives its verdict
+                os.chown(workdir, uid, uid)
             candidate(cfg, fds, uid, nproc, workdir, mark_w)
             os._exit(113)
+        uid = UID_BASE + pid if cfg.mode != "bwrap" and cfg.fresh_uid else None
         for name in ("job", "res", "out"):
             os.close(fds[name])
         os.close(mark_w)
-        watch = _Watch(pid, fds["ctl"], mark_r, procfd)
+        watch = _Watch(pid, fds["ctl"], mark_r, procfd, cpus)
         status, usage = watch.run()
+        os.close(fds["ctl"])
         stamps += (time.monotonic(), time.process_time())
         _clean(cfg, pid, uid)
         if cfg.mode != "bwrap":
@@ -918,15 +957,18 @@ def keeper(cfg: Config, fds: dict[str, int]) -> None:
 
             shutil.rmtree(workdir, ignore_errors=True)
         stamps += (time.monotonic(), time.process_time())
-        own = resource.getrusage(resource.RUSAGE_SELF)  # since its fork (a fork starts at zero)
-        spent = (own.ru_minflt, own.ru_utime + own.ru_stime) + watch.spent
+        # This sandbox's share of the keeper's own faults and CPU time: since its last report.
+        own = resource.getrusage(resource.RUSAGE_SELF)
+        now = (own.ru_minflt, own.ru_utime + own.ru_stime)
+        spent = (now[0] - since[0], now[1] - since[1]) + watch.spent
         _send(status_w, ("status", status, round(usage.cpu_ms, 3), round(usage.wall_ms, 3), round(usage.blocked_ms, 3), usage.limit, tuple(stamps) + watch.stamps, spent))
+        os.close(status_w)
+        return now
     except BaseException as e:
         try:
             _send(status_w, ("setup", "sandbox set-up failed: " + _exc(e)))
         finally:
             os._exit(114)
-    os._exit(0)
 
 
 def _read_int(procfd: int, path: str) -> list[str]:
@@ -1009,7 +1051,7 @@ class _Watch:
     the worker sent (CPU ms, blocked ms, wall ms) is passed. State lives in attributes: each step
     is a short method (a loop over many locals makes type checkers crawl)."""
 
-    def __init__(self, pid: int, ctl: int, mark_r: int, procfd: int) -> None:
+    def __init__(self, pid: int, ctl: int, mark_r: int, procfd: int, cpus: set[int] | None = None) -> None:
         self.pid, self.ctl, self.mark_r, self.procfd = pid, ctl, mark_r, procfd
         try:
             self.pidfd: int | None = os.pidfd_open(pid)
@@ -1027,7 +1069,8 @@ class _Watch:
         self.killed = False
         self.stamps: tuple[float, ...] = ()  # the candidate's set-up stamps, sent with its start mark
         self.spent: tuple[float, ...] = ()  # the candidate's whole life: (minor faults, CPU s), for the profile
-        self.cpus = os.sched_getaffinity(0)  # the candidate pins itself to one of these (isolation.py stay_on_this_cpu)
+        # The candidate pins itself to one of these (isolation.py stay_on_this_cpu); a keeper reads them once.
+        self.cpus = cpus if cpus is not None else os.sched_getaffinity(0)
         self.spread = False
 
     def run(self) -> tuple[int, Usage]:
@@ -1043,7 +1086,9 @@ class _Watch:
                     self.read_control()
                 if self.mark_open and self.mark_r in ready:
                     self.read_mark()
-                if not self.killed:
+                # Only when the wait timed out: at the mark the answer has used nothing yet, and
+                # once its pidfd is ready it has ended (wait4's usage is the last word, finish).
+                if not self.killed and not ready:
                     self.check()
         finally:
             if self.pidfd is not None:

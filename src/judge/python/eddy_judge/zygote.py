@@ -1,11 +1,13 @@
-"""The zygote: a clean process that forks one sandbox per candidate.
+"""The zygote: a clean process that forks the worker's keepers (sandbox.py keeper), each of which
+makes one candidate after another.
 
 The worker starts it under bubblewrap (`bwrap … python -I -S -c BOOT`) with an empty environment,
 in a world holding only the Python interpreter and its libraries. Its own code does not come from
 any file: the worker sends the sources of the modules it needs (this one, sandbox, isolation,
 static_check, protocol) over the control socket, so nothing of eddy's folder is bound into the
 world, and no candidate can ever write a file the harness later runs. It never imports an oracle
-or the worker; it serves fork requests on the socket, each bringing a candidate's pipes.
+or the worker; it serves keeper requests on the socket, each bringing one end of a socket over
+which the worker then sends that keeper each sandbox's pipes.
 """
 
 from __future__ import annotations
@@ -17,7 +19,6 @@ import signal
 import socket
 import sys
 import tempfile
-import time
 
 from . import isolation as iso
 from .protocol import recv_control, send_control
@@ -69,17 +70,26 @@ def setup(want: str, protect: list[int]) -> tuple[Config, list[str]]:
     cfg = Config(protect=protect, zygote=os.getpid())
     cfg.seccomp = iso.seccomp_supported()
     if want == "bwrap":
-        # Probe what each candidate's keeper will do, in a throw-away child.
-        pid = os.fork()
+        # glibc's cached tid, which each candidate's clone must set (isolation.py clone_candidate).
+        if not iso.find_tid_cache():
+            notes.append("glibc's thread id field was not found: each candidate's main thread keeps its keeper's cached id")
+        # Probe what each keeper will do (a user namespace once, then a candidate in new PID, mount
+        # and IPC namespaces, twice), in a throw-away child.
+        pid = iso.fork()
         if pid == 0:
             try:
-                iso.enter_candidate_namespaces()
-                if os.fork() == 0:
-                    iso.mount("tmpfs", "/tmp", "tmpfs", iso.MS_NOSUID | iso.MS_NODEV, "size=4k")
-                    iso.drop_capabilities()
-                    iso.apply_seccomp(iso.candidate_filter())
-                    os._exit(0 if iso.effective_capabilities() == 0 else 1)
-                os._exit(os.waitstatus_to_exitcode(os.wait()[1]))
+                iso.enter_keeper_namespace()
+                for _ in range(2):
+                    child = iso.clone_candidate()
+                    if child == 0:
+                        ok = os.getpid() == 1 and (iso._TID_AT is None or iso.tid_cache_ok())
+                        iso.mount("tmpfs", "/tmp", "tmpfs", iso.MS_NOSUID | iso.MS_NODEV, "size=4k")
+                        iso.drop_capabilities()
+                        iso.apply_seccomp(iso.candidate_filter())
+                        os._exit(0 if ok and iso.effective_capabilities() == 0 else 1)
+                    if os.waitstatus_to_exitcode(os.waitpid(child, 0)[1]) != 0:
+                        os._exit(1)
+                os._exit(0)
             except BaseException:
                 os._exit(1)
         if os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) != 0:
@@ -142,8 +152,11 @@ def main(sock: socket.socket) -> None:
     gc.freeze()
     try:
         while True:
+            # One request per keeper the worker wants (two at first, another only when one has
+            # died or was let go): its end of a socket, over which it sends each sandbox's pipes
+            # to that keeper directly. No answer's sandbox passes through here.
             try:
-                _, fds = recv_control(sock, 8)
+                msg, fds = recv_control(sock, 8)
             except (EOFError, OSError):
                 break
             try:
@@ -151,32 +164,27 @@ def main(sock: socket.socket) -> None:
                     pass
             except ChildProcessError:
                 pass
-            names = ("job", "res", "out", "status", "ctl")
-            if len(fds) != len(names):
+            if msg != ("keeper",) or len(fds) != 1:
                 for fd in fds:
                     os.close(fd)
-                send_control(sock, ("error", "expected %d descriptors" % len(names)))
+                send_control(sock, ("error", "expected a keeper request and one descriptor"))
                 continue
-            by_name: dict[str, int] = dict(zip(names, fds))
-            cpu0 = time.process_time()
             pid = iso.fork()  # without CPython's at-fork handlers (isolation.py fork)
             if pid == 0:
                 sock.close()
-                keeper(cfg, by_name)
+                keeper(cfg, fds[0])
                 os._exit(115)
-            cost = (time.process_time() - cpu0) * 1000.0  # for the profile (profile.py)
-            for fd in fds:
-                os.close(fd)
+            os.close(fds[0])
             try:
                 try:
                     pidfd = os.pidfd_open(pid)
                 except (AttributeError, OSError):
-                    send_control(sock, ("forked", pid, cost))
+                    send_control(sock, ("keeper", pid))
                 else:
-                    send_control(sock, ("forked", pid, cost), [pidfd])
+                    send_control(sock, ("keeper", pid), [pidfd])
                     os.close(pidfd)
             except OSError:
-                break  # the worker has gone; its sandboxes die with it (PDEATHSIG)
+                break  # the worker has gone; its keepers die with it (PDEATHSIG)
     finally:
         if cfg.mode == "none":
             import shutil
