@@ -48,6 +48,49 @@ class ReadPlain(unittest.TestCase):
             Partial(marshal.dumps([1, 2]), 2)
 
 
+    def test_a_result_message_is_read_as_far_as_its_index_as_the_constructor_reads_it(self) -> None:
+        # Partial.result reads the layout marshal gives a call's result in a few byte comparisons;
+        # whatever it accepts must leave exactly the reader the constructor leaves (the slots of
+        # flagged items included: the value may refer back to the tag or the index), and
+        # anything else is left to the constructor.
+        def state(p: Partial) -> tuple[object, ...]:
+            return (p.head, p.size, p._r.refs, p._r.sizes, p._r.pos, p._r.expanded)
+
+        big = 10**6
+        messages = [("r", 0, None, None), ("r", 7, [1, 2], (3,)), ("o", big, "text", None), ("e", 3, "runtime", "ValueError: x"),
+                    ("r", -1, "r", None), ("r", 300, [300, "r", "r"], [300]), ("x", 1, 2, 3), ("r", 1, 2), ("r", "1", 2, 3),
+                    ("r", 2**40, 1, None), ("rr", 1, 2, 3), ("é", 1, 2, 3), [1, 2, 3, 4]]
+        variants = []
+        for m in messages:
+            data = marshal.dumps(m)
+            variants.append(data)
+            # The same with each of the first items' reference flags set and cleared.
+            for at in (0, 2, 5):
+                if len(data) > at:
+                    for flip in (data[at] | 0x80, data[at] & 0x7F):
+                        variants.append(data[:at] + bytes([flip]) + data[at + 1 :])
+        accepted = 0
+        for data in variants:
+            fast = Partial.result(data)
+            if fast is None:
+                continue
+            accepted += 1
+            slow = Partial(data, 2)
+            self.assertEqual(state(fast), state(slow), data)
+            try:
+                want: object = slow.finish()
+            except Malformed as e:
+                want = type(e)
+            try:
+                got: object = fast.finish()
+            except Malformed as e:
+                got = type(e)
+            self.assertEqual(got, want, data)
+        self.assertGreater(accepted, 10)
+        for m in [("x", 1, 2, 3), ("r", 1, 2), ("r", "1", 2, 3), ("r", 2**40, 1, None), ("rr", 1, 2, 3), [1, 2, 3, 4]]:
+            self.assertIsNone(Partial.result(marshal.dumps(m)), m)
+
+
 class Frames(unittest.TestCase):
     def test_splits_a_stream_and_caps_its_size(self) -> None:
         fb = FrameBuffer(100)
