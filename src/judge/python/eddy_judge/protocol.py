@@ -40,6 +40,7 @@ _RESULT_TAGS = {ord(c): c for c in "roe"}
 _I32 = struct.Struct("<i").unpack_from
 _F64 = struct.Struct("<d").unpack
 _C128 = struct.Struct("<dd").unpack
+_BE32 = struct.Struct(">I").unpack_from
 
 
 class _Incomplete:
@@ -319,14 +320,20 @@ class FrameBuffer:
         self.total += len(chunk)
         if self.total > self.limit:
             raise OverflowError("too much output")
-        self.buf += chunk
+        buf = self.buf
+        buf += chunk
         out: list[bytes] = []
-        while len(self.buf) >= 4:
-            n = struct.unpack(">I", bytes(self.buf[:4]))[0]
-            if len(self.buf) < 4 + n:
+        # The frames in the buffer, then what they took cut off once (a chunk holds many).
+        pos = 0
+        end = len(buf)
+        while end - pos >= 4:
+            stop = pos + 4 + _BE32(buf, pos)[0]
+            if stop > end:
                 break
-            out.append(bytes(self.buf[4 : 4 + n]))
-            del self.buf[: 4 + n]
+            out.append(bytes(buf[pos + 4 : stop]))
+            pos = stop
+        if pos:
+            del buf[:pos]
         return out
 
     @property
