@@ -48,6 +48,40 @@ class ReadPlain(unittest.TestCase):
             Partial(marshal.dumps([1, 2]), 2)
 
 
+    def test_lists_of_shared_ints_and_references_read_as_marshal_wrote_them(self) -> None:
+        # A call's result and the arguments sent back with it share their ints (small ints are
+        # shared by every object, and a slice holds the argument's own): marshal writes them with
+        # the reference flag, and again as references. The reader takes these in its own loop:
+        # the same values, types and expanded size as value() gives, refusals included.
+        import random
+
+        rng = random.Random(36)
+
+        def expanded(v: object) -> int:
+            if type(v) in (list, tuple, set, frozenset):
+                return 1 + sum(expanded(x) for x in v)  # type: ignore[union-attr]
+            if type(v) is dict:
+                return 1 + sum(expanded(k) + expanded(x) for k, x in v.items())  # type: ignore[union-attr]
+            return 1
+
+        for _ in range(300):
+            pool = [rng.randint(-300, 300) for _ in range(rng.randint(0, 30))] + [10**12, -(2**31), 2**31 - 1]
+            args = [rng.choice(pool) for _ in range(rng.randint(0, 40))]
+            inner = args[1::2]
+            value = rng.choice([args[::3], [inner, inner, args], (args, [args[0]] if args else []), {"k": inner, 5: args}])
+            data = marshal.dumps(("r", 1, value, (args,)))
+            p = Partial(data, 2)
+            got = p.finish()
+            want = list(marshal.loads(data)[2:])
+            self.assertEqual(got, want)
+            self.assertEqual([type(x) for x in got], [type(x) for x in want])
+            self.assertEqual(p.expanded, expanded(marshal.loads(data)) - 1)  # the message's own tuple is not counted
+        # A reference to nothing, to a slot still being read, and a truncated one are refused.
+        for bad in (b"[\x02\x00\x00\x00\xe9\x07\x00\x00\x00r\x05\x00\x00\x00", b"\xdb\x01\x00\x00\x00r\x00\x00\x00\x00", b"[\x01\x00\x00\x00r\x00\x00"):
+            with self.assertRaises(Malformed, msg=repr(bad)):
+                read_plain(bad)
+        self.assertEqual(read_plain(b"[\x02\x00\x00\x00\xe9\x07\x00\x00\x00r\x00\x00\x00\x00"), [7, 7])
+
     def test_a_result_message_is_read_as_far_as_its_index_as_the_constructor_reads_it(self) -> None:
         # Partial.result reads the layout marshal gives a call's result in a few byte comparisons;
         # whatever it accepts must leave exactly the reader the constructor leaves (the slots of

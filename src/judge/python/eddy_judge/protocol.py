@@ -33,6 +33,7 @@ class TooLarge(Malformed):
 # marshal's type codes (Python/marshal.c), as the ints the reader compares.
 _NONE, _TRUE, _FALSE, _INT, _LONG, _FLOAT, _COMPLEX, _BYTES, _REF, _DICT, _NULL = (ord(c) for c in "NTFilgysr{0")
 _TUPLE, _SMALL_TUPLE, _LIST, _SET, _FROZENSET = (ord(c) for c in "()[<>")
+_FLAGGED_INT = _INT | 0x80
 _SEQUENCES = frozenset((_TUPLE, _SMALL_TUPLE, _LIST, _SET, _FROZENSET))
 _TEXTS = frozenset(ord(c) for c in "utaA")
 _SHORT_TEXTS = frozenset(ord(c) for c in "zZ")
@@ -129,12 +130,32 @@ class _Reader:
             append = items.append
             end = len(data)
             inner = depth + 1
+            refs = self.refs
+            sizes = self.sizes
             for _ in range(n):
                 pos = self.pos
-                # A plain int not referenced elsewhere ('i' without the reference flag), in bounds.
-                if inner <= MAX_DEPTH and pos + 5 <= end and data[pos] == _INT:
+                # The items a list of ints is made of, read as value() reads them: a plain int,
+                # an int other objects hold too ('i' with the reference flag: small ints are
+                # shared, and so is an int of the arguments the answer returns), and a
+                # reference to one already read. Anything else (or too deep) goes to value().
+                code = data[pos] if inner <= MAX_DEPTH and pos + 5 <= end else -1
+                if code == _INT:
                     self.grow(1)
                     append(_I32(data, pos + 1)[0])
+                    self.pos = pos + 5
+                elif code == _FLAGGED_INT:
+                    self.grow(1)
+                    x = _I32(data, pos + 1)[0]
+                    refs.append(x)
+                    sizes.append(1)
+                    append(x)
+                    self.pos = pos + 5
+                elif code == _REF:
+                    i = _I32(data, pos + 1)[0]
+                    if i < 0 or i >= len(refs) or refs[i] is _INCOMPLETE:
+                        raise Malformed("bad or cyclic reference")
+                    self.grow(sizes[i])
+                    append(refs[i])
                     self.pos = pos + 5
                 else:
                     append(self.value(inner))
