@@ -111,7 +111,7 @@ class Collect(unittest.TestCase):
         self.assert_read_whole(run, values)
 
     def test_a_result_larger_than_the_pipe(self) -> None:
-        # 5 bytes an int: each result is 200 KB, the four of them beyond even the enlarged pipe.
+        # 5 bytes an int: each result is 200 KB, the four of them beyond even the enlarged pipe (256 KB).
         values = [list(range(k, k + 40_000)) for k in range(4)]
         run, _, _ = collect(values, gap_s=0.001)
         self.assert_read_whole(run, values)

@@ -299,7 +299,9 @@ def _cpu_within(run: Run, budget: Budget) -> bool:
 READ_QUIET_S = 0.001
 READ_QUIET_BELOW = 16 * 1024
 READ_BYTES = 1 << 16
-RESULT_PIPE_BYTES = 1 << 20
+# 256 KB: a quarter of what an unprivileged user may ask for (fs.pipe-max-size), so that even a
+# worker per core on a large machine keeps well within the user's allowance of pipe pages.
+RESULT_PIPE_BYTES = 1 << 18
 F_SETPIPE_SZ = getattr(fcntl, "F_SETPIPE_SZ", 1031)
 
 
@@ -319,7 +321,7 @@ def _collect(run: Run, job: bytes, box: Sandbox, key: bytes, budget: Budget) -> 
     readers = [box.res_r, box.out_r, box.st_r]
     job_open = True
     _enlarge_pipe(box.res_r)
-    # Until when a pipe that was just read nearly empty is left alone (monotonic s; 0: watched).
+    # Until when a pipe that was just read nearly empty is left alone (monotonic s).
     quiet: dict[int, float] = {}
     try:
         while True:
