@@ -394,6 +394,24 @@ describe("what a verdict costs (issue #36)", () => {
         expect([again.category, again.detail]).toEqual([first.category, first.detail]);
     });
 
+    it("results larger than the result pipe, and calls that return faster than the worker reads, are judged as before", async () => {
+        // About 1 MB of results in 8 calls (the worker reads them in large chunks), then 400 calls of nothing
+        // (frames written faster than the worker, which reads them in batches, wakes).
+        const long = fixtureTemplate("long_range", { randomInputs: 7 });
+        const right = `def sum_range(n):\n    return list(range(1, n))\n# ${Date.now()}\n`;
+        expect(await pool.judge({ template: long, bindings, code: right })).toMatchObject({ category: "passed", detail: "1 fixed tests and 7 random inputs agree" });
+        const last = `def sum_range(n):\n    out = list(range(1, n))\n    if n > 3:\n        out[-1] = -1\n    return out\n# ${Date.now()}\n`;
+        const v = await pool.judge({ template: long, bindings, code: last });
+        expect(v.category).toBe("fuzzing_failure");
+        expect(v.detail).toMatch(/^random input 1: sum_range\(\d+\): model solution gives \[1, 2, 3, /);
+        const many = { ...t, randomInputs: 400 };
+        expect(await pool.judge({ template: many, bindings, code: `${CORRECT}# ${Date.now()}\n` })).toMatchObject({ category: "passed", detail: "2 fixed tests and 400 random inputs agree" });
+        const late = `calls = []\ndef sum_range(values):\n    calls.append(1)\n    return sum(values[1:4]) if len(calls) < 402 else 'late'\n# ${Date.now()}\n`;
+        const v2 = await pool.judge({ template: many, bindings, code: late });
+        expect(v2.category).toBe("fuzzing_failure");
+        expect(v2.detail).toMatch(/^random input 400: sum_range\(.*\): model solution gives -?\d+, candidate gives 'late'$/);
+    });
+
     it("once it has used 25 ms of CPU time, an answer's threads may run on every CPU again (the keeper widens them)", async () => {
         if (availableParallelism() < 2) return;
         const code = `import os, time\ndef sum_range(values):\n    t = time.process_time()\n    while len(os.sched_getaffinity(0)) == 1 and time.process_time() - t < 0.3:\n        pass\n    return sum(values[1:4]) if len(os.sched_getaffinity(0)) > 1 else 'still on one CPU'\n# ${Date.now()}\n`;

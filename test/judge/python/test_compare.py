@@ -33,6 +33,34 @@ class StrictEqual(unittest.TestCase):
                 self.assertEqual(canonical(a) == canonical(b), strict_equal(a, b), (a, b))
 
 
+    def test_canonical_agrees_with_strict_equal_on_nested_values(self) -> None:
+        # strict_equal compares a list's ints and strings in its own loop (the worker compares
+        # every result of every verdict): it must still agree with canonical() on mixed nesting.
+        import random
+
+        rng = random.Random(36)
+        atoms: list[object] = [0, 1, True, False, 1.0, 0.0, math.nan, "a", "", "1", None, 2**70, -1, (), [], set(), {}]
+
+        def value(depth: int = 0) -> object:
+            r = rng.random()
+            if depth > 3 or r < 0.4:
+                return rng.choice(atoms)
+            if r < 0.6:
+                return [value(depth + 1) for _ in range(rng.randint(0, 4))]
+            if r < 0.75:
+                return tuple(value(depth + 1) for _ in range(rng.randint(0, 4)))
+            if r < 0.9:
+                return {rng.choice([1, "k", 2.0, True]): value(depth + 1) for _ in range(rng.randint(0, 3))}
+            return [rng.randint(0, 3) for _ in range(3)]
+
+        agreed = 0
+        for _ in range(20_000):
+            a = value()
+            b = a if rng.random() < 0.3 else value()
+            self.assertEqual(canonical(a) == canonical(b), strict_equal(a, b), (a, b))
+            agreed += strict_equal(a, b)
+        self.assertGreater(agreed, 1000)
+
 class Named(unittest.TestCase):
     def test_unordered_is_a_multiset_of_strict_elements(self) -> None:
         cmp = named_comparator("unordered")

@@ -66,7 +66,20 @@ def strict_equal(e: Any, a: Any) -> bool:
     if te is float:
         return _float_same(e, a)
     if te is list or te is tuple:
-        return len(e) == len(a) and all(strict_equal(x, y) for x, y in zip(e, a))
+        if len(e) != len(a):
+            return False
+        # Items that are ints or strings (most answers) compared here, the rest recursively:
+        # the worker compares every result of every verdict (issue #36).
+        for x, y in zip(e, a):
+            tx = type(x)
+            if tx is not type(y):
+                return False
+            if tx is int or tx is str:
+                if x != y:
+                    return False
+            elif not strict_equal(x, y):
+                return False
+        return True
     if te is dict:
         if len(e) != len(a):
             return False

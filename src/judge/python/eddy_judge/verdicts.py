@@ -322,28 +322,35 @@ def _compare_bound(p: Prepared) -> int:
 
 def _compared(run: Run, p: Prepared, fn: str) -> Outcome:
     n_fixed = p.n_fixed
-    changed = "modified its argument, which the question forbids"
+    compare = p.compare
+    keep_args = p.keep_args
+    new_object = p.new_object
     for i, args in enumerate(p.calls):
         tag, value, after = run.results[i]
         actual = not_plain(value) if tag == "o" else value
         expected = p.expected[i]
-        fixed = i < n_fixed
-        label = ("fixed test %d" % (i + 1)) if fixed else ("random input %d" % (i - n_fixed + 1))
-        wrong = "assertion_error" if fixed else "fuzzing_failure"
         try:
-            same = bool(p.compare(expected, actual))
+            same = bool(compare(expected, actual))
         except Exception:
             same = False
         if not same:
-            if fixed:
-                return Outcome(wrong, "%s: %s expected %s, got %s" % (label, call_text(fn, args), short(expected), short(actual)))
-            return Outcome(wrong, "%s: %s: model solution gives %s, candidate gives %s" % (label, call_text(fn, args), short(expected), short(actual)))
+            fault = None
         # Compared by value in this process: set iteration order or a patched encoder in the
         # candidate's process cannot hide a change.
-        if p.keep_args and (not isinstance(after, tuple) or not strict_equal(args, after)):
-            return Outcome(wrong, "%s: %s %s" % (label, call_text(fn, args), changed))
+        elif keep_args and (not isinstance(after, tuple) or not strict_equal(args, after)):
+            fault = "modified its argument, which the question forbids"
         # The value and the arguments came back in one marshal stream: an argument object that
         # is also (part of) the answer is one object here.
-        if p.new_object and (i in run.shared or (isinstance(after, tuple) and shares(value, after))):
-            return Outcome(wrong, "%s: %s returned its argument object (or holds it) instead of a new one, which the question asks for" % (label, call_text(fn, args)))
+        elif new_object and (i in run.shared or (isinstance(after, tuple) and shares(value, after))):
+            fault = "returned its argument object (or holds it) instead of a new one, which the question asks for"
+        else:
+            continue
+        fixed = i < n_fixed
+        label = ("fixed test %d" % (i + 1)) if fixed else ("random input %d" % (i - n_fixed + 1))
+        wrong = "assertion_error" if fixed else "fuzzing_failure"
+        if fault is not None:
+            return Outcome(wrong, "%s: %s %s" % (label, call_text(fn, args), fault))
+        if fixed:
+            return Outcome(wrong, "%s: %s expected %s, got %s" % (label, call_text(fn, args), short(expected), short(actual)))
+        return Outcome(wrong, "%s: %s: model solution gives %s, candidate gives %s" % (label, call_text(fn, args), short(expected), short(actual)))
     return Outcome("passed", "%d fixed tests and %d random inputs agree" % (n_fixed, len(p.calls) - n_fixed))
