@@ -361,7 +361,12 @@ def run_candidate(
         if _keeper_failed(run):
             _retire(box.keeper)  # silent, gone or garbled: replaced before the next sandbox
         stamp(run, "w_collected")
-        if run.status is None and run.setup is None and (profile or not _cpu_within(run, budget)):
+        if run.status is not None:
+            # The keeper has reported, which it does once it has killed all the candidate ran:
+            # nothing of this sandbox is left to wait for (waiting again would read no status
+            # and let a sound keeper go).
+            box.close()
+        elif run.setup is None and (profile or not _cpu_within(run, budget)):
             # The CPU it used decides the verdict: wait for the keeper's measurement.
             _wait_status(run, box.st_r, box.pidfd)
             if run.status is None:
