@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { JudgePool } from "../../src/judge/JudgePool.js";
+import { startWithoutGuard } from "../support/guardOff.js";
 import { MemoryVerdictCache } from "../../src/judge/cache.js";
 import type { Category } from "../../src/vocabulary.js";
 import { fixtureTemplate } from "./fixtures/templates.js";
@@ -263,11 +264,7 @@ for (const mode of ["full isolation", "without namespaces"] as const) {
         it("SysV IPC objects do not carry over from one candidate to the next", async () => {
             // ctypes is the way to SysV IPC from Python: the guard refuses it, so this checks the
             // kernel's layer in a pool without the guard.
-            const saved = process.env.EDDY_JUDGE_GUARD;
-            process.env.EDDY_JUDGE_GUARD = "0";
-            const raw = await JudgePool.start({ workers: 1, allowUnsandboxed: mode === "without namespaces" });
-            if (saved === undefined) delete process.env.EDDY_JUDGE_GUARD;
-            else process.env.EDDY_JUDGE_GUARD = saved;
+            const raw = await startWithoutGuard({ workers: 1, allowUnsandboxed: mode === "without namespaces" });
             const pool = raw;
             const make = `import ctypes\nlibc = ctypes.CDLL(None)\ndef sum_range(values):\n    libc.shmget(${IPC_KEY}, 4096, 0o1666)\n    libc.msgget(${IPC_KEY}, 0o1666)\n    return sum(values[1:4])\n`;
             const look = `import ctypes\nlibc = ctypes.CDLL(None)\ndef sum_range(values):\n    if libc.shmget(${IPC_KEY}, 0, 0) >= 0 or libc.msgget(${IPC_KEY}, 0) >= 0:\n        return -12345\n    return sum(values[1:4])\n`;
@@ -361,12 +358,7 @@ describe.skipIf(!canRunAsNobody)("as an ordinary user (user namespaces)", () => 
 describe("the sandbox's kernel layers alone (guard off)", () => {
     let pool: JudgePool;
     beforeAll(async () => {
-        process.env.EDDY_JUDGE_GUARD = "0";
-        try {
-            pool = await JudgePool.start({ workers: 1 });
-        } finally {
-            delete process.env.EDDY_JUDGE_GUARD;
-        }
+        pool = await startWithoutGuard();
     });
     afterAll(async () => {
         await pool?.close();

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { JudgePool } from "../../src/judge/JudgePool.js";
 import { fixtureTemplate } from "./fixtures/templates.js";
+import { startWithoutGuard } from "../support/guardOff.js";
 
 // Each worker's keepers are long-lived (issue #36): the zygote forks two per worker, each enters
 // its user namespace once and then clones one candidate after another into new PID, mount and IPC
@@ -114,12 +115,7 @@ for (const mode of ["bubblewrap", "without a sandbox"] as const) {
 describe("what an answer leaves behind, seen by the next answers of the same keepers (bubblewrap, guard off)", () => {
     let pool: JudgePool;
     beforeAll(async () => {
-        process.env.EDDY_JUDGE_GUARD = "0";
-        try {
-            pool = await JudgePool.start({ workers: 1 });
-        } finally {
-            delete process.env.EDDY_JUDGE_GUARD;
-        }
+        pool = await startWithoutGuard();
     });
     afterAll(async () => {
         await pool?.close();

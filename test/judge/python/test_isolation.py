@@ -11,6 +11,14 @@ import unittest
 from eddy_judge import isolation as iso
 
 
+def _read_all(r: int) -> bytes:
+    """Everything a child writes to the pipe until it closes its end."""
+    data = b""
+    while chunk := os.read(r, 4096):
+        data += chunk
+    return data
+
+
 def under_filter(program: bytes, probes: dict[str, object]) -> dict[str, int]:
     """errno (0 = allowed) of each probe, run under a seccomp program in a forked child."""
     r, w = os.pipe()
@@ -28,9 +36,7 @@ def under_filter(program: bytes, probes: dict[str, object]) -> dict[str, int]:
         os.write(w, repr(out).encode())
         os._exit(0)
     os.close(w)
-    data = b""
-    while chunk := os.read(r, 4096):
-        data += chunk
+    data = _read_all(r)
     os.waitpid(pid, 0)
     return eval(data.decode())  # our own repr of a dict of ints
 
@@ -120,9 +126,7 @@ def _child_says(fork: object, body: object) -> bytes:
         finally:
             os._exit(0)
     os.close(w)
-    data = b""
-    while chunk := os.read(r, 4096):
-        data += chunk
+    data = _read_all(r)
     os.close(r)
     os.waitpid(pid, 0)
     return data
@@ -211,9 +215,7 @@ class KeeperClone(unittest.TestCase):
                 os.write(w, got + b"\n")
             os._exit(0)
         os.close(w)
-        data = b""
-        while chunk := os.read(r, 4096):
-            data += chunk
+        data = _read_all(r)
         os.close(r)
         os.waitpid(keeper, 0)
         rounds = [eval(line) for line in data.decode().splitlines()]  # our own repr of dicts
