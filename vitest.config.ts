@@ -1,5 +1,4 @@
 import { defineConfig } from "vitest/config";
-import SlowFirst from "./test/slowFirst.js";
 
 /**
  * Two lanes, as node-llama-cpp splits standalone and model-dependent tests. `unit`: scores, stats,
@@ -40,8 +39,6 @@ export const UNIT_TESTS = [
 export default defineConfig({
     test: {
         reporters: ["default", "./test/summaryReporter.ts"],
-        // The longest integration files start first, so that no worker waits on one of them at the end.
-        sequence: { sequencer: SlowFirst },
         projects: [
             {
                 test: {

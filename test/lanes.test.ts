@@ -1,9 +1,8 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { UNIT_TESTS } from "../vitest.config.js";
-import { SLOW_FIRST } from "./slowFirst.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -23,9 +22,5 @@ describe("test lanes", () => {
             return INTEGRATION_MARKERS.filter((m) => m.test(text)).map((m) => `${f}: ${m}`);
         });
         expect(offenders).toEqual([]);
-    });
-
-    it("the files started first in the integration lane exist and are integration tests (a renamed one would start last again)", () => {
-        expect(SLOW_FIRST.filter((f) => !existsSync(path.join(ROOT, f)) || UNIT_TESTS.some((g) => globRegex(g).test(f)))).toEqual([]);
     });
 });
