@@ -5,13 +5,15 @@ import { create } from "tar";
 import { assertGgufFile } from "../inference/gguf/inspectGguf.js";
 import { EddyError, oneLine } from "../util/errors.js";
 import { packageRoot } from "../util/paths.js";
+import { minPython } from "../judge/worker/PythonWorker.js";
 import { hashFiles, KIT_FORMAT, listFiles, MANIFEST_NAME, type KitManifest } from "./manifest.js";
 import { sha256File } from "../util/files.js";
 import { hostPlatform, parsePlatforms, type KitTarget } from "./platforms.js";
 import { llamaPlatformsInLock, productionPackages, pruned, readLockfile } from "./productionTree.js";
 
 /** The judge's oldest supported Python (standard library only). */
-export const PYTHON_MIN = "3.10";
+/** The oldest Python the kit's judge runs on: eddy_judge/__init__.py's, stated once there. */
+export const PYTHON_MIN = minPython();
 
 export interface KitOptions {
     /** Archive path; default `eddy-kit-<version>-<platform>.tgz` in the current folder. */

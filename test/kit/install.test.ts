@@ -161,7 +161,7 @@ describe.skipIf(!netns)("installing from the kit with no network", () => {
         const prefix = path.join(offline, "prefix-lacking");
         const r = run(path.join(tools, "sh"), [path.join(kitDir(), "install.sh"), "--prefix", prefix], { env: { PATH: tools, HOME: offline } });
         expect(r.status).toBe(1);
-        expect(unwrapMessages(r.stderr).split("\n").filter((l) => l.startsWith("missing: "))).toEqual(["missing: python3 >= 3.10 on PATH for the judge (not found)"]);
+        expect(unwrapMessages(r.stderr).split("\n").filter((l) => l.startsWith("missing: "))).toEqual(["missing: python3 >= 3.11 on PATH for the judge (not found)"]);
         expect(unwrapMessages(r.stderr)).toContain("install.sh: 1 missing prerequisite(s); nothing was installed");
         expect(existsSync(prefix)).toBe(false);
 
@@ -176,7 +176,7 @@ describe.skipIf(!netns)("installing from the kit with no network", () => {
         expect(o.status).toBe(1);
         expect(unwrapMessages(o.stderr).split("\n").filter((l) => l.startsWith("missing: "))).toEqual([
             "missing: node >= 20.0.0 (found 18.19.0)",
-            "missing: python3 >= 3.10 for the judge (found Python 3.8.10)"
+            "missing: python3 >= 3.11 for the judge (found Python 3.8.10)"
         ]);
         expect(existsSync(prefix)).toBe(false);
     });

@@ -25,7 +25,7 @@ async function smallKit(name: string, files: Record<string, string>): Promise<{ 
         created: "2026-01-01T00:00:00.000Z",
         target: { os: "linux", arch: "x64", llamaPlatforms: ["linux-x64"] },
         node: { version: "20.0.0", modules: "115", engines: ">=20", headers: false },
-        pythonMin: "3.10",
+        pythonMin: "3.11",
         models: [],
         files: listed,
         bytes: listed.reduce((s, f) => s + f.size, 0)
