@@ -353,7 +353,7 @@ describe("what a verdict costs (issue #36)", () => {
         expect(next.category).toBe("passed");
     });
 
-    it("an answer runs on one CPU: the one its sandbox woke up on for the job, for its threads too", async () => {
+    it("an answer runs on one CPU: the one its worker sent the job from, for its threads too", async () => {
         if (availableParallelism() < 2) return; // one CPU: nothing to pin
         const code = `import os, threading\ndef sum_range(values):\n    seen = []\n    t = threading.Thread(target=lambda: seen.append(len(os.sched_getaffinity(0))))\n    t.start()\n    t.join()\n    return sum(values[1:4]) if len(os.sched_getaffinity(0)) == 1 and seen == [1] else ['cpus', os.sched_getaffinity(0), seen]\n# ${Date.now()}\n`;
         const v = await pool.judge({ template: t, bindings, code });

@@ -7,6 +7,7 @@ from __future__ import annotations
 import fcntl
 import hmac
 import marshal
+import math
 import os
 import select
 import signal
@@ -16,6 +17,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import isolation as iso
 from .budget import Budget, host_factor_with_source
 from .categories import Category, as_category
 from .oracle import OracleError
@@ -172,6 +174,9 @@ class Sandbox:
     ctl_w: int
     keeper: Keeper | None = None
     requested: float = 0.0  # when the worker sent the request to its keeper (monotonic s)
+    # Made for a Python answer: its candidate drops its capabilities and installs the Python
+    # allow-list while it waits, before its job (another language's runtime needs more).
+    python: bool = True
 
     @property
     def pidfd(self) -> int | None:
@@ -238,21 +243,22 @@ def _retire(k: Keeper | None) -> None:
     k.retire()
 
 
-def _request_sandbox(z: Zygote) -> Sandbox:
+def _request_sandbox(z: Zygote, python: bool = True) -> Sandbox:
     """Send a keeper a sandbox's pipes: it makes the candidate at once, which then waits for its
-    job. A keeper that cannot be reached is replaced, once, here."""
+    job (a Python answer's, or, with `python` False, another language's). A keeper that cannot be
+    reached is replaced, once, here."""
     job_r, job_w = os.pipe()
     res_r, res_w = os.pipe()
     out_r, out_w = os.pipe()
     st_r, st_w = os.pipe()
     ctl_r, ctl_w = os.pipe()
-    box = Sandbox(job_w, res_r, out_r, st_r, ctl_w)
+    box = Sandbox(job_w, res_r, out_r, st_r, ctl_w, python=python)
     try:
         for attempt in range(2):
             box.keeper = _keeper(z)
             box.requested = time.monotonic()
             try:
-                send_control(box.keeper.sock, (), [job_r, res_w, out_w, st_w, ctl_r])
+                send_control(box.keeper.sock, ("python" if python else "foreign",), [job_r, res_w, out_w, st_w, ctl_r])
                 return box
             except OSError:
                 _retire(box.keeper)
@@ -267,17 +273,23 @@ def _request_sandbox(z: Zygote) -> Sandbox:
     raise OracleError("unreachable")
 
 
-def _take_sandbox() -> Sandbox:
+def _take_sandbox(python: bool = True) -> Sandbox:
     global _warm
     box, _warm = _warm, None
     if box is not None and (box.keeper is None or not box.keeper.alive()):
         _retire(box.keeper)
         box.close()
         box = None
+    if box is not None and box.python != python:
+        # Made for the other kind of answer: stopped (its keeper reports as for any other) and
+        # waited for before the next sandbox, as a finished one is.
+        box.stop()
+        _stopping.append(box)
+        box = None
     for attempt in range(2):
         try:
             if box is None:
-                box = _request_sandbox(zygote())
+                box = _request_sandbox(zygote(), python)
             return box
         except (OSError, OracleError):
             if box is not None:
@@ -336,7 +348,7 @@ def run_candidate(
     stamp(run, "w_start")
     finish_stopped()
     stamp(run, "w_stopped")
-    box = _take_sandbox()
+    box = _take_sandbox(foreign is None)
     # The next answer's sandbox is made now, by the other keeper, while this one runs: its set-up
     # (the clone, its namespaces, the scratch mounts) is then off the path of the next verdict,
     # which otherwise arrives as soon as this one is answered and would wait for it.
@@ -351,7 +363,8 @@ def run_candidate(
         # Each call's own CPU limit (s, on this machine), where the oracle sets one (imported EvalPlus problems).
         limits = None if p.call_limits_ms is None else [None if x is None else x * cpu_factor() / 1000.0 for x in p.call_limits_ms]
         # The calls whose result comes back as its digest (an expected output too large to keep).
-        head = marshal.dumps((code, fn, arity, p.keep_args, p.new_object, memory_mb, budget.kill_ms / 1000.0, key, guard, foreign, checked, limits, p.digest_calls))
+        # The CPU this worker sends the job from: the candidate runs there (isolation.py stay_on).
+        head = marshal.dumps((code, fn, arity, p.keep_args, p.new_object, memory_mb, budget.kill_ms / 1000.0, key, guard, foreign, checked, limits, p.digest_calls, iso.current_cpu()))
         job = frame(head) + frame(p.calls_blob if foreign is None else wire_blob(p))
         os.set_blocking(box.job_w, False)
         os.write(box.ctl_w, frame(marshal.dumps(budget.limits())))
@@ -434,8 +447,12 @@ def _collect(run: Run, job: bytes, box: Sandbox, key: bytes, budget: Budget) -> 
     readers = [box.res_r, box.out_r, box.st_r]
     job_open = True
     _enlarge_pipe(box.res_r)
-    # Until when a pipe that was just read nearly empty is left alone (monotonic s).
+    # Until when a pipe that was just read nearly empty is left alone (monotonic s). A pipe left
+    # alone is still watched for its hang-up: the candidate closes its result pipe once it has
+    # written "done", which then wakes this loop at once rather than at the end of the wait.
     quiet: dict[int, float] = {}
+    poller = select.poll()
+    events: dict[int, int] = {}
     try:
         while True:
             now = time.monotonic()
@@ -443,16 +460,26 @@ def _collect(run: Run, job: bytes, box: Sandbox, key: bytes, budget: Budget) -> 
             if left <= 0:
                 run.stalled = True
                 return
-            watched = readers
             if quiet:
                 for fd, until in list(quiet.items()):
                     if until <= now:
                         del quiet[fd]
                     else:
                         left = min(left, until - now)
-                if quiet:
-                    watched = [fd for fd in readers if fd not in quiet]
-            ready_r, ready_w, _ = select.select(watched, [box.job_w] if job_open else [], [], left)
+            want = {fd: 0 if fd in quiet else select.POLLIN for fd in readers}
+            if job_open:
+                want[box.job_w] = select.POLLOUT
+            for fd in [fd for fd in events if fd not in want]:
+                poller.unregister(fd)
+                del events[fd]
+            for fd, ev in want.items():
+                if events.get(fd) != ev:
+                    poller.register(fd, ev)  # (re-registering an fd modifies it)
+                    events[fd] = ev
+            # poll's timeout is in whole milliseconds, rounded up here.
+            polled = poller.poll(math.ceil(left * 1000.0))
+            ready_w = [fd for fd, ev in polled if fd == box.job_w and ev & (select.POLLOUT | select.POLLERR | select.POLLHUP)]
+            ready_r = [fd for fd, ev in polled if fd != box.job_w]
             if ready_w:
                 try:
                     n = os.write(box.job_w, job[:65536])

@@ -96,21 +96,32 @@ def _checked(r: int) -> None:
         raise OSError(err, os.strerror(err))
 
 
-def stay_on_this_cpu() -> None:
-    """Pin the calling thread (and every thread and process it starts after) to the CPU it runs
-    on now. A Python answer's load and each call run in a thread of the answer's that the harness
-    hands each job to and waits for (sandbox.py _run): on one CPU each of those hand-offs is a switch on that
-    CPU, where across CPUs it is a wake-up of another (an interrupt to an idle virtual CPU costs
-    the host tens to hundreds of microseconds, several times per call). Budgets are CPU time, so
-    an answer's verdict does not change; only its threads no longer run in parallel."""
+def current_cpu() -> int:
+    """The CPU the calling thread runs on now (-1 where that cannot be known)."""
+    return _sched_getcpu() if _libc is not None else -1
+
+
+def stay_on(cpu: int) -> None:
+    """Pin the calling thread (and every thread and process it starts after) to `cpu`, the one
+    the worker sent the job from (it then only waits for the answer, leaving that CPU to it), or,
+    where that CPU is not one this process may use (or is -1), to the one it runs on now. A Python
+    answer's load and its calls run in a thread of the answer's that the harness hands jobs to and
+    waits for (sandbox.py _run): on one CPU each hand-off is a switch on that CPU, where across CPUs
+    it is a wake-up of another (an interrupt to an idle virtual CPU costs the host tens to hundreds
+    of microseconds). Pinned where it woke up instead, a candidate woken on the CPU where another
+    worker's answer was computing shared that CPU with it while the worker's CPU went idle (issue
+    #36: `vs_fork_floor` 7.74, 7.92, 8.24 pinned on waking, 7.46, 7.11, 7.66 on the worker's CPU,
+    alternately). Budgets are CPU time, so an answer's verdict does not change; only its threads no
+    longer run in parallel (the keeper spreads an answer that computes for long, sandbox.py)."""
     if _libc is None:
         return
-    cpu = _sched_getcpu()
-    if cpu >= 0:
-        try:
-            os.sched_setaffinity(0, {cpu})
-        except OSError:
-            pass
+    for where in (cpu, _sched_getcpu()):
+        if where >= 0:
+            try:
+                os.sched_setaffinity(0, {where})
+                return
+            except OSError:
+                continue
 
 
 def libc_call(name: str, *args: object) -> int:
@@ -330,13 +341,14 @@ def effective_capabilities() -> int:
 #
 # ALLOW: what CPython needs to compute, use its own files, threads, pipes, socketpairs, fork and
 # exec, SysV IPC (private to the candidate's IPC namespace) and its own process tree (private PID
-# namespace). Everything else is refused with EPERM: mount, umount2, unshare, setns, socket,
+# namespace), and which CPUs it runs on (sched_setaffinity: the harness pins itself to one once its
+# job arrives, after the list is installed; sandbox.py candidate). Everything else is refused with EPERM: mount, umount2, unshare, setns, socket,
 # memfd_create, bpf, ptrace, io_uring, keyctl, rt_sigaction (a Python signal handler would be
 # handed the harness's frame)... clone is allowed only without namespace flags; clone3 answers
 # ENOSYS so that the C library falls back to clone, whose flags a filter can read.
 _ALLOW: dict[str, tuple[int, ...]] = {
-    "x86_64": (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 44, 45, 46, 47, 48, 51, 52, 53, 54, 55, 57, 58, 59, 60, 61, 62, 63, 64, 65, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76, 77, 78, 79, 80, 81, 82, 83, 84, 85, 86, 87, 88, 89, 90, 91, 92, 93, 94, 95, 96, 97, 98, 99, 100, 102, 104, 107, 108, 109, 110, 111, 112, 115, 118, 120, 121, 124, 125, 127, 128, 130, 131, 132, 137, 138, 140, 143, 145, 146, 147, 149, 150, 157, 158, 160, 186, 200, 201, 202, 204, 213, 217, 218, 219, 220, 221, 222, 223, 224, 225, 226, 228, 229, 230, 231, 232, 233, 234, 235, 239, 247, 257, 258, 260, 261, 262, 263, 264, 265, 266, 267, 268, 269, 270, 271, 273, 274, 275, 276, 277, 278, 280, 281, 283, 284, 285, 286, 287, 290, 291, 292, 293, 295, 296, 299, 302, 307, 316, 318, 322, 324, 325, 326, 327, 328, 332, 334, 436, 437, 439, 441, 449),
-    "aarch64": (17, 19, 20, 21, 22, 23, 24, 25, 29, 32, 34, 35, 36, 37, 38, 43, 44, 45, 46, 47, 48, 49, 50, 52, 53, 54, 55, 56, 57, 59, 61, 62, 63, 64, 65, 66, 67, 68, 69, 70, 71, 72, 73, 75, 76, 77, 78, 79, 80, 82, 83, 84, 85, 86, 87, 88, 90, 93, 94, 95, 96, 98, 99, 100, 101, 102, 103, 107, 108, 109, 110, 111, 113, 114, 115, 120, 121, 123, 124, 125, 126, 128, 129, 130, 131, 132, 133, 135, 136, 137, 139, 141, 148, 150, 153, 154, 155, 156, 157, 158, 160, 163, 164, 165, 166, 167, 169, 172, 173, 174, 175, 176, 177, 178, 179, 186, 187, 188, 189, 190, 191, 192, 193, 194, 195, 196, 197, 199, 204, 205, 206, 207, 208, 209, 210, 211, 212, 214, 215, 216, 221, 222, 223, 226, 227, 228, 229, 232, 233, 236, 243, 260, 261, 269, 276, 278, 281, 283, 284, 285, 286, 287, 291, 293, 436, 437, 439, 441, 449),
+    "x86_64": (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 44, 45, 46, 47, 48, 51, 52, 53, 54, 55, 57, 58, 59, 60, 61, 62, 63, 64, 65, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76, 77, 78, 79, 80, 81, 82, 83, 84, 85, 86, 87, 88, 89, 90, 91, 92, 93, 94, 95, 96, 97, 98, 99, 100, 102, 104, 107, 108, 109, 110, 111, 112, 115, 118, 120, 121, 124, 125, 127, 128, 130, 131, 132, 137, 138, 140, 143, 145, 146, 147, 149, 150, 157, 158, 160, 186, 200, 201, 202, 203, 204, 213, 217, 218, 219, 220, 221, 222, 223, 224, 225, 226, 228, 229, 230, 231, 232, 233, 234, 235, 239, 247, 257, 258, 260, 261, 262, 263, 264, 265, 266, 267, 268, 269, 270, 271, 273, 274, 275, 276, 277, 278, 280, 281, 283, 284, 285, 286, 287, 290, 291, 292, 293, 295, 296, 299, 302, 307, 316, 318, 322, 324, 325, 326, 327, 328, 332, 334, 436, 437, 439, 441, 449),
+    "aarch64": (17, 19, 20, 21, 22, 23, 24, 25, 29, 32, 34, 35, 36, 37, 38, 43, 44, 45, 46, 47, 48, 49, 50, 52, 53, 54, 55, 56, 57, 59, 61, 62, 63, 64, 65, 66, 67, 68, 69, 70, 71, 72, 73, 75, 76, 77, 78, 79, 80, 82, 83, 84, 85, 86, 87, 88, 90, 93, 94, 95, 96, 98, 99, 100, 101, 102, 103, 107, 108, 109, 110, 111, 113, 114, 115, 120, 121, 122, 123, 124, 125, 126, 128, 129, 130, 131, 132, 133, 135, 136, 137, 139, 141, 148, 150, 153, 154, 155, 156, 157, 158, 160, 163, 164, 165, 166, 167, 169, 172, 173, 174, 175, 176, 177, 178, 179, 186, 187, 188, 189, 190, 191, 192, 193, 194, 195, 196, 197, 199, 204, 205, 206, 207, 208, 209, 210, 211, 212, 214, 215, 216, 221, 222, 223, 226, 227, 228, 229, 232, 233, 236, 243, 260, 261, 269, 276, 278, 281, 283, 284, 285, 286, 287, 291, 293, 436, 437, 439, 441, 449),
 }
 # For bubblewrap's --seccomp (the zygote's world, where keepers still mount and unshare): ptrace,
 # process_vm_*, bpf, io_uring, keys, perf, modules, kexec, setns, pidfd_getfd, userfaultfd, file

@@ -23,6 +23,7 @@ import _thread
 import builtins
 import collections as _collections
 import errno
+import functools
 import gc
 import hashlib
 import itertools
@@ -284,6 +285,45 @@ exec(compile(_LOOP_SOURCE, "<eddy candidate thread>", "exec"), _LOOP_SCOPE)  # n
 # process changes nothing the walk reads.
 _DIGEST_SCOPE: dict[str, Any] = {"__builtins__": dict(vars(builtins)), "__name__": "eddy_digest"}
 exec(compile(DIGEST_SOURCE, "<eddy digest>", "exec"), _DIGEST_SCOPE)  # noqa: S102 - harness code
+# The record of one call inside a batch (_run's `batch`), run in the answer's thread right after
+# the call: its frame's payload, or None where the harness's main thread must record it instead (a
+# value that is not plain data, a payload too large for one atomic pipe write, a helper result of
+# an unexpected shape). Its built-ins are a copy taken now, and it touches the answer's objects
+# only through exact-type checks and marshal (which takes exact types only): no answer code runs
+# in it. Nothing of the answer's reaches this scope (its functions' globals are _LOOP_SCOPE).
+_DUMP_SOURCE = '''
+def dump(i, elem, args, send):
+    r = elem[0]
+    try:
+        if type(r) is not tuple or not r or type(r[0]) is not str:
+            return None
+        if len(r) == 2 and r[0] == "r":
+            try:
+                payload = dumps(("r", i, r[1], args if send else None))
+            except ValueError:
+                dumps(r[1])  # plain itself (its arguments are not): the arguments are not sent
+                payload = dumps(("r", i, r[1], NOT_PLAIN))
+        elif len(r) == 3 and r[0] == "e" and type(r[2]) is str:
+            k = r[1]
+            payload = dumps(("e", i, "resource" if type(k) is str and k == "resource" else "runtime", r[2][:300]))
+        else:
+            return None
+    except BaseException:
+        return None
+    return payload if len(payload) <= MAX_PAYLOAD else None
+'''
+# One frame, header and MAC included, in at most PIPE_BUF bytes: a write of it to the result pipe
+# is atomic, whole or not at all, whatever signal arrives (the main thread's `send` loops instead).
+PIPE_ATOMIC = 4096
+NOT_PLAIN = "<arguments no longer plain data>"
+_DUMP_SCOPE: dict[str, Any] = {
+    "__builtins__": dict(vars(builtins)),
+    "__name__": "eddy_dump",
+    "dumps": marshal.dumps,
+    "NOT_PLAIN": NOT_PLAIN,
+    "MAX_PAYLOAD": PIPE_ATOMIC - 4 - MAC_BYTES,
+}
+exec(compile(_DUMP_SOURCE, "<eddy dump>", "exec"), _DUMP_SCOPE)  # noqa: S102 - harness code
 # The one wording of an exception, for the harness's own set-up failures too.
 _exc: Callable[[BaseException], str] = _LOOP_SCOPE["text"]
 
@@ -368,6 +408,8 @@ def warm_up(rounds: int = 12) -> None:
             loop["call"](f, ())
             loop["shown"](f)
             loop["kind"](OSError(errno.ENOMEM, "warm"))
+            for out in (("r", [1, "a", (2.5, None)]), ("e", "runtime", "ValueError: warm"), ("r", f), ("x",)):
+                _DUMP_SCOPE["dump"](3, (out,), ([1, 2], 3), True)
         for _ in range(WATCH_ROUNDS):
             try:
                 _warm_watch(procfd)
@@ -407,11 +449,14 @@ def _warm_watch(procfd: int) -> None:
 # ---------------------------------------------------------------- the candidate
 
 
-def candidate(cfg: Config, fds: dict[str, int], uid: int | None, nproc: int, workdir: str, mark_w: int) -> None:
+def candidate(cfg: Config, fds: dict[str, int], uid: int | None, nproc: int, workdir: str, mark_w: int, python: bool = False) -> None:
     """The candidate's process: contain, read the job, check, run. Never returns.
 
     Forked ahead of need (a warm sandbox): everything that does not depend on the job is set up
-    first, then it waits for the job, which brings the limits and the key."""
+    first, then it waits for the job, which brings the limits and the key. With bubblewrap and a
+    sandbox made for a Python answer (`python`), that includes dropping every capability and
+    installing the allow-list: only the rlimits wait for the job (another language's runtime
+    needs a wider list, installed once its job says which)."""
     res_w = fds["res"]
     # When each step of the set-up ended (monotonic clock, shared across namespaces): sent to the
     # keeper with the start mark, for the per-phase profile of a verdict (STAMPS).
@@ -462,14 +507,20 @@ def candidate(cfg: Config, fds: dict[str, int], uid: int | None, nproc: int, wor
         rnd = sys.modules.get("random")
         if rnd is not None:
             rnd.seed()
+        early = python and cfg.mode == "bwrap"
+        if early:
+            iso.drop_capabilities()
+            iso.apply_seccomp(cfg.filter)
         stamps += (time.monotonic(), time.process_time())
         # Waiting here is the warm state; the job is trusted data from the worker.
         head, calls_blob = _read_frames(job_r, 2)
         stamps += (time.monotonic(), time.process_time())
         os.close(job_r)
-        code, fn, arity, keep_args, send_args, memory_mb, cpu_s, key, guard, foreign, checked, call_limits, digest_calls = marshal.loads(head)
-        # On the CPU it woke up on for the job, from now on (isolation.py stay_on_this_cpu).
-        iso.stay_on_this_cpu()
+        code, fn, arity, keep_args, send_args, memory_mb, cpu_s, key, guard, foreign, checked, call_limits, digest_calls, sent_from = marshal.loads(head)
+        if early and foreign is not None:
+            raise RuntimeError("another language's job in a sandbox made for Python")
+        # On the CPU the worker sent the job from, from now on (isolation.py stay_on).
+        iso.stay_on(sent_from if type(sent_from) is int else -1)
         # Another language's calls stay JSON text (languages.py): they are its harness's input.
         calls: list[tuple[Any, ...]] = marshal.loads(calls_blob) if foreign is None else []
         calls_json: bytes = calls_blob if foreign is not None else b""
@@ -484,7 +535,9 @@ def candidate(cfg: Config, fds: dict[str, int], uid: int | None, nproc: int, wor
         resource.setrlimit(resource.RLIMIT_NOFILE, (MAX_OPEN_FILES, MAX_OPEN_FILES))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
-        if cfg.mode == "bwrap":
+        if early:
+            pass  # dropped and installed before the job
+        elif cfg.mode == "bwrap":
             iso.drop_capabilities()
             iso.apply_seccomp(cfg.filter if foreign is None else cfg.filter_foreign)
         else:
@@ -572,6 +625,7 @@ def _run(
     dumps = marshal.dumps
     loads = marshal.loads
     write = os.write
+    close = os.close
     pack = struct.pack
     blake = hashlib.blake2b
     exit_ = os._exit
@@ -601,7 +655,7 @@ def _run(
     gc_disable = gc.disable
     # Built-ins too: the answer's code may rebind builtins.enumerate, len, zip… before any call.
     map_, zip_, iter_, len_, type_, enumerate_ = map, zip, iter, len, type, enumerate
-    tuple_, str_, value_error = tuple, str, ValueError
+    tuple_, str_, value_error, range_ = tuple, str, ValueError, range
     load = _LOOP_SCOPE["load"]
     call = _LOOP_SCOPE["call"]
     shown = _LOOP_SCOPE["shown"]
@@ -614,7 +668,7 @@ def _run(
     # Each call's CPU time (ms; the process's, while this thread only waits), sent before "done":
     # a template may limit each call on its own (an imported EvalPlus problem does).
     spent: list[float] = []
-    not_plain = "<arguments no longer plain data>"
+    not_plain = NOT_PLAIN
     # Every result the answer's thread hands back (a helper's tuple, holding the call's value)
     # stays here until the process ends: nothing the answer handed over is let go of, so no
     # __del__ or weakref callback of the answer's runs because of the harness. (The results of
@@ -694,11 +748,11 @@ def _run(
         live = 1
         return None
 
-    def job(task: tuple[Any, ...], until: float = 0.0) -> tuple[Any, tuple[str, str] | None]:
-        """task[0](*task[1:]) in the answer's thread, task[0] being one of the loop's helpers
-        (`call`, `load`), which return ("r", value) or ("e", kind, text): (value, error). With
-        `until` (process CPU time), a call with a CPU limit of its own: looked at while it runs,
-        and the whole process ends at once when it is over (EvalPlus times out each input)."""
+    def hand(task: tuple[Any, ...], over: Callable[[], tuple[str, str] | None] | None = None) -> tuple[Any, tuple[str, str] | None]:
+        """task[0](*task[1:]) in the answer's thread: (what it handed back, None), or (None, error)
+        when it could not start or ended without handing anything back. With `over`, looked at
+        every CALL_POLL_S while it runs: an error from it is returned at once (a call over its own
+        CPU limit; the whole process then ends, EvalPlus times out each input)."""
         nonlocal live
         if not live:
             failed = begin()
@@ -708,22 +762,34 @@ def _run(
         jobs.put(task)
         # The sentinel comes back released either way: the thread handed a result back, or it
         # ended without one (an exception out of the pipeline) and its state is gone.
-        if until > 0.0:
+        if over is not None:
             while not sentinel.acquire(True, CALL_POLL_S):
-                if clock() > until:
-                    return None, ("over", OVER_ITS_LIMIT)
+                stop = over()
+                if stop is not None:
+                    return None, stop
         else:
             sentinel.acquire()
         if len_(kept) == n:
             live = 0
             gc_disable()
             return None, ("runtime", NO_RESULT)
-        out = kept[-1]
+        return kept[-1], None
+
+    def outcome(out: Any) -> tuple[Any, tuple[str, str] | None]:
+        """What one of the loop's helpers (`call`, `load`) returned, ("r", value) or ("e", kind,
+        text): (value, error)."""
         if type_(out) is tuple_ and len_(out) == 2 and out[0] == "r":
             return out[1], None
         if type_(out) is tuple_ and len_(out) == 3 and out[0] == "e" and type_(out[2]) is str_:
             return None, ("resource" if out[1] == "resource" else "runtime", out[2])
         return None, ("runtime", NO_RESULT)
+
+    def job(task: tuple[Any, ...], until: float = 0.0) -> tuple[Any, tuple[str, str] | None]:
+        """task[0](*task[1:]) in the answer's thread, task[0] being one of the loop's helpers
+        (`call`, `load`): (value, error). With `until` (process CPU time), a call with a CPU limit
+        of its own."""
+        out, err = hand(task, (lambda: ("over", OVER_ITS_LIMIT) if clock() > until else None) if until > 0.0 else None)
+        return (None, err) if err is not None else outcome(out)
 
     def finish() -> None:
         """Stop the answer's thread and wait until its state is gone: finalizers of its
@@ -791,6 +857,104 @@ def _run(
                 pass
         return seal(("o", i, text[:300], loads(recorded)))
 
+    # A run of calls in one job (`batch`): each call's frame is made and written by the answer's
+    # thread itself, from C, right after the call, with no hand-over to this thread and back.
+    held: list[Any] = []  # what each call of a batch handed back, kept until the process ends
+    starts: list[float] = []  # the process's CPU clock when each call of the batch began
+    ends: list[float] = []  # ... and when it ended
+    written: list[Any] = []  # one entry per frame the batch has written
+    wlock = new_lock()  # held by the answer's thread while it writes a frame
+    dump = _DUMP_SCOPE["dump"]
+    drain = sink((), 0).extend
+    keyed_mac = functools.partial(blake, key=key, digest_size=MAC_BYTES)
+    head_of = struct.Struct(">I").pack
+    seq_of = struct.Struct(">Q").pack
+    digest_of = operator.methodcaller("digest")
+    add = operator.add
+    second = operator.itemgetter(1)
+    checked_ok = operator.itemgetter(5)
+    in_here = operator.itemgetter(6)
+    truth = operator.truth
+    count = itertools.count
+
+    def limit_of(i: int) -> float | None:
+        return call_limits[i] if call_limits is not None and i < len_(call_limits) else None
+
+    def batch(i0: int, i1: int) -> int:
+        """Calls i0 … i1-1 as one job of the answer's thread: for each, from C, it clears any
+        trace or profile function, switches the collector on, runs the call (`call`, the one
+        Python frame above the answer's), switches the collector off, clears trace and profile
+        again, counts the live threads, keeps what the call handed back (`held`), makes the
+        frame's payload (`dump`, harness code run with no answer code able to run: one thread,
+        no tracer, no collection) and seals and writes the frame under `wlock`, atomically (at most
+        PIPE_BUF bytes). A crash in call k leaves calls before k recorded, as one job per call
+        did. It stops at the first call that left a thread running or whose frame `dump` would
+        not make; that call is then recorded here as a single call's is. The index of the next
+        call to make."""
+        nonlocal seq
+        starts.clear()
+        ends.clear()
+        written.clear()
+        todo = calls[i0:i1]
+        pre = zip_(map_(settrace, repeat(None)), map_(setprofile, repeat(None)), map_(starts.append, map_(call0, repeat(clock))), map_(call0, repeat(gc_enable)))
+        results = map_(call, repeat(f), map_(first, zip_(iter_(todo), pre)))
+        # A child the answer forked in a call, back from it, writes nothing and ends (`here`).
+        post = zip_(results, map_(call0, repeat(gc_disable)), map_(ends.append, map_(call0, repeat(clock))), map_(settrace, repeat(None)), map_(setprofile, repeat(None)), map_(eq, map_(call0, repeat(threads)), repeat(1)), map_(eq, map_(call0, repeat(getpid)), repeat(me)))
+        to_keep, to_check = tee(post, 2)
+        elems = takewhile(checked_ok, takewhile(in_here, map_(second, zip_(map_(held.append, to_keep), to_check))))
+        p1, p2, p3 = tee(takewhile(truth, map_(dump, count(i0), elems, iter_(todo), repeat(send_args))), 3)
+        macs = map_(digest_of, map_(keyed_mac, map_(add, map_(seq_of, count(seq)), p2)))
+        frames = map_(add, map_(add, map_(head_of, map_(add, map_(len_, p1), repeat(MAC_BYTES))), macs), p3)
+        locked = map_(first, zip_(frames, map_(take, repeat(wlock))))
+        writes = zip_(map_(written.append, map_(write, repeat(fd), locked)), map_(give, repeat(wlock)))
+        over_by: list[float] = []
+
+        def over() -> tuple[str, str] | None:
+            """The call running now, if it is over its own CPU limit. The lock is then kept:
+            the answer's thread writes no frame after the one that says so."""
+            j = len_(starts) - 1
+            limit = limit_of(i0 + j) if j >= 0 and len_(ends) == j else None
+            if not limit or clock() <= starts[j] + limit:
+                return None
+            wlock.acquire()
+            if len_(ends) != j:  # it ended meanwhile: its frame is written or on its way
+                wlock.release()
+                return None
+            over_by[:] = [(clock() - starts[j]) * 1000.0, limit * 1000.0]
+            return ("over", OVER_ITS_LIMIT)
+
+        _, err = hand((drain, writes), over if call_limits is not None else None)
+        n = len_(written)
+        seq += n
+        for j in range_(n):
+            spent.append((ends[j] - starts[j]) * 1000.0)
+        k = i0 + n
+        if err is not None and err[0] == "over":
+            emit(("e", k, "resource", "CPU time limit of one input exceeded: %.0f ms of CPU time, over its own limit of %.0f ms" % (over_by[0], over_by[1])))
+            exit_(0)
+        if k == i1:
+            return k
+        if len_(ends) > n:
+            spent.append((ends[n] - starts[n]) * 1000.0)
+            elem = held[-1]
+            if elem[5] is not True:
+                # Recorded before anything else: nothing of this call's is read.
+                emit(("e", k, "runtime", LEFT_A_THREAD % ("its call (%s)" % fn)))
+                exit_(0)
+            value, cerr = outcome(elem[0])
+        else:
+            # The answer's thread ended in call k without handing anything back.
+            spent.append((clock() - starts[n]) * 1000.0 if len_(starts) > n else 0.0)
+            value, cerr = None, err or ("runtime", NO_RESULT)
+            if threads() != live:
+                emit(("e", k, "runtime", LEFT_A_THREAD % ("its call (%s)" % fn)))
+                exit_(0)
+        if cerr is not None:
+            send(seal(("e", k, "resource" if cerr[0] == "resource" else "runtime", cerr[1][:300])))
+        else:
+            send(record(k, calls[k], value))
+        return k + 1
+
     ns: dict[str, object] = {"__name__": "candidate", "__file__": "candidate.py", "__doc__": None, "__builtins__": builtins}
     # Nothing of the harness stays importable: its modules (and ctypes, which the zygote loaded
     # for prctl) leave sys.modules, and a fresh import of them is refused by the hook.
@@ -824,9 +988,19 @@ def _run(
         exit_(0)
     emit(("loaded",))
     last = len_(calls) - 1
-    for i, args in enumerate_(calls):
+    i = 0
+    while i <= last:
+        # Every call but the last (whose thread must end before its frame goes) and those whose
+        # value goes back as a digest runs in a batch; those run one job each.
+        if i < last and i not in by_digest:
+            j = i + 1
+            while j < last and j not in by_digest:
+                j += 1
+            i = batch(i, j)
+            continue
+        args = calls[i]
         t0 = clock()
-        limit = call_limits[i] if call_limits is not None and i < len_(call_limits) else None
+        limit = limit_of(i)
         value, err = job((call, f, args), t0 + limit if limit else 0.0)
         spent.append((clock() - t0) * 1000.0)
         if err is not None and err[0] == "over":
@@ -847,8 +1021,12 @@ def _run(
             if threads() != 0:
                 frame = seal(("e", i, "runtime", LEFT_AT_THE_END % fn))
         send(frame)
+        i += 1
     emit(("times", spent))
     emit(("done",))
+    # Closed before the process ends (unmapping its memory takes a while): the worker, which
+    # watches this pipe for its hang-up, has the whole run at once.
+    close(fd)
     exit_(0)
 
 
@@ -896,15 +1074,17 @@ def keeper(cfg: Config, sock_fd: int) -> None:
     since = (0, 0.0)  # (minor faults, CPU s) at the last report: a fork starts at zero
     while True:
         try:
-            _, fds = recv_control(sock, 8)
+            msg, fds = recv_control(sock, 8)
         except (EOFError, OSError, ValueError):
             os._exit(0)  # the worker has gone, or let this keeper go
         if len(fds) != len(SANDBOX_FDS):
             os._exit(116)  # not the worker's request: the worker replaces a keeper that ends
-        since = serve(cfg, dict(zip(SANDBOX_FDS, fds)), procfd, sock.fileno(), since, cpus)
+        # ("python",): the candidate installs its filters before its job, ("foreign",) after it.
+        python = msg == ("python",)
+        since = serve(cfg, dict(zip(SANDBOX_FDS, fds)), procfd, sock.fileno(), since, cpus, python)
 
 
-def serve(cfg: Config, fds: dict[str, int], procfd: int, sock_fd: int, since: tuple[int, float], cpus: set[int]) -> tuple[int, float]:
+def serve(cfg: Config, fds: dict[str, int], procfd: int, sock_fd: int, since: tuple[int, float], cpus: set[int], python: bool = False) -> tuple[int, float]:
     """One sandbox: make its candidate, watch it, reap it, report on the status pipe, close every
     descriptor of the request. (faults, CPU s) of the keeper at its report, the next one's start.
     Any failure is reported and ends the keeper (the worker starts another): a keeper never goes
@@ -940,7 +1120,7 @@ def serve(cfg: Config, fds: dict[str, int], procfd: int, sock_fd: int, since: tu
             if cfg.mode != "bwrap" and cfg.fresh_uid:
                 uid = UID_BASE + os.getpid()  # unique while it lives; nothing of it outlives its verdict
                 os.chown(workdir, uid, uid)
-            candidate(cfg, fds, uid, nproc, workdir, mark_w)
+            candidate(cfg, fds, uid, nproc, workdir, mark_w, python)
             os._exit(113)
         uid = UID_BASE + pid if cfg.mode != "bwrap" and cfg.fresh_uid else None
         for name in ("job", "res", "out"):
@@ -1069,7 +1249,7 @@ class _Watch:
         self.killed = False
         self.stamps: tuple[float, ...] = ()  # the candidate's set-up stamps, sent with its start mark
         self.spent: tuple[float, ...] = ()  # the candidate's whole life: (minor faults, CPU s), for the profile
-        # The candidate pins itself to one of these (isolation.py stay_on_this_cpu); a keeper reads them once.
+        # The candidate pins itself to one of these (isolation.py stay_on); a keeper reads them once.
         self.cpus = cpus if cpus is not None else os.sched_getaffinity(0)
         self.spread = False
 
@@ -1174,7 +1354,7 @@ class _Watch:
             self.tick = min(self.tick * 1.5, 0.025)
 
 
-# The candidate runs on one CPU (isolation.py stay_on_this_cpu), which makes the hand-offs between
+# The candidate runs on one CPU (isolation.py stay_on), which makes the hand-offs between
 # the harness's thread and each call's cheap; once it has used this much CPU time it is a
 # computation rather than a string of hand-offs, and the keeper lets its threads and processes
 # run on every CPU again, so that the kernel can move it off a CPU another answer is using.

@@ -22,6 +22,10 @@ if TYPE_CHECKING:  # the zygote runs this module without the categories module: 
 DEF_RE = re.compile(r"^[ \t]*(?:async[ \t]+)?def[ \t]+([A-Za-z_]\w*)[ \t]*\(([^)\n]*)\)?", re.M)
 MODULE_NAMES = {"__name__", "__file__", "__doc__", "__builtins__", "__spec__", "__loader__", "__package__", "__annotations__"}
 _TOO_BIG = (RecursionError, MemoryError, OverflowError)
+# Taken once, where the module is loaded (the zygote): the check runs before any answer code, on
+# the same builtins, and listing them in each candidate touched (and so copied) every page that
+# holds one of their names.
+_ALWAYS_BOUND = frozenset(MODULE_NAMES) | frozenset(dir(builtins))
 
 Verdict = tuple["Category", str]
 
@@ -97,7 +101,7 @@ def unbound_names(code: str) -> list[str]:
         return []
     if "import *" in code or "import*" in code:
         return []  # a star import binds names we cannot see
-    bound = set(MODULE_NAMES) | set(dir(builtins))
+    bound: set[str] = set()
     tables: list[symtable.SymbolTable] = []
     stack = [top]
     while stack:
@@ -116,7 +120,7 @@ def unbound_names(code: str) -> list[str]:
             if not s.is_referenced():
                 continue
             name = s.get_name()
-            if name in bound or name in missing:
+            if name in _ALWAYS_BOUND or name in bound or name in missing:
                 continue
             if t is top or kind == "class" or s.is_global():
                 if t is not top and (s.is_local() and not s.is_global()):
