@@ -35,11 +35,18 @@ from typing import Any, Callable
 
 DIGEST_SOURCE = r'''
 import collections as _c
-import hashlib as _hashlib
 import itertools as _it
 import marshal as _marshal
 
-_sha256 = _hashlib.sha256
+# SHA-256 from CPython's own module (`_sha256`, `_sha2` from 3.12): hashlib would load OpenSSL
+# into the zygote, whose every mapping each candidate's clone copies (issue #36). The same digest.
+try:
+    from _sha256 import sha256 as _sha256
+except ImportError:
+    try:
+        from _sha2 import sha256 as _sha256
+    except ImportError:
+        from hashlib import sha256 as _sha256
 _dumps = _marshal.dumps
 _chain = _it.chain.from_iterable
 _LEAF = frozenset({str, bytes, int, type(None)})

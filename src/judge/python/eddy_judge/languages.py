@@ -19,12 +19,12 @@ import select
 import signal
 import struct
 import time
-from dataclasses import dataclass
-from typing import Any, Callable, NoReturn
+from typing import Any, Callable, NamedTuple, NoReturn
 
 
-@dataclass(frozen=True)
-class Runtime:
+class Runtime(NamedTuple):
+    """(A NamedTuple: `dataclasses` would load `inspect` into the zygote, issue #36.)"""
+
     name: str
     binary: str  # the runtime's command, found on PATH by the worker
     ext: str

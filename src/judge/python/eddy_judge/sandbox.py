@@ -25,7 +25,6 @@ import collections as _collections
 import errno
 import functools
 import gc
-import hashlib
 import itertools
 import marshal
 import math
@@ -42,7 +41,6 @@ import sys
 # it would reset that thread's sentinel, which the harness waits on (begin and finish in _run).
 import threading  # noqa: F401
 import time
-from dataclasses import dataclass, field
 from types import CodeType
 from typing import Any, Callable
 
@@ -105,24 +103,32 @@ MAIN_THREAD_DENIED = {"sys._getframe", "sys._getframemodulename", "object.__geta
 HARNESS_MODULES = ("eddy_judge", "ctypes", "_ctypes")
 
 
-@dataclass
-class Config:
-    """What the zygote set up once (sent back to the worker as the isolation report)."""
+# The keyed hash of every frame's MAC. hashlib's blake2b is this class; importing hashlib would
+# load OpenSSL into the zygote, and every page and mapping of the zygote is copied into each
+# candidate's page tables and torn down again when it ends (issue #36).
+blake2b: Callable[..., Any] = __import__("_blake2").blake2b
 
-    mode: str = "none"  # "bwrap" (bubblewrap + per-candidate namespaces) or "none"
-    fresh_uid: bool = False
-    seccomp: bool = False
-    protect: list[int] = field(default_factory=list)
-    temp_base: str = "/tmp"
-    zygote: int = 0
-    filter: bytes = b""
-    filter_foreign: bytes = b""  # the allow-list plus what another language's runtime needs
-    # Set once in the zygote (zygote.py prepare_candidates), so that each candidate does not run
-    # the Python that does it (every page that Python touches is copied into the candidate):
-    env_ready: bool = False  # os.environ is already the candidates' (bubblewrap's world only)
-    harness_modules: tuple[str, ...] = ()  # the harness's entries in sys.modules, to remove
-    modules_count: int = -1  # len(sys.modules) when harness_modules was listed
-    scratch_mounts: tuple[tuple[bytes, bytes, bytes, int, bytes], ...] = ()  # (bubblewrap's world only)
+
+class Config:
+    """What the zygote set up once (sent back to the worker as the isolation report). A plain
+    class: `dataclasses` imports `inspect` and with it about 2.5 MB that every candidate's
+    clone would copy (issue #36)."""
+
+    def __init__(self, protect: list[int] | None = None, zygote: int = 0) -> None:
+        self.mode = "none"  # "bwrap" (bubblewrap + per-candidate namespaces) or "none"
+        self.fresh_uid = False
+        self.seccomp = False
+        self.protect: list[int] = protect if protect is not None else []
+        self.temp_base = "/tmp"
+        self.zygote = zygote
+        self.filter = b""
+        self.filter_foreign = b""  # the allow-list plus what another language's runtime needs
+        # Set once in the zygote (zygote.py prepare_candidates), so that each candidate does not
+        # run the Python that does it (every page that Python touches is copied into the candidate):
+        self.env_ready = False  # os.environ is already the candidates' (bubblewrap's world only)
+        self.harness_modules: tuple[str, ...] = ()  # the harness's entries in sys.modules, to remove
+        self.modules_count = -1  # len(sys.modules) when harness_modules was listed
+        self.scratch_mounts: tuple[tuple[bytes, bytes, bytes, int, bytes], ...] = ()  # (bubblewrap's world only)
 
 
 def scratch_mounts() -> tuple[tuple[bytes, bytes, bytes, int, bytes], ...]:
@@ -166,7 +172,7 @@ def _send_setup(fd: int, text: str) -> None:
 
 
 def mac(key: bytes, seq: int, payload: bytes) -> bytes:
-    return hashlib.blake2b(struct.pack(">Q", seq) + payload, key=key, digest_size=MAC_BYTES).digest()
+    return blake2b(struct.pack(">Q", seq) + payload, key=key, digest_size=MAC_BYTES).digest()
 
 
 def _read_frames(fd: int, count: int) -> list[bytes]:
@@ -499,9 +505,10 @@ def candidate(cfg: Config, fds: dict[str, int], uid: int | None, nproc: int, wor
         if not cfg.env_ready:
             os.environ.clear()
             os.environ.update(candidate_env(workdir))
-        import tempfile
-
-        tempfile.tempdir = workdir
+        # tempfile, where loaded (the fallback's zygote loads it), reads TMPDIR (candidate_env) only once.
+        tf = sys.modules.get("tempfile")
+        if tf is not None:
+            setattr(tf, "tempdir", workdir)  # noqa: B010 - a module attribute pyright cannot see
         # What os.fork() would have done in this child (isolation.py fork): random's module-level
         # generator gets a seed of its own, so no two answers draw the same numbers.
         rnd = sys.modules.get("random")
@@ -627,7 +634,7 @@ def _run(
     write = os.write
     close = os.close
     pack = struct.pack
-    blake = hashlib.blake2b
+    blake = blake2b
     exit_ = os._exit
     getpid = os.getpid
     ident = _thread.get_ident
@@ -1033,14 +1040,14 @@ def _run(
 # ---------------------------------------------------------------- the keeper
 
 
-@dataclass
 class Usage:
     """What the keeper measured of the candidate's code (from its start mark)."""
 
-    cpu_ms: float = 0.0
-    wall_ms: float = 0.0
-    blocked_ms: float = 0.0
-    limit: str | None = None  # "cpu", "blocked", "wall", "precheck" when the keeper stopped it
+    def __init__(self, cpu_ms: float = 0.0, wall_ms: float = 0.0, blocked_ms: float = 0.0, limit: str | None = None) -> None:
+        self.cpu_ms = cpu_ms
+        self.wall_ms = wall_ms
+        self.blocked_ms = blocked_ms
+        self.limit = limit  # "cpu", "blocked", "wall", "precheck" when the keeper stopped it
 
 
 # The descriptors each sandbox request brings the keeper, in order (candidate.py _request_sandbox).
