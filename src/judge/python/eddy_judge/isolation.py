@@ -306,8 +306,22 @@ _capset = _typed("capset", ctypes.c_void_p, ctypes.c_void_p)
 _CAPSET_ARGS = (ctypes.addressof(_CAP_HEADER), ctypes.addressof(_CAP_EMPTY))
 
 
-def drop_capabilities() -> None:
-    """No capability left, none to regain: bounding and ambient sets cleared, securebits locked."""
+def drop_capabilities(bounding: bool = True) -> None:
+    """No capability left, none to regain: bounding and ambient sets cleared, securebits locked.
+    With `bounding` False the caller's parent has cleared those already (drop_inherited: they
+    pass to every child), and only the process's own sets are emptied here."""
+    if bounding:
+        drop_inherited()
+    if _capset is None or _capset(*_CAPSET_ARGS) != 0:
+        err = ctypes.get_errno() if _libc is not None else errno.ENOSYS
+        raise OSError(err, "capset: " + os.strerror(err))
+
+
+def drop_inherited() -> None:
+    """The bounding set and the ambient set cleared and securebits locked: what a process's
+    children inherit. A keeper does it once for all its candidates (about 40 prctl calls each
+    would otherwise make, issue #36); what it keeps (its effective and permitted sets, which
+    make each candidate's namespaces and mounts) each candidate empties itself."""
     for cap in range(LAST_CAP + 1):
         try:
             prctl(PR_CAPBSET_DROP, cap)
@@ -320,9 +334,6 @@ def drop_capabilities() -> None:
     except OSError:
         pass  # kernels before 4.3 have no ambient set
     prctl(PR_SET_SECUREBITS, SECUREBITS_LOCKED)
-    if _capset is None or _capset(*_CAPSET_ARGS) != 0:
-        err = ctypes.get_errno() if _libc is not None else errno.ENOSYS
-        raise OSError(err, "capset: " + os.strerror(err))
 
 
 def effective_capabilities() -> int:

@@ -129,6 +129,9 @@ class Config:
         self.harness_modules: tuple[str, ...] = ()  # the harness's entries in sys.modules, to remove
         self.modules_count = -1  # len(sys.modules) when harness_modules was listed
         self.scratch_mounts: tuple[tuple[bytes, bytes, bytes, int, bytes], ...] = ()  # (bubblewrap's world only)
+        # Set by each keeper in its own copy: its bounding and ambient sets are cleared and its
+        # securebits locked, which its candidates inherit (isolation.py drop_inherited).
+        self.inherited_dropped = False
 
 
 def scratch_mounts() -> tuple[tuple[bytes, bytes, bytes, int, bytes], ...]:
@@ -516,7 +519,7 @@ def candidate(cfg: Config, fds: dict[str, int], uid: int | None, nproc: int, wor
             rnd.seed()
         early = python and cfg.mode == "bwrap"
         if early:
-            iso.drop_capabilities()
+            iso.drop_capabilities(not cfg.inherited_dropped)
             iso.apply_seccomp(cfg.filter)
         stamps += (time.monotonic(), time.process_time())
         # Waiting here is the warm state; the job is trusted data from the worker.
@@ -545,7 +548,7 @@ def candidate(cfg: Config, fds: dict[str, int], uid: int | None, nproc: int, wor
         if early:
             pass  # dropped and installed before the job
         elif cfg.mode == "bwrap":
-            iso.drop_capabilities()
+            iso.drop_capabilities(not cfg.inherited_dropped)
             iso.apply_seccomp(cfg.filter if foreign is None else cfg.filter_foreign)
         else:
             if uid is not None:
@@ -1067,6 +1070,8 @@ def keeper(cfg: Config, sock_fd: int) -> None:
         os.setsid()
         if cfg.mode == "bwrap":
             iso.enter_keeper_namespace()
+            iso.drop_inherited()
+            cfg.inherited_dropped = True
         else:
             iso.prctl(iso.PR_SET_CHILD_SUBREAPER, 1)
         # Only now: a non-dumpable process cannot write its own uid_map.
