@@ -412,6 +412,24 @@ describe("what a verdict costs (issue #36)", () => {
         expect(v2.detail).toMatch(/^random input 400: sum_range\(.*\): model solution gives -?\d+, candidate gives 'late'$/);
     });
 
+    it("calls run in batches, each call's frame written by the answer's thread as the call ends: a process that dies in call k leaves the calls before it recorded, and a thread left running in the middle of a run is that call's", async () => {
+        // 2 fixed tests, then random inputs: the 6th call is random input 4. Right until then.
+        const dies = `import os\ncalls = []\ndef sum_range(values):\n    calls.append(1)\n    if len(calls) == 6:\n        os._exit(3)\n    return sum(values[1:4])\n# ${Date.now()}\n`;
+        const v = await pool.judge({ template: t, bindings, code: dies });
+        expect(v.category).toBe("runtime_error");
+        expect(v.detail).toMatch(/random input 4\b/);
+        const leaves = `import threading, time\ncalls = []\ndef sum_range(values):\n    calls.append(1)\n    if len(calls) == 5:\n        threading.Thread(target=time.sleep, args=(0.2,), daemon=True).start()\n    return sum(values[1:4])\n# ${Date.now()}\n`;
+        const w = await pool.judge({ template: t, bindings, code: leaves });
+        expect(w.category).toBe("runtime_error");
+        expect(w.detail).toMatch(/^the answer left a thread running when its call \(sum_range\) returned .* on random input 3$/);
+        // A value that is not plain data in the middle of a run (recorded by the harness's main
+        // thread, its repr and content), then plain values again: the run goes on after it.
+        const counter = `from collections import Counter\ncalls = []\ndef sum_range(values):\n    calls.append(1)\n    return Counter(values) if len(calls) == 4 else sum(values[1:4])\n# ${Date.now()}\n`;
+        const c = await pool.judge({ template: t, bindings, code: counter });
+        expect(c.category).toBe("fuzzing_failure");
+        expect(c.detail).toMatch(/^random input 2: sum_range\(.*\): model solution gives -?\d+, candidate gives Counter\(/);
+    });
+
     it("once it has used 25 ms of CPU time, an answer's threads may run on every CPU again (the keeper widens them)", async () => {
         if (availableParallelism() < 2) return;
         const code = `import os, time\ndef sum_range(values):\n    t = time.process_time()\n    while len(os.sched_getaffinity(0)) == 1 and time.process_time() - t < 0.3:\n        pass\n    return sum(values[1:4]) if len(os.sched_getaffinity(0)) > 1 else 'still on one CPU'\n# ${Date.now()}\n`;
