@@ -258,7 +258,8 @@ def _request_sandbox(z: Zygote, python: bool = True) -> Sandbox:
             box.keeper = _keeper(z)
             box.requested = time.monotonic()
             try:
-                send_control(box.keeper.sock, ("python" if python else "foreign",), [job_r, res_w, out_w, st_w, ctl_r])
+                # With the CPU this worker runs on now: the candidate waits for its job there.
+                send_control(box.keeper.sock, ("python" if python else "foreign", iso.current_cpu()), [job_r, res_w, out_w, st_w, ctl_r])
                 return box
             except OSError:
                 _retire(box.keeper)

@@ -458,7 +458,7 @@ def _warm_watch(procfd: int) -> None:
 # ---------------------------------------------------------------- the candidate
 
 
-def candidate(cfg: Config, fds: dict[str, int], uid: int | None, nproc: int, workdir: str, mark_w: int, python: bool = False) -> None:
+def candidate(cfg: Config, fds: dict[str, int], uid: int | None, nproc: int, workdir: str, mark_w: int, python: bool = False, wait_on: int = -1) -> None:
     """The candidate's process: contain, read the job, check, run. Never returns.
 
     Forked ahead of need (a warm sandbox): everything that does not depend on the job is set up
@@ -521,6 +521,15 @@ def candidate(cfg: Config, fds: dict[str, int], uid: int | None, nproc: int, wor
         if early:
             iso.drop_capabilities(not cfg.inherited_dropped)
             iso.apply_seccomp(cfg.filter)
+        # It waits on the CPU its worker ran on when it asked for this sandbox (and likely sends
+        # the job from): woken there, by a worker that then only waits, rather than on another
+        # CPU, which may be idle (waking an idle virtual CPU costs the host up to a millisecond)
+        # or busy. Its set-up above ran wherever the kernel put it.
+        if wait_on >= 0:
+            try:
+                os.sched_setaffinity(0, {wait_on})
+            except OSError:
+                pass
         stamps += (time.monotonic(), time.process_time())
         # Waiting here is the warm state; the job is trusted data from the worker.
         head, calls_blob = _read_frames(job_r, 2)
@@ -1091,12 +1100,14 @@ def keeper(cfg: Config, sock_fd: int) -> None:
             os._exit(0)  # the worker has gone, or let this keeper go
         if len(fds) != len(SANDBOX_FDS):
             os._exit(116)  # not the worker's request: the worker replaces a keeper that ends
-        # ("python",): the candidate installs its filters before its job, ("foreign",) after it.
-        python = msg == ("python",)
-        since = serve(cfg, dict(zip(SANDBOX_FDS, fds)), procfd, sock.fileno(), since, cpus, python)
+        # ("python", cpu): the candidate installs its filters before its job, ("foreign", cpu)
+        # after it; cpu, the worker's when it asked (or -1), is where it waits for the job.
+        python = type(msg) is tuple and len(msg) == 2 and msg[0] == "python"
+        wait_on = msg[1] if type(msg) is tuple and len(msg) == 2 and type(msg[1]) is int else -1
+        since = serve(cfg, dict(zip(SANDBOX_FDS, fds)), procfd, sock.fileno(), since, cpus, python, wait_on)
 
 
-def serve(cfg: Config, fds: dict[str, int], procfd: int, sock_fd: int, since: tuple[int, float], cpus: set[int], python: bool = False) -> tuple[int, float]:
+def serve(cfg: Config, fds: dict[str, int], procfd: int, sock_fd: int, since: tuple[int, float], cpus: set[int], python: bool = False, wait_on: int = -1) -> tuple[int, float]:
     """One sandbox: make its candidate, watch it, reap it, report on the status pipe, close every
     descriptor of the request. (faults, CPU s) of the keeper at its report, the next one's start.
     Any failure is reported and ends the keeper (the worker starts another): a keeper never goes
@@ -1132,7 +1143,7 @@ def serve(cfg: Config, fds: dict[str, int], procfd: int, sock_fd: int, since: tu
             if cfg.mode != "bwrap" and cfg.fresh_uid:
                 uid = UID_BASE + os.getpid()  # unique while it lives; nothing of it outlives its verdict
                 os.chown(workdir, uid, uid)
-            candidate(cfg, fds, uid, nproc, workdir, mark_w, python)
+            candidate(cfg, fds, uid, nproc, workdir, mark_w, python, wait_on)
             os._exit(113)
         uid = UID_BASE + pid if cfg.mode != "bwrap" and cfg.fresh_uid else None
         for name in ("job", "res", "out"):
