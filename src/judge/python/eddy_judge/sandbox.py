@@ -6,14 +6,17 @@ processes, no capabilities. For each candidate the keeper (a fork of the zygote)
 user, PID, mount and IPC namespaces, forks the candidate as PID 1 there, watches its CPU time and
 reports its exit status and resource use on a pipe the candidate never holds.
 
-The candidate mounts its own scratch tmpfs (size-limited /tmp and /dev/shm, an empty /proc), reads
-its job (code, function, arguments, a per-job key), sets rlimits, drops every capability, installs
-the seccomp allow-list, runs the static check, and then runs the code in one thread of its own, fed
-one job (the load, each call) at a time. The main thread keeps the key and the result pipe in its
-locals, where the candidate's thread cannot reach them, and writes one authenticated frame per
-call (a keyed BLAKE2b over a sequence number and the payload). An audit hook refuses and reports
-the ways into another thread's frames and into raw memory (gc referrers, sys._current_frames,
-ctypes, tracing the main thread). Nothing here has ever seen an oracle or an expected value.
+The candidate mounts its own scratch tmpfs (size-limited /tmp and /dev/shm, an empty /proc), drops
+every capability and installs the seccomp allow-list (a Python answer's sandbox does both before its
+job arrives), reads its job (code, function, arguments, a per-job key), sets rlimits, runs the
+static check, and then runs the code in one thread of its own, fed one job (the load, a batch of
+calls, the last call) at a time. One authenticated frame goes back per call (a keyed BLAKE2b over a
+sequence number and the payload): in a batch the answer's thread makes and writes it from C as the
+call ends, with no answer code able to run (one thread, no tracer, no collection); otherwise the
+main thread does. The key is in the main thread's locals and in the batch's C pipeline, which no
+frame of the answer's references. An audit hook refuses and reports the ways into another thread's
+frames and into raw memory (gc referrers, sys._current_frames, ctypes, tracing the main thread).
+Nothing here has ever seen an oracle or an expected value.
 """
 
 from __future__ import annotations
@@ -630,17 +633,20 @@ def _run(
     call_limits: list[float] | None = None,
     digest_calls: list[int] | None = None,
 ) -> None:
-    """Run the candidate's load and each of its calls in one thread of the answer's own, fed one
-    job at a time; this (main) thread only hands each job over, waits for its result, and records.
-    No answer code runs while it records: between jobs the answer's thread is parked in C (taking
-    the next job from a queue), with no Python frame of any kind; a call that leaves another thread
-    running fails; every object the answer handed over is kept alive until the process ends (no
-    finalizer runs when the harness drops a reference); and the garbage collector is off while
-    this thread records (the answer's thread switches it off before it hands a result back, and on
-    again once it has taken the next job), so no collection runs the answer's finalizers. Every
-    helper it uses (built-ins included) is bound in a local before any answer code runs, so nothing
-    the candidate patches changes what is reported, and the key lives only in this frame and in the
-    audit hook's closure."""
+    """Run the candidate's load and its calls in one thread of the answer's own, fed one job at a
+    time (the load; the calls in batches, `batch`, whose frames that thread writes from C as each
+    call ends; the last call, and a call whose value goes back as a digest, one job each); this
+    (main) thread hands each job over, waits, and records what a batch did not. No answer code runs
+    while anything is recorded: between jobs the answer's thread is parked in C (taking the next
+    job from a queue), with no Python frame of any kind, and in a batch it records a call only once
+    that call's trace and profile functions are cleared, the collector is off and no other thread
+    of the answer's lives; a call that leaves another thread running fails; every object the answer
+    handed over is kept alive until the process ends (no finalizer runs when the harness drops a
+    reference); and the garbage collector is off while anything is recorded (the answer's thread
+    switches it off after each call, and on again before the next). Every helper it uses (built-ins
+    included) is bound in a local before any answer code runs, so nothing the candidate patches
+    changes what is reported, and the key lives only in this frame, the audit hook's closure and
+    the batch's pipeline of C iterators (which no frame of the answer's thread references)."""
     dumps = marshal.dumps
     loads = marshal.loads
     write = os.write
