@@ -70,3 +70,35 @@ class OracleTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class PlainCopyTest(unittest.TestCase):
+    """prepare._copy: the model solution gets copies of each input (it may change them) made by a
+    marshal round trip, with copy.deepcopy for what marshal does not take."""
+
+    def test_a_deep_copy_that_keeps_sharing(self) -> None:
+        from eddy_judge.prepare import _copy
+
+        inner = [1, 2]
+        x = ([inner, inner, {"k": {3, 4}}], {"a": (inner, b"\x00", 2.5, True, None)})
+        y = _copy(x)
+        self.assertEqual(y, x)
+        self.assertIsNot(y[0][0], inner)
+        self.assertIs(y[0][0], y[0][1])  # one object twice in, one object twice out
+        self.assertIs(y[1]["a"][0], y[0][0])
+        self.assertIs(type(y[1]["a"][3]), bool)
+        y[0][0].append(3)
+        self.assertEqual(inner, [1, 2])
+
+    def test_what_marshal_does_not_take_is_deep_copied(self) -> None:
+        from eddy_judge.prepare import _copy
+
+        class Box:
+            def __init__(self, v: list[int]) -> None:
+                self.v = v
+
+        b = Box([1])
+        c = _copy([b])
+        self.assertIsNot(c[0], b)
+        self.assertIsNot(c[0].v, b.v)
+        self.assertEqual(c[0].v, [1])
