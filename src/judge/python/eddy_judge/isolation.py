@@ -115,13 +115,18 @@ def stay_on(cpu: int) -> None:
     longer run in parallel (the keeper spreads an answer that computes for long, sandbox.py)."""
     if _libc is None:
         return
-    for where in (cpu, _sched_getcpu()):
-        if where >= 0:
-            try:
-                os.sched_setaffinity(0, {where})
-                return
-            except OSError:
-                continue
+    if cpu >= 0:
+        try:
+            os.sched_setaffinity(0, {cpu})
+            return
+        except OSError:
+            pass
+    here = _sched_getcpu()
+    if here >= 0:
+        try:
+            os.sched_setaffinity(0, {here})
+        except OSError:
+            pass
 
 
 def libc_call(name: str, *args: object) -> int:

@@ -557,11 +557,10 @@ def candidate(cfg: Config, fds: dict[str, int], uid: int | None, nproc: int, wor
         resource.setrlimit(resource.RLIMIT_NOFILE, (MAX_OPEN_FILES, MAX_OPEN_FILES))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
-        if early:
-            pass  # dropped and installed before the job
-        elif cfg.mode == "bwrap":
-            iso.drop_capabilities(not cfg.inherited_dropped)
-            iso.apply_seccomp(cfg.filter if foreign is None else cfg.filter_foreign)
+        if cfg.mode == "bwrap":
+            if not early:  # (a Python answer's sandbox did both before its job)
+                iso.drop_capabilities(not cfg.inherited_dropped)
+                iso.apply_seccomp(cfg.filter if foreign is None else cfg.filter_foreign)
         else:
             if uid is not None:
                 os.setgroups([])
@@ -1108,9 +1107,8 @@ def keeper(cfg: Config, sock_fd: int) -> None:
             os._exit(116)  # not the worker's request: the worker replaces a keeper that ends
         # ("python", cpu): the candidate installs its filters before its job, ("foreign", cpu)
         # after it; cpu, the worker's when it asked (or -1), is where it waits for the job.
-        python = type(msg) is tuple and len(msg) == 2 and msg[0] == "python"
-        wait_on = msg[1] if type(msg) is tuple and len(msg) == 2 and type(msg[1]) is int else -1
-        since = serve(cfg, dict(zip(SANDBOX_FDS, fds)), procfd, sock.fileno(), since, cpus, python, wait_on)
+        kind, wait_on = msg if type(msg) is tuple and len(msg) == 2 and type(msg[1]) is int else ("", -1)
+        since = serve(cfg, dict(zip(SANDBOX_FDS, fds)), procfd, sock.fileno(), since, cpus, kind == "python", wait_on)
 
 
 def serve(cfg: Config, fds: dict[str, int], procfd: int, sock_fd: int, since: tuple[int, float], cpus: set[int], python: bool = False, wait_on: int = -1) -> tuple[int, float]:
