@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { fromFp16Bits, toFp16Bits } from "../../src/inference/gguf/fp16.js";
-import { fileTypeName, inspectGguf } from "../../src/inference/gguf/inspectGguf.js";
+import { fileTypeName, ggufReader, inspectGguf } from "../../src/inference/gguf/inspectGguf.js";
 import { dequantizeQ4_0, dequantizeQ8_0, quantizeQ4_0, quantizeQ8_0 } from "../../src/inference/gguf/quantize.js";
 import { buildTinyLlama, ensureTinyModels } from "../../src/inference/gguf/tinyModel.js";
 import { writeGguf } from "../../src/inference/gguf/GgufWriter.js";
@@ -87,6 +87,17 @@ describe("tiny models", () => {
             expect(info.chat_template).toBeUndefined();
             expect(info.parameter_count).toBeGreaterThan(100_000);
         }
+    });
+
+    it("reads headers with node-llama-cpp's own reader modules, not the package's whole index", async () => {
+        const reader = await ggufReader();
+        // The fast path: the reader's modules alone (the index would bring getLlama and ~230 modules more).
+        expect(Object.keys(reader).sort()).toEqual(["GgmlType", "GgufFileType", "readGgufFileInfo"]);
+        // The very functions and enums the index exports (one module instance each), so nothing differs but the load.
+        const index = await import("node-llama-cpp");
+        expect(reader.readGgufFileInfo).toBe(index.readGgufFileInfo);
+        expect(reader.GgufFileType).toBe(index.GgufFileType);
+        expect(reader.GgmlType).toBe(index.GgmlType);
     });
 
     it("maps general.file_type numbers to llama.cpp's names", async () => {

@@ -1,5 +1,6 @@
 import { existsSync, openSync, readSync, closeSync, statSync } from "node:fs";
 import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import type { GgufFileInfo } from "node-llama-cpp";
 import { EddyError, oneLine } from "../../util/errors.js";
 import { sha256File } from "../../util/files.js";
@@ -44,19 +45,49 @@ type NodeLlamaCpp = typeof import("node-llama-cpp");
 let library: NodeLlamaCpp | undefined;
 
 /** node-llama-cpp, imported on first use: the import takes ~0.7 s, which every CLI start (`--help` too) paid. */
-export async function llamaLibrary(): Promise<NodeLlamaCpp> {
+async function llamaLibrary(): Promise<NodeLlamaCpp> {
     return (library ??= await import("node-llama-cpp"));
+}
+
+/** What eddy reads GGUF headers with: node-llama-cpp's reader and the two enums that name types. */
+export type GgufReader = Pick<NodeLlamaCpp, "readGgufFileInfo" | "GgufFileType" | "GgmlType">;
+
+// The reader's own modules, by path inside the installed package (its `exports` name only the index).
+const READER_MODULES = ["gguf/readGgufFileInfo.js", "gguf/types/GgufMetadataTypes.js", "gguf/types/GgufTensorInfoTypes.js"];
+let reader: Promise<GgufReader> | undefined;
+
+/**
+ * node-llama-cpp's GGUF reader without the rest of the library. The package's index loads ~230
+ * modules (bindings, downloader, chat wrappers): ~0.25 s of CPU that every study's orchestrator paid
+ * to read one header; the reader's own modules take ~0.04 s. They are the same code the index
+ * re-exports, imported by path; should a release move them, the index is used instead.
+ */
+export function ggufReader(): Promise<GgufReader> {
+    return (reader ??= (async () => {
+        try {
+            const dist = path.dirname(fileURLToPath(import.meta.resolve("node-llama-cpp")));
+            const [{ readGgufFileInfo }, { GgufFileType }, { GgmlType }] = (await Promise.all(READER_MODULES.map((m) => import(pathToFileURL(path.join(dist, m)).href)))) as [
+                Pick<NodeLlamaCpp, "readGgufFileInfo">,
+                Pick<NodeLlamaCpp, "GgufFileType">,
+                Pick<NodeLlamaCpp, "GgmlType">
+            ];
+            if (typeof readGgufFileInfo === "function" && GgufFileType && GgmlType) return { readGgufFileInfo, GgufFileType, GgmlType };
+        } catch {
+            // moved or renamed in another release: the index has them
+        }
+        return await llamaLibrary();
+    })());
 }
 
 /** A GGUF file's header, read by node-llama-cpp's reader (never the weights). */
 export async function readGgufFileInfo(file: string, options: Parameters<NodeLlamaCpp["readGgufFileInfo"]>[1]): Promise<GgufFileInfo> {
-    return (await llamaLibrary()).readGgufFileInfo(file, options);
+    return (await ggufReader()).readGgufFileInfo(file, options);
 }
 
 /** Map general.file_type to its name: MOSTLY_Q4_K_M → Q4_K_M, ALL_F32 → F32. */
 export async function fileTypeName(fileType: number | undefined): Promise<string> {
     if (fileType === undefined) return "unknown";
-    const { GgufFileType } = await llamaLibrary();
+    const { GgufFileType } = await ggufReader();
     const name = (GgufFileType as unknown as Record<number, string | undefined>)[fileType];
     return name ? name.replace(/^(MOSTLY|ALL)_/, "") : `file_type_${fileType}`;
 }
@@ -77,7 +108,7 @@ export async function quantizationOf(info: GgufFileInfo): Promise<string> {
     }
     let best: number | undefined;
     for (const [type, count] of types) if (best === undefined || count > types.get(best)!) best = type;
-    const { GgmlType } = await llamaLibrary();
+    const { GgmlType } = await ggufReader();
     return best === undefined ? "unknown" : ((GgmlType as unknown as Record<number, string | undefined>)[best] ?? `ggml_type_${best}`);
 }
 
