@@ -122,6 +122,10 @@ const canRunAsNobody = existsSync("/usr/bin/python3") && existsSync("/usr/bin/se
 const MODES = ["bubblewrap", "without namespaces"] as const;
 const SETTINGS = (["as root", "as an ordinary user"] as const).flatMap((who) => MODES.map((mode) => ({ who, mode })));
 const isRoot = process.getuid?.() === 0;
+// The four settings run side by side (a fork bomb in Ruby sleeps out the judge's wall-clock backstop,
+// ~14 s each, and would otherwise leave its test lane idle for a minute). Pools start one at a
+// time: the mode is an environment variable a starting worker reads.
+let starting: Promise<unknown> = Promise.resolve();
 for (const { who, mode } of SETTINGS) {
     const sandboxed = mode === "bubblewrap";
     // "as root" is the test runner's own user: root in CI, the owner of a checkout where a lab runs it.
@@ -129,63 +133,71 @@ for (const { who, mode } of SETTINGS) {
     // Without a sandbox an ordinary user's answers run as that user, so its own files are theirs to read
     // (README's isolation table says so): that case holds only where the judge's user is root.
     const unprotected = !sandboxed && who === "as root" && !isRoot ? ["reading a private file"] : [];
-    describe.skipIf(who === "as an ordinary user" && !canRunAsNobody)(`answers in other languages (${label}, ${mode})`, () => {
-        let pool: JudgePool;
-        beforeAll(async () => {
-            const saved = process.env.EDDY_JUDGE_NO_NAMESPACES;
-            if (!sandboxed) process.env.EDDY_JUDGE_NO_NAMESPACES = "1";
-            try {
-                pool = await JudgePool.start({ workers: 1, allowUnsandboxed: !sandboxed, ...(who === "as root" ? {} : { python: nobodyPython }) });
-            } finally {
-                if (saved === undefined) delete process.env.EDDY_JUDGE_NO_NAMESPACES;
-                else process.env.EDDY_JUDGE_NO_NAMESPACES = saved;
-            }
-        });
-        afterAll(async () => {
-            await pool?.close();
-        });
-
-        it(sandboxed ? "runs them in bubblewrap's sandbox" : "runs them without a sandbox, and says so", () => {
-            expect(pool.isolation.sandboxed, pool.isolation.notes.join("; ")).toBe(sandboxed);
-            if (!sandboxed) expect(pool.isolation.level).toContain("NO-SANDBOX");
-            expect(pool.runtimes.javascript).toBeTruthy();
-            expect(pool.runtimes.ruby).toBeTruthy();
-            expect(pool.runtimes.php).toBeTruthy();
-        });
-
-        // Verdicts on right and wrong answers do not depend on the mode: checked once, in the sandbox.
-        it.runIf(sandboxed)("every hand-written reference translation passes its template's instances", async () => {
-            expect(translations.length).toBeGreaterThanOrEqual(15);
-            for (const { id, language } of translations) {
-                const t = selectTemplates(builtInLibrary(), id)[0]!;
-                for (const inst of sampleInstances(t, who === "as root" ? 3 : 1, 7)) {
-                    const code = await pool.answerSource(t, inst.bindings, "solution", language);
-                    const v = await pool.judge({ template: t, bindings: inst.bindings, code, language });
-                    expect(`${id} ${language} ${JSON.stringify(inst.bindings)}: ${v.category} ${v.detail}`).toContain(": passed");
-                }
-            }
-        }, 300_000);
-
-        if (who === "as root" && sandboxed)
-            for (const [language, name, code, want] of wrong)
-                it(`${language}: ${name} → ${want}`, async () => {
-                    const v = await pool.judge({ template: rotate, bindings, code, language });
-                    expect(v.category, v.detail).toBe(want);
-                    if (name.startsWith("modifying its argument")) expect(v.detail).toContain("modified its argument");
+    // Concurrent with the other settings; within one, tests run in order (one pool, one worker): a test
+    // waiting at the pool would hold one of vitest's few concurrent places while the fork bomb runs.
+    describe(`answers in other languages (${label}, ${mode})`, { concurrent: true, skip: who === "as an ordinary user" && !canRunAsNobody }, () => {
+        describe.sequential("in order", () => {
+            let pool: JudgePool;
+            beforeAll(async () => {
+                const start = starting.then(async () => {
+                    const saved = process.env.EDDY_JUDGE_NO_NAMESPACES;
+                    if (!sandboxed) process.env.EDDY_JUDGE_NO_NAMESPACES = "1";
+                    try {
+                        return await JudgePool.start({ workers: 1, allowUnsandboxed: !sandboxed, ...(who === "as root" ? {} : { python: nobodyPython }) });
+                    } finally {
+                        if (saved === undefined) delete process.env.EDDY_JUDGE_NO_NAMESPACES;
+                        else process.env.EDDY_JUDGE_NO_NAMESPACES = saved;
+                    }
                 });
+                starting = start.catch(() => undefined);
+                pool = await start;
+            });
+            afterAll(async () => {
+                await pool?.close();
+            });
 
-        for (const [language, name, code, want] of hostile.filter(([, n]) => !unprotected.includes(n)))
-            it(`${language}: ${name} → ${want.join(" | ")}, and a right answer passes after it`, async () => {
-                const v = await pool.judge({ template: language === "javascript" && name === "opening a socket" ? roomy : quick, bindings, code, language });
-                expect(want, `${v.category}: ${v.detail}`).toContain(v.category);
-                const ok = await pool.judge({ template: quick, bindings, code: RIGHT[language]!, language });
-                expect(ok.category, ok.detail).toBe("passed");
-            }, 60_000);
+            it(sandboxed ? "runs them in bubblewrap's sandbox" : "runs them without a sandbox, and says so", () => {
+                expect(pool.isolation.sandboxed, pool.isolation.notes.join("; ")).toBe(sandboxed);
+                if (!sandboxed) expect(pool.isolation.level).toContain("NO-SANDBOX");
+                expect(pool.runtimes.javascript).toBeTruthy();
+                expect(pool.runtimes.ruby).toBeTruthy();
+                expect(pool.runtimes.php).toBeTruthy();
+            });
 
-        it("the private file really was there to be read (the read tests can fail)", async () => {
-            const v = await pool.judge({ template: quick, bindings, code: "def rotate_right(values):\n    return open(" + JSON.stringify(secretFile) + ").read()\n" });
-            expect(v.category).not.toBe("judge_error");
-            expect(existsSync(secretFile)).toBe(true);
+            // Verdicts on right and wrong answers do not depend on the mode: checked once, in the sandbox.
+            it.runIf(sandboxed)("every hand-written reference translation passes its template's instances", async () => {
+                expect(translations.length).toBeGreaterThanOrEqual(15);
+                for (const { id, language } of translations) {
+                    const t = selectTemplates(builtInLibrary(), id)[0]!;
+                    for (const inst of sampleInstances(t, who === "as root" ? 3 : 1, 7)) {
+                        const code = await pool.answerSource(t, inst.bindings, "solution", language);
+                        const v = await pool.judge({ template: t, bindings: inst.bindings, code, language });
+                        expect(`${id} ${language} ${JSON.stringify(inst.bindings)}: ${v.category} ${v.detail}`).toContain(": passed");
+                    }
+                }
+            }, 300_000);
+
+            if (who === "as root" && sandboxed)
+                for (const [language, name, code, want] of wrong)
+                    it(`${language}: ${name} → ${want}`, async () => {
+                        const v = await pool.judge({ template: rotate, bindings, code, language });
+                        expect(v.category, v.detail).toBe(want);
+                        if (name.startsWith("modifying its argument")) expect(v.detail).toContain("modified its argument");
+                    });
+
+            for (const [language, name, code, want] of hostile.filter(([, n]) => !unprotected.includes(n)))
+                it(`${language}: ${name} → ${want.join(" | ")}, and a right answer passes after it`, async () => {
+                    const v = await pool.judge({ template: language === "javascript" && name === "opening a socket" ? roomy : quick, bindings, code, language });
+                    expect(want, `${v.category}: ${v.detail}`).toContain(v.category);
+                    const ok = await pool.judge({ template: quick, bindings, code: RIGHT[language]!, language });
+                    expect(ok.category, ok.detail).toBe("passed");
+                }, 60_000);
+
+            it("the private file really was there to be read (the read tests can fail)", async () => {
+                const v = await pool.judge({ template: quick, bindings, code: "def rotate_right(values):\n    return open(" + JSON.stringify(secretFile) + ").read()\n" });
+                expect(v.category).not.toBe("judge_error");
+                expect(existsSync(secretFile)).toBe(true);
+            });
         });
     });
 }
