@@ -40,7 +40,24 @@ const CONTROL_TIMEOUT_MS = 30_000;
 interface Slot {
     worker: PythonWorker;
     busy: boolean;
+    /** Instances this slot's worker has prepared (instanceKey), as its own cache holds them (prepare.py). */
+    prepared: Set<string>;
 }
+
+/** A request waiting for a worker: the instance it is for (undefined: any worker will do). */
+interface Waiter {
+    instance: string | undefined;
+    resolve: (slot: Slot) => void;
+    /** How many times a later request went first. */
+    passed: number;
+}
+
+// prepare.py keeps up to 512 prepared instances and then starts afresh: the pool's record does the same.
+const PREPARED_CAP = 512;
+// How far into the queue a free worker looks for one of its instances, and how often the request at
+// the head may be passed over before it goes first whatever it is for.
+const LOOK_AHEAD = 64;
+const MAX_PASSED = 8;
 
 /**
  * Long-lived Python judge workers. Each request goes to an idle worker; a worker that dies or
@@ -49,7 +66,7 @@ interface Slot {
  */
 export class JudgePool {
     private readonly slots: Slot[] = [];
-    private readonly waiting: ((slot: Slot) => void)[] = [];
+    private readonly waiting: Waiter[] = [];
     private closed = false;
     private readonly version: string;
     private aloneChain: Promise<void> = Promise.resolve();
@@ -97,7 +114,7 @@ export class JudgePool {
             throw new EddyError(`no sandbox is possible here: ${why}; ${anyway}`);
         }
         const pool = new JudgePool(python, script, opts.cache ?? new MemoryVerdictCache(), workers[0]!.isolation, workers[0]!.runtimes, workers[0]!.maxCodeBytes);
-        for (const w of workers) pool.slots.push({ worker: w.worker, busy: false });
+        for (const w of workers) pool.slots.push({ worker: w.worker, busy: false, prepared: new Set() });
         return pool;
     }
 
@@ -232,7 +249,12 @@ export class JudgePool {
     }
 
     private async send(message: Record<string, unknown>, timeoutMs: number, fresh: boolean, timing?: { ms: number }): Promise<WorkerReply> {
-        const slot = await this.acquire();
+        const instance = instanceKey(message);
+        const slot = await this.acquire(instance);
+        if (instance !== undefined) {
+            if (slot.prepared.size >= PREPARED_CAP) slot.prepared.clear();
+            slot.prepared.add(instance);
+        }
         const started = performance.now();
         try {
             // A waiter handed a slot after close() must not start a worker nobody will stop.
@@ -255,23 +277,57 @@ export class JudgePool {
             throw new EddyError("the judge pool is closed");
         }
         slot.worker = fresh;
+        slot.prepared.clear();
     }
 
-    private acquire(): Promise<Slot> {
+    /**
+     * A free slot, preferring one whose worker has prepared this instance: a worker prepares each
+     * instance it meets (oracle loaded, expected outputs computed), so an instance's answers judged
+     * by one worker are prepared once, not once per worker. A free worker never waits for another's.
+     */
+    private acquire(instance?: string): Promise<Slot> {
         if (this.closed) return Promise.reject(new EddyError("the judge pool is closed"));
-        const idle = this.slots.find((s) => !s.busy);
+        const free = this.slots.filter((s) => !s.busy);
+        const idle = free.find((s) => instance !== undefined && s.prepared.has(instance)) ?? free[0];
         if (idle) {
             idle.busy = true;
             return Promise.resolve(idle);
         }
-        return new Promise((resolve) => this.waiting.push(resolve));
+        return new Promise((resolve) => this.waiting.push({ instance, resolve, passed: 0 }));
     }
 
     private release(slot: Slot): void {
-        const next = this.waiting.shift();
-        if (next) next(slot);
-        else slot.busy = false;
+        const i = nextWaiter(this.waiting, slot, this.slots);
+        if (i < 0) {
+            slot.busy = false;
+            return;
+        }
+        if (i > 0) this.waiting[0]!.passed++;
+        this.waiting.splice(i, 1)[0]!.resolve(slot);
     }
+}
+
+/**
+ * Which waiting request a freed slot takes (an index into `waiting`, -1 when none waits): within the
+ * first LOOK_AHEAD, the first for an instance this slot's worker has prepared; else the first that
+ * no other worker has prepared (so that it is prepared once); else the head. The head goes first
+ * once it has been passed over MAX_PASSED times, so that no request waits for ever.
+ */
+export function nextWaiter(waiting: readonly Pick<Waiter, "instance" | "passed">[], slot: Pick<Slot, "prepared">, slots: readonly Pick<Slot, "prepared">[]): number {
+    if (waiting.length === 0) return -1;
+    if (waiting[0]!.passed >= MAX_PASSED) return 0;
+    const ahead = waiting.slice(0, LOOK_AHEAD);
+    const mine = ahead.findIndex((w) => w.instance !== undefined && slot.prepared.has(w.instance));
+    if (mine >= 0) return mine;
+    const others = slots.filter((s) => s !== slot);
+    const unclaimed = ahead.findIndex((w) => w.instance === undefined || !others.some((s) => s.prepared.has(w.instance!)));
+    return Math.max(0, unclaimed);
+}
+
+/** The instance a worker request prepares (its oracle, seed and inputs), or undefined for one that prepares none. */
+function instanceKey(message: Record<string, unknown>): string | undefined {
+    if (message.op !== "judge") return undefined;
+    return JSON.stringify([message.oracle, message.oracleHash, message.bindings, message.seed, message.randomInputs, message.comparator ?? null]);
 }
 
 /** The worker's judge request for one answer. */

@@ -1,10 +1,10 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { JudgePool } from "../../src/judge/JudgePool.js";
+import { JudgePool, nextWaiter } from "../../src/judge/JudgePool.js";
 import { probeIsolation } from "../../src/judge/isolation.js";
 import { fixtureTemplate } from "./fixtures/templates.js";
 
@@ -19,6 +19,59 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 afterEach(() => {
     process.env = { ...saved };
+});
+
+describe("dispatch", () => {
+    const waiter = (instance?: string, passed = 0) => ({ instance, passed });
+    const slot = (...prepared: string[]) => ({ prepared: new Set(prepared) });
+
+    it("a freed worker takes a request for an instance it prepared, else one no other worker prepared, else the head", () => {
+        const mine = slot("a"), other = slot("b");
+        const slots = [mine, other];
+        expect(nextWaiter([], mine, slots)).toBe(-1);
+        expect(nextWaiter([waiter("b"), waiter("c"), waiter("a")], mine, slots)).toBe(2);
+        expect(nextWaiter([waiter("b"), waiter("c"), waiter("a")], other, slots)).toBe(0);
+        expect(nextWaiter([waiter("b"), waiter("b"), waiter("c")], mine, slots)).toBe(2);
+        // Requests that prepare nothing (sources, mutants, a pool held whole) are nobody's: the first goes.
+        expect(nextWaiter([waiter("b"), waiter(undefined), waiter("c")], mine, slots)).toBe(1);
+        // Everything waiting is the other worker's: this one does not idle, it takes the head.
+        expect(nextWaiter([waiter("b"), waiter("b")], mine, slots)).toBe(0);
+    });
+
+    it("the head goes first once later requests have passed it 8 times, and only the first 64 are looked at", () => {
+        const mine = slot("a");
+        const slots = [mine, slot("b")];
+        expect(nextWaiter([waiter("b", 7), waiter("a")], mine, slots)).toBe(1);
+        expect(nextWaiter([waiter("b", 8), waiter("a")], mine, slots)).toBe(0);
+        const far = [...Array.from({ length: 64 }, () => waiter("b")), waiter("a")];
+        expect(nextWaiter(far, mine, slots)).toBe(0);
+        expect(nextWaiter(far.slice(1), mine, slots)).toBe(63);
+    });
+
+    it("an instance's answers go to the worker that prepared it: each instance is prepared once", async () => {
+        const log = path.join(scratch, "prepared.log");
+        process.env.EDDY_TEST_PREPARED_LOG = log;
+        const counted = fixtureTemplate("sum_range_counted", { budget: { timeMs: 1000, memoryMb: 64 }, randomInputs: 5 });
+        const pool = await JudgePool.start({ workers: 2 });
+        try {
+            const a = { lo: 1, hi: 3 };
+            const b = { lo: 0, hi: 2 };
+            const judge = (bindings: { lo: number; hi: number }, i: number) => pool.judge({ template: counted, bindings, code: `def sum_range(values):\n    return sum(values[${bindings.lo}:${bindings.hi + 1}])\n# ${i}\n` });
+            // Two at once: one worker each, each prepares its instance.
+            const first = await Promise.all([judge(a, 0), judge(b, 1)]);
+            // One at a time, in the other order: the worker that prepared each takes it (both are free).
+            const next = [await judge(b, 2), await judge(a, 3)];
+            // A queue of both: each freed worker takes its own instance's next answer.
+            const queued = await Promise.all([a, b, a, b, a, b].map((x, i) => judge(x, 4 + i)));
+            for (const v of [...first, ...next, ...queued]) expect(v.category, v.detail).toBe("passed");
+            const lines = readFileSync(log, "utf8").trim().split("\n");
+            const workers = new Set(lines.map((l) => l.split(" ")[0]));
+            expect(lines).toHaveLength(2);
+            expect(workers.size).toBe(2);
+        } finally {
+            await pool.close();
+        }
+    });
 });
 
 describe("worker failures", () => {
