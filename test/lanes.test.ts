@@ -1,8 +1,8 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { UNIT_TESTS } from "../vitest.config.js";
+import { SLOW_FIRST, UNIT_TESTS } from "../vitest.config.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -22,5 +22,12 @@ describe("test lanes", () => {
             return INTEGRATION_MARKERS.filter((m) => m.test(text)).map((m) => `${f}: ${m}`);
         });
         expect(offenders).toEqual([]);
+    });
+
+    it("the files run first are integration files that exist (a renamed one would silently fall back to vitest's order)", () => {
+        expect(SLOW_FIRST.length).toBeGreaterThan(5);
+        expect(SLOW_FIRST.filter((f) => !existsSync(path.join(ROOT, f)))).toEqual([]);
+        expect(SLOW_FIRST.filter((f) => UNIT_TESTS.some((g) => globRegex(g).test(f)))).toEqual([]);
+        expect(new Set(SLOW_FIRST).size).toBe(SLOW_FIRST.length);
     });
 });
