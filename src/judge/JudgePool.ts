@@ -251,15 +251,16 @@ export class JudgePool {
     private async send(message: Record<string, unknown>, timeoutMs: number, fresh: boolean, timing?: { ms: number }): Promise<WorkerReply> {
         const instance = instanceKey(message);
         const slot = await this.acquire(instance);
-        if (instance !== undefined) {
-            if (slot.prepared.size >= PREPARED_CAP) slot.prepared.clear();
-            slot.prepared.add(instance);
-        }
         const started = performance.now();
         try {
             // A waiter handed a slot after close() must not start a worker nobody will stop.
             if (this.closed) throw new EddyError("the judge pool is closed");
             if (fresh || slot.worker.dead) await this.replace(slot);
+            // After any replacement (which forgets the old worker's instances): this worker prepares it now.
+            if (instance !== undefined) {
+                if (slot.prepared.size >= PREPARED_CAP) slot.prepared.clear();
+                slot.prepared.add(instance);
+            }
             return await slot.worker.request(message, timeoutMs);
         } finally {
             if (timing) timing.ms = performance.now() - started;

@@ -44,7 +44,7 @@ export interface ModelInfo {
 type NodeLlamaCpp = typeof import("node-llama-cpp");
 let library: NodeLlamaCpp | undefined;
 
-/** node-llama-cpp, imported on first use: the import takes ~0.7 s, which every CLI start (`--help` too) paid. */
+/** node-llama-cpp's whole index, imported on first use (~0.25 s of CPU): only where its reader modules cannot be. */
 async function llamaLibrary(): Promise<NodeLlamaCpp> {
     return (library ??= await import("node-llama-cpp"));
 }
