@@ -108,31 +108,38 @@ describe.skipIf(!HAS_REDIS)("the queue when locks, judges and Redis lapse", () =
     });
 
     it("a worker whose lock lapses mid-shard loses nothing: its finished result is stored, the shard runs once, and no BullMQ line reaches the user", async () => {
-        const a = worker("sleepy");
+        // The judge starts a second late, so the shard cannot finish between the look below and the stop.
+        const a = worker("sleepy", { env: { EDDY_PYTHON: python("slow-python", `case "$*" in *eddy_judge.worker*) sleep 1;; esac`) } });
         await until(() => /waiting for shards/.test(a.log()));
         const db = path.join(dir, "lapsed.db");
         const lines: string[] = [];
         const coordinator = runQueued(small(db), parseQueueUrl(redis.url), { log: (l) => lines.push(l) });
-        await until(() => /shard .*: running/.test(a.log()));
-        // Stopped (as a starved process is) until its lock has long expired and its shard's own process is done.
-        a.kill("SIGSTOP");
-        await sleep(3 * 1500);
-        // Its shard's process (not stopped) finishes the shard in the scratch database meanwhile.
+        // The status of the shard's run in its scratch database, once the shard's own process has made it.
         const tmp = path.join(dir, "tmp-sleepy");
-        await until(() =>
-            readdirSync(tmp).some((d) => {
+        const scratchRun = (): string | undefined => {
+            for (const d of readdirSync(tmp)) {
                 try {
-                    const s = new Database(path.join(tmp, d, "shard.db"), { readonly: true });
+                    const s = new Database(path.join(tmp, d, "shard.db"), { readonly: true, fileMustExist: true });
                     try {
-                        return (s.prepare("SELECT status FROM runs").get() as { status: string } | undefined)?.status === "complete";
+                        const status = (s.prepare("SELECT status FROM runs").get() as { status: string } | undefined)?.status;
+                        if (status) return status;
                     } finally {
                         s.close();
                     }
                 } catch {
-                    return false;
+                    // not made yet, or not a shard's folder
                 }
-            })
-        );
+            }
+            return undefined;
+        };
+        // The worker says "running" before it forks the shard's process: stopped then, no process would run the shard.
+        await until(() => /shard .*: running/.test(a.log()) && scratchRun() !== undefined);
+        expect(scratchRun()).not.toBe("complete");
+        // Stopped (as a starved process is) until its lock has long expired and its shard's own process is done.
+        a.kill("SIGSTOP");
+        await sleep(3 * 1500);
+        // Its shard's process (not stopped) finishes the shard in the scratch database meanwhile.
+        await until(() => scratchRun() === "complete");
         a.kill("SIGCONT");
         await within(coordinator, PATIENCE, "the coordinator");
         expect(exportStore(db)).toEqual(exportStore(oneShard));
