@@ -154,6 +154,8 @@ export async function startWorker(t: QueueTarget, o: WorkerOptions = {}): Promis
                 (err: unknown): ShardChildReply => ({ ok: false, error: oneLine(err), stopped: stopping.signal.aborted })
             );
         }
+        // A stop heard since the shard was taken (its listener below would never fire): handed back, not run.
+        if (stopping.signal.aborted) return { ok: false, error: "stopped before the shard's process started", stopped: true };
         const child = runShardChild({ db, job: j, settings });
         const onStop = (): void => child.stop();
         stopping.signal.addEventListener("abort", onStop);
