@@ -147,10 +147,14 @@ async function withServer(decide: (url: string, body: string) => Reply, use: (ur
 describe("hints run as printed", () => {
     it("Ctrl-C: the resume hint names the --db the run was started with, and resumes it as printed", async () => {
         const cwd = tmpDir("eddy-hint-");
-        const args = ["run", "--model", tiny.f32, "--templates", "list_every_kth,math_count_coprime", "--instances", "8", "--rounds", "2", "--max-tokens", "48", "--context-size", "1024", "--threads", "1", "--sequences", "1", "--no-progress", "--db", "my studies/s.db"];
+        // 128 queries (about 2 s of generation here): the first rows are stored 250 ms after the first
+        // answer, so Ctrl-C lands with most of the run left even on a loaded machine (with 32 queries,
+        // CI's Ctrl-C once landed after every answer was stored, and the resume had nothing to do).
+        const args = ["run", "--model", tiny.f32, "--templates", "list_every_kth,math_count_coprime", "--instances", "8", "--rounds", "8", "--max-tokens", "48", "--context-size", "1024", "--threads", "1", "--sequences", "1", "--no-progress", "--db", "my studies/s.db"];
         const db = path.join(cwd, "my studies/s.db");
         const { code, stderr } = await interruptAfter(args, cwd, () => rows(db, "generations") >= 2);
         expect(code, stderr).toBe(130);
+        expect(rows(db, "generations"), "Ctrl-C landed after every answer was stored: the resume below would test nothing").toBeLessThan(128);
         const hints = printedCommands(stderr);
         expect(hints, stderr).toHaveLength(1);
         expect(hints[0]).toContain(`--db '${db}'`);
@@ -158,12 +162,12 @@ describe("hints run as printed", () => {
         expect(r.code, r.out).toBe(0);
         // Progress lines wrap at 100 columns in logs; read each as one line.
         const out = r.out.replace(/\n {4}(?=\S)/g, " ");
-        // The resumed session's progress counts the whole run (32 planned), not only what was left.
-        expect(out).toMatch(/^\[\S+\] generated 32\/32 .*done in/m);
+        // The resumed session's progress counts the whole run (128 planned), not only what was left.
+        expect(out).toMatch(/^\[\S+\] generated 128\/128 .*done in/m);
         // The tiny model's answers are all truncated: none of them is a judged answer.
-        expect(out).toMatch(/judged 0\/32 passed 0 \(32 truncated or judge_error\)/);
+        expect(out).toMatch(/judged 0\/128 passed 0 \(128 truncated or judge_error\)/);
         const list = sh(`eddy runs list --db '${db}'`, cwd).out;
-        expect(list).toMatch(/ complete +llama +32 +0\/0 /);
+        expect(list).toMatch(/ complete +llama +128 +0\/0 /);
         expect(runStatus(db, "runs")).toEqual(["complete"]);
     });
 
