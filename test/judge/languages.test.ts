@@ -95,7 +95,8 @@ const hostile: [Language, string, string, Category[]][] = [
     ["javascript", "reading /etc/shadow", "function rotate_right(values) { return require('fs').readFileSync('/etc/shadow', 'utf8'); }\n", ["runtime_error"]],
     ["ruby", "infinite loop", "def rotate_right(values)\n  loop {}\nend\n", ["resource_exhaustion"]],
     ["ruby", "memory bomb", "def rotate_right(values)\n  hog = []\n  loop { hog << ('x' * 10_000_000) }\nend\n", ["resource_exhaustion"]],
-    ["ruby", "fork bomb", "def rotate_right(values)\n  loop { fork { sleep 100 } }\nend\n", ["resource_exhaustion"]],
+    // Another language's runtime may make no process (its CPU-time clock is then all of its work): fork fails at once.
+    ["ruby", "fork bomb", "def rotate_right(values)\n  loop { fork { sleep 100 } }\nend\n", ["runtime_error"]],
     ["ruby", "opening a socket", "require 'socket'\ndef rotate_right(values)\n  TCPSocket.new('1.1.1.1', 80)\n  values\nend\n", ["runtime_error"]],
     ["ruby", "reading a private file", `def rotate_right(values)\n  File.read(${JSON.stringify(secretFile)})\nend\n`, ["runtime_error"]],
     ["ruby", "reading /etc/shadow", "def rotate_right(values)\n  File.read('/etc/shadow')\nend\n", ["runtime_error"]],

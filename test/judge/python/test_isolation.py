@@ -117,6 +117,47 @@ class AllowList(unittest.TestCase):
 
 
 
+def _spawn() -> None:
+    import subprocess
+
+    subprocess.run(["true"], check=True)
+
+
+def under_no_spawn(fd: int) -> dict[str, int]:
+    """The filter stacked on a runtime's (or a limited Python answer's) own: fd is kept open."""
+    return under_filter(
+        iso.no_spawn_filter(fd),
+        {
+            "fork": _fork_and_wait,
+            "spawn": _spawn,
+            "thread": _thread,
+            "dup": lambda: os.close(os.dup(fd)),
+            "dup_other": lambda: os.close(os.dup(0)),
+            "close": lambda: os.close(fd),
+            "replace": lambda: os.dup2(0, fd),
+            "replace_other": lambda: os.dup2(0, os.dup(0)),
+            "close_range": lambda: iso.libc_call("close_range", fd, fd + 5, 0),
+            "close_range_above": lambda: iso.libc_call("close_range", fd + 100, fd + 200, 0),
+            "write": lambda: os.write(fd, b""),
+        },
+    )
+
+
+@unittest.skipUnless(iso.seccomp_supported(), "no seccomp filter for this architecture")
+class NoSpawn(unittest.TestCase):
+    def test_no_process_and_the_result_descriptor_neither_closed_nor_replaced(self) -> None:
+        r, w = os.pipe()
+        try:
+            got = under_no_spawn(w)
+        finally:
+            os.close(r)
+            os.close(w)
+        for ok in ("thread", "dup", "dup_other", "replace_other", "close_range_above", "write"):
+            self.assertEqual(got[ok], 0, ok)
+        for refused in ("fork", "spawn", "close", "replace", "close_range"):
+            self.assertEqual(got[refused], errno.EPERM, refused)
+
+
 def _child_says(fork: object, body: object) -> bytes:
     r, w = os.pipe()
     pid = fork()  # type: ignore[operator]

@@ -15,7 +15,7 @@ import socket
 import subprocess
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from . import isolation as iso
 from .budget import Budget, host_factor_with_source
@@ -114,6 +114,12 @@ class Run:
     expanded: dict[int, int] = field(default_factory=dict)  # values in each result once shared references are expanded
     call_ms: list[float] | None = None  # each call's CPU time as the candidate's harness measured it
     compare_ms: float = 0.0  # CPU the worker spent comparing this answer's results (charged to it)
+    checked: int = 0  # results looked at while the answer ran (in order: the first failing input stops it)
+    cut: int | None = None  # the call at which the worker stopped the answer: its first failing input
+    foreign: bool = False  # another language's answer: results are its runtime's lines until converted
+    converted: set[int] = field(default_factory=set)  # another language's results read as Python values
+    compared_values: int = 0  # values in the results looked at so far, shared references expanded
+    failure: Any = None  # the verdict at the first failing input, once found (verdicts.py Outcome)
     stamps: dict[str, float] = field(default_factory=dict)  # when each phase ended (monotonic s), for the profile
 
 
@@ -342,10 +348,21 @@ def finish_stopped() -> None:
 
 
 def run_candidate(
-    code: str, fn: str, arity: int, p: Prepared, budget: Budget, memory_mb: int, foreign: tuple[str, str, str] | None = None, profile: bool = False, checked: bool = False
+    code: str,
+    fn: str,
+    arity: int,
+    p: Prepared,
+    budget: Budget,
+    memory_mb: int,
+    foreign: tuple[str, str, str] | None = None,
+    profile: bool = False,
+    checked: bool = False,
+    fails_at: Callable[[Run, int], bool] | None = None,
 ) -> Run:
-    """One candidate run in a sandbox; `checked`: the static check passed this code before (checked_code.py), so the sandbox only compiles it."""
-    run = Run(result_bytes=p.result_bytes, int_digits=p.int_digits)
+    """One candidate run in a sandbox; `checked`: the static check passed this code before
+    (checked_code.py), so the sandbox only compiles it. `fails_at(run, i)` looks at each result as
+    it comes back, in order: the answer is stopped at its first failing input (verdicts.py)."""
+    run = Run(result_bytes=p.result_bytes, int_digits=p.int_digits, foreign=foreign is not None)
     stamp(run, "w_start")
     finish_stopped()
     stamp(run, "w_stopped")
@@ -369,7 +386,7 @@ def run_candidate(
         job = frame(head) + frame(p.calls_blob if foreign is None else wire_blob(p))
         os.set_blocking(box.job_w, False)
         os.write(box.ctl_w, frame(marshal.dumps(budget.limits())))
-        _collect(run, job, box, key, budget)
+        _collect(run, job, box, key, budget, fails_at)
     finally:
         box.stop()
         if _keeper_failed(run):
@@ -439,7 +456,7 @@ def _enlarge_pipe(fd: int) -> None:
         pass
 
 
-def _collect(run: Run, job: bytes, box: Sandbox, key: bytes, budget: Budget) -> None:
+def _collect(run: Run, job: bytes, box: Sandbox, key: bytes, budget: Budget, fails_at: Callable[[Run, int], bool] | None = None) -> None:
     frames = FrameBuffer(run.result_bytes)
     status = FrameBuffer(1 << 16)
     captured = bytearray()
@@ -530,12 +547,28 @@ def _collect(run: Run, job: bytes, box: Sandbox, key: bytes, budget: Budget) -> 
                         if _cpu_within(run, budget):
                             return
                         break
+                    if fails_at is not None and run.cut is None and len(run.results) > run.checked and _first_failure(run, fails_at):
+                        # Wrong (or failed) at this input: nothing after it can change the
+                        # verdict, so the answer stops here; its status still comes (and the
+                        # frames already read are still taken in order).
+                        box.stop()
                 else:
                     # The calls are running and the pipe is nearly empty: the next frames are read together.
                     if run.loaded and len(chunk) < READ_QUIET_BELOW:
                         quiet[fd] = time.monotonic() + READ_QUIET_S
     finally:
         run.captured = bytes(captured)
+
+
+def _first_failure(run: Run, fails_at: Callable[[Run, int], bool]) -> bool:
+    """Look at the results not looked at yet, in order; True (and `cut` set) at the first failing one."""
+    while run.checked < len(run.results) and run.broken is None:
+        i = run.checked
+        run.checked += 1
+        if fails_at(run, i):
+            run.cut = i
+            return True
+    return run.broken is not None
 
 
 def _drain(run: Run, frames: FrameBuffer, res_r: int, key: bytes) -> None:
@@ -603,6 +636,8 @@ def _guard_text(event: object) -> str:
     name = event if isinstance(event, str) else "?"
     if name.startswith("foreign: "):
         return "tampering: the answer's harness found %s; the answer was stopped" % name[len("foreign: ") :][:200]
+    if name.startswith("relay: "):
+        return "tampering: %s; the answer was stopped" % name[len("relay: ") :][:200]
     what = _GUARDED.get(name) or ("ctypes (raw memory: %s)" % name if name.startswith("ctypes.") else name[:60])
     return "tampering: the answer used %s; the judge's guard refused it and stopped the answer" % what
 
@@ -704,30 +739,38 @@ def _read_message(run: Run, data: bytes, key: bytes) -> None:
 
 
 def read_results(run: Run) -> None:
-    """Read the values of every result frame (after the run, outside its budget)."""
+    """Read the values of every result frame not read yet (outside the answer's budget)."""
     for i in sorted(run.results):
-        part = run.results[i]
-        if not isinstance(part, Partial):
-            continue
-        try:
-            a, b = part.finish()
-        except TooLarge as e:
-            run.results[i] = ("e", "resource", str(e))
-            continue
-        except Malformed as e:
-            run.broken = "result %d: %s" % (i + 1, e)
-            run.results = {k: v for k, v in run.results.items() if k < i}
+        if not read_result(run, i):
             return
-        tag = part.head[0]
-        if tag == "e" and (a not in ("resource", "runtime") or not isinstance(b, str)):
-            run.broken = "a malformed error report"
-        elif tag == "o" and not isinstance(a, str) and not (isinstance(a, tuple) and len(a) == 2 and isinstance(a[0], str)):
-            run.broken = "a malformed result"
-        if run.broken is not None:
-            run.results = {k: v for k, v in run.results.items() if k < i}
-            return
-        run.results[i] = (str(tag), a, b)
-        run.expanded[i] = part.expanded
+
+
+def read_result(run: Run, i: int) -> bool:
+    """Read the value of result i where it is still a frame; False when the channel broke there
+    (the results from i on are then dropped)."""
+    part = run.results.get(i)
+    if not isinstance(part, Partial):
+        return True
+    try:
+        a, b = part.finish()
+    except TooLarge as e:
+        run.results[i] = ("e", "resource", str(e))
+        return True
+    except Malformed as e:
+        run.broken = "result %d: %s" % (i + 1, e)
+        run.results = {k: v for k, v in run.results.items() if k < i}
+        return False
+    tag = part.head[0]
+    if tag == "e" and (a not in ("resource", "runtime") or not isinstance(b, str)):
+        run.broken = "a malformed error report"
+    elif tag == "o" and not isinstance(a, str) and not (isinstance(a, tuple) and len(a) == 2 and isinstance(a[0], str)):
+        run.broken = "a malformed result"
+    if run.broken is not None:
+        run.results = {k: v for k, v in run.results.items() if k < i}
+        return False
+    run.results[i] = (str(tag), a, b)
+    run.expanded[i] = part.expanded
+    return True
 
 
 def _wait_status(run: Run, st_r: int, pidfd: int | None) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 
 from .candidate import Run, read_results
 from .compare import Opaque
-from .digest import as_digest
+from .digest import NO_DIGEST
 from .languages import RUNTIMES, runtime_path
 from .oracle import OracleError
 from .prepare import Prepared
@@ -41,22 +41,33 @@ def read_foreign(run: Run, p: Prepared) -> None:
         return
     read_results(run)
     for i in sorted(run.results):
-        tag, a, b = run.results[i]
-        if tag != "r":
-            continue
-        try:
-            value, after, shared = read_answer(str(a), str(b), p.expected[i], p.calls[i])
-        except (WireError, IndexError) as e:
-            run.broken = "result %d: %s" % (i + 1, e)
-            run.results = {k: v for k, v in run.results.items() if k < i}
+        if not read_foreign_one(run, p, i):
             return
-        if p.digest_calls is not None and i in p.digest_calls:
-            # An expected output kept as its digest: the answer's value (built here, plain data)
-            # is compared by the same digest.
-            run.results[i] = ("r", as_digest(value), after)
-        elif isinstance(value, Opaque):
-            run.results[i] = ("o", value.text, after)
-        else:
-            run.results[i] = ("r", value, after)
-        if shared:
-            run.shared.add(i)
+
+
+def read_foreign_one(run: Run, p: Prepared, i: int) -> bool:
+    """Result i (already read from its frame) as a Python value, where it is not yet; False when
+    it is malformed (the results from i on are then dropped, and the channel is broken)."""
+    if i in run.converted or i not in run.results:
+        return True
+    tag, a, b = run.results[i]
+    run.converted.add(i)
+    if tag != "r":
+        return True
+    by_digest = p.digest_calls is not None and i in p.digest_calls
+    try:
+        # A digest-compared call's value is its digest, taken on the answer's side (languages.py).
+        value, after, shared = read_answer(str(a), str(b), None if by_digest else p.expected[i], p.calls[i])
+    except (WireError, IndexError) as e:
+        run.broken = "result %d: %s" % (i + 1, e)
+        run.results = {k: v for k, v in run.results.items() if k < i}
+        return False
+    if by_digest:
+        run.results[i] = ("r", value if type(value) is str and (value.startswith("sha256:") or value == NO_DIGEST) else NO_DIGEST, after)
+    elif isinstance(value, Opaque):
+        run.results[i] = ("o", value.text, after)
+    else:
+        run.results[i] = ("r", value, after)
+    if shared:
+        run.shared.add(i)
+    return True

@@ -474,6 +474,99 @@ def fallback_filter(protected_pids: list[int]) -> bytes:
     return p.bytes()
 
 
+# The calls that make a process, or replace or close a descriptor, by architecture (x86_64 has
+# fork, vfork and dup2 besides clone and dup3; aarch64 only the general ones).
+_SPAWN_NRS: dict[str, dict[str, int]] = {
+    "x86_64": {"clone": 56, "clone3": 435, "fork": 57, "vfork": 58, "dup2": 33, "dup3": 292, "close": 3, "close_range": 436},
+    "aarch64": {"clone": 220, "clone3": 435, "dup3": 24, "close": 57, "close_range": 436},
+}
+CLONE_THREAD = 0x00010000
+_JGT = 0x25
+
+
+class _Asm:
+    """A filter program with named jump targets (resolved by `code`): each rule loads what it
+    tests itself, so the rules stay independent of one another."""
+
+    def __init__(self) -> None:
+        self.ins: list[tuple[int, int | str, int | str, int]] = []
+        self.labels: dict[str, int] = {}
+
+    def op(self, code: int, k: int, jt: int | str = 0, jf: int | str = 0) -> None:
+        self.ins.append((code, jt, jf, k))
+
+    def label(self, name: str) -> None:
+        self.labels[name] = len(self.ins)
+
+    def code(self) -> bytes:
+        out = []
+        for at, (code, jt, jf, k) in enumerate(self.ins):
+            rel = [self.labels[j] - at - 1 if isinstance(j, str) else j for j in (jt, jf)]
+            out.append(struct.pack("HBBI", code, rel[0], rel[1], k))
+        return b"".join(out)
+
+
+def no_spawn_filter(result_fd: int | None = None) -> bytes:
+    """Stacked on a candidate's own filter once eddy's side has made every process it needs: the
+    answer can make no process of its own (clone without CLONE_THREAD, fork, vfork: EPERM; clone3:
+    ENOSYS, so the C library makes threads with clone), so its process's CPU-time clock counts
+    all of its work, each call's included. With `result_fd`, that descriptor (the harness's result
+    channel, in another language's runtime) can be neither replaced nor closed."""
+    nrs = _SPAWN_NRS[platform.machine()]
+    deny = _RET_ERRNO | errno.EPERM
+    a = _Asm()
+    arch = _ARCH[platform.machine()][0]
+    a.op(_LD_W_ABS, 4)
+    a.op(_JEQ, arch, 0, "kill")
+
+    def nr(name: str, miss: str) -> None:
+        a.op(_LD_W_ABS, 0)
+        a.op(_JEQ, nrs[name], 0, miss)
+
+    def arg(i: int) -> None:
+        a.op(_LD_W_ABS, 16 + 8 * i)  # the low 32 bits of argument i (little-endian)
+
+    nr("clone3", "c1")
+    a.op(_RET, _RET_ERRNO | errno.ENOSYS)
+    a.label("c1")
+    nr("clone", "c2")
+    arg(0)
+    a.op(_JSET, CLONE_THREAD, "allow", "deny")
+    a.label("c2")
+    for name in ("fork", "vfork"):
+        if name in nrs:
+            nr(name, "not_" + name)
+            a.op(_RET, deny)
+            a.label("not_" + name)
+    if result_fd is not None:
+        fd = result_fd
+        # close(fd); dup2/dup3 onto it; close_range(first, last, flags) with first <= fd <= last.
+        # A copy of it may be made (PHP reaches it only through one): the relay's nonces, not
+        # the descriptor, tell the harness's lines from the answer's.
+        nr("close", "not_close")
+        arg(0)
+        a.op(_JEQ, fd, "deny", "allow")
+        a.label("not_close")
+        for name in ("dup2", "dup3"):
+            if name in nrs:
+                nr(name, "not_" + name)
+                arg(1)
+                a.op(_JEQ, fd, "deny", "allow")
+                a.label("not_" + name)
+        nr("close_range", "allow")
+        arg(0)
+        a.op(_JGT, fd, "allow", 0)
+        arg(1)
+        a.op(_JGE, fd, "deny", "allow")
+    a.label("allow")
+    a.op(_RET, _RET_ALLOW)
+    a.label("deny")
+    a.op(_RET, deny)
+    a.label("kill")
+    a.op(_RET, _RET_KILL_PROCESS)
+    return a.code()
+
+
 class _SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 

@@ -48,8 +48,9 @@ from types import CodeType
 from typing import Any, Callable
 
 from . import isolation as iso
+from . import landlock
 from .digest import DIGEST_SOURCE, NO_DIGEST
-from .languages import RUNTIMES, relay
+from .languages import RESULT_FD, RUNTIMES, plain, relay
 from .protocol import recv_control
 from .static_check import precheck
 
@@ -126,6 +127,10 @@ class Config:
         self.zygote = zygote
         self.filter = b""
         self.filter_foreign = b""  # the allow-list plus what another language's runtime needs
+        # Stacked on the candidate's own filter (isolation.py no_spawn_filter): for a Python answer
+        # whose calls have limits of their own, and for another language's runtime (with fd 3 kept).
+        self.filter_no_spawn = b""
+        self.filter_runtime = b""
         # Set once in the zygote (zygote.py prepare_candidates), so that each candidate does not
         # run the Python that does it (every page that Python touches is copied into the candidate):
         self.env_ready = False  # os.environ is already the candidates' (bubblewrap's world only)
@@ -570,6 +575,14 @@ def candidate(cfg: Config, fds: dict[str, int], uid: int | None, nproc: int, wor
                 iso.apply_seccomp(iso.fallback_filter(cfg.protect + [os.getppid(), cfg.zygote]))
             else:
                 iso.prctl(iso.PR_SET_NO_NEW_PRIVS, 1)
+            if landlock.ABI:
+                # Files (issue #43): from here on it, and all it starts, may create, write and
+                # remove them only in its own folder (removed after it); reading is unchanged.
+                landlock.restrict(workdir)
+        if foreign is None and call_limits is not None and (cfg.mode == "bwrap" or cfg.seccomp):
+            # Each call's CPU time is the process's own clock: with no process of the answer's
+            # own, that is all of its work (EvalPlus, whose limits these are, forbids them too).
+            iso.apply_seccomp(cfg.filter_no_spawn or iso.no_spawn_filter())
         stamps += (time.monotonic(), time.process_time())
     except BaseException as e:
         try:
@@ -585,7 +598,21 @@ def candidate(cfg: Config, fds: dict[str, int], uid: int | None, nproc: int, wor
         seq += 1
 
     if foreign is not None:
-        relay(RUNTIMES[foreign[0]], foreign[1], foreign[2], code, fn, arity, calls_json, keep_args or send_args, memory_mb, emit, mark_w, workdir)
+        runtime_filter = (cfg.filter_runtime or iso.no_spawn_filter(RESULT_FD)) if cfg.mode == "bwrap" or cfg.seccomp else b""
+
+        def lock_down() -> None:
+            if runtime_filter:
+                iso.apply_seccomp(runtime_filter)
+
+        walk = _DIGEST_SCOPE["digest"]
+
+        def digest_of(v: Any) -> str:
+            try:
+                return walk(plain(v), False) or NO_DIGEST
+            except (ValueError, TypeError, RecursionError, MemoryError):
+                return NO_DIGEST
+
+        relay(RUNTIMES[foreign[0]], foreign[1], foreign[2], code, fn, arity, calls_json, keep_args or send_args, memory_mb, emit, mark_w, workdir, lock_down, call_limits, digest_calls, digest_of)
     try:
         # A code text the check has passed before (the worker remembers, checked_code.py) is only compiled.
         verdict, compiled = (None, compile(code, "candidate.py", "exec")) if checked else precheck(code, fn, arity)
@@ -1160,9 +1187,9 @@ def serve(cfg: Config, fds: dict[str, int], procfd: int, sock_fd: int, since: tu
         _clean(cfg, pid, uid)
         if cfg.mode != "bwrap":
             iso.remove_sysv(iso.sysv_ids() - before)
-            import shutil
-
-            shutil.rmtree(workdir, ignore_errors=True)
+            landlock.remove_tree(workdir)  # whatever the candidate did to its modes
+            if uid is not None and not landlock.ABI:
+                landlock.sweep(uid)  # what its uid left in /tmp, /dev/shm, /var/tmp (Landlock keeps it out)
         stamps += (time.monotonic(), time.process_time())
         # This sandbox's share of the keeper's own faults and CPU time: since its last report.
         own = resource.getrusage(resource.RUSAGE_SELF)

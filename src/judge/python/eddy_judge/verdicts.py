@@ -11,10 +11,10 @@ from typing import Any, Literal
 
 from . import checked_code
 from .budget import MARGIN, Budget, make_budget
-from .candidate import stamp, DETAIL_CHARS, PRECHECK_WALL_S, Run, cpu_factor, read_results, run_candidate
+from .candidate import stamp, DETAIL_CHARS, PRECHECK_WALL_S, Run, cpu_factor, read_result, read_results, run_candidate
 from .categories import Category
 from .compare import not_plain, strict_equal
-from .foreign import foreign_runtime, read_foreign
+from .foreign import foreign_runtime, read_foreign, read_foreign_one
 from .oracle import OracleError
 from .prepare import MAX_RESULT_BYTES, RESULT_PER_EXPECTED, Prepared, bare, prepare
 from .protocol import shares, short
@@ -91,7 +91,17 @@ def judge(req: dict[str, Any], reference: bool = False) -> Outcome:
     known, refusal = checked_code.lookup(code, fn, arity) if foreign is None and not profile else (False, None)
     if refusal is not None:
         return Outcome(refusal[0], refusal[1], budget_ms=budget.cpu_ms)
-    run = run_candidate(code, fn, arity, p, budget, memory_mb, foreign, profile, checked=known)
+    def fails_at(run: Run, i: int) -> bool:
+        """Result i, looked at as it comes back: True at the first failing input."""
+        if not read_result(run, i) or (run.foreign and not read_foreign_one(run, p, i)):
+            return True
+        out = _failure_at(run, p, fn, i, memory_mb)
+        if out is None:
+            return False
+        run.failure = out
+        return True
+
+    run = run_candidate(code, fn, arity, p, budget, memory_mb, foreign, profile, checked=known, fails_at=fails_at)
     if foreign is None and not known and run.prechecked:
         # Said by harness code in the sandbox before any of the answer's code ran (the first authenticated frame).
         checked_code.remember(code, fn, arity, run.pre)
@@ -158,20 +168,20 @@ def _limit_verdict(run: Run, p: Prepared, budget: Budget) -> Outcome | None:
     )
 
 
-def _over_own_limit(run: Run, p: Prepared) -> Outcome | None:
-    """A call over its own CPU limit (a template that times each input on its own, as EvalPlus
-    does): the first such call is the answer's resource_exhaustion, whatever it returned."""
-    if p.call_limits_ms is None or run.call_ms is None:
+def _over_own_limit(run: Run, p: Prepared, i: int) -> Outcome | None:
+    """Call i over its own CPU limit (a template that times each input on its own, as EvalPlus
+    does): the answer's resource_exhaustion there, whatever it returned."""
+    if p.call_limits_ms is None or run.call_ms is None or i >= len(run.call_ms) or i >= len(p.call_limits_ms):
         return None
+    ms, limit = run.call_ms[i], p.call_limits_ms[i]
     factor = cpu_factor()
-    for i, (ms, limit) in enumerate(zip(run.call_ms, p.call_limits_ms)):
-        if limit is not None and ms > limit * factor:
-            return Outcome(
-                "resource_exhaustion",
-                "CPU time limit of one input exceeded %s: %.0f ms of CPU time; its own limit %.0f ms (%.0f ms on the reference machine x host factor %.2f)"
-                % (where(i, p.n_fixed), ms, limit * factor, limit, factor),
-                "cpu",
-            )
+    if limit is not None and ms > limit * factor:
+        return Outcome(
+            "resource_exhaustion",
+            "CPU time limit of one input exceeded %s: %.0f ms of CPU time; its own limit %.0f ms (%.0f ms on the reference machine x host factor %.2f)"
+            % (where(i, p.n_fixed), ms, limit * factor, limit, factor),
+            "cpu",
+        )
     return None
 
 
@@ -183,17 +193,23 @@ def _verdict(run: Run, p: Prepared, fn: str, budget: Budget, rejudge: bool, memo
         return Outcome(*run.pre)
     if run.tamper is not None:
         return Outcome("runtime_error", run.tamper)
+    if run.cut is not None and run.failure is not None:
+        # Stopped at its first failing input: whatever the stop cut short after it (a frame half
+        # written, the process's end) is not the answer's.
+        return run.failure
     if run.ready and not run.done and run.status is not None and os.WIFEXITED(run.status) and os.WEXITSTATUS(run.status) == TAMPER_EXIT:
         return Outcome("runtime_error", "tampering: the judge's guard stopped the answer (exit status %d)" % TAMPER_EXIT)
     hit = _limit_verdict(run, p, budget)
     if hit is not None:
-        # A call that had already failed (memory, recursion…) before the limit stopped the run is
-        # the verdict: the first failure is the one to report.
-        if run.ready and (run.load is not None or any(isinstance(r, tuple) and r[0] == "e" for r in run.results.values())):
+        # An input that had already failed (a wrong value, memory, recursion…) before the limit
+        # stopped the run is the verdict: the first failing input is the one to report.
+        if run.ready and run.load is not None:
             return _natural_verdict(run, p, fn, memory_mb)
-        return hit
+        first = _first_failure(run, p, fn, memory_mb) if run.ready else None
+        return first or hit
     if run.too_large:
-        return Outcome("resource_exhaustion", "output larger than %s" % _result_cap_text(p.result_bytes))
+        first = _first_failure(run, p, fn, memory_mb) if run.ready and run.load is None else None
+        return first or Outcome("resource_exhaustion", "output larger than %s %s" % (_result_cap_text(p.result_bytes), where(len(run.results), p.n_fixed)))
     if run.broken is not None and run.ready:
         return Outcome("runtime_error", "the candidate broke the judge's result channel: %s" % run.broken)
     if not run.prechecked:
@@ -205,6 +221,9 @@ def _verdict(run: Run, p: Prepared, fn: str, budget: Budget, rejudge: bool, memo
     if not run.ready:
         return None
     natural = _natural_verdict(run, p, fn, memory_mb)
+    if natural.category != "passed":
+        # The first failing input decides: the answer was stopped there (or would have been).
+        return natural
     u = run.usage
     if u is not None and u.cpu_ms + run.compare_ms > budget.cpu_ms:
         used = u.cpu_ms + run.compare_ms
@@ -240,45 +259,75 @@ def _which_limit(text: str, memory_mb: int) -> str:
 
 
 def _natural_verdict(run: Run, p: Prepared, fn: str, memory_mb: int) -> Outcome:
+    """The verdict at the answer's first failing input, in the order the inputs were asked (the
+    load first): an error there, a call over its own limit, more values than the judge compares,
+    or a value that differs; then where the run ended without a result; else passed."""
     n_fixed = p.n_fixed
-    errs: list[tuple[int | None, str, str]] = []
     if run.load is not None:
-        errs.append((None, run.load[1], run.load[0]))
-    for i in sorted(run.results):
-        tag, a, b = run.results[i]
-        if tag == "e":
-            errs.append((i, b, a))
-    if run.load is None and not run.done:
+        kind, text = run.load
+        if kind == "resource":
+            return Outcome("resource_exhaustion", "%s %s%s" % (text, where(None, n_fixed), _which_limit(text, memory_mb)))
+        return Outcome("runtime_error", "%s %s" % (text, where(None, n_fixed)))
+    stamp(run, "w_results")
+    first = _first_failure(run, p, fn, memory_mb)
+    if first is not None:
+        return first
+    n = len(run.results)
+    if n < len(p.calls) or not run.done:
+        if run.done:
+            return Outcome("runtime_error", "no result came back %s" % where(n, n_fixed))
         desc, kind = _describe_status(run.status)
         tail = run.captured.decode("utf-8", "replace").strip().splitlines()[-1:] if run.captured else []
-        errs.append((len(run.results) if run.loaded else None, desc + ("; " + tail[0][:120] if tail else ""), kind))
-    for kind in ("resource", "runtime"):
-        for i, text, k in errs:
-            if k == kind:
-                if kind == "resource":
-                    return Outcome("resource_exhaustion", "%s %s%s" % (text, where(i, n_fixed), _which_limit(text, memory_mb)))
-                return Outcome("runtime_error", "%s %s" % (text, where(i, n_fixed)))
-    for i in range(len(p.calls)):
-        if i not in run.results:
-            return Outcome("runtime_error", "no result came back %s" % where(i, n_fixed))
-    late = _over_own_limit(run, p)
+        text = desc + ("; " + tail[0][:120] if tail else "")
+        at = where(n if run.loaded else None, n_fixed) if n < len(p.calls) else "after its last call"
+        if kind == "resource":
+            return Outcome("resource_exhaustion", "%s %s%s" % (text, at, _which_limit(text, memory_mb)))
+        return Outcome("runtime_error", "%s %s" % (text, at))
+    return Outcome("passed", "%d fixed tests and %d random inputs agree" % (n_fixed, len(p.calls) - n_fixed))
+
+
+def _first_failure(run: Run, p: Prepared, fn: str, memory_mb: int) -> Outcome | None:
+    """The verdict at the first failing input among the results that came back (looked at from
+    where the worker left off while the answer ran), or None."""
+    if run.failure is not None:
+        return run.failure
+    while run.checked < len(run.results) and run.broken is None:
+        i = run.checked
+        run.checked += 1
+        if not read_result(run, i) or (run.foreign and i not in run.converted):
+            break
+        out = _failure_at(run, p, fn, i, memory_mb)
+        if out is not None:
+            run.failure = out
+            return out
+    return None
+
+
+def _failure_at(run: Run, p: Prepared, fn: str, i: int, memory_mb: int) -> Outcome | None:
+    """Result i's failure (its results before it are all right), or None."""
+    n_fixed = p.n_fixed
+    tag, a, b = run.results[i]
+    if tag == "e":
+        if a == "resource":
+            return Outcome("resource_exhaustion", "%s %s%s" % (b, where(i, n_fixed), _which_limit(str(b), memory_mb)))
+        return Outcome("runtime_error", "%s %s" % (b, where(i, n_fixed)))
+    late = _over_own_limit(run, p, i)
     if late is not None:
         return late
+    run.compared_values += run.expanded.get(i, 0)
     bound = _compare_bound(p)
-    if sum(run.expanded.values()) > bound:
-        i = max(run.expanded, key=lambda k: run.expanded[k])
+    if run.compared_values > bound:
         return Outcome(
             "resource_exhaustion",
-            "the answers hold %d values once shared references are expanded, more than the judge compares for this instance (%d: %d x the model solution's, at least %d) %s"
-            % (sum(run.expanded.values()), bound, COMPARE_PER_EXPECTED, COMPARE_FLOOR, where(i, n_fixed)),
+            "the answers up to this input hold %d values once shared references are expanded, more than the judge compares for this instance (%d: %d x the model solution's, at least %d) %s"
+            % (run.compared_values, bound, COMPARE_PER_EXPECTED, COMPARE_FLOOR, where(i, n_fixed)),
             "cpu",
         )
-    stamp(run, "w_results")
     t0 = time.process_time()
     try:
-        return _compared(run, p, fn)
+        return _compared_at(run, p, fn, i)
     finally:
-        run.compare_ms = (time.process_time() - t0) * 1000.0
+        run.compare_ms += (time.process_time() - t0) * 1000.0
 
 
 # The trusted comparison is bounded by what crossed the wire: an answer may hold up to this many
@@ -320,37 +369,34 @@ def _compare_bound(p: Prepared) -> int:
     return p.compare_bound
 
 
-def _compared(run: Run, p: Prepared, fn: str) -> Outcome:
+def _compared_at(run: Run, p: Prepared, fn: str, i: int) -> Outcome | None:
+    """Call i's value compared with the model solution's: its failure, or None."""
     n_fixed = p.n_fixed
-    compare = p.compare
-    keep_args = p.keep_args
-    new_object = p.new_object
-    for i, args in enumerate(p.calls):
-        tag, value, after = run.results[i]
-        actual = not_plain(value) if tag == "o" else value
-        expected = p.expected[i]
-        try:
-            same = bool(compare(expected, actual))
-        except Exception:
-            same = False
-        if not same:
-            fault = None
-        # Compared by value in this process: set iteration order or a patched encoder in the
-        # candidate's process cannot hide a change.
-        elif keep_args and (not isinstance(after, tuple) or not strict_equal(args, after)):
-            fault = "modified its argument, which the question forbids"
-        # The value and the arguments came back in one marshal stream: an argument object that
-        # is also (part of) the answer is one object here.
-        elif new_object and (i in run.shared or (isinstance(after, tuple) and shares(value, after))):
-            fault = "returned its argument object (or holds it) instead of a new one, which the question asks for"
-        else:
-            continue
-        fixed = i < n_fixed
-        label = ("fixed test %d" % (i + 1)) if fixed else ("random input %d" % (i - n_fixed + 1))
-        wrong = "assertion_error" if fixed else "fuzzing_failure"
-        if fault is not None:
-            return Outcome(wrong, "%s: %s %s" % (label, call_text(fn, args), fault))
-        if fixed:
-            return Outcome(wrong, "%s: %s expected %s, got %s" % (label, call_text(fn, args), short(expected), short(actual)))
-        return Outcome(wrong, "%s: %s: model solution gives %s, candidate gives %s" % (label, call_text(fn, args), short(expected), short(actual)))
-    return Outcome("passed", "%d fixed tests and %d random inputs agree" % (n_fixed, len(p.calls) - n_fixed))
+    args = p.calls[i]
+    tag, value, after = run.results[i]
+    actual = not_plain(value) if tag == "o" else value
+    expected = p.expected[i]
+    try:
+        same = bool(p.compare(expected, actual))
+    except Exception:
+        same = False
+    if not same:
+        fault = None
+    # Compared by value in this process: set iteration order or a patched encoder in the
+    # candidate's process cannot hide a change.
+    elif p.keep_args and (not isinstance(after, tuple) or not strict_equal(args, after)):
+        fault = "modified its argument, which the question forbids"
+    # The value and the arguments came back in one marshal stream: an argument object that
+    # is also (part of) the answer is one object here.
+    elif p.new_object and (i in run.shared or (isinstance(after, tuple) and shares(value, after))):
+        fault = "returned its argument object (or holds it) instead of a new one, which the question asks for"
+    else:
+        return None
+    fixed = i < n_fixed
+    label = ("fixed test %d" % (i + 1)) if fixed else ("random input %d" % (i - n_fixed + 1))
+    wrong = "assertion_error" if fixed else "fuzzing_failure"
+    if fault is not None:
+        return Outcome(wrong, "%s: %s %s" % (label, call_text(fn, args), fault))
+    if fixed:
+        return Outcome(wrong, "%s: %s expected %s, got %s" % (label, call_text(fn, args), short(expected), short(actual)))
+    return Outcome(wrong, "%s: %s: model solution gives %s, candidate gives %s" % (label, call_text(fn, args), short(expected), short(actual)))

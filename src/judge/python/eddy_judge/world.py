@@ -41,6 +41,7 @@ class Zygote:
     seccomp: bool
     notes: list[str] = field(default_factory=list)
     bwrap_version: str = ""
+    landlock: int = 0  # the Landlock ABI each candidate restricts its files with (no sandbox only; 0: none)
 
 
 def bwrap_path() -> str | None:
@@ -171,7 +172,7 @@ def start_zygote(want: str, protect: list[int], fallback_reason: str = "") -> Zy
         ours.sendall(len(src).to_bytes(4, "big") + src)
         become = UID_BASE + os.getpid() if bwrap is not None and os.geteuid() == 0 else -1
         send_control(ours, ("bwrap" if bwrap is not None else (notes[0] if notes else "namespaces disabled by EDDY_JUDGE_NO_NAMESPACES"), protect, become))
-        (tag, mode, fresh_uid, seccomp, znotes), _ = recv_control(ours, 2)
+        (tag, mode, fresh_uid, seccomp, znotes, landlock), _ = recv_control(ours, 2)
     except (EOFError, OSError):
         ours.close()
         code = proc.wait()
@@ -185,7 +186,7 @@ def start_zygote(want: str, protect: list[int], fallback_reason: str = "") -> Zy
         proc.stderr.close()
     if tag != "ok":
         raise WorldError("the sandbox zygote failed to start")
-    return Zygote(proc, ours, mode, fresh_uid, seccomp, notes + list(znotes), version)
+    return Zygote(proc, ours, mode, fresh_uid, seccomp, notes + list(znotes), version, landlock if type(landlock) is int else 0)
 
 
 def report(z: Zygote, cpu_factor: float, factor_source: str = "measured") -> dict[str, Any]:
@@ -198,8 +199,12 @@ def report(z: Zygote, cpu_factor: float, factor_source: str = "measured") -> dic
             " a uid of its own per worker (eddy runs as root);" if z.fresh_uid else "",
         )
     else:
-        parts = ["NO-SANDBOX"] + (["uid"] if z.fresh_uid else []) + ["rlimits"] + (["seccomp"] if z.seccomp else [])
-        mechanism = "no sandbox; rlimits%s%s; no cgroup" % (", a uid of its own" if z.fresh_uid else "", ", seccomp deny-list" if z.seccomp else "")
+        parts = ["NO-SANDBOX"] + (["uid"] if z.fresh_uid else []) + ["rlimits"] + (["seccomp"] if z.seccomp else []) + (["landlock"] if z.landlock else [])
+        mechanism = "no sandbox; rlimits%s%s; %s; no cgroup" % (
+            ", a uid of its own" if z.fresh_uid else "",
+            ", seccomp deny-list" if z.seccomp else "",
+            "Landlock (ABI %d): files written only in the answer's own folder" % z.landlock if z.landlock else "NO Landlock: files written wherever permissions allow",
+        )
     notes = list(z.notes)
     if sandboxed:
         notes.append(
@@ -209,7 +214,8 @@ def report(z: Zygote, cpu_factor: float, factor_source: str = "measured") -> dic
             "memory is bounded by RLIMIT_AS per process (%d processes at most) and the tmpfs sizes, not by a cgroup" % 32
         )
     else:
-        notes.append("WITHOUT a sandbox: no namespaces, so candidates can read every file this user can read (oracles included), list processes in /proc and write to files the user can write%s" % (" (candidates run under a uid of their own, so only world-writable ones)" if z.fresh_uid else ""))
+        writes = "" if z.landlock else " and write to files the user can write%s" % (" (candidates run under a uid of their own, so only world-writable ones)" if z.fresh_uid else "")
+        notes.append("WITHOUT a sandbox: no namespaces, so candidates can read every file this user can read (oracles included), list processes in /proc%s" % writes)
         if z.seccomp:
             notes.append("seccomp refuses sockets (but socketpairs), tracing, signals by thread id or pidfd, kill() of eddy's processes, of process groups and of every process; it does not hide eddy's /proc entries")
         else:

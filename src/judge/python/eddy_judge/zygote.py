@@ -3,8 +3,8 @@ makes one candidate after another.
 
 The worker starts it under bubblewrap (`bwrap … python -I -S -c BOOT`) with an empty environment,
 in a world holding only the Python interpreter and its libraries. Its own code does not come from
-any file: the worker sends the sources of the modules it needs (this one, sandbox, isolation,
-static_check, protocol) over the control socket, so nothing of eddy's folder is bound into the
+any file: the worker sends the sources of the modules it needs (MODULES below) over the control
+socket, so nothing of eddy's folder is bound into the
 world, and no candidate can ever write a file the harness later runs. It never imports an oracle
 or the worker; it serves keeper requests on the socket, each bringing one end of a socket over
 which the worker then sends that keeper each sandbox's pipes.
@@ -20,7 +20,9 @@ import socket
 import sys
 
 from . import isolation as iso
+from . import landlock
 from .protocol import recv_control, send_control
+from .languages import RESULT_FD
 from .sandbox import WORKDIR, Config, candidate_env, harness_modules, keeper, prepare_streams, scratch_mounts, warm_up
 
 # Modules answers commonly import, loaded once here: each candidate then starts with them. Each is
@@ -68,7 +70,7 @@ BOOT = (
     "sys.modules['eddy_judge.zygote'].main(s)\n"
 )
 # The modules BOOT loads, in dependency order.
-MODULES = ("protocol", "isolation", "static_check", "languages", "digest", "sandbox", "zygote")
+MODULES = ("protocol", "isolation", "landlock", "static_check", "languages", "digest", "sandbox", "zygote")
 
 
 def setup(want: str, protect: list[int]) -> tuple[Config, list[str]]:
@@ -76,6 +78,10 @@ def setup(want: str, protect: list[int]) -> tuple[Config, list[str]]:
     notes: list[str] = []
     cfg = Config(protect=protect, zygote=os.getpid())
     cfg.seccomp = iso.seccomp_supported()
+    if cfg.seccomp:
+        cfg.filter_no_spawn = iso.no_spawn_filter()
+        cfg.filter_runtime = iso.no_spawn_filter(RESULT_FD)
+        iso.prepare_seccomp(cfg.filter_no_spawn, cfg.filter_runtime)
     if want == "bwrap":
         # glibc's cached tid, which each candidate's clone must set (isolation.py clone_candidate).
         if not iso.find_tid_cache():
@@ -113,6 +119,8 @@ def setup(want: str, protect: list[int]) -> tuple[Config, list[str]]:
 
         cfg.temp_base = tempfile.mkdtemp(prefix="eddy-judge-")
         os.chmod(cfg.temp_base, 0o711)
+        # Each candidate's files: only in its own folder there, where the kernel has Landlock (issue #43).
+        notes.append(landlock.prepare(cfg.temp_base, cfg.fresh_uid))
     return cfg, notes
 
 
@@ -155,7 +163,7 @@ def main(sock: socket.socket) -> None:
         except ImportError:
             pass
     prepare_candidates(cfg)
-    send_control(sock, ("ok", cfg.mode, cfg.fresh_uid, cfg.seccomp, notes))
+    send_control(sock, ("ok", cfg.mode, cfg.fresh_uid, cfg.seccomp, notes, landlock.ABI))
     # Children share these pages copy-on-write; a frozen heap is never touched by their GC.
     gc.collect()
     gc.freeze()

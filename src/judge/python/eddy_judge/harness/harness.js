@@ -52,7 +52,9 @@ const StringCtor = String;
 const FunctionCtor = Function;
 const exit = process.exit.bind(process);
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
-const [, , candidatePath, fn, arityText, sendArgsText] = process.argv;
+const readSync = fs.readSync;
+const fromCharCode = String.fromCharCode;
+const [, , candidatePath, fn, arityText, sendArgsText, callsPath] = process.argv;
 const arity = Number(arityText);
 const sendArgs = sendArgsText === "1";
 const MAX_DEPTH = 200;
@@ -82,15 +84,41 @@ const VALUE_HOOKS = [
     ["toJSON", "toJSON"]
 ];
 
+// The relay hands each step (the load, each call, the end) over with a nonce on stdin, read just
+// before the step; every line of that step carries it. It lives only in this closure.
+const { nextStep, say } = (() => {
+    let nonce = "";
+    const one = apply(bufferFrom, BufferCtor, [" "]);
+    return {
+        /** The next step's nonce; the relay has closed stdin: the run is over. */
+        nextStep() {
+            let text = "";
+            for (;;) {
+                let n = 0;
+                try {
+                    n = readSync(0, one, 0, 1, null);
+                } catch {
+                    n = 0;
+                }
+                if (n === 0) exit(0);
+                const c = one[0];
+                if (c === 10) break;
+                text += fromCharCode(c);
+            }
+            nonce = text;
+        },
+        say(text) {
+            const line = '{"n":' + quote(nonce) + "," + apply(strSlice, text, [1]) + "\n";
+            const b = apply(bufferFrom, BufferCtor, [line]);
+            const n = apply(byteLength, BufferCtor, [line]);
+            for (let off = 0; off < n; ) off += writeSync(3, b, off, n - off);
+        }
+    };
+})();
+
 // Thrown (and only ever compared by identity) when a value is a Proxy or hides a getter.
 const STOP = {};
 let tampered = "";
-
-function say(text) {
-    const b = apply(bufferFrom, BufferCtor, [text + "\n"]);
-    const n = apply(byteLength, BufferCtor, [text + "\n"]);
-    for (let off = 0; off < n; ) off += writeSync(3, b, off, n - off);
-}
 
 /** Appends to an array of the harness's own without assignment (which would consult a setter the
  * answer may have put on Array.prototype). */
@@ -274,7 +302,8 @@ function text(e) {
 }
 
 // Everything the harness needs from its input is read before the answer is loaded.
-const calls = parseJson(readFileSync(0, "utf8")).map((c) => c.map(decode));
+const calls = parseJson(readFileSync(callsPath, "utf8")).map((c) => c.map(decode));
+nextStep(); // the load's
 // ES module syntax is accepted: top-level `export` keywords are dropped, the function is what counts.
 const source = apply(strReplace, apply(strReplace, readFileSync(candidatePath, "utf8"), [/^export\s+default\s+(?=(async\s+)?function\b|class\b)/gm, ""]), [
     /^export\s+(?=(async\s+)?function\b|const\b|let\b|var\b|class\b)/gm,
@@ -323,6 +352,7 @@ if (fLength > arity || (fLength < arity && !flexible)) {
 say('{"load":"ok"}');
 for (let i = 0; i < calls.length; i++) {
     const args = calls[i];
+    nextStep();
     let v;
     try {
         v = apply(f, undefined, args);
@@ -349,5 +379,6 @@ for (let i = 0; i < calls.length; i++) {
     }
     say(line);
 }
+nextStep();
 say('{"done":true}');
 exit(0);

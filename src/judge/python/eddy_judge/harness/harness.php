@@ -9,10 +9,19 @@
 // previous result, its arguments, the output stream). Its state lives in the locals of
 // eddy_main() and in a static of eddy_say(), which no other function can reach.
 
+// The relay hands each step (the load, each call, the end) over with a nonce on stdin, read just
+// before the step (eddy_say(null)); every line of that step carries it.
 function eddy_say($obj) {
     static $out = null;
+    static $nonce = "";
+    if ($obj === null) {
+        $line = fgets(STDIN);
+        if ($line === false) exit(0);
+        $nonce = rtrim($line, "\n");
+        return;
+    }
     if ($out === null) $out = fopen("php://fd/3", "w");
-    fwrite($out, json_encode($obj, JSON_UNESCAPED_UNICODE | JSON_INVALID_UTF8_SUBSTITUTE | JSON_PRESERVE_ZERO_FRACTION) . "\n");
+    fwrite($out, json_encode(["n" => $nonce] + $obj, JSON_UNESCAPED_UNICODE | JSON_INVALID_UTF8_SUBSTITUTE | JSON_PRESERVE_ZERO_FRACTION) . "\n");
     fflush($out);
 }
 
@@ -57,10 +66,11 @@ function eddy_text($e) {
 }
 
 function eddy_main($argv) {
-    [$_, $candidate, $fn, $arity, $send] = $argv;
+    [$_, $candidate, $fn, $arity, $send, $callsPath] = $argv;
     $arity = (int) $arity;
     $send = $send === "1";
-    $calls = json_decode(file_get_contents("php://stdin"), true);
+    $calls = json_decode(file_get_contents($callsPath), true);
+    eddy_say(null); // the load's
     // Every call's arguments are decoded before the answer is loaded.
     $all = [];
     foreach ($calls as $i => $c) {
@@ -100,6 +110,7 @@ function eddy_main($argv) {
     // harness records.
     $kept = [];
     foreach ($all as $i => $args) {
+        eddy_say(null);
         if ($args instanceof Throwable) {
             eddy_say(["i" => $i, "err" => "runtime", "text" => "the judge could not pass the arguments: " . eddy_text($args)]);
             continue;
@@ -123,6 +134,7 @@ function eddy_main($argv) {
             eddy_say(["i" => $i, "v" => ["opaque" => "<a value the harness cannot write: " . eddy_text($e) . ">"], "after" => null]);
         }
     }
+    eddy_say(null);
     eddy_say(["done" => true]);
     exit(0);
 }

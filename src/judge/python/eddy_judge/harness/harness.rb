@@ -44,8 +44,28 @@ module EddyHarness
   PASS = Thread.method(:pass)
   MAX_DEPTH = 200
 
+  GETS = IO.instance_method(:gets)
+  INPUT = $stdin
+  HALT = Kernel.instance_method(:exit!)
+  # The relay hands each step (the load, each call, the end) over with a nonce on stdin, read
+  # just before the step; every line of that step carries it. It lives only in these closures
+  # (Proc#binding, ObjectSpace.each_object and TracePoint are taken away before the answer runs).
+  STEP, SAY = begin
+    nonce = ""
+    [lambda do
+      line = GETS.bind_call(INPUT)
+      HALT.bind_call(self, 0) if line.nil?
+      nonce = line.chomp
+    end,
+     lambda { |obj| WRITE.bind_call(OUT, GENERATE.call({ "n" => nonce }.merge(obj)) + "\n") }]
+  end
+
   def self.say(obj)
-    WRITE.bind_call(OUT, GENERATE.call(obj) + "\n")
+    SAY.call(obj)
+  end
+
+  def self.step
+    STEP.call
   end
 
   def self.class_of(v)
@@ -150,7 +170,7 @@ module EddyHarness
   end
 
   # Everything the harness needs from its input, read before the answer is loaded.
-  CALLS = JSON.parse($stdin.read).map { |c| c.map { |a| decode(a) } }.freeze
+  CALLS = JSON.parse(File.read(ARGV[4])).map { |c| c.map { |a| decode(a) } }.freeze
   SOURCE = File.read(CANDIDATE, encoding: "UTF-8")
   # The core classes the harness's reads go through, frozen before the answer runs.
   FROZEN = [Array, Hash, Set, String, Integer, Float, Symbol, NilClass, TrueClass, FalseClass, BasicObject, UnboundMethod, Method,
@@ -171,8 +191,14 @@ end
 # top level's, as in a script of its own).
 eddy_space = Module.new
 eddy_binding = eddy_space.module_eval { binding }
+# The ways into the step closures' nonce go before the answer runs.
+Proc.send(:undef_method, :binding)
+ObjectSpace.singleton_class.send(:undef_method, :each_object)
+TracePoint.singleton_class.send(:undef_method, :new)
+TracePoint.singleton_class.send(:undef_method, :trace)
+EddyHarness.step # the load's
 # Nothing of the harness can be redefined, and the core classes its reads go through stay as they are.
-(EddyHarness::FROZEN + [EddyHarness, EddyHarness.singleton_class]).each(&:freeze)
+(EddyHarness::FROZEN + [EddyHarness, EddyHarness.singleton_class, Proc, ObjectSpace.singleton_class, TracePoint.singleton_class]).each(&:freeze)
 
 begin
   RubyVM::InstructionSequence.compile(EddyHarness::SOURCE, "candidate.rb")
@@ -210,6 +236,7 @@ EddyHarness.say({ "load" => "ok" })
 # finalized because the harness let go of it.
 eddy_kept = []
 EddyHarness::CALLS.each_with_index do |args, i|
+  EddyHarness.step
   EddyHarness::GC_ON.call
   begin
     v = eddy_f.call(*args)
@@ -241,5 +268,6 @@ EddyHarness::CALLS.each_with_index do |args, i|
   end
   EddyHarness.say(msg)
 end
+EddyHarness.step
 EddyHarness.say({ "done" => true })
 exit!(0)
