@@ -58,6 +58,7 @@ class StrictEqual(unittest.TestCase):
             a = value()
             b = a if rng.random() < 0.3 else value()
             self.assertEqual(canonical(a) == canonical(b), strict_equal(a, b), (a, b))
+            self.assertEqual(canonical(a, True), canonical(a))  # an answer's forms are the same forms
             agreed += strict_equal(a, b)
         self.assertGreater(agreed, 1000)
 
@@ -75,6 +76,26 @@ class Named(unittest.TestCase):
         self.assertTrue(cmp({1, 2}, frozenset({1, 2})))
         self.assertFalse(cmp({1, 2}, [1, 2]))
         self.assertFalse(cmp({1, 2}, {1.0, 2}))
+
+    def test_an_answer_whose_items_hash_alike_is_unequal_and_never_hashed_into_a_set(self) -> None:
+        # Issue #43: ints 2**61 - 1 apart hash alike; 12,000 of them hashed into one set or Counter
+        # take seconds of uninterruptible work (quadratic), refused here in milliseconds.
+        import time
+
+        from eddy_judge.protocol import HASH_SHARE
+
+        alike = [1 + k * (2**61 - 1) for k in range(12_000)]
+        for name, expected in (("unordered", list(range(12_000))), ("set", set(range(12_000))), ("set", list(range(12_000)))):
+            t0 = time.process_time()
+            self.assertFalse(named_comparator(name)(expected, alike), name)
+            self.assertFalse(named_comparator(name)([{1}], [set(alike[:2000])]), name)
+            self.assertLess(time.process_time() - t0, 0.5, name)
+        # Up to the bound, and any number of equal items, compare as before.
+        few = alike[:HASH_SHARE] + list(range(5000))
+        self.assertTrue(named_comparator("unordered")(few, few[::-1]))
+        self.assertTrue(named_comparator("set")(few, few[::-1] * 2))
+        self.assertTrue(named_comparator("set")(set(few), set(few[::-1])))
+        self.assertTrue(named_comparator("unordered")([alike[1]] * 10_000, [alike[1]] * 10_000))
 
     def test_float_tolerance_only_on_numbers(self) -> None:
         cmp = named_comparator("float:1e-6")

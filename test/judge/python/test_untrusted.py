@@ -18,6 +18,8 @@ from eddy_judge.wire import WireError, read_answer
 
 SEEDS = range(4)
 ROUNDS = 1500
+# Issue #43: ints that hash alike; a set of more than 32 of them is refused unbuilt (HashFlood, a Malformed).
+ALIKE = [1 + k * (2**61 - 1) for k in range(40)]
 
 
 def _plain(rng: random.Random, depth: int = 0) -> Any:
@@ -40,6 +42,8 @@ def _plain(rng: random.Random, depth: int = 0) -> Any:
     if pick == 8:
         return tuple(items)
     hashable = [x for x in items if not isinstance(x, (list, dict, set))]
+    if pick == 9 and rng.random() < 0.1:
+        return set(ALIKE[: rng.randint(30, 40)]) if rng.random() < 0.7 else dict.fromkeys(ALIKE[: rng.randint(30, 40)], 0)
     if pick == 9:
         try:
             return set(hashable)
@@ -130,6 +134,8 @@ def _wire(rng: random.Random, depth: int = 0) -> object:
     if pick in (6, 7):
         return {"seq": items}
     if pick == 8:
+        if rng.random() < 0.1:
+            return {"set": [{"int": str(x)} for x in ALIKE[: rng.randint(30, 40)]]}
         return {"set": items}
     if pick == 9:
         return {"map": [[a, b] for a, b in zip(items, items[1:])] + rng.choice([[], [[1]], ["x"]])}

@@ -8,6 +8,11 @@
 - `float:<tol>`: numbers equal within absolute-or-relative `tol`, recursively in lists, tuples and
   dict values; everything else as `ordered`.
 An oracle's own `compare(expected, actual, **params)` wins over all of these.
+
+No set or dict is built here from an answer's keys without a bound (issue #43): the answer's own
+sets and dicts were looked at as they were read (protocol.py, wire.py), and rebuilding one from
+the same keys costs what building it did; the canonical forms of `unordered` and `set` are looked
+at here (`_bounded`): an answer whose items hash alike is not equal to anything (`HashFlood`).
 """
 
 from __future__ import annotations
@@ -15,6 +20,8 @@ from __future__ import annotations
 import math
 from collections import Counter, OrderedDict, defaultdict, deque
 from typing import Any, Callable
+
+from .protocol import HASH_SHARE, HashFlood, refuse_flood
 
 Comparator = Callable[[Any, Any], bool]
 
@@ -83,7 +90,9 @@ def strict_equal(e: Any, a: Any) -> bool:
     if te is dict:
         if len(e) != len(a):
             return False
-        # Look keys up in a's own dict to get a's key object: 1 and 1.0 hash alike.
+        # Look keys up in a's own dict to get a's key object: 1 and 1.0 hash alike. (a's keys,
+        # as a dict of the answer's already holds them: no more of them share a hash than the
+        # reader allowed, so this costs what building a did.)
         keys = {k: k for k in a}
         for k, v in e.items():
             if k not in keys or not strict_equal(k, keys[k]) or not strict_equal(v, a[k]):
@@ -102,17 +111,30 @@ def strict_equal(e: Any, a: Any) -> bool:
         return False
 
 
-def canonical(v: Any) -> Any:
-    """A hashable, type-tagged form: canonical(x) == canonical(y) exactly when strict_equal(x, y)."""
+def _bounded(forms: list[Any]) -> list[Any]:
+    """Canonical forms of an answer's about to be hashed into one set or Counter: HashFlood when
+    those that share a hash would cost more than the bound to build (protocol.refuse_flood), else
+    the forms."""
+    if len(forms) > HASH_SHARE:
+        refuse_flood(forms, "an answer", "items")
+    return forms
+
+
+def canonical(v: Any, answer: bool = False) -> Any:
+    """A hashable, type-tagged form: canonical(x) == canonical(y) exactly when strict_equal(x, y).
+    For an answer's value (`answer`), HashFlood where a set or dict's canonical items hash alike:
+    nothing is built from them (the expected side is the model solution's, trusted)."""
     t = type(v)
     if t is float:
         return ("float", "nan") if math.isnan(v) else ("float", v)
     if t is list or t is tuple:
-        return (t.__name__, tuple(canonical(x) for x in v))
+        return (t.__name__, tuple(canonical(x, answer) for x in v))
     if t is set or t is frozenset:
-        return (t.__name__, frozenset(canonical(x) for x in v))
+        forms = [canonical(x, answer) for x in v]
+        return (t.__name__, frozenset(_bounded(forms) if answer else forms))
     if t is dict:
-        return ("dict", frozenset((canonical(k), canonical(x)) for k, x in v.items()))
+        pairs = [(canonical(k, answer), canonical(x, answer)) for k, x in v.items()]
+        return ("dict", frozenset(_bounded(pairs) if answer else pairs))
     if t is Opaque:
         return ("opaque", id(v))
     try:
@@ -125,7 +147,13 @@ def canonical(v: Any) -> Any:
 def _unordered(e: Any, a: Any) -> bool:
     if type(e) is not type(a) or type(e) not in (list, tuple):
         return strict_equal(e, a)
-    return len(e) == len(a) and Counter(map(canonical, e)) == Counter(map(canonical, a))
+    if len(e) != len(a):
+        return False
+    try:
+        theirs = Counter(_bounded([canonical(x, True) for x in a]))
+    except HashFlood:
+        return False
+    return Counter(map(canonical, e)) == theirs
 
 
 _COLLECTIONS = (list, tuple, set, frozenset)
@@ -137,7 +165,11 @@ def _as_set(e: Any, a: Any) -> bool:
     # A question whose answer is a set is not answered by a list (duplicates and all).
     if type(e) in (set, frozenset) and type(a) not in (set, frozenset):
         return False
-    return set(map(canonical, e)) == set(map(canonical, a))
+    try:
+        theirs = set(_bounded([canonical(x, True) for x in a]))
+    except HashFlood:
+        return False
+    return set(map(canonical, e)) == theirs
 
 
 def _number(x: Any) -> bool:

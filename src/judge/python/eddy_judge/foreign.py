@@ -13,7 +13,7 @@ from .languages import RUNTIMES, runtime_path
 from .oracle import OracleError
 from .prepare import Prepared
 from .protocol import short
-from .wire import WireError, read_answer
+from .wire import WireError, WireFlood, read_answer
 
 _harnesses: dict[str, str] = {}
 
@@ -58,6 +58,10 @@ def read_foreign_one(run: Run, p: Prepared, i: int) -> bool:
     try:
         # A digest-compared call's value is its digest, taken on the answer's side (languages.py).
         value, after, shared = read_answer(str(a), str(b), None if by_digest else p.expected[i], p.calls[i])
+    except WireFlood as e:
+        # Keys that hash alike, refused before any set or dict was built: the answer's cost.
+        run.results[i] = ("e", "resource", str(e))
+        return True
     except (WireError, IndexError) as e:
         run.broken = "result %d: %s" % (i + 1, e)
         run.results = {k: v for k, v in run.results.items() if k < i}

@@ -4,7 +4,8 @@ The candidate side writes frames (4-byte big-endian length, then `marshal` bytes
 captured before any candidate code ran, so patching a Python encoder changes nothing). The worker
 never calls `marshal.loads` on them: `read_plain` below rebuilds only plain values (None, bool,
 int, float, complex, str, bytes, tuple, list, dict, set, frozenset), with bounded depth, size and
-integer length, and no cycles. Anything else is `Malformed`: the candidate's failure.
+integer length, and no cycles. Anything else is `Malformed`: the candidate's failure. No set or
+dict is built from the candidate's keys before `refuse_flood` has looked at their hashes (issue #43).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import marshal
 import socket
 import struct
+from collections import Counter
 from typing import Any, Callable
 
 MAX_DEPTH = 1000
@@ -28,6 +30,80 @@ class Malformed(Exception):
 
 class TooLarge(Malformed):
     """A well-formed value too large to judge once shared references are expanded."""
+
+
+# ---- hash-based containers built from the answer's keys (issue #43) ----
+#
+# CPython hashes an int as its value modulo 2**61 - 1 (a float as the rational it is, a tuple and a
+# frozenset from their items' hashes), so an answer can hand back a set whose elements all hash
+# alike (1 + k * (2**61 - 1) for k < 200,000). Building such a set, or a dict on such keys,
+# compares each key with every one before it that shares its hash: quadratic work in C, where no
+# deadline can interrupt it (202 s for the 200,000 of the issue). The answer paid for its own set
+# once (or never: a copy of a set costs no hashing, and JavaScript hashes otherwise); the trusted
+# side would pay again for every copy. So wherever the trusted side builds a set or a dict from
+# keys the answer chose (the frame reader below, wire.py for other languages, compare.py), it first
+# calls `refuse_flood` on the keys: keys that hash alike in numbers whose building would cost more
+# than a bound (HASH_WORK_FLOOR) is the answer's resource_exhaustion (`HashFlood`), decided before
+# anything is built. Keys with distinct hashes
+# are spread by CPython's perturbed probing (every bit of the hash is used within a few probes);
+# str and bytes hashes are keyed by a secret per process, so only numbers, tuples and frozensets of
+# them can be made to collide, but every key is checked alike.
+HASH_SHARE = 32
+
+
+class HashFlood(TooLarge):
+    """A set or dict whose keys hash alike: building it would take quadratic time."""
+
+
+# What building one set or dict may cost in comparisons of keys that hash alike (the sum, over
+# hash values, of the square of how many distinct keys share it): a powers-of-two answer (61 hash
+# values, each shared by n / 61 keys) of up to ~8,000 elements is within it; 200,000 keys of one
+# hash would be 4e10.
+HASH_WORK_FLOOR = 1 << 21
+
+
+def hash_flood(keys: list[Any]) -> tuple[int, int] | None:
+    """None when building a container of these keys costs at most max(HASH_WORK_FLOOR,
+    HASH_SHARE x n) comparisons of keys that hash alike; else (how many keys share the hash that
+    crossed it, how many keys). Raises TypeError for an unhashable key, as building the container
+    would. Linear, with C loops, up to that bound: `hash` of an exact plain value runs no answer code.
+
+    The hashes are themselves ints of 64 bits at most, whose own hashes (their value modulo
+    2**61 - 1) at most ten of them share, so the set and Counter of hashes here cannot be flooded."""
+    n = len(keys)
+    if n <= HASH_SHARE:
+        return None  # at most n keys can share a hash
+    hashes = list(map(hash, keys))
+    if n - len(set(hashes)) < HASH_SHARE:
+        return None  # a hash shared by m keys leaves m - 1 of them out of the set: m <= HASH_SHARE
+    # Some hash is shared by more than HASH_SHARE keys, or there are duplicates (a list compared as
+    # a multiset holds many equal items, which are fine): count the distinct keys of each such hash,
+    # adding up what building would cost (d keys of one hash: d * d), and stop once over the bound.
+    counts = Counter(hashes)
+    heavy: dict[int, set[Any]] = {h: set() for h, c in counts.items() if c > HASH_SHARE}
+    bound = max(HASH_WORK_FLOOR, HASH_SHARE * n)
+    work = 0
+    for h, k in zip(hashes, keys):
+        group = heavy.get(h)
+        if group is not None:
+            d = len(group)
+            group.add(k)
+            if len(group) > d:
+                work += 2 * d + 1
+                if work > bound:
+                    return counts[h], n
+    return None
+
+
+def refuse_flood(keys: list[Any], what: str = "a set", items: str = "elements") -> None:
+    """HashFlood when building a container of these keys would be quadratic (see hash_flood)."""
+    if len(keys) > HASH_SHARE:
+        worst = hash_flood(keys)
+        if worst is not None:
+            raise HashFlood(
+                "%s whose %s hash alike: %d of its %d %s share one hash value (the judge builds no set or dict whose keys that hash alike would cost it more than %d comparisons: the work is quadratic)"
+                % (what, items, worst[0], worst[1], items, max(HASH_WORK_FLOOR, HASH_SHARE * worst[1]))
+            )
 
 
 # marshal's type codes (Python/marshal.c), as the ints the reader compares.
@@ -159,17 +235,17 @@ class _Reader:
                     self.pos = pos + 5
                 else:
                     append(self.value(inner))
-            try:
-                if t == _TUPLE or t == _SMALL_TUPLE:
-                    v = tuple(items)
-                elif t == _LIST:
-                    v = items
-                elif t == _SET:
-                    v = set(items)
-                else:
-                    v = frozenset(items)
-            except TypeError:
-                raise Malformed("unhashable set element")
+            if t == _TUPLE or t == _SMALL_TUPLE:
+                v = tuple(items)
+            elif t == _LIST:
+                v = items
+            else:
+                try:
+                    if n > HASH_SHARE:
+                        refuse_flood(items)
+                    v = set(items) if t == _SET else frozenset(items)
+                except TypeError:
+                    raise Malformed("unhashable set element")
         elif t == _REF:
             i = self.i32()
             if i < 0 or i >= len(self.refs) or self.refs[i] is _INCOMPLETE:
@@ -201,20 +277,22 @@ class _Reader:
         elif t == _BYTES:
             v = bytes(self.take(self.count(self.i32())))
         elif t == _DICT:
-            d: dict[object, object] = {}
+            keys: list[object] = []
+            vals: list[object] = []
             while True:
                 if self.pos >= len(data):
                     raise Malformed("truncated dict")
                 if data[self.pos] == _NULL:
                     self.pos += 1
                     break
-                k = self.value(depth + 1)
-                x = self.value(depth + 1)
-                try:
-                    d[k] = x
-                except TypeError:
-                    raise Malformed("unhashable dict key")
-            v = d
+                keys.append(self.value(depth + 1))
+                vals.append(self.value(depth + 1))
+            try:
+                if len(keys) > HASH_SHARE:
+                    refuse_flood(keys, "a dict", "keys")
+                v = dict(zip(keys, vals))
+            except TypeError:
+                raise Malformed("unhashable dict key")
         else:
             raise Malformed("unexpected type code %r" % chr(t))
         if slot >= 0:

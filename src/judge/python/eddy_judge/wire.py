@@ -22,12 +22,19 @@ import math
 from typing import Any
 
 from .compare import Opaque
+from .protocol import HASH_SHARE, HashFlood, refuse_flood
 
 MAX_DIGITS = 4000
 
 
 class WireError(ValueError):
     """A value the protocol cannot carry (arguments), or a malformed answer."""
+
+
+class WireFlood(WireError):
+    """An answer's set or map whose keys hash alike (protocol.refuse_flood), refused before the set
+    or dict is built (issue #43): the answer's failure at that call, as protocol.HashFlood is for
+    a Python answer (a resource error, not a malformed line)."""
 
 
 def _float_out(x: float) -> Any:
@@ -110,23 +117,30 @@ def from_wire(v: Any, like: Any = None) -> Any:
         items = [from_wire(e, _at(like, i)) for i, e in enumerate(x)]
         return tuple(items) if type(like) is tuple else items
     if tag == "set":
+        sample = _sample(like)
+        items = [from_wire(e, sample) for e in x]
         try:
-            s = {from_wire(e, _sample(like)) for e in x}
+            if len(items) > HASH_SHARE:
+                refuse_flood(items)
+            return frozenset(items) if type(like) is frozenset else set(items)
         except TypeError:
             return Opaque("a set of unhashable values")
-        return frozenset(s) if type(like) is frozenset else s
     if tag == "map":
         kl = next(iter(like.keys())) if isinstance(like, dict) and like else None
-        out: dict[Any, Any] = {}
+        keys: list[Any] = []
         for pair in x:
             if type(pair) is not list or len(pair) != 2:
                 raise WireError("a malformed map entry")
-            k = from_wire(pair[0], kl)
-            try:
-                out[k] = from_wire(pair[1], like.get(k) if isinstance(like, dict) else None)
-            except TypeError:
-                return Opaque("a map with an unhashable key")
-        return out
+            keys.append(from_wire(pair[0], kl))
+        try:
+            # Looked at before any dict is built: the expected dict (trusted) holds few keys of
+            # any one hash, so looking the answer's keys up in it (`like`) is bounded too.
+            if len(keys) > HASH_SHARE:
+                refuse_flood(keys, "a map", "keys")
+            vals = [from_wire(pair[1], like.get(k) if isinstance(like, dict) else None) for pair, k in zip(x, keys)]
+            return dict(zip(keys, vals))
+        except TypeError:
+            return Opaque("a map with an unhashable key")
     raise WireError("an unknown type tag %r" % tag[:20])
 
 
@@ -151,5 +165,7 @@ def read_answer(value_json: str, meta_json: str, expected: Any, args: tuple[Any,
         return value, after, type(meta) is dict and meta.get("shares") is True
     except WireError:
         raise
+    except HashFlood as e:
+        raise WireFlood(str(e)) from None
     except Exception as e:
         raise WireError("a malformed answer (%s)" % type(e).__name__) from None
