@@ -18,6 +18,7 @@ export const UNIT_TESTS = [
     "test/mutate/sensitivity.test.ts",
     "test/judge/safeText.test.ts",
     "test/judge/replies.test.ts",
+    "test/judge/environment.test.ts",
     "test/report/rules.test.ts",
     "test/report/report.test.ts",
     "test/report/agreementCause.test.ts",

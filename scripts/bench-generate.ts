@@ -12,7 +12,7 @@
  *   tok_per_cpu_s, …_per_cpu_s  the same per CPU second of the inference workers (what the work cost on a shared machine)
  *   lockstep_identical        the lockstep responses of every repeat and layout are the same bytes
  *   auto_threads_vs_best      (stories260K) eddy with auto-tuned threads ÷ the best fixed thread count
- *   server_*_tok_s            --backend server on a real llama-server (scripts/build-llama-server.sh) serving the same
+ *   server_*_tok_s            --backend server on a real llama-server (scripts/build-llama-tools.sh) serving the same
  *                             model on the same cores: one slot (reproducible), and G × groups slots with as many
  *                             requests in flight (its free batching); server_one_slot_vs_per_sequence and
  *                             server_slots_vs_fast compare each with the llama backend's nearest mode
@@ -258,7 +258,7 @@ console.log(
                       server_one_slot_vs_per_sequence: round(served.wall.server_one_slot! / m.per_sequence!),
                       server_slots_vs_fast: round(served.wall.server_slots! / fast)
                   }
-                : { server: "not built: scripts/build-llama-server.sh" }),
+                : { server: "not built: scripts/build-llama-tools.sh" }),
             auto_threads: autoThreads,
             auto_threads_vs_best: round(s.auto! / bestFixed),
             load_average: [round(loadBefore), round(os.loadavg()[0]!)]

@@ -44,6 +44,10 @@ interface Disagreement {
     evalplus: string;
     detail: string;
     evalplusFails: string;
+    /** The cause eddy's agreement report files it under, why, and the evidence (src/report/peerEvidence.ts). */
+    cause?: string;
+    why?: string;
+    evidence?: string[];
 }
 
 interface Line {
@@ -62,9 +66,9 @@ interface Line {
     disagreements: Disagreement[];
 }
 
-function args(): { humaneval?: string; mbpp?: string; work: string; workers?: string; json?: string; files: string[] } {
+function args(): { humaneval?: string; mbpp?: string; work: string; workers?: string; json?: string; version?: string; files: string[] } {
     const a = process.argv.slice(2);
-    const out: { humaneval?: string; mbpp?: string; work?: string; workers?: string; json?: string; files: string[] } = { files: [] };
+    const out: { humaneval?: string; mbpp?: string; work?: string; workers?: string; json?: string; version?: string; files: string[] } = { files: [] };
     for (let i = 0; i < a.length; i++) {
         const v = a[i]!;
         const next = () => {
@@ -77,6 +81,7 @@ function args(): { humaneval?: string; mbpp?: string; work: string; workers?: st
         else if (v === "--work") out.work = path.resolve(next());
         else if (v === "--judge-workers") out.workers = next();
         else if (v === "--json") out.json = path.resolve(next());
+        else if (v === "--evalplus-version") out.version = next();
         else if (v.startsWith("--")) throw new Error(`unknown option ${v}`);
         else out.files.push(path.resolve(v));
     }
@@ -125,7 +130,7 @@ function judgeFile(file: string, o: ReturnType<typeof args>, db: string): Line {
     writeFileSync(samples, lines.join("\n") + "\n");
     copyFileSync(file, path.join(dir, `${name}.eval_results.json`));
     const t0 = performance.now();
-    const run = JSON.parse(eddy(["import", "evalplus-samples", samples, "--templates", templates, "--model", model, "--json", ...(o.workers ? ["--judge-workers", o.workers] : [])], db)) as { runId: string };
+    const run = JSON.parse(eddy(["import", "evalplus-samples", samples, "--templates", templates, "--model", model, "--json", "--no-progress", ...(o.workers ? ["--judge-workers", o.workers] : []), ...(o.version ? ["--evalplus-version", o.version] : [])], db)) as { runId: string };
     const seconds = (performance.now() - t0) / 1000;
     const rows = eddy(["export", run.runId], db)
         .trim()
@@ -133,6 +138,9 @@ function judgeFile(file: string, o: ReturnType<typeof args>, db: string): Line {
         .map((l) => JSON.parse(l) as Row)
         .filter((r) => r.category !== "missing");
     const byKey = new Map(rows.map((r) => [`${r.template}|${r.round}`, r]));
+    // The report's cause of each disagreement, with its evidence.
+    const agreement = (JSON.parse(eddy(["report", run.runId, "--format", "json"], db)) as { agreement?: { disagreements: { template: string; round: number; cause: string; explanation: string; evidence?: string[] }[] } }).agreement;
+    const causeOf = new Map((agreement?.disagreements ?? []).map((d) => [`${d.template}|${d.round}`, d]));
     const line: Line = { file: path.basename(file), model, dataset, samples: 0, notImported, agree: 0, onlyEddyCorrect: 0, onlyEvalPlusCorrect: 0, eddyCorrect: 0, evalplusCorrect: 0, seconds, disagreements: [] };
     for (const t of tasks.filter((x) => imported.has(x))) {
         doc.eval[t]!.forEach((s, n) => {
@@ -154,7 +162,10 @@ function judgeFile(file: string, o: ReturnType<typeof args>, db: string): Line {
                 eddy: r ? r.category : "no verdict",
                 evalplus: `base ${s.base_status}, plus ${s.plus_status}`,
                 detail: r?.detail ?? "",
-                evalplusFails: `base ${short(s.base_fail_tests ?? [])}; plus ${short(s.plus_fail_tests ?? [])}`
+                evalplusFails: `base ${short(s.base_fail_tests ?? [])}; plus ${short(s.plus_fail_tests ?? [])}`,
+                ...(causeOf.has(`${templateIdForTask(t)}|${n}`)
+                    ? { cause: causeOf.get(`${templateIdForTask(t)}|${n}`)!.cause, why: causeOf.get(`${templateIdForTask(t)}|${n}`)!.explanation, evidence: causeOf.get(`${templateIdForTask(t)}|${n}`)!.evidence ?? [] }
+                    : {})
             });
         });
     }
@@ -182,7 +193,12 @@ function main(): void {
         `| all | | ${total.samples} | ${total.agree} | ${total.e} | ${total.p} | | |`,
         "",
         "Disagreements:",
-        ...out.flatMap((l) => l.disagreements.map((d) => `- ${l.model} ${d.task} (sample ${d.round}): eddy ${d.eddy} (${d.detail.slice(0, 300)}); EvalPlus ${d.evalplus} (${d.evalplusFails})`)),
+        ...out.flatMap((l) =>
+            l.disagreements.map(
+                (d) =>
+                    `- ${l.model} ${d.task} (sample ${d.round}): eddy ${d.eddy} (${d.detail.slice(0, 300)}); EvalPlus ${d.evalplus} (${d.evalplusFails})${d.cause ? `\n  cause: ${d.cause}: ${d.why}${d.evidence?.length ? `\n  evidence: ${d.evidence.join("; ")}` : ""}` : ""}`
+            )
+        ),
         "",
         "Not judged (problems the import skipped):",
         ...out.flatMap((l) => l.notImported.map((x) => `- ${l.model} ${x.task}: ${x.samples} sample(s), ${x.evalplusCorrect} correct for EvalPlus; ${x.reason}`))

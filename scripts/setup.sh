@@ -17,10 +17,21 @@ case "${1:-}" in
     *) echo "eddy: unknown option '$1'; scripts/setup.sh takes --check or --system" >&2; exit 2 ;;
 esac
 
-# command -> Debian package: the judge's sandbox, the judge's interpreter, better-sqlite3's compiler.
+# command -> Debian package: the judge's sandbox, the judge's interpreter and numpy beside it, better-sqlite3's compiler.
+# The judge runs EDDY_PYTHON when set, else Debian's /usr/bin/python3 (src/judge/workerScript.ts defaultPython),
+# whose third-party packages are Debian's: python3-numpy puts numpy there (answers import it: EvalPlus's do).
 missing=""
 command -v bwrap >/dev/null 2>&1 || missing="$missing bubblewrap"
-command -v python3 >/dev/null 2>&1 || missing="$missing python3"
+if [ -n "${EDDY_PYTHON:-}" ]; then
+    command -v "$EDDY_PYTHON" >/dev/null 2>&1 || missing="$missing python3"
+elif [ ! -x /usr/bin/python3 ]; then
+    missing="$missing python3 python3-numpy"
+elif ! /usr/bin/python3 -I -c 'import sys; sys.exit(sys.version_info < (3, 11))' >/dev/null 2>&1; then
+    # Older than the judge needs: the judge runs python3 on PATH instead, with that interpreter's own packages.
+    command -v python3 >/dev/null 2>&1 || missing="$missing python3"
+elif ! /usr/bin/python3 -I -c 'import numpy' >/dev/null 2>&1; then
+    missing="$missing python3-numpy"
+fi
 { command -v g++ >/dev/null 2>&1 && command -v make >/dev/null 2>&1; } || missing="$missing build-essential"
 missing="${missing# }"
 
@@ -54,7 +65,13 @@ if [ -n "$missing" ]; then
         exit 1
     fi
 fi
-[ "$check_only" = 1 ] && { echo "eddy: bwrap, python3, g++ and make are here" >&2; exit 0; }
+# An interpreter of one's own (EDDY_PYTHON) has its own packages: said, not installed (apt-get cannot reach it).
+with_numpy=" with numpy"
+if [ -n "${EDDY_PYTHON:-}" ] && ! "$EDDY_PYTHON" -I -c 'import numpy' >/dev/null 2>&1; then
+    with_numpy=""
+    echo "eddy: note: the judge runs EDDY_PYTHON ($EDDY_PYTHON), which has no numpy: answers that import it fail; install numpy for that interpreter, or unset EDDY_PYTHON (the judge then runs Debian's python3, with python3-numpy)" >&2
+fi
+[ "$check_only" = 1 ] && { echo "eddy: bwrap, python3$with_numpy, g++ and make are here" >&2; exit 0; }
 
 [ "$system_only" = 1 ] && exit 0
 

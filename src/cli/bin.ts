@@ -1,5 +1,8 @@
 #!/usr/bin/env node
-import { main } from "./main.js";
+// First: `eddy merge` says what a Ctrl-C interrupted, whenever it comes; its signals are held before anything else
+// loads (main.js is imported after, dynamically: a static import would be loaded, with all it imports, before this
+// module's first line runs).
+import "./heldSignals.js";
 
 // `eddy … | head` closes the pipe early: that is the reader's choice, not an error.
 for (const stream of [process.stdout, process.stderr])
@@ -8,4 +11,5 @@ for (const stream of [process.stdout, process.stderr])
         throw err;
     });
 
+const { main } = await import("./main.js");
 process.exitCode = await main(process.argv);

@@ -74,6 +74,15 @@ export async function main(argv: string[]): Promise<number> {
             else note(oneLine(err.message));
             return err.exitCode;
         }
+        // A store that fails below every store method (a damaged page met by a read): one line naming the file.
+        if (String((err as { code?: unknown } | null)?.code ?? "").startsWith("SQLITE_")) {
+            const { Store, storeError } = await import("../store/Store.js");
+            const said = storeError(err, Store.lastOpened ?? "(the database)");
+            if (isEddyError(said)) {
+                note(oneLine(said.message));
+                return said.exitCode;
+            }
+        }
         process.stderr.write(`eddy: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
         return 70;
     }

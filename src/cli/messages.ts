@@ -1,5 +1,8 @@
 import { safeTerminalLine } from "../util/safeText.js";
+import { writeStderr } from "../util/stderrLines.js";
 import { MESSAGE_WIDTH, wrapText } from "../util/textWidth.js";
+
+export { setStderrLines, writeStderr } from "../util/stderrLines.js";
 
 /**
  * Every line eddy writes for the person at the terminal goes through here, so the rules hold by
@@ -38,12 +41,12 @@ export function formatWarning(text: string): string {
 const warned = new Set<string>();
 
 /** Writes a note to stderr. */
-export function note(text: string, out: (s: string) => void = (s) => void process.stderr.write(s)): void {
+export function note(text: string, out: (s: string) => void = writeStderr): void {
     out(formatNote(text) + "\n");
 }
 
 /** Writes a warning to stderr, once per process for the same text (one per study, not one per model). */
-export function warn(text: string, out: (s: string) => void = (s) => void process.stderr.write(s)): void {
+export function warn(text: string, out: (s: string) => void = writeStderr): void {
     const line = formatWarning(text);
     if (warned.has(line)) return;
     warned.add(line);
@@ -77,7 +80,7 @@ export function rephraseCommanderError(text: string, commandPath: string): strin
  * A note that ends in the command to run next, on a line of its own (never wrapped, so it is copied
  * and run exactly as printed): `eddy: interrupted; resume with:` then `  eddy run --resume … --db …`.
  */
-export function noteWithCommand(text: string, command: string, out: (s: string) => void = (s) => void process.stderr.write(s)): void {
+export function noteWithCommand(text: string, command: string, out: (s: string) => void = writeStderr): void {
     out(`${formatNote(`${text}:`)}\n  ${command}\n`);
 }
 

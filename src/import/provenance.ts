@@ -15,6 +15,20 @@ export interface ImportedProvenance {
     model: string;
     /** The sampling temperature when it was given; null: unknown. */
     temperature: number | null;
+    /** EvalPlus samples with EvalPlus's results beside them: what is known of the EvalPlus that judged them. */
+    evalplus?: EvalPlusJudged;
+}
+
+/** What is known of the EvalPlus that judged imported samples, and of the dataset on each side. */
+export interface EvalPlusJudged {
+    /** Its results file, its `date` and its `hash` (the md5 of the dataset it judged against). */
+    results: string;
+    date: string | null;
+    hash: string | null;
+    /** The problems eddy imported: EvalPlus's md5 of them (and the file's own md5), and the file; null where the import predates it. */
+    imported: { hash: string | null; fileHash: string | null; source: string | null };
+    /** Which EvalPlus judged (its rules explain the disagreements): given, by the results' date, or the current release. */
+    version: { id: string; asOf: string; from: "flag" | "date" | "default" };
 }
 
 /** The generation settings an import never knows. */
@@ -23,7 +37,7 @@ export const UNKNOWN_SETTINGS = ["prompt", "system_message", "max_tokens", "seed
 /** A model name an import accepts: `name` or `org/name` (Hugging Face's form), letters, digits, '.', '_', '-'. */
 export const MODEL_NAME = /^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)?$/;
 
-/** A model name as a file name: `org/name` → `org--name`. */
+/** A model name as a file name (and only there: labels, reports and exports keep the name as given): `org/name` → `org--name`. */
 export function modelFileStem(model: string): string {
     return model.replace("/", "--");
 }
@@ -54,4 +68,10 @@ export function provenanceOf(metadata: Record<string, unknown> | null | undefine
     const p = metadata?.provenance as Partial<ImportedProvenance> | undefined;
     if (!p || typeof p.model !== "string" || typeof p.importedFrom !== "string") return undefined;
     return { importedFrom: p.importedFrom, source: String(p.source ?? ""), model: p.model, temperature: typeof p.temperature === "number" ? p.temperature : null };
+}
+
+/** What is known of the EvalPlus that judged an imported configuration's samples; undefined where none. */
+export function evalPlusJudgedOf(metadata: Record<string, unknown> | null | undefined): EvalPlusJudged | undefined {
+    const e = (metadata?.provenance as { evalplus?: EvalPlusJudged } | undefined)?.evalplus;
+    return e && typeof e.results === "string" && e.version && typeof e.version.asOf === "string" ? e : undefined;
 }

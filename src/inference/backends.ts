@@ -98,11 +98,11 @@ export function teacherForcingBackend(): { name: BackendName; forcing: import(".
     throw new EddyError("no backend here compares model files by teacher forcing");
 }
 
-/** The settings of a study that replays answers imported from another tool, written to `file` as a replay JSONL. */
-export function replayedAnswers(file: string): Record<string, unknown> {
+/** The settings of a study that replays answers imported from another tool, written to `file` as a replay JSONL; `model` labels them (default: the file's name). */
+export function replayedAnswers(file: string, model?: string): Record<string, unknown> {
     for (const n of BACKEND_NAMES) {
         const d: BackendDescriptor = REGISTRY[n];
-        if (d.replaysFile) return d.replaysFile(file);
+        if (d.replaysFile) return d.replaysFile(file, model);
     }
     throw new EddyError("no backend here replays answers from a file");
 }

@@ -36,6 +36,8 @@ export interface BackendParts {
 export interface AnswerSources {
     models?: readonly string[];
     replay?: string;
+    /** The model a replay file's answers come from, as named (default: the file's name). */
+    replayModel?: string;
 }
 
 /** One model of a study on a backend: its label, and the file (model files) or served name. */
@@ -64,6 +66,8 @@ export interface CacheIdentity {
     mode?: string | undefined;
     /** Lockstep: the prompt chunk size (a member's answer depends on it). */
     batchSize?: number | undefined;
+    /** The KV-cache type, when one was chosen (`--kv-cache`): an answer under another cache is another answer. */
+    kvCache?: string | undefined;
 }
 
 /** Settings a backend owns: merged into the study schema (identity: part of the run's hash; operational: taken fresh on resume). */
@@ -262,8 +266,8 @@ export interface BackendDescriptor {
     readonly offerKeys?: readonly string[];
     /** Teacher-forced comparison of its model files (`eddy quant`); absent where it cannot. */
     readonly teacherForcing?: TeacherForcing;
-    /** The settings of a study that replays answers written elsewhere to `file` (its JSONL: template, instance, round, response per line); absent where it does not. */
-    replaysFile?(file: string): Record<string, unknown>;
+    /** The settings of a study that replays answers written elsewhere to `file` (its JSONL: template, instance, round, response per line), labelled `model` where given; absent where it does not. */
+    replaysFile?(file: string, model?: string): Record<string, unknown>;
     /** Its study in `eddy demo`, with nothing but what eddy ships (absent: it has no part in the demo, e.g. it needs a server). */
     demo?(ctx: DemoContext): Promise<DemoStudy>;
     /** What it finds on this machine for `eddy doctor` (its engine, devices, thread choice); absent where there is nothing local to check. */

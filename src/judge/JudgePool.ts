@@ -8,7 +8,8 @@ import { EddyError, oneLine } from "../util/errors.js";
 import { aptInstallCommand } from "../util/systemPackages.js";
 import { inputSeed, paramTuple } from "../templates/instanceTuple.js";
 import { MemoryVerdictCache, verdictKey } from "./cache.js";
-import type { IsolationReport, JudgeRequest, Verdict, VerdictCache } from "./types.js";
+import { environmentHash } from "./environment.js";
+import type { IsolationReport, JudgeEnvironment, JudgeRequest, Verdict, VerdictCache } from "./types.js";
 import { PythonWorker, startFailure, WorkerFailure, type WorkerReply } from "./worker/PythonWorker.js";
 import { parseHelloReply, parseJudgeReply, parseMutantsReply, parseProfileReply, parseSourceReply, type JudgeReply, type VerdictProfile } from "./worker/replies.js";
 import { judgeVersion, pythonCommand, workerArgs } from "./workerScript.js";
@@ -17,7 +18,7 @@ import { judgeVersion, pythonCommand, workerArgs } from "./workerScript.js";
 export interface JudgePoolOptions {
     /** Worker processes (default: one per core). */
     workers?: number;
-    /** Python interpreter (default: EDDY_PYTHON, else `python3`). */
+    /** Python interpreter (default: workerScript.ts pythonCommand(): EDDY_PYTHON, else Debian's /usr/bin/python3, else `python3`). */
     python?: string;
     /** Verdict cache (default: in memory). */
     cache?: VerdictCache;
@@ -80,9 +81,12 @@ export class JudgePool {
         /** Other languages' runtimes the judge found (language → path, null when not installed). */
         readonly runtimes: Record<string, string | null>,
         /** Largest code the judge accepts, as the worker reports it (verdicts.py MAX_CODE_BYTES): more is a static_error without a worker. */
-        readonly maxCodeBytes: number
+        readonly maxCodeBytes: number,
+        /** The judge's interpreter and the third-party packages it offers answers (environment.ts). */
+        readonly environment: JudgeEnvironment
     ) {
-        this.version = judgeVersion();
+        // The environment decides verdicts too (an answer that imports numpy): a verdict is reused only where it is the same.
+        this.version = `${judgeVersion()}|py=${environmentHash(environment)}`;
     }
 
     /** Starts the workers and checks that Python runs; a clear EddyError when it does not. */
@@ -113,7 +117,7 @@ export class JudgePool {
                 throw new EddyError(`no sandbox is possible here: bubblewrap (bwrap) is not installed; ${anyway}; install bubblewrap (what scripts/setup.sh does) with`, 1, { next: aptInstallCommand(["bubblewrap"]) });
             throw new EddyError(`no sandbox is possible here: ${why}; ${anyway}`);
         }
-        const pool = new JudgePool(python, script, opts.cache ?? new MemoryVerdictCache(), workers[0]!.isolation, workers[0]!.runtimes, workers[0]!.maxCodeBytes);
+        const pool = new JudgePool(python, script, opts.cache ?? new MemoryVerdictCache(), workers[0]!.isolation, workers[0]!.runtimes, workers[0]!.maxCodeBytes, workers[0]!.environment);
         for (const w of workers) pool.slots.push({ worker: w.worker, busy: false, prepared: new Set() });
         return pool;
     }
@@ -361,13 +365,13 @@ export function missingRuntime(language: Language, runtimes: Record<string, stri
 async function startWorker(
     python: string,
     script: string[]
-): Promise<{ worker: PythonWorker; isolation: IsolationReport; runtimes: Record<string, string | null>; maxCodeBytes: number }> {
+): Promise<{ worker: PythonWorker; isolation: IsolationReport; runtimes: Record<string, string | null>; maxCodeBytes: number; environment: JudgeEnvironment }> {
     const worker = await PythonWorker.spawn(python, script);
     try {
         const raw = await worker.request({ op: "hello" }, CONTROL_TIMEOUT_MS);
         if (typeof raw.error === "string") throw new WorkerFailure(raw.error);
         const hello = parseHelloReply(raw);
-        return { worker, isolation: hello.isolation, runtimes: hello.runtimes, maxCodeBytes: hello.limits.maxCodeBytes };
+        return { worker, isolation: hello.isolation, runtimes: hello.runtimes, maxCodeBytes: hello.limits.maxCodeBytes, environment: hello.environment };
     } catch (err) {
         worker.kill();
         await worker.ended;

@@ -48,6 +48,24 @@ export interface IsolationReport {
     notes: string[];
 }
 
+/**
+ * The judge's Python environment (eddy_judge/environment.py): the interpreter and the third-party
+ * packages it offers answers, from its own site folders (bound read-only into the sandbox, on the
+ * answers' path after the standard library). Recorded with every run (isolation_json `python`).
+ */
+export interface JudgeEnvironment {
+    /** The interpreter's real path (`sys.executable`, resolved). */
+    executable: string;
+    /** Its version, e.g. "3.11.2". */
+    version: string;
+    /** `sys.implementation.name`: "cpython", "pypy". */
+    implementation: string;
+    /** The site folders answers import from, in path order. */
+    sitePackages: string[];
+    /** Distribution name → version of each package installed there (numpy among them, where installed). */
+    packages: Record<string, string>;
+}
+
 /** One answer to judge: the template, the instance's parameter values and the extracted code. */
 export interface JudgeRequest {
     template: import("../templates/types.js").Template;

@@ -208,7 +208,7 @@ export async function runLoop(input: LoopConfig, hooks: LoopHooks = {}): Promise
         checkModelUnchanged([run.model_sha256], sha, run.model_path ?? run.model, `loop run ${run.id}`);
         markFailed = true;
         ls.markRunning(run.id, sha, meta.model?.quantization ?? null);
-        ls.setMetadata(run.id, { ...meta, ...(summariser !== backend ? { summariser: summariserMeta } : {}), isolation: pool.isolation }, pool.isolation.level);
+        ls.setMetadata(run.id, { ...meta, ...(summariser !== backend ? { summariser: summariserMeta } : {}), isolation: pool.isolation, python: pool.environment }, pool.isolation.level);
 
         const byTask = new Map<string, LoopStepRow[]>();
         for (const s of ls.steps(run.id)) {

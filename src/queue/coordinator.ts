@@ -18,6 +18,9 @@ import type { QueueTarget } from "./queueUrl.js";
 import { RedisState } from "./redisState.js";
 import { dropResult, liveWorkers, readRefusals, readResults, readTroubles } from "./refusals.js";
 import { judgeRuntime, type JudgeRuntime } from "./judgeRuntime.js";
+import { recordedEnvironment } from "../judge/environment.js";
+import { readEnvironment } from "../judge/readEnvironment.js";
+import type { JudgeEnvironment } from "../judge/types.js";
 import { withNode } from "../inference/nodeSettings.js";
 import { QUEUE_NAME, SHARD_JOB_VERSION, shardJobId, shardResultSchema, type JudgeMode, type Shard, type ShardJob, type ShardResult } from "./shardJob.js";
 import { backendDescriptor, WHERE_KEYS } from "../inference/backends.js";
@@ -106,6 +109,8 @@ export async function runQueued(input: StudyConfig, t: QueueTarget, hooks: Queue
                 return null;
             }));
         judges.runtime = runtime;
+        // The interpreter behind it (path, version, packages), as the run shows it: this machine's, read with the runtime.
+        if (runtime && !judges.python) judges.python = await readEnvironment().catch(() => null);
         const planned = await planShards(config, opened, runtime);
         const perShard = config.instances * config.rounds;
         const pending = new Map(planned.filter((p) => !shardStored(store, run.id, p.shard, perShard)).map((p) => [p.jobId, p]));
@@ -272,11 +277,14 @@ class WorkerJudges {
     private readonly workers: Record<string, { level: string; runtime?: JudgeRuntime }>;
     /** The study's judge runtime (runs.isolation_json `runtime`), recorded with its first stored shard. */
     runtime: JudgeRuntime | null;
+    /** The coordinator's judge environment the runtime was read from (runs.isolation_json `python`), recorded with it. */
+    python: JudgeEnvironment | null;
 
     constructor(private readonly store: Store, private readonly run: RunRow) {
-        const had = run.isolation_json ? (JSON.parse(run.isolation_json) as { workers?: Record<string, { level: string }>; runtime?: JudgeRuntime }) : {};
+        const had = run.isolation_json ? (JSON.parse(run.isolation_json) as { workers?: Record<string, { level: string }>; runtime?: JudgeRuntime; python?: unknown }) : {};
         this.workers = { ...(had.workers ?? {}) };
         this.runtime = had.runtime ?? null;
+        this.python = recordedEnvironment(had) ?? null;
     }
 
     add(node: string, isolation: { level: string }, runtime: JudgeRuntime | undefined): void {
@@ -284,7 +292,7 @@ class WorkerJudges {
         if (w?.level === isolation.level && JSON.stringify(w.runtime) === JSON.stringify(runtime)) return;
         this.workers[node] = { ...isolation, ...(runtime ? { runtime } : {}) };
         const levels = [...new Set(Object.values(this.workers).map((x) => x.level))].sort((a, b) => Number(!a.startsWith("NO-SANDBOX")) - Number(!b.startsWith("NO-SANDBOX")) || a.localeCompare(b));
-        this.store.setRunStatus(this.run.id, "running", { isolationLevel: levels.join(" | "), isolation: { workers: this.workers, ...(this.runtime ? { runtime: this.runtime } : {}) } });
+        this.store.setRunStatus(this.run.id, "running", { isolationLevel: levels.join(" | "), isolation: { workers: this.workers, ...(this.runtime ? { runtime: this.runtime } : {}), ...(this.python ? { python: this.python } : {}) } });
     }
 }
 

@@ -1,18 +1,22 @@
 import { execa } from "execa";
+import { environmentIdentity, IMPLEMENTATION_KEY, PACKAGES_KEY, packageDifference } from "../judge/environment.js";
+import { readEnvironment } from "../judge/readEnvironment.js";
 import { pythonCommand } from "../judge/workerScript.js";
 import { LANGUAGE_INFO, type Language } from "../languages/languages.js";
 import { EddyError, oneLine } from "../util/errors.js";
 
 /**
  * The runtimes a study's verdicts depend on beyond eddy's own code: the judge's Python (it runs every oracle
- * and every Python answer) and, for another answer language, that language's runtime. Each is named by the
- * version it reports; a study's shards are judged only where every one is the same (see refusal.ts).
+ * and every Python answer: its version, `python`, its implementation and the third-party packages it offers
+ * answers, each with its version: src/judge/environment.ts environmentIdentity) and, for another answer
+ * language, that language's runtime. A study's shards are judged only where every one is the same (see
+ * refusal.ts): two nodes whose judges offer answers different packages (numpy or none, numpy 1.24 or 2.4)
+ * do not mix their verdicts in one study.
  */
 export type JudgeRuntime = Record<string, string>;
 
 /** How each runtime says its version, on one line. */
 const ASK: Record<string, string[]> = {
-    python: ["-I", "-c", "import sys; print('%d.%d.%d' % sys.version_info[:3])"],
     node: ["-e", "process.stdout.write(process.versions.node)"],
     ruby: ["-e", "print RUBY_VERSION"],
     php: ["-r", "echo PHP_VERSION;"]
@@ -28,8 +32,10 @@ async function version(command: string, args: string[]): Promise<string> {
 const cache = new Map<string, Promise<JudgeRuntime>>();
 
 /**
- * This machine's judge runtime for a study in `language` (the interpreter the judge would use: EDDY_PYTHON or
- * python3). Read once per process and language, from outside the judge: the interpreter asked for its version.
+ * This machine's judge runtime for a study in `language` (the interpreter the judge would use: EDDY_PYTHON, else
+ * the distribution's: workerScript.ts pythonCommand). Read once per process and language, from outside the
+ * judge: the interpreter asked for its environment (the code the judge's own hello runs), the other runtime
+ * for its version.
  */
 export function judgeRuntime(language: Language = "python"): Promise<JudgeRuntime> {
     const python = pythonCommand();
@@ -37,7 +43,7 @@ export function judgeRuntime(language: Language = "python"): Promise<JudgeRuntim
     let p = cache.get(key);
     if (!p) {
         p = (async () => {
-            const out: JudgeRuntime = { python: await version(python, ASK.python!) };
+            const out: JudgeRuntime = environmentIdentity(await readEnvironment(python));
             const cmd = LANGUAGE_INFO[language].runtime;
             if (cmd) out[language] = await version(cmd, ASK[cmd] ?? ["--version"]);
             return out;
@@ -49,16 +55,23 @@ export function judgeRuntime(language: Language = "python"): Promise<JudgeRuntim
     return p;
 }
 
-/** Runtimes for a message: "Python 3.11.7, ruby 3.1.2". */
+/** Runtimes for a message: "Python 3.11.2 (cpython; numpy 1.24.2, PyYAML 6.0), ruby 3.1.2". */
 export function describeRuntime(r: JudgeRuntime): string {
-    return Object.entries(r).map(([k, v]) => `${k === "python" ? "Python" : k} ${v}`).join(", ");
+    const python = r.python === undefined ? [] : [`Python ${r.python}${r[IMPLEMENTATION_KEY] ? ` (${r[IMPLEMENTATION_KEY]}; ${r[PACKAGES_KEY] ?? "packages not recorded"})` : ""}`];
+    const others = Object.entries(r).filter(([k]) => k !== "python" && k !== IMPLEMENTATION_KEY && k !== PACKAGES_KEY);
+    return [...python, ...others.map(([k, v]) => `${k} ${v}`)].join(", ");
 }
 
-/** The first runtime that differs, as a phrase, or undefined when `got` has every one of `want`'s versions. */
+/**
+ * The first runtime that differs, as a phrase, or undefined when `got` has every one of `want`'s versions. The
+ * judge's packages are compared package by package, both ways: one that only one side has differs too.
+ */
 export function runtimeDifference(want: JudgeRuntime, got: JudgeRuntime | undefined): { name: string; want: string; got: string } | undefined {
     for (const [k, v] of Object.entries(want)) {
         const g = got?.[k];
-        if (g !== v) return { name: k === "python" ? "Python" : k, want: v, got: g ?? "none" };
+        const p = k === PACKAGES_KEY && g !== undefined ? packageDifference(v, g) : undefined;
+        if (p) return { ...p, name: `Python package ${p.name}` };
+        if (g !== v) return { name: k === "python" ? "Python" : k === IMPLEMENTATION_KEY ? "Python implementation" : k === PACKAGES_KEY ? "Python packages" : k, want: v, got: g ?? "none" };
     }
     return undefined;
 }

@@ -74,7 +74,8 @@ export async function refusal(job: ShardJob, w: WorkerSettings, judgeHere: () =>
             throw new PassingTrouble(`the judge's runtime cannot be read: ${oneLine(err)}`);
         });
         const d = runtimeDifference(id.judgeRuntime, mine);
-        if (d) return `the study's judge runs ${d.name} ${d.want}, this node's ${d.got} (${d.name === "Python" ? pythonCommand() : d.name}): verdicts may differ (install ${d.name} ${d.want} on this node${d.name === "Python" ? ", or point EDDY_PYTHON at it" : ""})`;
+        const py = d?.name.startsWith("Python");
+        if (d) return `the study's judge runs ${d.name} ${d.want}, this node's ${d.got} (${py ? pythonCommand() : d.name}): verdicts may differ (${d.want === "none" ? `remove ${d.name} from that interpreter` : `install ${d.name} ${d.want} on this node`}${py ? ", or point EDDY_PYTHON at an interpreter that matches" : ""})`;
     }
     const judge = await judgeHere().catch((err: unknown) => {
         throw new PassingTrouble(`the judge cannot start here: ${oneLine(err)}`);

@@ -6,6 +6,7 @@ import type { TemplateLibrary } from "../templates/library.js";
 import { EddyError, oneLine } from "../util/errors.js";
 import { questionsHash } from "./identity.js";
 import { judgeRuntime } from "./judgeRuntime.js";
+import { environmentIdentity, recordedEnvironment } from "../judge/environment.js";
 import { makeScratch, removeScratch } from "./scratch.js";
 import type { JudgeMode, ShardGeneration, ShardJob, ShardResult } from "./shardJob.js";
 
@@ -73,8 +74,11 @@ export async function runShardIn(db: string, job: ShardJob, w: WorkerSettings, s
     if (r.status !== "complete") throw new EddyError(`shard stopped before it finished (${r.status})`);
     const read = readShard(db);
     // The judge's runtime as this node reads it (see judgeRuntime.ts): the coordinator checks it against the study's.
+    // Its Python part from the judge that judged the shard, as its scratch run recorded it (environment.ts).
     const runtime = await judgeRuntime(shardConfig(job, w).language).catch(() => undefined);
-    return { node: w.node, ms: Date.now() - started, ...read, identity: { ...read.identity, ...(runtime ? { judgeRuntime: runtime } : {}) } };
+    const judged = recordedEnvironment(read.identity.isolation);
+    const proven = runtime || judged ? { ...runtime, ...(judged ? environmentIdentity(judged) : {}) } : undefined;
+    return { node: w.node, ms: Date.now() - started, ...read, identity: { ...read.identity, ...(proven ? { judgeRuntime: proven } : {}) } };
 }
 
 /** The scratch run's one configuration, its generations with verdicts, and the identity they prove. */

@@ -2,6 +2,8 @@ import { judgedResponses, publishedVerdicts, type PublishedRerun, type Published
 import { HARNESS_CATEGORIES, type Category, type ParamValue } from "../vocabulary.js";
 import { scoresOverInstances } from "../scores/rates.js";
 import type { Store } from "../store/Store.js";
+import { evalPlusJudgedOf, type EvalPlusJudged } from "../import/provenance.js";
+import { evalPlusNotes, explainEvalPlus } from "./peerEvidence.js";
 
 /** AS, CPS and CCS of one neighbourhood (or their means over neighbourhoods). */
 export interface Scores3 {
@@ -11,7 +13,9 @@ export interface Scores3 {
 }
 
 /**
- * Why eddy and the other harness disagree on one response, when eddy can tell:
+ * Why eddy and the other harness disagree on one response, when eddy can tell (EvalPlus's samples
+ * have their own list, {@link EVALPLUS_CAUSES}, read from the evidence the import gathered: see
+ * peerEvidence.ts):
  * - their_harness: their harness failed (a timeout, a crash), or its own test passes the response on a re-run;
  * - their_inconsistent: their harness gave identical code on the same instance opposite verdicts;
  * - their_test: their test is wrong here: it fails the model solution itself, or passes and fails the same code by the random draw;
@@ -21,9 +25,21 @@ export interface Scores3 {
  * - extraction: the two took different code from the response;
  * - oracle: both ran the same code and their tests and eddy's oracle differ.
  */
-export type CauseKind = "their_harness" | "their_inconsistent" | "their_test" | "eddy_harness" | "extraction" | "oracle";
+export type CauseKind = "their_harness" | "their_inconsistent" | "their_test" | "eddy_harness" | "extraction" | "oracle" | "their_defect" | "their_rules" | "dataset" | "unknown";
 
+/** The causes of Turbulence's disagreements (and any other harness's but EvalPlus's). */
 export const CAUSE_KINDS: readonly CauseKind[] = ["their_harness", "their_inconsistent", "their_test", "eddy_harness", "extraction", "oracle"];
+
+/** The causes of EvalPlus's disagreements, each from evidence per sample (peerEvidence.ts). */
+export const EVALPLUS_CAUSES: readonly CauseKind[] = ["eddy_harness", "their_harness", "their_defect", "their_rules", "dataset", "unknown"];
+
+/** The published verdicts' source that EvalPlus's samples carry (importSamples.ts EVALPLUS_SOURCE). */
+const EVALPLUS = "EvalPlus";
+
+/** The causes a report on this source counts. */
+export function causeKinds(source: string): readonly CauseKind[] {
+    return source === EVALPLUS ? EVALPLUS_CAUSES : CAUSE_KINDS;
+}
 
 export interface Disagreement {
     run: string;
@@ -39,6 +55,8 @@ export interface Disagreement {
     cause: CauseKind;
     /** One line naming the cause. */
     explanation: string;
+    /** What the cause rests on, one finding a line (EvalPlus: the input that decided, the probe's output and CPU times, the datasets). */
+    evidence: string[];
     location: string;
     /** The published test re-run in eddy's sandbox, when it was. */
     rerun: PublishedRerun | null;
@@ -68,8 +86,11 @@ export interface AgreementReport {
     /** Means over templates, each side over its own verdicts. */
     scores: { eddy: Scores3; published: Scores3 };
     templates: TemplateAgreement[];
-    causes: Record<CauseKind, number>;
+    /** Counts by cause: the source's causes ({@link causeKinds}). */
+    causes: Partial<Record<CauseKind, number>>;
     disagreements: Disagreement[];
+    /** What the report says once: which EvalPlus version's rules read the verdicts, a dataset of another version. */
+    notes: string[];
 }
 
 const HARNESS = new Set<string>(HARNESS_CATEGORIES);
@@ -186,8 +207,13 @@ export function buildAgreement(store: Store, runIds: readonly string[]): Agreeme
         })
     );
 
+    const source = published[0]!.p.source;
+    // What is known of the EvalPlus that judged each run's samples (recorded at import).
+    const judged = new Map<string, EvalPlusJudged | undefined>();
+    if (source === EVALPLUS)
+        for (const run of runIds) judged.set(run, store.configurations(run).map((c) => evalPlusJudgedOf(c.metadata_json ? (JSON.parse(c.metadata_json) as Record<string, unknown>) : null)).find((j) => j !== undefined));
     const report: AgreementReport = {
-        source: published[0]!.p.source,
+        source,
         runs: [...runIds],
         responses: 0,
         agree: 0,
@@ -196,8 +222,9 @@ export function buildAgreement(store: Store, runIds: readonly string[]): Agreeme
         excluded: { missing: 0, eddyHarness: 0 },
         scores: { eddy: { AS: NaN, CPS: NaN, CCS: NaN }, published: { AS: NaN, CPS: NaN, CCS: NaN } },
         templates: [],
-        causes: { their_harness: 0, their_inconsistent: 0, their_test: 0, eddy_harness: 0, extraction: 0, oracle: 0 },
-        disagreements: []
+        causes: Object.fromEntries(causeKinds(source).map((k) => [k, 0])),
+        disagreements: [],
+        notes: source === EVALPLUS ? [...new Set(runIds.flatMap((run) => evalPlusNotes(judged.get(run))))] : []
     };
     const perTemplate = new Map<string, { eddy: { instance: number; correct: boolean }[]; published: { instance: number; correct: boolean }[]; n: number; agree: number }>();
     for (const { run, p } of published) {
@@ -212,7 +239,7 @@ export function buildAgreement(store: Store, runIds: readonly string[]): Agreeme
         }
         if (HARNESS.has(e.category)) {
             report.excluded.eddyHarness++;
-            report.causes.eddy_harness++;
+            report.causes.eddy_harness = (report.causes.eddy_harness ?? 0) + 1;
             continue;
         }
         const eddyCorrect = e.category === "passed";
@@ -229,8 +256,9 @@ export function buildAgreement(store: Store, runIds: readonly string[]): Agreeme
         if (eddyCorrect) report.matrix.eddyOnly++;
         else report.matrix.publishedOnly++;
         const group = groups.get(`${p.templateId}|${e.params_json}|${normalise(p.extracted ?? e.code)}`);
-        const { cause, explanation } = explain(p, e.category, e.detail ?? "", e.code, group);
-        report.causes[cause]++;
+        const { cause, explanation, evidence } =
+            source === EVALPLUS ? explainEvalPlus(p, e.category, e.detail ?? "", judged.get(run), machineLimit(e.category, e.detail ?? "")) : { ...explain(p, e.category, e.detail ?? "", e.code, group), evidence: [] as string[] };
+        report.causes[cause] = (report.causes[cause] ?? 0) + 1;
         report.disagreements.push({
             run,
             template: p.templateId,
@@ -244,6 +272,7 @@ export function buildAgreement(store: Store, runIds: readonly string[]): Agreeme
             publishedDetail: p.detail,
             cause,
             explanation,
+            evidence,
             location: p.location,
             rerun: p.rerun ?? null
         });

@@ -1,5 +1,5 @@
 import { openStore } from "../store/Store.js";
-import { buildAgreement, type AgreementReport, type CauseKind } from "./agreement.js";
+import { buildAgreement, causeKinds, type AgreementReport, type CauseKind } from "./agreement.js";
 import { fix, pct, tuple } from "./format.js";
 import { html, type SafeHtml } from "./safeHtml.js";
 import type { Section } from "./text.js";
@@ -10,8 +10,20 @@ const CAUSE_LABELS: Record<CauseKind, string> = {
     their_test: "their test is wrong here",
     eddy_harness: "eddy's harness (truncated, judge_error, a run-dependent limit)",
     extraction: "extraction difference",
-    oracle: "oracle difference"
+    oracle: "oracle difference",
+    their_defect: "a defect of their version, since fixed",
+    their_rules: "their version's own rule (a lower time limit): they were right by it",
+    dataset: "another version of the dataset",
+    unknown: "unknown (the evidence says what was found)"
 };
+
+/** EvalPlus's labels where they differ: its harness's failures are timeouts and what its sandbox disables. */
+const EVALPLUS_LABELS: Partial<Record<CauseKind, string>> = {
+    their_harness: "their harness (a timeout under their wall-clock limit, what their sandbox disables)",
+    eddy_harness: "eddy's harness (truncated, judge_error, a run-dependent limit)"
+};
+
+const label = (source: string, k: CauseKind): string => (source === "EvalPlus" ? (EVALPLUS_LABELS[k] ?? CAUSE_LABELS[k]) : CAUSE_LABELS[k]);
 
 /** Template ids stay whole: they are what a reader looks up. */
 const TEMPLATE = { head: "template", fixed: true } as const;
@@ -23,7 +35,7 @@ const LISTED = 50;
  * The agreement tables, drawn by the text and Markdown reports from the report data's `agreement`
  * section (and by the HTML report through {@link agreementHtml}): never spliced into rendered output.
  */
-export function agreementSections(a: AgreementReport, listed = LISTED): Section[] {
+export function agreementSections(a: AgreementReport, listed = LISTED, evidenceAs: "column" | "note" = "note"): Section[] {
     const who = a.source === "turbulence" ? "Turbulence" : a.source;
     const out: Section[] = [
         {
@@ -48,16 +60,26 @@ export function agreementSections(a: AgreementReport, listed = LISTED): Section[
         {
             title: "Causes of disagreement",
             head: ["cause", "responses"],
-            rows: (Object.keys(CAUSE_LABELS) as CauseKind[]).map((k) => [CAUSE_LABELS[k], String(a.causes[k] ?? 0)]),
-            note: "eddy's harness outcomes are counted here but not in the comparison above. Where the verdicts differ, the published test was re-run in eddy's sandbox (seeded) on the response and on the model solution."
+            rows: causeKinds(a.source).map((k) => [label(a.source, k), String(a.causes[k] ?? 0)]),
+            note: [
+                a.source === "EvalPlus"
+                    ? "eddy's harness outcomes are counted here but not in the comparison above. Where the verdicts differ, the answer and the canonical solution were run in eddy's sandbox on the input that decided (the one EvalPlus failed it on, or eddy's failing test): each cause rests on what that showed, read by the rules of the EvalPlus version that judged."
+                    : "eddy's harness outcomes are counted here but not in the comparison above. Where the verdicts differ, the published test was re-run in eddy's sandbox (seeded) on the response and on the model solution.",
+                ...(a.notes ?? [])
+            ].join("\n")
         }
     ];
-    if (a.disagreements.length)
+    if (a.disagreements.length) {
+        const shown = a.disagreements.slice(0, listed);
+        const evidence = evidenceAs === "column" && shown.some((d) => d.evidence?.length);
+        const notes = evidenceAs === "note" ? shown.filter((d) => d.evidence?.length).map((d) => `${d.template} #${d.instance} round ${d.round}: ${d.explanation}. Evidence: ${d.evidence.join("; ")}.`) : [];
         out.push({
             title: `Disagreements${a.disagreements.length > listed ? ` (first ${listed} of ${a.disagreements.length}; JSON and HTML list all)` : ""}`,
-            head: [TEMPLATE, "instance", "round", "eddy", who, "cause", "why", "where"],
-            rows: a.disagreements.slice(0, listed).map((d) => [d.template, `#${d.instance} ${tuple(d.params)}`, String(d.round), d.eddy, `${d.published} (${d.publishedStage})`, CAUSE_LABELS[d.cause], d.explanation, d.location])
+            head: [TEMPLATE, "instance", "round", "eddy", who, "cause", "why", ...(evidence ? ["evidence"] : []), "where"],
+            rows: shown.map((d) => [d.template, `#${d.instance} ${tuple(d.params)}`, String(d.round), d.eddy, `${d.published} (${d.publishedStage})`, label(a.source, d.cause), d.explanation, ...(evidence ? [(d.evidence ?? []).join("; ")] : []), d.location]),
+            ...(notes.length ? { note: notes.join("\n") } : {})
         });
+    }
     return out;
 }
 
@@ -69,8 +91,8 @@ const table = (head: string[], rows: string[][]): SafeHtml =>
 /** The agreement as one HTML section; every value escaped by `html` (details and locations come from imported files and model output). */
 export function agreementHtml(a: AgreementReport): string {
     const who = a.source === "turbulence" ? "Turbulence" : a.source;
-    return html`<section id="agreement"><h2>Agreement with ${who}'s published verdicts</h2>${agreementSections(a, Number.POSITIVE_INFINITY).map(
-        (s) => html`<h3>${s.title}</h3>${table(s.head.map((h) => (typeof h === "string" ? h : h.head)), s.rows)}${s.note ? html`<p class="note">${s.note}</p>` : ""}`
+    return html`<section id="agreement"><h2>Agreement with ${who}'s published verdicts</h2>${agreementSections(a, Number.POSITIVE_INFINITY, "column").map(
+        (s) => html`<h3>${s.title}</h3>${table(s.head.map((h) => (typeof h === "string" ? h : h.head)), s.rows)}${s.note ? s.note.split("\n").map((line) => html`<p class="note">${line}</p>`) : ""}`
     )}</section>`.value;
 }
 

@@ -5,6 +5,7 @@ import { scoreNeighbourhoods, type NeighbourhoodScore, type ScoreOptions } from 
 import type { Outcome } from "../vocabulary.js";
 import { mixedNodesNote } from "../inference/nodeSettings.js";
 import { eddyVersion } from "../util/paths.js";
+import { recordedEnvironment } from "../judge/environment.js";
 import { noTampering, tamperingByConfig } from "./tampering.js";
 import { determinismKey, type DecodingMode, type DeterminismSummary, type NeighbourhoodRow, type ReportData, type ReportOptions, type ReportRunMeta } from "./types.js";
 
@@ -26,6 +27,7 @@ export function buildReport(outcomes: readonly Outcome[], runMeta: readonly Repo
             seed: m?.seed,
             eddyVersion: m?.eddyVersion,
             isolationLevel: m?.isolationLevel,
+            judgePython: recordedEnvironment(m?.isolation) ?? null,
             language: typeof m?.config?.language === "string" ? m.config.language : "python",
             configs: [...new Set(mine.map((s) => s.config))],
             missing: mine.reduce((n, s) => n + s.harness.missing, 0),

@@ -1,3 +1,4 @@
+import { runState } from "../util/runState.js";
 import type { Interval } from "../stats/wilson.js";
 import type { ParamValue } from "../vocabulary.js";
 
@@ -36,6 +37,7 @@ export function esc(s: string): string {
 export function runStatus(r: { status?: string | undefined; missing: number }): string {
     const status = r.status ?? "";
     if (r.missing === 0) return status;
-    const missing = `${r.missing} answer${r.missing === 1 ? "" : "s"} missing`;
-    return status ? `${status} (${missing})` : missing;
+    // One word for a run with answers missing, everywhere (runs list, report, viewer, exports): src/util/runState.ts.
+    if (status) return runState(status, r.missing);
+    return `${r.missing} answer${r.missing === 1 ? "" : "s"} missing`;
 }

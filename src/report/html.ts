@@ -6,7 +6,7 @@ import { fix, interval, pct, pval, runStatus, tuple } from "./format.js";
 import { renderPage } from "./page.js";
 import { html, raw, type HtmlValue, type SafeHtml } from "./safeHtml.js";
 import { tamperingMore } from "./tampering.js";
-import { judged, magnitude, notPython, TAMPERING_NOTE, unsandboxed, UNSANDBOXED_NOTE } from "./text.js";
+import { judged, judgePythonCell, magnitude, notPython, undefinedWhy, TAMPERING_NOTE, unsandboxed, UNSANDBOXED_NOTE } from "./text.js";
 import { agreementHtml } from "./agreementRender.js";
 import { formatScore, SCORES } from "./scoreTable.js";
 import type { DrilldownRow, ReportData } from "./types.js";
@@ -43,8 +43,8 @@ export async function renderHtml(d: ReportData, scores: readonly NeighbourhoodSc
     const lang = d.runs.some(notPython);
     parts.push(
         table(
-            ["run", "created", "status", "backend", ...(lang ? ["language"] : []), "isolation", "configurations"],
-            d.runs.map((r) => [r.id, r.created ?? "", runStatus(r), r.backend ?? "", ...(lang ? [r.language] : []), r.isolationLevel ?? "", r.configs.join(", ")])
+            ["run", "created", "status", "backend", ...(lang ? ["language"] : []), "isolation", "judge Python", "configurations"],
+            d.runs.map((r) => [r.id, r.created ?? "", runStatus(r), r.backend ?? "", ...(lang ? [r.language] : []), r.isolationLevel ?? "", judgePythonCell(r), r.configs.join(", ")])
         )
     );
     if (d.runs.some(unsandboxed)) parts.push(html`<p class="note"><b>${UNSANDBOXED_NOTE}</b></p>`);
@@ -94,14 +94,14 @@ export async function renderHtml(d: ReportData, scores: readonly NeighbourhoodSc
             parts.push(
                 table(
                     ["model", "other t", "score", "significant?", "p", "δ", "magnitude"],
-                    cmp.temperature.map((r) => [r.model + (r.quantization ? ` ${r.quantization}` : ""), n(r.temperature), r.score, Number.isNaN(r.p) ? "–" : r.significant ? html`<span class="sig">yes</span>` : "no", n(pval(r.p)), n(fix(r.delta)), magnitude(r)])
+                    cmp.temperature.map((r) => [r.model + (r.quantization ? ` ${r.quantization}` : ""), n(r.temperature), r.score, Number.isNaN(r.p) ? undefinedWhy("–", r.why) : r.significant ? html`<span class="sig">yes</span>` : "no", n(undefinedWhy(pval(r.p), r.why)), n(undefinedWhy(fix(r.delta), r.why)), undefinedWhy(magnitude(r), r.why)])
                 )
             );
         }
         parts.push(html`<h3>Pairwise tests</h3>`);
-        parts.push(table(["score", "A", "B", "U", "p", "δ", "magnitude"], cmp.pairwise.map((r) => [r.score, r.a, r.b, n(fix(r.u, 1)), n(pval(r.p) + (r.significant ? " *" : "")), n(fix(r.delta)), magnitude(r)]), true));
+        parts.push(table(["score", "A", "B", "U", "p", "δ", "magnitude"], cmp.pairwise.map((r) => [r.score, r.a, r.b, n(undefinedWhy(fix(r.u, 1), r.why)), n(undefinedWhy(pval(r.p), r.why) + (r.significant ? " *" : "")), n(undefinedWhy(fix(r.delta), r.why)), undefinedWhy(magnitude(r), r.why)]), true));
         parts.push(html`<h3>Normality (Shapiro–Wilk)</h3>`);
-        parts.push(table(["score", "config", "n", "W", "p"], cmp.normality.map((r) => [r.score, r.config, n(r.n), n(fix(r.w)), n(pval(r.p))]), true));
+        parts.push(table(["score", "config", "n", "W", "p"], cmp.normality.map((r) => [r.score, r.config, n(r.n), n(undefinedWhy(fix(r.w), r.why)), n(undefinedWhy(pval(r.p), r.why))]), true));
         if (cmp.paired.length) {
             parts.push(html`<h3>Paired instances (exact McNemar)</h3>`);
             parts.push(

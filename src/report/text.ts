@@ -7,7 +7,8 @@ import { tamperingLine, tamperingMore } from "./tampering.js";
 import { renderTable, shorten, terminalWidth, wrap, type ColumnSpec } from "./terminalTable.js";
 import { agreementSections } from "./agreementRender.js";
 import { formatScore, scoreLegend, scoresIn } from "./scoreTable.js";
-import type { ReportData } from "./types.js";
+import type { ReportData, ReportRun } from "./types.js";
+import { environmentShort } from "../judge/environment.js";
 
 /** A titled table: header row plus body rows of cells. */
 export interface Section {
@@ -37,6 +38,17 @@ export const TAMPERING_NOTE =
     "The judge caught these answers tampering with its harness (verdict detail 'tampering: …'); they count as runtime_error. " +
     "A configuration with any is a finding in itself: read those answers before trusting its scores.";
 
+/** The judge's Python in a runs table: "CPython 3.11.2, numpy 1.24.2", or "not recorded" (a run before eddy recorded it). */
+export const judgePythonCell = (r: Pick<ReportRun, "judgePython">): string => (r.judgePython ? environmentShort(r.judgePython) : "not recorded");
+
+/** "Judge Python: CPython 3.11.2, numpy 1.24.2." for the runs (one line when all are alike; else each run's). */
+export function judgePythonNote(d: Pick<ReportData, "runs">): string {
+    const cells = d.runs.map((r) => judgePythonCell(r));
+    if (!cells.length) return "";
+    if (new Set(cells).size === 1) return `Judge Python: ${cells[0]}.`;
+    return `Judge Python: ${d.runs.map((r, i) => `${r.id}: ${cells[i]}`).join("; ")}.`;
+}
+
 /** "M of M_total" judged instances. */
 export function judged(M: number, total: number): string {
     return `${M} of ${total}`;
@@ -51,7 +63,8 @@ function sections(d: ReportData, full: boolean): Section[] {
         title: "Runs",
         head: [{ head: "run", ellipsis: "middle" }, "created", { head: "status", fixed: true }, "backend", ...(lang ? ["language"] : []), "isolation", "configurations"],
         rows: d.runs.map((r) => [r.id, (r.created ?? "").replace("T", " ").slice(0, 16), runStatus(r), r.backend ?? "", ...(lang ? [r.language] : []), r.isolationLevel ?? "", r.configs.join("; ")]),
-        ...(d.runs.some(unsandboxed) ? { note: UNSANDBOXED_NOTE } : {})
+        // The judge's Python under the table (a column would be cut short): once when every run had the same.
+        note: [d.runs.some(unsandboxed) ? UNSANDBOXED_NOTE : "", judgePythonNote(d)].filter(Boolean).join(" ")
     });
     out.push({
         title: "Configurations (means over templates)",
@@ -190,18 +203,18 @@ export function comparisonSections(c: Comparison, opts: { full?: boolean } = {})
     out.push({
         title: "Normality (Shapiro–Wilk over templates)",
         head: ["score", "config", "n", "W", "p"],
-        rows: c.normality.map((r) => [r.score, r.config, String(r.n), fix(r.w), pval(r.p)])
+        rows: c.normality.map((r) => [r.score, r.config, String(r.n), undefinedWhy(fix(r.w), r.why), undefinedWhy(pval(r.p), r.why)])
     });
     out.push({
         title: `Pairwise: Mann–Whitney U (two-sided) and Cliff's δ (δ > 0: A higher; * p < ${c.alpha})`,
         head: ["score", "A", "B", "U", "p", "δ", "magnitude"],
-        rows: c.pairwise.map((r) => [r.score, r.a, r.b, fix(r.u, 1), pval(r.p) + (r.significant ? " *" : ""), fix(r.delta), magnitude(r)])
+        rows: c.pairwise.map((r) => [r.score, r.a, r.b, undefinedWhy(fix(r.u, 1), r.why), undefinedWhy(pval(r.p), r.why) + (r.significant ? " *" : ""), undefinedWhy(fix(r.delta), r.why), undefinedWhy(magnitude(r), r.why)])
     });
     if (c.temperature.length)
         out.push({
             title: "Temperature effect (t = 0 against the other temperature; δ > 0: t = 0 higher)",
             head: ["model", "other t", "score", "significant?", "p", "δ", "magnitude"],
-            rows: c.temperature.map((r) => [r.model + (r.quantization ? ` ${r.quantization}` : ""), String(r.temperature), r.score, Number.isNaN(r.p) ? "–" : r.significant ? "yes" : "no", pval(r.p), fix(r.delta), magnitude(r)])
+            rows: c.temperature.map((r) => [r.model + (r.quantization ? ` ${r.quantization}` : ""), String(r.temperature), r.score, undefinedWhy(Number.isNaN(r.p) ? "–" : r.significant ? "yes" : "no", r.why), undefinedWhy(pval(r.p), r.why), undefinedWhy(fix(r.delta), r.why), undefinedWhy(magnitude(r), r.why)])
         });
     if (c.paired.length)
         out.push({
@@ -223,6 +236,11 @@ export function comparisonSections(c: Comparison, opts: { full?: boolean } = {})
             note: opts.full ? undefined : "The instances that flip are listed with --wide, in --json and in the HTML report."
         });
     return out;
+}
+
+/** A statistic's cell: a "–" says why the statistic is undefined. */
+export function undefinedWhy(cell: string, why: string | undefined): string {
+    return cell === "–" && why ? `– (${why})` : cell;
 }
 
 /** Magnitude label, "–" when δ is undefined (a configuration without scored templates). */

@@ -5,6 +5,7 @@ import type { Discontinuity } from "../scores/discontinuities.js";
 import type { NeighbourhoodScore, PlannedNeighbourhood } from "../scores/neighbourhood.js";
 import type { TamperingSummary } from "./tampering.js";
 import type { AgreementReport } from "./agreement.js";
+import type { JudgeEnvironment } from "../judge/types.js";
 
 /** Output formats of `eddy report`. */
 export const REPORT_FORMATS = ["text", "html", "json", "csv", "md"] as const;
@@ -20,6 +21,8 @@ export interface ReportRunMeta {
     seed?: number;
     eddyVersion?: string;
     isolationLevel?: string | null;
+    /** The judge's isolation as the run recorded it (runs.isolation_json; read for the judge's Python environment). */
+    isolation?: unknown;
     /** The study configuration as stored (read for the decoding mode of old runs). */
     config?: Record<string, unknown>;
     /** Configurations with their backend metadata (read for the decoding mode). */
@@ -62,7 +65,9 @@ export type ReportConfig = ConfigSummary & {
 export type NeighbourhoodRow = Omit<NeighbourhoodScore, "instances" | "runId"> & { mode: DecodingMode };
 
 /** One run in the report: its metadata and, per template and configuration, the scores. */
-export interface ReportRun extends Omit<ReportRunMeta, "config" | "configurations"> {
+export interface ReportRun extends Omit<ReportRunMeta, "config" | "configurations" | "isolation"> {
+    /** The judge's Python and the third-party packages it offered answers, as the run recorded them (null: not recorded, a run before eddy recorded it). */
+    judgePython: JudgeEnvironment | null;
     /** The language its questions were asked and answers judged in ("python" for runs before languages). */
     language: string;
     configs: string[];

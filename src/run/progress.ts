@@ -1,5 +1,6 @@
 import { clip, displayWidth, MESSAGE_WIDTH, wrapText } from "../util/textWidth.js";
 import cliProgress from "cli-progress";
+import { setStderrLines } from "../util/stderrLines.js";
 import type { StudyProgress } from "./runStudy.js";
 
 /** A progress display for a study: live bars on a TTY, plain periodic lines otherwise. */
@@ -108,8 +109,12 @@ export function createProgressDisplay(opts: { tty?: boolean; everyMs?: number } 
     let multi: cliProgress.MultiBar | undefined;
     let gen: cliProgress.SingleBar | undefined;
     let judge: cliProgress.SingleBar | undefined;
+    let stopped = false;
+    let last: StudyProgress | undefined;
     return {
         update(p) {
+            if (stopped) return;
+            last = p;
             const c = progressCounts(p);
             // Every answer is judged: the judge bar's total is the run's, not the few handed over so far (no "0/1").
             const total = Math.max(1, c.total);
@@ -133,6 +138,12 @@ export function createProgressDisplay(opts: { tty?: boolean; everyMs?: number } 
                 );
                 gen = multi.create(total, c.generated, { stage: "generate", extra: genExtra });
                 judge = multi.create(judgeTotal, judged, { stage: "judge   ", extra: judgeExtra });
+                // Notes and warnings from now on are printed above the bars, and the bars drawn again below them.
+                const bars = multi;
+                setStderrLines((text) => {
+                    bars.log(text.endsWith("\n") ? text : text + "\n");
+                    bars.update();
+                });
                 return;
             }
             gen!.setTotal(total);
@@ -141,7 +152,17 @@ export function createProgressDisplay(opts: { tty?: boolean; everyMs?: number } 
             judge!.update(judged, { stage: "judge   ", extra: judgeExtra });
         },
         stop() {
-            multi?.stop();
+            // Once: the final frame (what the last snapshot said, never a stale "loading…") stays on the screen, once.
+            if (stopped) return;
+            stopped = true;
+            setStderrLines(undefined);
+            if (!multi) return;
+            if (last && (last.phase || !last.final)) {
+                stopped = false;
+                this.update({ ...last, phase: undefined, final: true });
+                stopped = true;
+            }
+            multi.stop();
         }
     };
 }

@@ -19,6 +19,8 @@ export interface NormalityRow {
     /** NaN when undefined (fewer than 3 neighbourhoods or all equal). */
     w: number;
     p: number;
+    /** Why W and p are undefined, when they are (shown in place of the "–"). */
+    why?: string;
 }
 
 /** Mann–Whitney U and Cliff's δ of configuration a against b on one score (δ > 0: a higher). */
@@ -32,6 +34,8 @@ export interface PairRow {
     significant: boolean;
     delta: number;
     magnitude: Magnitude;
+    /** Why U, p and δ are undefined, when they are (a configuration without scored templates). */
+    why?: string;
 }
 
 /** Temperature effect for one model: t = 0 against another temperature, per score (δ > 0: t = 0 higher). */
@@ -47,6 +51,8 @@ export interface TemperatureRow {
     significant: boolean;
     delta: number;
     magnitude: Magnitude;
+    /** Why p and δ are undefined, when they are. */
+    why?: string;
 }
 
 /** An instance identified across configurations. */
@@ -102,7 +108,7 @@ export function compareConfigurations(scores: readonly NeighbourhoodScore[], out
     for (const score of COMPARED_SCORES) {
         for (const c of configs) {
             const r = shapiroWilk(values(c, score));
-            normality.push({ score, config: c, n: r.n, w: r.w, p: r.p });
+            normality.push({ score, config: c, n: r.n, w: r.w, p: r.p, ...(r.why ? { why: r.why } : {}) });
         }
         for (let i = 0; i < configs.length; i++)
             for (let j = i + 1; j < configs.length; j++) pairwise.push(pairRow(score, configs[i]!, configs[j]!, values(configs[i]!, score), values(configs[j]!, score), alpha));
@@ -126,7 +132,8 @@ export function compareConfigurations(scores: readonly NeighbourhoodScore[], out
                     p: r.p,
                     significant: r.significant,
                     delta: r.delta,
-                    magnitude: r.magnitude
+                    magnitude: r.magnitude,
+                    ...(r.why ? { why: r.why } : {})
                 });
             }
     }
@@ -137,7 +144,8 @@ export function compareConfigurations(scores: readonly NeighbourhoodScore[], out
 function pairRow(score: ComparedScore, a: string, b: string, x: number[], y: number[], alpha: number): PairRow {
     const mw = mannWhitneyU(x, y);
     const d = cliffsDelta(x, y);
-    return { score, a, b, u: mw.u, p: mw.p, method: mw.method, significant: mw.p < alpha, delta: d.delta, magnitude: d.magnitude };
+    const why = x.length === 0 || y.length === 0 ? `no scored templates in ${x.length === 0 ? a : b}` : undefined;
+    return { score, a, b, u: mw.u, p: mw.p, method: mw.method, significant: mw.p < alpha, delta: d.delta, magnitude: d.magnitude, ...(why ? { why } : {}) };
 }
 
 /** McNemar for every pair of configurations that share instances (same template, index and tuple). */

@@ -7,7 +7,7 @@ export interface MannWhitneyResult {
     u: number;
     /** Two-sided p-value. */
     p: number;
-    /** "exact" (permutation distribution, no ties, both samples < 50) or "normal" (tie- and continuity-corrected). */
+    /** "exact" (the permutation distribution, given the ties if any; both samples < 50) or "normal" (tie- and continuity-corrected). */
     method: "exact" | "normal";
 }
 
@@ -20,7 +20,7 @@ const EXACT_LIMIT = 50;
  * together with the tie-corrected normal approximation; it follows R's wilcox.test / SciPy's
  * mannwhitneyu, and the tests compare against SciPy's outputs.
  */
-export function mannWhitneyU(x: readonly number[], y: readonly number[]): MannWhitneyResult {
+export function mannWhitneyU(x: readonly number[], y: readonly number[], opts: { method?: "auto" | "asymptotic" } = {}): MannWhitneyResult {
     const n1 = x.length;
     const n2 = y.length;
     if (n1 === 0 || n2 === 0) return { u: NaN, p: NaN, method: "normal" };
@@ -29,7 +29,14 @@ export function mannWhitneyU(x: readonly number[], y: readonly number[]): MannWh
     for (let i = 0; i < n1; i++) r1 += ranks[i]!;
     const u = r1 - (n1 * (n1 + 1)) / 2;
     const mu = (n1 * n2) / 2;
-    if (ties.length === 0 && n1 < EXACT_LIMIT && n2 < EXACT_LIMIT) {
+    const small = opts.method !== "asymptotic" && n1 < EXACT_LIMIT && n2 < EXACT_LIMIT;
+    if (ties.length > 0 && small) {
+        // Ties at small n: the exact permutation distribution of U given the tied ranks (every way of choosing
+        // which n1 of the pooled values are x's equally likely), as a permutation test computes it.
+        const { lower, upper } = exactTiedTails(ranks, n1, r1);
+        return { u, p: Math.min(1, 2 * Math.min(lower, upper)), method: "exact" };
+    }
+    if (ties.length === 0 && small) {
         const pmf = exactUDistribution(n1, n2);
         let lower = 0;
         let upper = 0;
@@ -83,4 +90,49 @@ function computeExact(n1: number, n2: number): Float64Array {
         prev = cur;
     }
     return prev[n1]!;
+}
+
+/**
+ * P(R1 ≤ r1) and P(R1 ≥ r1) for the rank sum R1 of n1 values drawn without replacement from the pooled (average)
+ * ranks: the exact conditional null distribution with ties. Ranks are counted in halves (average ranks are
+ * multiples of ½), so sums compare exactly. Dynamic programme over the tie groups: choosing j of a group of t
+ * values of rank r adds j·r in C(t, j) ways.
+ */
+export function exactTiedTails(ranks: readonly number[], n1: number, r1: number): { lower: number; upper: number } {
+    const groups = new Map<number, number>();
+    for (const r of ranks) groups.set(Math.round(2 * r), (groups.get(Math.round(2 * r)) ?? 0) + 1);
+    const maxSum = [...ranks].map((r) => Math.round(2 * r)).sort((a, b) => b - a).slice(0, n1).reduce((a, b) => a + b, 0);
+    // ways[k][s]: ways to choose k values with doubled rank sum s, over the groups seen so far.
+    let ways: Float64Array[] = Array.from({ length: n1 + 1 }, () => new Float64Array(maxSum + 1));
+    ways[0]![0] = 1;
+    for (const [r2, t] of groups) {
+        const next: Float64Array[] = Array.from({ length: n1 + 1 }, () => new Float64Array(maxSum + 1));
+        for (let k = 0; k <= n1; k++) {
+            const row = ways[k]!;
+            for (let s = 0; s <= maxSum; s++) {
+                const w = row[s]!;
+                if (w === 0) continue;
+                let c = 1; // C(t, j)
+                for (let j = 0; j <= t && k + j <= n1; j++) {
+                    if (j > 0) c = (c * (t - j + 1)) / j;
+                    const s2 = s + j * r2;
+                    if (s2 > maxSum) break;
+                    next[k + j]![s2]! += w * c;
+                }
+            }
+        }
+        ways = next;
+    }
+    const dist = ways[n1]!;
+    const observed = Math.round(2 * r1);
+    let total = 0,
+        lower = 0,
+        upper = 0;
+    for (let s = 0; s <= maxSum; s++) {
+        const w = dist[s]!;
+        total += w;
+        if (s <= observed) lower += w;
+        if (s >= observed) upper += w;
+    }
+    return { lower: lower / total, upper: upper / total };
 }

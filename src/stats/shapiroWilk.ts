@@ -8,6 +8,8 @@ export interface ShapiroWilkResult {
     /** p-value; NaN when undefined. */
     p: number;
     n: number;
+    /** Why W and p are undefined, when they are: "n = 2 < 3", "all values equal". */
+    why?: string;
 }
 
 // Royston (1995), Algorithm AS R94 coefficients: polynomial approximations of the weights
@@ -28,9 +30,9 @@ const G = [-2.273, 0.459];
 export function shapiroWilk(sample: readonly number[]): ShapiroWilkResult {
     const n = sample.length;
     const x = [...sample].sort((a, b) => a - b);
-    if (n < 3) return { w: NaN, p: NaN, n };
+    if (n < 3) return { w: NaN, p: NaN, n, why: `n = ${n} < 3` };
     const range = x[n - 1]! - x[0]!;
-    if (!(range > 1e-19 * Math.max(1, Math.abs(x[0]!)))) return { w: NaN, p: NaN, n };
+    if (!(range > 1e-19 * Math.max(1, Math.abs(x[0]!)))) return { w: NaN, p: NaN, n, why: `all ${n} values equal` };
 
     const half = Math.floor(n / 2);
     const a = weights(n, half);

@@ -2,7 +2,7 @@ import { accessSync, constants as fsConstants, existsSync, statSync } from "node
 import path from "node:path";
 import Database from "better-sqlite3";
 import { commandLine, dbWords, sameCommand } from "../util/commandLine.js";
-import { EddyError, oneLine } from "../util/errors.js";
+import { EddyError, isEddyError, oneLine } from "../util/errors.js";
 import { capDetail } from "../util/detail.js";
 import { createPrivateFile, ensurePrivateDir, tightenIfExposed } from "../util/privateFiles.js";
 
@@ -13,7 +13,7 @@ import { attachConnection } from "./connection.js";
 import { AuditRepository } from "./audits.js";
 import { LoopRepository } from "./loops.js";
 import { ensureNodeId } from "./nodeId.js";
-import { openReadonlyDatabase } from "./readonlyOpen.js";
+import { openReadonlyDatabase, storeFileKind } from "./readonlyOpen.js";
 import { MIGRATIONS } from "./schema.js";
 import { ViewRepository } from "./viewQueries.js";
 import type {
@@ -99,6 +99,9 @@ export class Store {
             // Verdict details quote hidden oracles' expected values: the file is private to its owner (0600 in a
             // 0700 folder when eddy makes them), created so before SQLite opens it, since SQLite gives the -wal and
             // -shm files the database's mode. An older database of ours that others can read is tightened, quietly.
+            // eddy writes only into an empty file or an eddy store, and reads only an eddy store: a foreign or
+            // damaged file is named in one line before anything is opened for writing, changed or created.
+            this.refuseUnlessStore(opts.readonly === true);
             if (!opts.readonly) {
                 ensurePrivateDir(path.dirname(this.path));
                 try {
@@ -106,7 +109,7 @@ export class Store {
                 } catch {
                     // Not creatable (a read-only folder, a path that is a folder…): SQLite fails on it too, with its own message.
                 }
-            } else if (!existsSyncSafe(this.path)) throw new EddyError(`no database at ${this.path} (give --db to read another); this makes one there with a first study`, 66, { next: commandLine(["demo", ...dbWords(this.path)]) });
+            }
             // -wal/-shm files SQLite makes from now on take the database's mode; ones an older eddy left (another
             // process may still hold them) are tightened with it.
             for (const f of sideFiles(this.path)) tightenIfExposed(f);
@@ -128,11 +131,56 @@ export class Store {
                 // Named from its first writable open, so a merge never has to write an id into a source.
                 ensureNodeId(this.db);
             } else this.checkVersion();
+            Store.lastOpened = this.path;
         } catch (err) {
             // A file that opened but cannot be used (newer schema, damaged) must not keep its handle.
             (this as unknown as { db?: Database.Database }).db?.close();
             throw storeError(err, this.path);
         }
+    }
+
+    /** The path of the store opened last: names the file when a read fails below any store method (src/cli/main.ts). */
+    static lastOpened: string | undefined;
+
+    /**
+     * Refuse a file that is not an eddy store, before anything is written, created or chmod-ed: a file that is not
+     * SQLite at all (damaged, or another program's), another program's SQLite database, and, for reading, an empty
+     * one. Writing accepts a missing or empty file, an empty SQLite database and an eddy store.
+     */
+    private refuseUnlessStore(readonly: boolean): void {
+        const { kind } = storeFileKind(this.path);
+        const demo = commandLine(["demo", ...dbWords(this.path)]);
+        if (kind === "folder") throw new EddyError(`${this.path} is a folder, not a database file (name a file, e.g. --db study.db)`, 66);
+        if (kind === "missing") {
+            if (readonly) throw new EddyError(`no database at ${this.path} (give --db to read another); this makes one there with a first study`, 66, { next: demo });
+            return;
+        }
+        if (kind === "empty") {
+            if (readonly) throw new EddyError(`${this.path} is empty, not an eddy store yet (give --db to read another); this makes one there with a first study`, 66, { next: demo });
+            return;
+        }
+        if (kind === "not-sqlite")
+            throw new EddyError(`${this.path} is not an eddy store: it is not a SQLite database (a damaged store, or another program's file); eddy leaves it as it is: give --db an eddy store${readonly ? "" : " or a new file"}`, 65);
+        let probe: Database.Database | undefined;
+        let state: StoreState;
+        try {
+            probe = openReadonlyDatabase(this.path, busyTimeout());
+            state = storeState(probe);
+        } catch (err) {
+            if (isEddyError(err)) throw err;
+            const code = String((err as { code?: unknown } | null)?.code ?? "");
+            if (code.startsWith("SQLITE_CORRUPT") || code.startsWith("SQLITE_NOTADB"))
+                throw new EddyError(`${this.path} is damaged (${oneLine(err)}); eddy leaves it as it is: restore it from a copy, or give --db another store`, 65, { cause: err });
+            throw err;
+        } finally {
+            probe?.close();
+        }
+        if (state.kind === "foreign")
+            throw new EddyError(
+                `${this.path} is not an eddy store: it is another program's SQLite database (${describeTables(state.tables)}); eddy leaves it as it is: give --db an eddy store${readonly ? "" : " or a new file"}`,
+                65
+            );
+        if (state.kind === "blank" && readonly) throw new EddyError(`${this.path} is an empty database, not an eddy store yet (give --db to read another); this makes one there with a first study`, 66, { next: demo });
     }
 
     private checkVersion(): void {
@@ -479,7 +527,27 @@ export function applyMigrations(db: Database.Database): void {
     }).immediate();
 }
 
-function existsSyncSafe(p: string): boolean {
+/** What an open SQLite file holds: nothing yet, eddy's tables, or another program's. */
+type StoreState = { kind: "blank" } | { kind: "eddy" } | { kind: "foreign"; tables: string[] };
+
+/** Classify an open database by its tables and `user_version` (read only). */
+export function storeState(db: Database.Database): StoreState {
+    const v = db.pragma("user_version", { simple: true }) as number;
+    const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[]).map((r) => r.name);
+    if (v === 0 && tables.length === 0) return { kind: "blank" };
+    // A schema version beyond ours is a newer eddy's (checkVersion says so).
+    if ((v > 0 && tables.includes("runs")) || v > MIGRATIONS.length) return { kind: "eddy" };
+    return { kind: "foreign", tables };
+}
+
+/** A foreign database's tables, the first few by name. */
+function describeTables(tables: string[]): string {
+    if (tables.length === 0) return "no tables, but a schema version eddy never writes";
+    const shown = tables.slice(0, 3).join(", ");
+    return `${tables.length === 1 ? "table" : "tables"} ${shown}${tables.length > 3 ? ` and ${tables.length - 3} more` : ""}`;
+}
+
+export function existsSyncSafe(p: string): boolean {
     try {
         return statSync(p).isFile();
     } catch {

@@ -131,7 +131,7 @@ const databaseFiles = (file: string): string[] => [file, `${file}-wal`, `${file}
  * again inserts nothing. Sources are only read.
  */
 export function mergeStores(sourceFiles: string[], into: string): MergeResult {
-    if (!sourceFiles.length) throw new EddyError("nothing to merge: name at least one database");
+    if (!sourceFiles.length) throw new EddyError("nothing to merge: name at least one database", 65);
     const intoAbs = path.resolve(into);
     const seen = new Set<string>();
     const real = (p: string): string => {
@@ -143,8 +143,8 @@ export function mergeStores(sourceFiles: string[], into: string): MergeResult {
     };
     for (const f of sourceFiles) {
         const r = real(f);
-        if (r === real(intoAbs)) throw new EddyError(`${f} is the target itself (--into ${into})`);
-        if (seen.has(r)) throw new EddyError(`${f} is named twice`);
+        if (r === real(intoAbs)) throw new EddyError(`${f} is the target itself (--into ${into}): merge the other sources into it, or name another target`, 65);
+        if (seen.has(r)) throw new EddyError(`${f} is named twice: name each source once`, 65);
         seen.add(r);
     }
     const sources: Source[] = [];

@@ -276,4 +276,11 @@ export const MIGRATIONS: readonly string[] = [
         heartbeat INTEGER NOT NULL         -- ms since the epoch, refreshed while the holder works
     );
     `
+    ,
+    // Agreement with EvalPlus (#44): what eddy found out about a sample where its verdict and the published
+    // one differ (the input that decided, what the answer gives there and at what CPU time, the canonical
+    // solution's time), from which the report files the cause, with its evidence.
+    `
+    ALTER TABLE published_verdicts ADD COLUMN evidence_json TEXT;  -- src/report/peerEvidence.ts PeerEvidence
+    `
 ];

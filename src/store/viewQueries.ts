@@ -340,25 +340,29 @@ export class ViewRepository {
         return r && toDetail(r);
     }
 
+    /** How many answers match `f` (read only when a page past the end is asked for). */
+    countAnswers(f: AnswerFilter): number {
+        const { where, args } = answerWhere(f);
+        return (
+            this.db
+                .prepare(
+                    `SELECT COUNT(*) AS n FROM generations g
+                     JOIN configurations c ON c.id = g.config_id
+                     JOIN runs r ON r.id = c.run_id
+                     JOIN run_templates t ON t.run_id = c.run_id AND t.template_id = g.template_id
+                     LEFT JOIN verdicts v ON v.generation_id = g.id
+                     ${where.length ? `WHERE ${where.join(" AND ")}` : ""}`
+                )
+                .get(...args) as { n: number }
+        ).n;
+    }
+
     /**
      * A page of answers matching `f`, in store order (newest last), `limit` rows from `offset`.
      * `more` says whether another page follows (one row more is read, never a count of all).
      */
     answers(f: AnswerFilter, offset: number, limit: number): { rows: AnswerRow[]; more: boolean } {
-        const where: string[] = [];
-        const args: unknown[] = [];
-        if (f.run !== undefined) where.push("c.run_id = ?"), args.push(f.run);
-        if (f.config !== undefined) where.push("c.id = ?"), args.push(f.config);
-        if (f.template !== undefined) where.push("g.template_id = ?"), args.push(f.template);
-        if (f.group !== undefined) where.push("t.grp = ?"), args.push(f.group);
-        if (f.model !== undefined) where.push("c.model = ?"), args.push(f.model);
-        if (f.temperature !== undefined) where.push("c.temperature = ?"), args.push(f.temperature);
-        if (f.instance !== undefined) where.push("g.instance_idx = ?"), args.push(f.instance);
-        if (f.language !== undefined) where.push("COALESCE(json_extract(r.config_json, '$.language'), 'python') = ?"), args.push(f.language);
-        if (f.category === "failing") where.push("v.category NOT IN ('passed', 'truncated', 'judge_error')");
-        else if (f.category === "missing") where.push("g.missing = 1");
-        else if (f.category !== undefined) where.push("v.category = ?"), args.push(f.category);
-        if (f.q !== undefined && f.q !== "") where.push("(g.response LIKE ? ESCAPE '\\' OR v.detail LIKE ? ESCAPE '\\')"), args.push(likePattern(f.q), likePattern(f.q));
+        const { where, args } = answerWhere(f);
         const n = Math.max(1, Math.min(MAX_PAGE, Math.floor(limit)));
         const rows = this.db
             .prepare(
@@ -460,4 +464,23 @@ function parseObject(s: string): Record<string, unknown> {
     } catch {
         return {};
     }
+}
+
+/** The WHERE clause of the answers list and of its count, from the filter. */
+function answerWhere(f: AnswerFilter): { where: string[]; args: unknown[] } {
+    const where: string[] = [];
+    const args: unknown[] = [];
+    if (f.run !== undefined) where.push("c.run_id = ?"), args.push(f.run);
+    if (f.config !== undefined) where.push("c.id = ?"), args.push(f.config);
+    if (f.template !== undefined) where.push("g.template_id = ?"), args.push(f.template);
+    if (f.group !== undefined) where.push("t.grp = ?"), args.push(f.group);
+    if (f.model !== undefined) where.push("c.model = ?"), args.push(f.model);
+    if (f.temperature !== undefined) where.push("c.temperature = ?"), args.push(f.temperature);
+    if (f.instance !== undefined) where.push("g.instance_idx = ?"), args.push(f.instance);
+    if (f.language !== undefined) where.push("COALESCE(json_extract(r.config_json, '$.language'), 'python') = ?"), args.push(f.language);
+    if (f.category === "failing") where.push("v.category NOT IN ('passed', 'truncated', 'judge_error')");
+    else if (f.category === "missing") where.push("g.missing = 1");
+    else if (f.category !== undefined) where.push("v.category = ?"), args.push(f.category);
+    if (f.q !== undefined && f.q !== "") where.push("(g.response LIKE ? ESCAPE '\\' OR v.detail LIKE ? ESCAPE '\\')"), args.push(likePattern(f.q), likePattern(f.q));
+    return { where, args };
 }

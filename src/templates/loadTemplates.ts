@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
@@ -8,7 +9,7 @@ import { isPlainObject } from "./domains/util.js";
 import type { TemplateLibrary } from "./library.js";
 import { isParamValue } from "./domains/choice.js";
 import { parseDomain, rejectFromDomain } from "./domains/registry.js";
-import { placeholderNames } from "./render.js";
+import { malformedPlaceholders, placeholderNames } from "./render.js";
 import { PROBLEM_GROUPS, RETURN_TYPES, TAXONOMY, subgroupNames, type ProblemGroup, type ReturnType } from "./taxonomy.js";
 import type { Budget, ParamSpec, Template } from "./types.js";
 import type { ParamValue } from "../vocabulary.js";
@@ -122,6 +123,9 @@ function parseTemplate(file: string, yamlBytes: Buffer, oracles: string): Templa
     });
     if (params.length === 0) throw new Error("params must name at least one parameter");
     const names = params.map((p) => p.name);
+    // A placeholder that does not parse ({{start elements, {{ n }, {{2x}}) would reach the model verbatim.
+    const malformed = malformedPlaceholders(question);
+    if (malformed.length) throw new Error(`question has a malformed placeholder ${malformed.map((m) => `'${m}'`).join(", ")}: write {{name}} with a parameter's name (params: ${names.join(", ")})`);
     for (const used of placeholderNames(question))
         if (!names.includes(used)) throw new Error(`question uses {{${used}}} but there is no parameter '${used}' (params: ${names.join(", ")})`);
 
@@ -214,7 +218,12 @@ function canonicalSubgroup(group: ProblemGroup, written: string): string {
 /** A text scan of the oracle (no Python runs here): the required functions exist, and `solution` takes `arity` positional arguments. */
 function checkOracleText(oracleFile: string, text: string, arity: number): void {
     for (const name of REQUIRED_ORACLE_FUNCTIONS)
-        if (!new RegExp(`^def ${name}\\s*\\(`, "m").test(text)) throw new EddyError(`${shown(oracleFile)}: the oracle defines no top-level 'def ${name}(…)'`);
+        if (!new RegExp(`^def ${name}\\s*\\(`, "m").test(text)) {
+            // A def the scan cannot see may be one Python cannot read: say so, with Python's own line and words.
+            const syntax = oracleSyntaxError(oracleFile);
+            if (syntax) throw new EddyError(`${shown(oracleFile)}: the oracle has a syntax error: ${syntax}`);
+            throw new EddyError(`${shown(oracleFile)}: the oracle defines no top-level 'def ${name}(…)'`);
+        }
     // Only checked when the signature is on one line and uses the keyword-only marker, as in the documented form.
     const sig = /^def solution\s*\(([^)\n]*)\)/m.exec(text);
     if (sig && sig[1]!.includes("*")) {
@@ -222,6 +231,14 @@ function checkOracleText(oracleFile: string, text: string, arity: number): void 
         if (positional.length !== arity)
             throw new EddyError(`${shown(oracleFile)}: solution takes ${positional.length} positional argument(s) but the template's arity is ${arity}`);
     }
+}
+
+/** Python's SyntaxError for a file ("line 3: expected ':'"), undefined when it parses or no Python is there to ask. */
+export function oracleSyntaxError(file: string): string | undefined {
+    const script = "import ast,sys\ntry:\n ast.parse(open(sys.argv[1],encoding='utf-8').read(),sys.argv[1])\nexcept SyntaxError as e:\n print(f'line {e.lineno}: {e.msg}')";
+    const r = spawnSync(process.env.EDDY_PYTHON || "python3", ["-I", "-c", script, file], { encoding: "utf8", timeout: 30_000 });
+    const said = r.status === 0 ? r.stdout.trim() : "";
+    return said || undefined;
 }
 
 /** Loads `<id>.yaml` of the library with its oracle. */

@@ -8,6 +8,23 @@ export function placeholderNames(question: string): string[] {
     return [...new Set([...question.matchAll(PLACEHOLDER)].map((m) => m[1]!))];
 }
 
+/**
+ * Text in a question that opens or closes a placeholder without being one: `{{start elements`, `{{ n }`,
+ * `{{2x}}`, a stray `}}`. Whatever is left after the well-formed placeholders are taken out and still holds
+ * `{{` or `}}`, shown up to the next 20 characters.
+ */
+export function malformedPlaceholders(question: string): string[] {
+    const out: string[] = [];
+    // An opening `{{` up to its first `}` or `}}`, or up to 20 characters of the line it starts.
+    const rest = question.replace(PLACEHOLDER, "\u0000").replace(/\{\{[^\u0000\n{}]*(\}\}|\})?/g, (m, close: string | undefined) => {
+        out.push(close ? m : m.slice(0, 22).trimEnd());
+        return "\u0000";
+    });
+    // A closing `}}` that opens nothing, with the word before it.
+    for (const m of rest.matchAll(/[^\u0000\s]{0,20}\}\}/g)) out.push(m[0]);
+    return [...new Set(out)];
+}
+
 /** A value written as Python source: `[1, 'a', True]`. Strings use Python's repr quoting. */
 export function pythonLiteral(value: ParamValue): string {
     if (Array.isArray(value)) return `[${value.map(pythonLiteral).join(", ")}]`;

@@ -137,8 +137,18 @@ export class RunDataCache {
             seed: run.seed,
             eddyVersion: run.eddy_version,
             isolationLevel: run.isolation_level,
+            isolation: parsedOrNull(run.isolation_json),
             config,
             configurations: this.store.view.configurations(run.id).map((c) => ({ label: c.label, metadata: c.metadata, modelSha256: c.modelSha256 }))
         };
+    }
+}
+
+/** A stored JSON column's value, or null when it is empty or unreadable (the run is still shown). */
+function parsedOrNull(text: string | null): unknown {
+    try {
+        return text ? (JSON.parse(text) as unknown) : null;
+    } catch {
+        return null;
     }
 }

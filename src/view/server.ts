@@ -65,11 +65,37 @@ export async function startViewer(o: ViewerOptions): Promise<Viewer> {
     } catch {
         // its page says what is wrong when it is asked for
     }
-    const server = createServer((req, res) => {
+    // Headers up to 64 KiB (a long search in the URL is answered with a page saying so, not refused unread); longer
+    // ones, and requests that do not parse, get a page too, never a bare status line.
+    const server = createServer({ maxHeaderSize: 64 * 1024 }, (req, res) => {
         handle(store, runs, host, req, res).catch((err: unknown) => {
             if (!res.headersSent) send(res, 500, errorPage("Internal error", oneLine(err)));
             else res.end();
         });
+    });
+    server.on("clientError", (err: NodeJS.ErrnoException, socket) => {
+        // Only a request too large is answered here; anything else (a reset, an idle keep-alive connection timing
+        // out) is what Node does without this listener: a bare 400 to a request that does not parse, else close.
+        if (!socket.writable || err.code === "ECONNRESET") return socket.destroy();
+        if (err.code !== "HPE_HEADER_OVERFLOW") {
+            if (err.code?.startsWith("HPE_")) socket.end("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n");
+            else socket.destroy();
+            return;
+        }
+        const status = 431;
+        const tooLarge = true;
+        const body = errorPage("Request too large", "The address (with its search text) is longer than this viewer reads: search for a shorter text.");
+        const headers = [
+            `Content-Type: text/html; charset=utf-8`,
+            `Content-Length: ${Buffer.byteLength(body)}`,
+            `${CSP_HEADER}: ${servedCsp()}`,
+            "X-Content-Type-Options: nosniff",
+            "Referrer-Policy: no-referrer",
+            "Cache-Control: no-store",
+            "X-Frame-Options: DENY",
+            "Connection: close"
+        ];
+        socket.end(`HTTP/1.1 ${status} ${tooLarge ? "Request Header Fields Too Large" : "Bad Request"}\r\n${headers.join("\r\n")}\r\n\r\n${body}`);
     });
     try {
         await new Promise<void>((resolve, reject) => {

@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { gzipSync } from "node:zlib";
 import path from "node:path";
@@ -30,6 +30,10 @@ const NOT_RUN: [pattern: RegExp, why: string][] = [
     [/--base-url http:\/\/127\.0\.0\.1:8080\b/, "needs a model served at that address: test/inference/server.test.ts runs these commands against a real llama-server it starts"],
     [/^eddy view\b/, "serves until stopped: test/view runs it from the command line and drives it in Chromium"],
     [/^eddy worker\b|--queue\b/, "needs a lab's Redis: test/queue runs `eddy worker` and `eddy run --queue` against a real redis-server"],
+    [/^scripts\/build-llama-(tools|server)\.sh\b/, "builds llama.cpp's tools (minutes, once per release): .ci/run runs it before the tests, and the examples use what it built (EDDY_LLAMA_TOOLS)"],
+    ...(llamaToolsDir() || process.env.CI === "true"
+        ? []
+        : ([[/ --types /, "needs llama.cpp's llama-quantize, not built on this machine (scripts/build-llama-tools.sh): test/quant/make.test.ts says so too"]] as [RegExp, string][])),
     [/^eddy templates validate( --strength)?( --json)?$/, "validates all shipped templates (minutes): test/templates/shipped.test.ts does this on every `npm test`"]
 ];
 
@@ -41,8 +45,17 @@ interface Example {
 let sandbox = "";
 let shimDir = "";
 
+/** The folder scripts/build-llama-tools.sh filled for this llama.cpp release (the sandbox's HOME has no cache), if any. */
+function llamaToolsDir(): string | undefined {
+    const release = String((JSON.parse(readFileSync(path.join(ROOT, "node_modules/node-llama-cpp/llama/binariesGithubRelease.json"), "utf8")) as { release: unknown }).release);
+    const root = process.env.EDDY_LLAMA_TOOLS_CACHE ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), ".cache"), "eddy", "llama-tools");
+    const dir = path.join(root, release);
+    return ["llama-quantize", "llama-imatrix"].every((t) => existsSync(path.join(dir, t))) ? dir : undefined;
+}
+
 const env = (): NodeJS.ProcessEnv => ({
     PATH: `${shimDir}:${process.env.PATH ?? ""}`,
+    ...(llamaToolsDir() ? { EDDY_LLAMA_TOOLS: llamaToolsDir() } : {}),
     HOME: sandbox,
     // A fresh shell: none of the test runner's EDDY_* settings leak into the examples.
     ...(process.env.EDDY_PYTHON ? { EDDY_PYTHON: process.env.EDDY_PYTHON } : {}),

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { chmodSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { BIN, cleanTmp, ROOT, tmpDir } from "../run/helpers.js";
@@ -158,4 +158,69 @@ describe.skipIf(SKIP !== undefined)(`a machine without bubblewrap${SKIP ? ` (ski
         expect(after.code, after.out).toBe(0);
         expect(after.out).not.toMatch(/no sandbox/);
     });
+});
+
+/**
+ * A machine whose Debian python3 has no numpy (issue #44), made from this one the same way: in a
+ * private mount namespace, numpy's folder and its package record are covered (an empty folder would
+ * still import, as a namespace package: the cover's `__init__.py` fails as a missing module does),
+ * and an apt-get stand-in whose "install" of python3-numpy lifts the covers (the real package's files
+ * come back).
+ */
+const SITE = "/usr/lib/python3/dist-packages";
+const NUMPY_DIR = `${SITE}/numpy`;
+const NUMPY_RECORDS = (() => {
+    try {
+        return readdirSync(SITE).filter((f) => /^numpy-.*\.(egg|dist)-info$/.test(f)).map((f) => `${SITE}/${f}`);
+    } catch {
+        return [];
+    }
+})();
+function cannotHideNumpy(): string | undefined {
+    if (process.getuid?.() !== 0) return "needs root (a mount over numpy's folder in a private mount namespace)";
+    if (spawnSync("unshare", ["--mount", "true"]).status !== 0) return "`unshare --mount` is not available here";
+    if (!APT) return "no apt-get here to stand in for";
+    if (!BWRAP) return "bubblewrap is not installed here";
+    if (spawnSync("/usr/bin/python3", ["-I", "-c", "import numpy"]).status !== 0 || NUMPY_RECORDS.length === 0) return "Debian's python3-numpy is not installed here (nothing to hide)";
+    return undefined;
+}
+const NO_NUMPY_SKIP = cannotHideNumpy();
+
+describe.skipIf(NO_NUMPY_SKIP !== undefined)(`a machine whose Debian python3 has no numpy${NO_NUMPY_SKIP ? ` (skipped: ${NO_NUMPY_SKIP})` : ""}`, () => {
+    it("README's first command installs python3-numpy beside the interpreter the judge uses, and an answer that imports numpy then passes in the sandbox", () => {
+        const dir = tmpDir("eddy-no-numpy-");
+        const log = path.join(dir, "apt-calls");
+        writeFileSync(log, "");
+        const fake = path.join(dir, "apt-get");
+        const covered = [NUMPY_DIR, ...NUMPY_RECORDS];
+        writeFileSync(fake, `#!/bin/sh\necho "apt-get $*" >> '${log}'\ncase " $* " in *" install "*python3-numpy*) umount ${covered.map((c) => `'${c}'`).join(" ")} ;; esac\nexit 0\n`);
+        chmodSync(fake, 0o755);
+        const answer = path.join(dir, "every_kth.py");
+        writeFileSync(answer, "import numpy as np\ndef every_kth(values):\n    return [values[int(i)] for i in np.arange(1, len(values), 1)]\n");
+        const judge = `"${process.execPath}" "${BIN}" judge -t list_every_kth -p '[1, 1]' -c '${answer}'`;
+        const copy = repoCopy();
+        const script = [
+            ...covered.map((c) => `mount -t tmpfs -o size=16k,mode=755 none '${c}'`),
+            `printf 'raise ModuleNotFoundError("No module named %s", name="numpy")\\n' "'numpy'" > '${NUMPY_DIR}/__init__.py'`,
+            `mount --bind '${fake}' '${APT}' && cd '${copy}'`,
+            // The premise: no numpy for Debian's python3, so an answer that imports it fails, and setup says what is missing.
+            `/usr/bin/python3 -I -c 'import numpy' 2>/dev/null && echo "premise: numpy importable"`,
+            `${judge} || true`,
+            "scripts/setup.sh --check || true",
+            "scripts/setup.sh --system",
+            "/usr/bin/python3 -I -c 'import numpy; print(\"numpy\", numpy.__version__)'",
+            judge
+        ].join("\n");
+        const { EDDY_DB: _d, EDDY_PYTHON: _p, EDDY_JUDGE_NO_NAMESPACES: _n, ...env } = process.env;
+        const r = spawnSync("unshare", ["--mount", "--", "sh", "-c", script], { env, encoding: "utf8", timeout: 240_000 });
+        const out = `${r.stdout}${r.stderr}`;
+        expect(r.status, out).toBe(0);
+        expect(out).not.toMatch(/premise/);
+        expect(out).toMatch(/^runtime_error .*No module named 'numpy'/m);
+        expect(out).toMatch(/^eddy: missing: python3-numpy; install with: apt-get install -y python3-numpy$/m);
+        expect(readFileSync(log, "utf8").split("\n").filter(Boolean)).toEqual(["apt-get update -qq", "apt-get install -y python3-numpy -qq"]);
+        expect(out).toMatch(/^eddy: installing python3-numpy \(apt-get\)$/m);
+        expect(out).toMatch(/^numpy \d+\.\d+/m);
+        expect(out).toMatch(/^passed /m);
+    }, 300_000);
 });

@@ -67,7 +67,7 @@ describe("HumanEval+ and MBPP+ as EvalPlus publishes them: imported whole, judge
         expect(summary.templates[1]).toMatchObject({ function: "count_up", fixedTests: { base: 3, plus: 5, check: 0 } });
         // The plus input n = 1,000,011 has an answer of megabytes: computed here, once.
         expect(summary.templates[1].expectedBytes).toBeGreaterThan(10_000_000);
-        expect(readdirSync(path.join(he, "oracles")).sort()).toEqual(["eddyplus_0.expected.pkl", "eddyplus_0.py", "eddyplus_1.expected.pkl", "eddyplus_1.py", "eddyplus_2.expected.pkl", "eddyplus_2.py"]);
+        expect(readdirSync(path.join(he, "oracles")).sort()).toEqual(["eddyplus_0.expected.json", "eddyplus_0.py", "eddyplus_1.expected.json", "eddyplus_1.py", "eddyplus_2.expected.json", "eddyplus_2.py"]);
         // 3 base inputs at max(4 s, 4 x their time) + 2 s, and as much for the plus group: EvalPlus's ceiling.
         expect(readFileSync(path.join(he, "templates", "eddyplus_0.yaml"), "utf8")).toContain("budget: {time_ms: 28000, memory_mb: 4096}");
         const mbpp = JSON.parse(readFileSync(path.join(mb, "humaneval-import.json"), "utf8"));
@@ -179,12 +179,16 @@ describe("HumanEval+ and MBPP+ as EvalPlus publishes them: imported whole, judge
         const samples = path.join(dir, "big-samples.jsonl");
         const lines = [
             { task_id: "EddyBig/0", completion: "    return ''.join('-' for _ in range(n))\n" },
+            // Right on the base input, three times too long on the plus inputs: past the cap there.
+            { task_id: "EddyBig/0", completion: "    return '-' * (n if n < 100 else n * 3)\n" },
+            // Wrong on the base input already: the first failing input decides, before any cap.
             { task_id: "EddyBig/0", completion: "    return '-' * (n * 3)\n" }
         ];
         writeFileSync(samples, lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
         const got = rows(samplesRun(samples, out, ["--model", "big"]));
-        expect(got.map((x) => x.category)).toEqual(["passed", "resource_exhaustion"]);
+        expect(got.map((x) => x.category)).toEqual(["passed", "resource_exhaustion", "assertion_error"]);
         expect(got[1]!.detail).toMatch(/output larger than 68\.\d MB \(2 x the model solution's outputs\)/);
+        expect(got[2]!.detail).toMatch(/^fixed test 1: /);
     }, 240_000);
 
     it("an output too large to keep (over 16 MB) is stored as its digest and compared by it, exactly as == compares", () => {
@@ -227,8 +231,9 @@ describe("HumanEval+ and MBPP+ as EvalPlus publishes them: imported whole, judge
             `def grid_products(n):\n    out = [(x, y, x * y) for x in range(n) for y in range(n)]\n${big}        x, y, p = out[len(out) // 2 + 7]\n        out[len(out) // 2 + 7] = (x, y, p + 1)\n    return out\n`,
             // Lists where the answer has tuples ([1, 2] != (1, 2) for ==), in the large answer only.
             `def grid_products(n):\n    out = [(x, y, x * y) for x in range(n) for y in range(n)]\n${big}        out = [list(t) for t in out]\n    return out\n`,
-            // A tuple subclass that says it equals anything.
-            `class Same(tuple):\n    def __eq__(self, other):\n        return True\n    __hash__ = tuple.__hash__\n\ndef grid_products(n):\n    out = [(x, y, x * y) for x in range(n) for y in range(n)]\n${big}        out = [Same(t) for t in out]\n    return out\n`,
+            // A tuple subclass that says it equals anything, holding wrong values: compared by its
+            // built-in value, never by its own __eq__ (EvalPlus's == would call it and pass it).
+            `class Same(tuple):\n    def __eq__(self, other):\n        return True\n    __hash__ = tuple.__hash__\n\ndef grid_products(n):\n    out = [(x, y, x * y) for x in range(n) for y in range(n)]\n${big}        out = [Same((x, y, p + 1)) for x, y, p in out]\n    return out\n`,
             // A list subclass whose iteration shows the right answer over an empty list.
             `class Shown(list):\n    def __init__(self, real):\n        self.real = real\n    def __iter__(self):\n        return iter(self.real)\n    def __len__(self):\n        return len(self.real)\n\ndef grid_products(n):\n    out = [(x, y, x * y) for x in range(n) for y in range(n)]\n${big}        return Shown(out)\n    return out\n`
         ];
@@ -334,11 +339,10 @@ describe("HumanEval+ and MBPP+ as EvalPlus publishes them: imported whole, judge
         cpSync(he, copy, { recursive: true });
         // What a run asks of the oracle (prepare.py, and the check of the oracle before judging):
         // its fixed tests, its one input, the model solution's answers. With the canonical solution
-        // made to raise, all still answer, from the stored outputs.
+        // made to raise, all still answer, from the stored outputs (the oracle never runs it outside the sandbox).
         const probe = [
             "import importlib.util, sys",
             "spec = importlib.util.spec_from_file_location('o', sys.argv[1]); m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)",
-            "m._CANONICAL = m._PROMPT = 'raise RuntimeError(\"recomputed\")'",
             "m.solution.__dict__['fn'] = lambda *a: 1 / 0",
             "tests = list(m.tests(task_id=m.TASK_ID))",
             "args = m.inputs(None, task_id=m.TASK_ID)",
@@ -351,16 +355,16 @@ describe("HumanEval+ and MBPP+ as EvalPlus publishes them: imported whole, judge
         // 8 tests; the answer for n = 1,000,011 (6,888,983 characters) read, not computed.
         expect(p.stdout.trim()).toBe("8 6888983 True True");
         // Tampered outputs: the oracle refuses them rather than judging by them.
-        const pkl = path.join(copy, "oracles", "eddyplus_1.expected.pkl");
-        const bytes = readFileSync(pkl);
+        const stored = path.join(copy, "oracles", "eddyplus_1.expected.json");
+        const bytes = readFileSync(stored);
         bytes[bytes.length - 5] = bytes[bytes.length - 5]! ^ 1;
-        writeFileSync(pkl, bytes);
+        writeFileSync(stored, bytes);
         const samples = path.join(dir, "count-up.jsonl");
         writeFileSync(samples, readFileSync(path.join(SAMPLE, "samples.jsonl"), "utf8").split("\n").filter((l) => l.includes('"EddyPlus/1"')).join("\n") + "\n");
         // A database of its own: verdicts cached under this oracle's hash were made with the true outputs.
         const r = eddy(["import", "evalplus-samples", samples, "--templates", copy, "--model", "tampered", "--judge-workers", "2"], { EDDY_DB: path.join(dir, "tampered.db") });
         expect(r.status).not.toBe(0);
-        expect(unwrapMessages(r.stderr)).toContain("eddyplus_1.expected.pkl does not match this oracle");
+        expect(unwrapMessages(r.stderr)).toContain("eddyplus_1.expected.json does not match this oracle");
     }, 240_000);
 
     it("a problem that cannot come in is listed with its reason and the rest import; --strict keeps all-or-nothing", () => {
@@ -382,8 +386,9 @@ describe("HumanEval+ and MBPP+ as EvalPlus publishes them: imported whole, judge
         const out = path.join(dir, "partial");
         const r = eddy(["import", "humaneval", file, "--out", out, "--workers", "2"]);
         expect(r.status, r.stderr).toBe(0);
-        expect(r.stdout).toContain("skipped EddyBad/0: the canonical solution raises on a plus input: IndexError");
-        expect(r.stdout).toContain("skipped EddyRandom/0: the canonical solution does not pass its own tests in eddy's judge");
+        // Each skipped problem with its reason on stderr, as it happens, and in the summary.
+        expect(unwrapMessages(r.stderr)).toContain("eddy: warning: skipped EddyBad/0: the canonical solution raises on plus input 1: IndexError");
+        expect(unwrapMessages(r.stderr)).toContain("eddy: warning: skipped EddyRandom/0: the canonical solution does not pass its own tests in eddy's judge");
         expect(r.stdout).toContain("1 template(s) imported");
         expect(JSON.parse(readFileSync(path.join(out, "humaneval-import.json"), "utf8")).skipped).toEqual([
             { taskId: "EddyBad/0", reason: expect.stringContaining("IndexError") },
@@ -396,7 +401,7 @@ describe("HumanEval+ and MBPP+ as EvalPlus publishes them: imported whole, judge
         const s = eddy(["import", "humaneval", file, "--out", strictOut, "--strict", "--workers", "2"]);
         expect(s.status).not.toBe(0);
         expect(unwrapMessages(s.stderr).trim().split("\n")).toHaveLength(1);
-        expect(unwrapMessages(s.stderr)).toContain("EddyBad/0: the canonical solution raises on a plus input");
+        expect(unwrapMessages(s.stderr)).toContain("EddyBad/0: the canonical solution raises on plus input 1");
         expect(existsSync(strictOut)).toBe(false);
         // Nothing at all could come in: one line, non-zero.
         const only = path.join(dir, "only-bad.jsonl");

@@ -97,7 +97,7 @@ describe("eddy import humaneval / export evalplus / import evalplus-samples: a r
         expect(text.stdout).toMatch(/\n\s+4\s+4\s+100\.0%\s+2\s+2\s+0\s+0/);
     }, 120_000);
 
-    it("judges by check()'s own assertions and EvalPlus's comparison, not eddy's strict equality", () => {
+    it("judges as EvalPlus compares (check()'s recorded calls too), not by eddy's strict equality", () => {
         const prompt1 = JSON.parse(readFileSync(path.join(SAMPLE, "problems.jsonl"), "utf8").split("\n")[1]!).prompt as string;
         const lines = [
             // 2.0 == 2 in check() and in EvalPlus: passes (eddy's own 'ordered' comparator would reject a float for an int).
@@ -106,7 +106,7 @@ describe("eddy import humaneval / export evalplus / import evalplus-samples: a r
             { task_id: "Eddy/1", completion: "    return sum(v * v for v in values) / len(values) + 1e-9\n" },
             // Outside both: fails.
             { task_id: "Eddy/1", solution: prompt1 + "    return sum(v * v for v in values) / len(values) + 1e-3\n" },
-            // A tuple where check() compares with == against a list: fails, as in check().
+            // A tuple where check() compares with == against a list (a call check() made, recorded at import): fails, as in check().
             { task_id: "Eddy/2", solution: "def interleave(first, second):\n    return tuple(first + second)\n" }
         ];
         const file = path.join(dir, "semantics.jsonl");

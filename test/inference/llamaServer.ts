@@ -6,8 +6,8 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 /**
- * A real llama-server for the server backend's tests and benchmark: the binary scripts/build-llama-server.sh
- * builds from node-llama-cpp's bundled llama.cpp source (the release the llama backend runs), started on a
+ * A real llama-server for the server backend's tests and benchmark: the binary scripts/build-llama-tools.sh
+ * builds (with llama-quantize and llama-imatrix) from node-llama-cpp's bundled llama.cpp source (the release the llama backend runs), started on a
  * loopback port with explicit thread and slot counts, stopped after.
  */
 
@@ -19,9 +19,9 @@ export function llamaCppRelease(): string {
     return String((JSON.parse(readFileSync(file, "utf8")) as { release: unknown }).release);
 }
 
-/** Where the build script puts the binary (keep in step with scripts/build-llama-server.sh). */
+/** Where the build script puts the binary (keep in step with scripts/build-llama-tools.sh). */
 export function llamaServerPath(env: NodeJS.ProcessEnv = process.env): string {
-    const cache = env.EDDY_LLAMA_SERVER_CACHE ?? path.join(env.XDG_CACHE_HOME ?? path.join(os.homedir(), ".cache"), "eddy", "llama-server");
+    const cache = env.EDDY_LLAMA_TOOLS_CACHE ?? path.join(env.XDG_CACHE_HOME ?? path.join(os.homedir(), ".cache"), "eddy", "llama-tools");
     return path.join(cache, llamaCppRelease(), "llama-server");
 }
 
@@ -32,7 +32,7 @@ export function llamaServerPath(env: NodeJS.ProcessEnv = process.env): string {
 export function llamaServerBinary(): { path: string } | { missing: string } {
     const p = llamaServerPath();
     if (existsSync(p)) return { path: p };
-    const why = `no llama-server at ${p}: run scripts/build-llama-server.sh (it builds the bundled llama.cpp ${llamaCppRelease()} once, minutes on 2 cores)`;
+    const why = `no llama-server at ${p}: run scripts/build-llama-tools.sh (it builds the bundled llama.cpp ${llamaCppRelease()} once, minutes on 2 cores)`;
     if (process.env.CI === "true") throw new Error(`${why}; CI must build it (.ci/run does)`);
     return { missing: why };
 }

@@ -12,6 +12,7 @@ import { availableParallelism, tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { JudgePool } from "../../src/judge/JudgePool.js";
+import { pythonCommand } from "../../src/judge/workerScript.js";
 import type { Verdict } from "../../src/judge/types.js";
 import { fixtureTemplate } from "./fixtures/templates.js";
 import { CPU_BOUND_CORRECT } from "./fixtures/attacks30.js";
@@ -133,7 +134,8 @@ describe("the host factor: measured once per machine on a quiet moment, stored, 
         expect(["measured", "measured-busy"]).toContain(measured.cpuFactorSource);
         // Whatever the first start saw, a stored value (here: one written by hand) is what later pools use.
         const { execFileSync } = await import("node:child_process");
-        const key = execFileSync("python3", ["-c", "from eddy_judge.budget import machine_key; print(machine_key())"], {
+        // The key names the judge's own interpreter (its version is part of it).
+        const key = execFileSync(pythonCommand(), ["-c", "from eddy_judge.budget import machine_key; print(machine_key())"], {
             env: { ...process.env, PYTHONPATH: path.resolve("src/judge/python") },
             encoding: "utf8"
         }).trim();

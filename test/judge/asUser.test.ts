@@ -11,15 +11,18 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { IsolationReport, Verdict } from "../../src/judge/types.js";
+import type { IsolationReport, JudgeEnvironment, Verdict } from "../../src/judge/types.js";
 import { fixtureTemplate } from "./fixtures/templates.js";
 import { CPU_BOUND_CORRECT, JOINED_THREADS, RECORDING_ATTACKS } from "./fixtures/attacks30.js";
+import { NUMPY_ANSWERS } from "./fixtures/numpy.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "../..");
 const canRun = process.getuid?.() === 0 && existsSync("/usr/sbin/runuser") && existsSync("/usr/bin/python3") && existsSync(path.join(root, "dist/judge/JudgePool.js"));
 const bindings = { lo: 1, hi: 3 };
 const CORRECT = "def sum_range(values):\n    return sum(values[1:4])\n";
+// Issue #44: the system Python's numpy, for answers that import it (CI installs python3-numpy: scripts/setup.sh).
+const NO_NUMPY = canRun && spawnSync("/usr/bin/python3", ["-I", "-c", "import numpy"]).status !== 0 ? "/usr/bin/python3 cannot import numpy: install Debian's python3-numpy (what scripts/setup.sh does)" : undefined;
 
 interface Case {
     name: string;
@@ -35,7 +38,7 @@ function templates(): Record<string, ReturnType<typeof fixtureTemplate>> {
 }
 
 /** Runs the copy's judge as nobody; one verdict per case, in order. */
-function judgeAsNobody(cases: Case[], env: Record<string, string>): { isolation: IsolationReport; verdicts: Verdict[] } {
+function judgeAsNobody(cases: Case[], env: Record<string, string>): { isolation: IsolationReport; environment: JudgeEnvironment; verdicts: Verdict[] } {
     const t = templates();
     const input = JSON.stringify({
         allowUnsandboxed: env.EDDY_JUDGE_NO_NAMESPACES === "1",
@@ -48,7 +51,7 @@ function judgeAsNobody(cases: Case[], env: Record<string, string>): { isolation:
         maxBuffer: 64 * 1024 * 1024
     });
     if (r.status !== 0) throw new Error(`driver failed (${r.status}): ${r.stderr}`);
-    return JSON.parse(r.stdout) as { isolation: IsolationReport; verdicts: Verdict[] };
+    return JSON.parse(r.stdout) as { isolation: IsolationReport; environment: JudgeEnvironment; verdicts: Verdict[] };
 }
 
 const oracleOf = (name: string) => () => path.join(copy, "oracles", name + ".py");
@@ -204,6 +207,18 @@ describe.skipIf(!canRun)("as an ordinary user who owns the checkout", () => {
             } finally {
                 for (const c of busy) c.kill("SIGKILL");
             }
+        });
+
+    for (const mode of ["bubblewrap", "without a sandbox"] as const)
+        it.skipIf(NO_NUMPY !== undefined)(`answers that import numpy (${mode}): the system Python's own numpy, read-only, right and wrong as they are${NO_NUMPY ? ` (skipped: ${NO_NUMPY})` : ""}`, () => {
+            const cases: Case[] = [...Object.entries(NUMPY_ANSWERS.right).map(([name, code]) => ({ name, code })), { name: "wrong", code: NUMPY_ANSWERS.wrong }, { name: "version", code: NUMPY_ANSWERS.version }];
+            const { isolation, environment, verdicts } = judgeAsNobody(cases, mode === "without a sandbox" ? { EDDY_JUDGE_NO_NAMESPACES: "1" } : {});
+            expect(isolation.sandboxed).toBe(mode === "bubblewrap");
+            expect(environment.packages.numpy).toMatch(/^\d+\.\d+/);
+            const by = Object.fromEntries(cases.map((c, i) => [c.name, verdicts[i]!]));
+            for (const name of Object.keys(NUMPY_ANSWERS.right)) expect(by[name]!.category, `${name}: ${by[name]!.detail}`).toBe("passed");
+            expect(by.wrong!.category, by.wrong!.detail).toBe("assertion_error");
+            expect(by.version!.detail).toContain(`got '${environment.packages.numpy}'`);
         });
 
     it("without a sandbox (only when allowed): eddy's process survives every signal, and the report says what is not protected", () => {

@@ -13,6 +13,9 @@ import { BIN, cleanTmp, countRows, tmpDir } from "../run/helpers.js";
 import { TEMPLATES, exportStore, useFixedTemplates } from "../merge/studyFixture.js";
 import { HAS_REDIS, startRedis } from "./redisServer.js";
 import { commandLine } from "../../src/util/commandLine.js";
+import { environmentIdentity } from "../../src/judge/environment.js";
+import { readEnvironment } from "../../src/judge/readEnvironment.js";
+import { pythonCommand } from "../../src/judge/workerScript.js";
 import { unwrapMessages } from "../support/messages.js";
 import { sleep, until as waitUntil, within } from "../support/waiting.js";
 
@@ -22,6 +25,8 @@ import { sleep, until as waitUntil, within } from "../support/waiting.js";
  */
 const PASSWORD = "eddy-lapses-pw";
 const PATIENCE = 240_000;
+/** The judge's interpreter for the whole suite (test/globalSetup.ts sets EDDY_PYTHON to it). */
+const SUITE_PYTHON = pythonCommand();
 const until = (what: () => boolean | Promise<boolean>, ms = 120_000): Promise<void> => waitUntil(what, ms);
 const stored = (db: string): number => {
     try {
@@ -73,10 +78,10 @@ describe.skipIf(!HAS_REDIS)("the queue when locks, judges and Redis lapse", () =
         running.push(p);
         return Object.assign(p, { log: () => err });
     };
-    /** A python3 stand-in: `script` (sh) runs first, with the arguments; then python3 itself. */
+    /** A stand-in for the suite's judge interpreter (globalSetup's EDDY_PYTHON): `script` (sh) runs first, with the arguments ($PY: the interpreter); then the interpreter itself. */
     const python = (name: string, script: string): string => {
         const file = path.join(dir, name);
-        writeFileSync(file, `#!/bin/sh\n${script}\nexec python3 "$@"\n`);
+        writeFileSync(file, `#!/bin/sh\nPY='${SUITE_PYTHON}'\n${script}\nexec "$PY" "$@"\n`);
         chmodSync(file, 0o755);
         return file;
     };
@@ -178,7 +183,8 @@ describe.skipIf(!HAS_REDIS)("the queue when locks, judges and Redis lapse", () =
         const db = path.join(dir, "runtime.db");
         const coordinator = runQueued(study(db), parseQueueUrl(redis.url), { log: (l) => lines.push(l), idleSayMs: 1000 });
         await until(() => lines.some((l) => l.startsWith("no worker can take this study now: no worker is connected to redis://127.0.0.1:")));
-        const other = worker("py312", { env: { EDDY_PYTHON: python("python-3.12", `case "$*" in *version_info*) echo 3.12.99; exit 0;; esac`) } });
+        // Its environment, as the judge's environment tool reports it, names another version.
+        const other = worker("py312", { env: { EDDY_PYTHON: python("python-3.12", `case "$*" in *tools.environment*) "$PY" "$@" | sed 's/"version": "[^"]*"/"version": "3.12.99"/'; exit 0;; esac`) } });
         await until(() => lines.some((l) => /^no worker can take this study now: py312 refuses it \(the study's judge runs Python 3\.\d+\.\d+, this node's 3\.12\.99 /.test(l)));
         expect(other.log()).toMatch(/eddy: refusing study \S+: the study's judge runs Python 3\.\d+\.\d+, this node's 3\.12\.99 \(.*python-3\.12\): verdicts may differ/);
         const good = worker("py-same");
@@ -186,14 +192,21 @@ describe.skipIf(!HAS_REDIS)("the queue when locks, judges and Redis lapse", () =
         expect(exportStore(db)).toEqual(exportStore(single));
         expect(lines.filter((l) => l.startsWith("no worker can take this study now: py312 refuses it"))).toHaveLength(1);
         expect(lines).toContain("a worker takes this study's shards again (py-same)");
-        const here = spawnSync("python3", ["-c", "import sys; print('%d.%d.%d' % sys.version_info[:3])"], { encoding: "utf8" }).stdout.trim();
+        // The judge's Python as the coordinator's machine reads it: version, implementation and packages (numpy among them where installed).
+        const env = await readEnvironment(SUITE_PYTHON);
+        const here = environmentIdentity(env);
+        expect(here.python).toMatch(/^3\.\d+\.\d+$/);
         const iso = JSON.parse((new Database(db, { readonly: true }).prepare("SELECT isolation_json FROM runs").get() as { isolation_json: string }).isolation_json) as {
             runtime: Record<string, string>;
-            workers: Record<string, { runtime: Record<string, string> }>;
+            python: unknown;
+            workers: Record<string, { runtime: Record<string, string>; python: unknown }>;
         };
-        expect(iso.runtime).toEqual({ python: here });
+        expect(iso.runtime).toEqual(here);
+        expect(iso.python).toEqual(env);
         expect(Object.keys(iso.workers)).toEqual(["py-same"]);
-        expect(iso.workers["py-same"]!.runtime).toEqual({ python: here });
+        expect(iso.workers["py-same"]!.runtime).toEqual(here);
+        // Each worker's judge as it judged: its isolation and its environment.
+        expect(iso.workers["py-same"]!.python).toEqual(env);
         good.kill("SIGTERM");
         await good;
     }, PATIENCE + 60_000);

@@ -20,6 +20,10 @@ import { TEMPLATES, exportStore, useFixedTemplates } from "../merge/studyFixture
 import { freePort, HAS_REDIS, startRedis } from "./redisServer.js";
 import { builtInLibrary } from "../../src/templates/library.js";
 import { unwrapMessages } from "../support/messages.js";
+import { judgeRuntime } from "../../src/queue/judgeRuntime.js";
+import { packageList, PACKAGES_KEY } from "../../src/judge/environment.js";
+import { readEnvironment } from "../../src/judge/readEnvironment.js";
+import { pythonCommand } from "../../src/judge/workerScript.js";
 
 if (!HAS_REDIS) console.warn("SKIPPED test/queue: redis-server is not installed (apt-get install redis-server; .ci/run does)");
 
@@ -184,17 +188,26 @@ describe.skipIf(!HAS_REDIS)("eddy worker and the queued study", () => {
             const other = await queue.add("shard", { ...job, runId: "r-version", identity: { ...identity, eddyVersion: "0.0.0-elsewhere" } });
             const sha = await queue.add("shard", { ...job, runId: "r-sha", identity: { ...identity, modelSha256: "0".repeat(64) }, shard: { ...job.shard, model: "m", modelPath: BIN } });
             const old = await queue.add("shard", { v: 1, runId: "r-v1", eddyVersion: eddyVersion(), study, shard: job.shard });
-            const reasons = async (): Promise<string[]> => (await Promise.all(["r-version", "r-sha", "r-v1"].map((r) => readRefusals(client, r)))).map((x) => x.strict ?? "");
+            // A study whose judge offered answers another numpy (issue #44): the same Python, other packages.
+            const mine = await judgeRuntime("python");
+            const env = await readEnvironment();
+            const theirs = { ...mine, [PACKAGES_KEY]: packageList({ ...env.packages, numpy: "0.0.1" }) };
+            expect(theirs).not.toEqual(mine);
+            const numpy = await queue.add("shard", { ...job, runId: "r-numpy", identity: { ...identity, judgeRuntime: theirs } });
+            const reasons = async (): Promise<string[]> => (await Promise.all(["r-version", "r-sha", "r-v1", "r-numpy"].map((r) => readRefusals(client, r)))).map((x) => x.strict ?? "");
             for (let i = 0; i < 600 && (await reasons()).some((x) => !x); i++) await new Promise((r) => setTimeout(r, 50));
-            const [version, model, format] = await reasons();
+            const [version, model, format, packages] = await reasons();
+            expect(packages).toBe(
+                `the study's judge runs Python package numpy 0.0.1, this node's ${env.packages.numpy ?? "none"} (${pythonCommand()}): verdicts may differ (install Python package numpy 0.0.1 on this node, or point EDDY_PYTHON at an interpreter that matches)`
+            );
             expect(version).toBe(`this worker runs eddy ${eddyVersion()}, the study eddy 0.0.0-elsewhere: results would not be comparable (install eddy 0.0.0-elsewhere on this node)`);
             expect(model).toMatch(/^model file .*bin\.js on this node has sha256 [0-9a-f]{12}…, the study's has 000000000000…: a different file$/);
             expect(format).toBe("the shard was made by another eddy (job format 1; this worker reads 3)");
             // Offered again and again, they are put back each time, never failed, and each study is refused in one line.
             await new Promise((r) => setTimeout(r, 1500));
-            for (const j of [other, sha, old]) expect(await j.getState()).not.toBe("failed");
+            for (const j of [other, sha, old, numpy]) expect(await j.getState()).not.toBe("failed");
             expect(await queue.getFailedCount()).toBe(1); // the malformed one
-            for (const r of ["r-version", "r-sha", "r-v1"]) expect(lines.filter((l) => l.startsWith(`refusing study ${r}:`))).toHaveLength(1);
+            for (const r of ["r-version", "r-sha", "r-v1", "r-numpy"]) expect(lines.filter((l) => l.startsWith(`refusing study ${r}:`))).toHaveLength(1);
         } finally {
             await w.close();
             await queue.obliterate({ force: true });

@@ -52,12 +52,15 @@ describe("Mann–Whitney U", () => {
         // SciPy 1.17.1, method="exact" on two samples of 9 → U=58, p=0.13591114767585355
         const r9 = mannWhitneyU([1.83, 0.5, 1.62, 2.48, 1.68, 1.88, 1.55, 3.06, 1.3], [0.878, 0.647, 0.598, 2.05, 1.06, 1.29, 1.06, 3.14, 1.29]);
         expect(r9.u).toBe(58);
-        // 1.06 and 1.29 repeat within y: ties → normal approximation, as R does; exact value differs
-        expect(r9.method).toBe("normal");
+        // 1.06 and 1.29 repeat within y: the exact permutation distribution given those ties (issue #47), which
+        // SciPy's method="exact" (no-tie distribution) only approaches; test/stats/exactTies.test.ts enumerates it.
+        expect(r9.method).toBe("exact");
+        // Enumerating all C(18, 9) = 48,620 splits (an independent Python loop) gives 0.12990538872891813.
+        expect(r9.p).toBeCloseTo(0.12990538872891813, 12);
     });
-    it("uses the tie- and continuity-corrected normal approximation with ties", () => {
+    it("uses the tie- and continuity-corrected normal approximation with ties when asked for it (and for n ≥ 50)", () => {
         // SciPy 1.17.1 mannwhitneyu(method="asymptotic") → U=33.5, p=0.08215265384607152
-        const r = mannWhitneyU([0.8, 0.8, 0.9, 1.0, 1.0, 0.6, 0.7], [0.5, 0.8, 0.6, 0.6, 0.9, 0.4]);
+        const r = mannWhitneyU([0.8, 0.8, 0.9, 1.0, 1.0, 0.6, 0.7], [0.5, 0.8, 0.6, 0.6, 0.9, 0.4], { method: "asymptotic" });
         expect(r.method).toBe("normal");
         expect(r.u).toBe(33.5);
         expect(r.p).toBeCloseTo(0.08215265384607152, 10);

@@ -1,7 +1,9 @@
 import { execFileSync } from "node:child_process";
 import os from "node:os";
 import type { Command } from "commander";
-import type { IsolationReport } from "../../judge/types.js";
+import type { IsolationReport, JudgeEnvironment } from "../../judge/types.js";
+import { interpreterLine, numpyLine, NUMPY, packagesLine } from "../../judge/environment.js";
+import { pythonCommand } from "../../judge/workerScript.js";
 import { minPython } from "../../judge/worker/PythonWorker.js";
 import { missingRuntime } from "../../judge/JudgePool.js";
 import { LANGUAGE_INFO, LANGUAGES, type Language } from "../../languages/languages.js";
@@ -19,6 +21,8 @@ export interface DoctorReport {
     cpuCores: number;
     /** Judge isolation level, from the judge's own probe. */
     isolation?: IsolationReport;
+    /** The judge's interpreter (path, version, implementation) and the third-party packages it offers answers, from the judge's own probe. */
+    judgePython?: JudgeEnvironment;
     /** Answer languages: the runtime each needs and where the judge found it (null: not installed). */
     languages?: { language: Language; runtime: string; path: string | null; package: string | null }[];
     /** With --base-url: what the server there offers (or why it cannot be asked). */
@@ -34,12 +38,12 @@ export function registerDoctorCommand(program: Command): void {
         .command("doctor")
         .description("Check the machine: Node, Python, GPU backends, thread choice, judge isolation")
         .option("--json", "print JSON to stdout")
-        .option("--python <path>", "Python interpreter the judge would use", "python3");
+        .option("--python <path>", "Python interpreter the judge would use (default: $EDDY_PYTHON, else the distribution's /usr/bin/python3 when 3.11+, else python3 on PATH)");
     // Where a backend that serves models is (--base-url): also ask it what it offers.
     for (const o of OFFER_OPTIONS) cmd.option(o.flags, `also ask: ${o.description}`);
     cmd.addHelpText("after", "\nExamples:\n  $ eddy doctor\n  $ eddy doctor --json\n  $ eddy doctor --base-url http://127.0.0.1:8080/v1")
-        .action(async (opts: { json?: boolean; python: string; [where: string]: unknown }) => {
-            const { report, lines: backendLines } = await diagnose(opts.python);
+        .action(async (opts: { json?: boolean; python?: string; [where: string]: unknown }) => {
+            const { report, lines: backendLines } = await diagnose(pythonCommand(opts.python));
             const where = Object.fromEntries(OFFER_OPTIONS.filter((o) => opts[o.key] !== undefined).map((o) => [o.key, opts[o.key]]));
             if (Object.keys(where).length > 0) {
                 try {
@@ -62,7 +66,9 @@ export function registerDoctorCommand(program: Command): void {
                 ...backendLines,
                 ["judge isolation", iso ? (iso.sandboxed ? `sandboxed (${iso.level})` : `NO SANDBOX: answers run WITHOUT a sandbox (${iso.level})`) : "unknown (judge probe not available)"],
                 ["judge sandbox", iso ? iso.mechanism : "unknown"],
-                ["judge CPU budgets", iso ? `CPU time, scaled by this machine's speed (factor ${iso.cpuFactor})` : "unknown"]
+                ["judge CPU budgets", iso ? `CPU time, scaled by this machine's speed (factor ${iso.cpuFactor})` : "unknown"],
+                ["judge Python", report.judgePython ? interpreterLine(report.judgePython) : "unknown (judge probe not available)"],
+                ["judge packages", report.judgePython ? `${report.judgePython.packages[NUMPY] ? "" : `${numpyLine(report.judgePython)}; `}answers may import ${packagesLine(report.judgePython)}` : "unknown (judge probe not available)"]
             ];
             const srv = report.server;
             if (srv)
@@ -110,8 +116,13 @@ async function diagnose(python: string): Promise<{ report: DoctorReport; lines: 
     }
     try {
         const { probeIsolation } = await import("../../judge/isolation.js");
-        const { runtimes, ...isolation } = await probeIsolation(python);
+        const { runtimes, environment, ...isolation } = await probeIsolation(python);
         report.isolation = isolation;
+        report.judgePython = environment;
+        if (!environment.packages[NUMPY])
+            problems.push(
+                `the judge's Python (${environment.executable}) has no numpy: answers that import it (EvalPlus's do) fail with ModuleNotFoundError; ${environment.executable.startsWith("/usr/") ? "install Debian's python3-numpy (what scripts/setup.sh does)" : "install numpy for that interpreter, or point EDDY_PYTHON at one that has it"}`
+            );
         report.languages = LANGUAGES.map((language) => {
             const info = LANGUAGE_INFO[language];
             const found = info.runtime === null ? python : (runtimes[language] ?? null);

@@ -6,13 +6,16 @@ import { extractCode } from "../../extract/extractCode.js";
 import { JudgePool } from "../../judge/JudgePool.js";
 import { parseParamTuple } from "../../judge/parseParams.js";
 import { loadTemplate } from "../../templates/loadTemplates.js";
+import { neighbourhoodShortfall, sampleInstances } from "../../templates/instances.js";
+import type { Template } from "../../templates/types.js";
+import type { ParamValue } from "../../vocabulary.js";
 import { EddyError, oneLine } from "../../util/errors.js";
 import { safeTerminalLine } from "../../util/safeText.js";
 import { templateLibrary } from "../templateLibrary.js";
 
 interface JudgeOptions {
     template: string;
-    params: string;
+    params?: string;
     code: string;
     raw?: boolean;
     language?: string;
@@ -80,17 +83,25 @@ function checkParamsDepth(text: string): void {
     }
 }
 
+/** The bindings of a template's one instance (an imported problem's); without --params, a template with more is an error naming how many. */
+function onlyInstance(t: Template): Record<string, ParamValue> {
+    const n = neighbourhoodShortfall(t, 2);
+    if (n !== 1)
+        throw new EddyError(`--params is needed: template ${t.id} has ${n === undefined ? "more than one instance" : `${n} instances`} (give the tuple in parameter order: ${t.params.map((p) => p.name).join(", ")})`, 2);
+    return sampleInstances(t, 1, 0)[0]!.bindings;
+}
+
 /** `eddy judge`: judges one answer for one instance and prints the verdict. */
 export function registerJudgeCommand(program: Command): void {
     program
         .command("judge")
         .description("Judge one answer (code or a raw model response) for one template instance in the isolated Python judge")
         .requiredOption("-t, --template <id>", "template id (see 'eddy templates list')")
-        .requiredOption("-p, --params <json>", "the parameter tuple as a JSON array, in the template's parameter order")
+        .option("-p, --params <json>", "the parameter tuple as a JSON array, in the template's parameter order (optional for a template with one instance, as an imported problem)")
         .requiredOption("-c, --code <file>", "file with the answer, or '-' for stdin; code is extracted from fences/prose first")
         .option("--raw", "judge the file as code exactly, without extracting it from a response")
         .option("--language <lang>", "the answer's language: python (default), javascript, ruby, php")
-        .option("--python <path>", "Python interpreter for the judge (default: $EDDY_PYTHON or python3)")
+        .option("--python <path>", "Python interpreter for the judge (default: $EDDY_PYTHON, else /usr/bin/python3 when 3.11+, else python3 on PATH)")
         .option("--allow-unsandboxed", "judge even where no sandbox is possible (the answer could read your files); also EDDY_ALLOW_UNSANDBOXED=1")
         .option("--json", "print the verdict as JSON (category, detail, ms, plus template, params, isolation)")
         .addHelpText(
@@ -115,8 +126,7 @@ export function registerJudgeCommand(program: Command): void {
 
 async function judgeOne(opts: JudgeOptions): Promise<void> {
     const template = loadTemplate(templateLibrary(), opts.template);
-    checkParamsDepth(opts.params);
-    const bindings = parseParamTuple(template, opts.params);
+    const bindings = opts.params === undefined ? onlyInstance(template) : (checkParamsDepth(opts.params), parseParamTuple(template, opts.params));
     const text = await readCode(opts.code);
     const language = parseLanguage(opts.language ?? "python");
     const code = opts.raw ? text : extractCode(text, template.function, language);

@@ -1,3 +1,4 @@
+import { heldSignal, holdSignals, onUnansweredSignal, signalAnswered } from "../heldSignals.js";
 import { note, print } from "../messages.js";
 import type { Command } from "commander";
 import { describeConflict } from "../../merge/describeConflict.js";
@@ -20,15 +21,19 @@ export function registerMergeCommand(program: Command): void {
         .action(async (dbs: string[], o: { into: string; report?: string }) => {
             // The merge is one synchronous transaction: a Ctrl-C (or TERM) is heard only once it has ended, so the
             // exit says what happened: a merge that completed exits 0 and says it was interrupted after the fact.
-            let interrupted: string | undefined;
-            const hear = (sig: NodeJS.Signals): void => void (interrupted ??= sig);
-            process.on("SIGINT", hear);
-            process.on("SIGTERM", hear);
+            // Held from the process's start (bin.ts; here too when called another way): a signal before the merge
+            // began is said as such, one after its last look is said at exit. None ends the process in silence.
+            holdSignals();
             // A signal sent during the merge is heard on the next turn of the loop; the handlers stay to the exit, so a late one cannot end the process by signal (130) after the merge completed.
             const heard = async (): Promise<string | undefined> => {
                 await new Promise((r) => setTimeout(r, 50)); // past the loop's next poll, where a pending signal is read
-                return interrupted;
+                const sig = heldSignal();
+                if (sig) signalAnswered();
+                return sig;
             };
+            const early = await heard();
+            if (early) throw new EddyError(`${early} came before the merge began: nothing was merged, ${o.into} is as it was`, 130);
+            onUnansweredSignal((sig) => `${sig} came after the merge was done and reported: ${o.into} holds what it said`);
             try {
                 const r = mergeStores(dbs, o.into);
                 for (const s of r.sources) {

@@ -1,20 +1,20 @@
-import { spawn } from "node:child_process";
 import { availableParallelism } from "node:os";
 import { rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { JudgePool } from "../../judge/JudgePool.js";
 import { validateTemplate } from "../../judge/validateTemplate.js";
-import { judgePackageParent, pythonCommand } from "../../judge/workerScript.js";
+import { pythonCommand } from "../../judge/workerScript.js";
 import { loadTemplateFile } from "../../templates/loadTemplates.js";
 import { sampleInstances } from "../../templates/instances.js";
 import { RETURN_TYPES } from "../../templates/taxonomy.js";
 import type { Template } from "../../templates/types.js";
 import { EddyError, oneLine } from "../../util/errors.js";
-import { packageRoot } from "../../util/paths.js";
 import { guessGroup, guessSubgroup } from "../turbulence/taxonomyGuess.js";
 import { moveInto, stagingFolder } from "../validatedWrite.js";
-import { expectedFileName, genericMutants, oracleSource, type GenericMutant } from "./oracleSource.js";
+import { computeGroundTruth, DEFAULT_GROUND_TRUTH, type Expected, type GroundTruthLimits } from "./groundTruth.js";
+import { expectedFileName, genericMutants, legacyExpectedFileName, oracleSource, type GenericMutant } from "./oracleSource.js";
 import { readHumanEvalProblems, templateIdForTask, type Dataset, type HumanEvalProblem } from "./problems.js";
+import { datasetHash, parseEvalPlusVersion, rulesAsOf, type DatasetHash } from "./evalplusVersions.js";
 
 /** The summary file the import writes beside templates/ and oracles/. */
 export const HUMANEVAL_SUMMARY = "humaneval-import.json";
@@ -54,6 +54,12 @@ export interface HumanEvalImportSummary {
     /** Problems that could not come in, with the reason (an import with `strict` stops instead). */
     skipped: { taskId: string; reason: string }[];
     limits: typeof EVALPLUS_LIMITS;
+    /** Where and under what limits the problems' own code ran at import: the judge's sandbox. */
+    canonical: GroundTruthLimits & { isolation: string };
+    /** The dataset's md5 as EvalPlus computes it (its results' `hash`), and the file's own (src/import/humaneval/evalplusVersions.ts). */
+    datasetHash?: DatasetHash;
+    /** The EvalPlus version whose limits the import took (--evalplus-version); absent: its current ones. */
+    evalplusVersion?: string;
 }
 
 export interface HumanEvalImportOptions {
@@ -63,49 +69,13 @@ export interface HumanEvalImportOptions {
     python?: string;
     /** Stop at the first problem that cannot come in and leave `out` as it was. */
     strict?: boolean;
+    /** Limits of each problem's own code at import, in the sandbox (default DEFAULT_GROUND_TRUTH). */
+    canonical?: Partial<GroundTruthLimits>;
+    /** Run the problems' code where no sandbox can be had (as the judge's --allow-unsandboxed). */
+    allowUnsandboxed?: boolean;
+    /** Take the limits of this EvalPlus version (a release, a date, 'main'; default its current: 4 s at least per input). */
+    evalplusVersion?: string;
     onLog?: (line: string) => void;
-}
-
-/** What expected.py reports for one problem. */
-interface Expected {
-    ok: true;
-    arity: number;
-    returns: string[];
-    evalplus: boolean;
-    tests: Record<string, number>;
-    canonicalMs: Record<string, number>;
-    budgetMs: number | null;
-    sha256: string;
-    bytes: number;
-    /** Expected outputs over 16 MB kept as their digest (compared exactly by it, expected.py). */
-    digests: number;
-}
-
-const EXPECTED_SCRIPT = path.join(packageRoot(), "src", "import", "humaneval", "expected.py");
-
-/** Runs expected.py on one problem (trusted code: the release's own canonical solution; no wall limit, as in EvalPlus). */
-function computeExpected(python: string, p: HumanEvalProblem, dataset: Dataset, out: string): Promise<Expected> {
-    return new Promise((resolve, reject) => {
-        const child = spawn(python, ["-I", "-B", EXPECTED_SCRIPT, judgePackageParent()], { stdio: ["pipe", "pipe", "pipe"] });
-        let stdout = "";
-        let stderr = "";
-        child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
-        child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr = (stderr + d).slice(-4000)));
-        child.on("error", (err) => reject(new EddyError(`cannot run ${python}: ${err.message}`)));
-        child.on("close", (code, signal) => {
-            let r: { ok: boolean; error?: string } | undefined;
-            try {
-                r = JSON.parse(stdout.trim().split("\n").pop() ?? "");
-            } catch {
-                r = undefined;
-            }
-            if (r?.ok) resolve(r as Expected);
-            else reject(new EddyError(r?.error ?? `computing the expected outputs stopped (${signal ?? `exit ${code}`}): ${oneLine(stderr.trim().split("\n").pop() ?? "no output")}`));
-        });
-        // The line as written: Python's json keeps integers beyond 2^53 exact.
-        child.stdin.on("error", () => {});
-        child.stdin.end(`{"dataset": ${JSON.stringify(dataset)}, "out": ${JSON.stringify(out)}, "problem": ${p.line}}`);
-    });
 }
 
 /** Runs `work` on every item with at most `n` at once; results in item order, each a value or the error it threw. */
@@ -130,9 +100,11 @@ async function inParallel<T, R>(items: T[], n: number, work: (item: T, i: number
  * Turns a HumanEval-format problems file (HumanEval, EvalPlus's HumanEvalPlus.jsonl) or EvalPlus's
  * MbppPlus.jsonl into one eddy template (a neighbourhood of one: its only parameter, task_id,
  * takes one value) and one oracle per problem. The expected outputs are computed once, here, in
- * parallel, and kept beside each oracle; every problem is validated in a staging folder first. A
- * problem that cannot come in is listed in `skipped` with its reason (with `strict`, it stops the
- * import and nothing is written).
+ * parallel, each problem's own code (prompt, canonical solution, check()) run in the judge's sandbox
+ * under limits (issue #43: a problems file is untrusted input), and kept beside each oracle as
+ * tagged JSON; every problem is validated in a staging folder first. A problem that cannot come in
+ * (its code fails, hangs at its CPU limit, or returns what cannot be stored) is listed in `skipped`
+ * with its reason and logged (with `strict`, it stops the import and nothing is written).
  */
 export async function importHumanEval(file: string, opts: HumanEvalImportOptions): Promise<HumanEvalImportSummary> {
     const dataset = opts.dataset ?? "humaneval";
@@ -150,6 +122,10 @@ export async function importHumanEval(file: string, opts: HumanEvalImportOptions
     const log = opts.onLog ?? (() => {});
     const workers = opts.workers ?? availableParallelism();
     const python = pythonCommand(opts.python);
+    const limits: GroundTruthLimits = { ...DEFAULT_GROUND_TRUTH, ...opts.canonical };
+    // The dataset's identity as EvalPlus's results name it; the limits of the EvalPlus version named, if one is.
+    const hash = datasetHash(file);
+    const version = opts.evalplusVersion !== undefined ? rulesAsOf(parseEvalPlusVersion(opts.evalplusVersion)) : undefined;
     const skipped: { taskId: string; reason: string }[] = [];
     const skip = (p: HumanEvalProblem, reason: string) => {
         if (opts.strict) throw new EddyError(`${p.task_id}: ${reason}`);
@@ -164,15 +140,33 @@ export async function importHumanEval(file: string, opts: HumanEvalImportOptions
             if (stray) skip(p, `the prompt holds '${stray[0]}', which eddy reads as a template placeholder`);
             else ready.push(p);
         }
+        // The judge first: it says whether a sandbox can be had here (and refuses to go on without
+        // one unless allowed) before any of the problems' own code runs.
+        pool = await JudgePool.start({ workers, ...(opts.python ? { python: opts.python } : {}), ...(opts.allowUnsandboxed ? { allowUnsandboxed: true } : {}) });
+        // Progress every 20 problems or 10 s, and the last count where there was any: a small
+        // file says nothing (with --strict, its one line is the error).
         let done = 0;
-        const computed = await inParallel(ready, workers, async (p) => {
-            const r = await computeExpected(python, p, dataset, path.join(stage.oracles, expectedFileName(templateIdForTask(p.task_id))));
-            if (++done % 20 === 0 || done === ready.length) log(`expected outputs: ${done}/${ready.length} problem(s)`);
-            return r;
+        let logged = Date.now();
+        let said = false;
+        const computed = await computeGroundTruth(ready, {
+            dataset,
+            out: (p) => path.join(stage.oracles, expectedFileName(templateIdForTask(p.task_id))),
+            python,
+            lanes: workers,
+            limits: version ? { ...limits, minTimeLimitS: version.minTimeLimitS } : limits,
+            unsandboxedOk: !pool.isolation.sandboxed,
+            cpuFactor: pool.isolation.cpuFactor ?? 1,
+            onDone: () => {
+                done++;
+                if (done % 20 === 0 || Date.now() - logged > 10_000 || (said && done === ready.length)) {
+                    logged = Date.now();
+                    said = true;
+                    log(`expected outputs: ${done}/${ready.length} problem(s) (their code run in the judge's sandbox)`);
+                }
+            }
         });
         const valid: { p: HumanEvalProblem; e: Expected }[] = [];
         computed.forEach((r, i) => (r instanceof Error ? skip(ready[i]!, r.message) : valid.push({ p: ready[i]!, e: r })));
-        pool = await JudgePool.start({ workers, ...(opts.python ? { python: opts.python } : {}) });
         const judged = await inParallel(valid, workers * 2, ({ p, e }) => importOne(pool!, p, e, dataset, stage.templates, stage.oracles));
         const results: ImportedProblem[] = [];
         judged.forEach((r, i) => {
@@ -187,11 +181,26 @@ export async function importHumanEval(file: string, opts: HumanEvalImportOptions
         });
         if (results.length === 0)
             throw new EddyError(`nothing could be imported from ${file}${skipped.length ? ` (${skipped.length} problem(s) skipped; first: ${skipped[0]!.taskId}: ${skipped[0]!.reason})` : ""}`);
-        const summary: HumanEvalImportSummary = { source: path.resolve(file), dataset, out, templates: results, skipped, limits: EVALPLUS_LIMITS };
+        // Every problem skipped, with its reason (stderr, and the summary); when nothing could come
+        // in, the one line above says so instead.
+        for (const x of skipped) log(`warning: skipped ${x.taskId}: ${x.reason}`);
+        const summary: HumanEvalImportSummary = {
+            source: path.resolve(file),
+            dataset,
+            out,
+            templates: results,
+            skipped,
+            limits: version ? { ...EVALPLUS_LIMITS, minTimeLimitS: version.minTimeLimitS } : EVALPLUS_LIMITS,
+            canonical: { ...limits, isolation: pool.isolation.level },
+            datasetHash: hash,
+            ...(version ? { evalplusVersion: version.version.id } : {})
+        };
         writeFileSync(path.join(stage.tmp, HUMANEVAL_SUMMARY), JSON.stringify(summary, null, 2) + "\n");
         await pool.close();
         pool = undefined;
         moveInto(stage.tmp, out, results.map((r) => r.id), HUMANEVAL_SUMMARY, (id) => [expectedFileName(id)]);
+        // An earlier eddy's pickled outputs of the same problems: never read again, and removed.
+        for (const r of results) rmSync(path.join(out, "oracles", legacyExpectedFileName(r.id)), { force: true });
         return summary;
     } finally {
         await pool?.close();

@@ -9,8 +9,12 @@ import { defaultDbPath } from "../../util/paths.js";
 import { writePublishedVerdicts, type PublishedVerdict } from "../../store/publishedVerdicts.js";
 import { libraryAt } from "../../templates/library.js";
 import { HUMANEVAL_SUMMARY, type HumanEvalImportSummary } from "./importProblems.js";
-import { MODEL_NAME, modelFileStem, recordProvenance } from "../provenance.js";
-import { evalResultsPath, readEvalPlusSamples, readEvalResults, type EvalPlusStatus } from "./samples.js";
+import { MODEL_NAME, modelFileStem, recordProvenance, type EvalPlusJudged } from "../provenance.js";
+import { evalResultsPath, readEvalPlusSamples, readEvalResultsFile, type EvalPlusStatus } from "./samples.js";
+import { describeDatasetHash, describeVersion, evalPlusVersionOf, parseEvalPlusVersion, rulesAsOf } from "./evalplusVersions.js";
+import { gatherEvidence, type Disagreeing } from "./evidence.js";
+import { judgedResponses } from "../../store/publishedVerdicts.js";
+import type { StudyProgress } from "../../run/runStudy.js";
 
 import type { ReplayImportOptions } from "../replayImport.js";
 import { replayedAnswers } from "../../inference/backends.js";
@@ -19,7 +23,12 @@ import { replayedAnswers } from "../../inference/backends.js";
 export const EVALPLUS_SOURCE = "EvalPlus";
 
 /** `templates` is the folder `eddy import humaneval` wrote; `model` defaults to the samples file or folder name. */
-export type SamplesImportOptions = ReplayImportOptions;
+export type SamplesImportOptions = ReplayImportOptions & {
+    /** Which EvalPlus judged the results beside the samples (a release, a date, 'main'): its rules explain the disagreements; default: by the results' date. */
+    evalplusVersion?: string;
+    /** The replay run's progress, as `eddy run` shows it. */
+    onProgress?: (p: StudyProgress) => void;
+};
 
 export interface SamplesImportSummary {
     runId: string;
@@ -32,6 +41,8 @@ export interface SamplesImportSummary {
     missing: number;
     /** The EvalPlus results file whose statuses were stored, if one was beside the samples. */
     published: string | null;
+    /** With published results: which EvalPlus judged them, the datasets' md5 on each side, and how many disagreements were probed for their cause. */
+    evalplus?: EvalPlusJudged & { datasetDiffers: boolean; disagreements: number };
 }
 
 function readSummary(folder: string): HumanEvalImportSummary {
@@ -44,12 +55,13 @@ function readSummary(folder: string): HumanEvalImportSummary {
     }
 }
 
-/** EvalPlus's verdict as a published verdict: correct when base and plus (where run) pass. */
+/** EvalPlus's verdict as a published verdict: correct when base and plus (where run) pass; its own timeout (the process stopped) is its harness's fault. */
 function publishedOf(s: EvalPlusStatus): Pick<PublishedVerdict, "correct" | "stage" | "fault" | "detail"> {
     const correct = s.base === "pass" && (s.plus === null || s.plus === "pass");
     const stage = correct ? "passed" : s.base !== "pass" ? "fixed_tests" : "fuzzing";
-    const failed = s.base !== "pass" ? s.baseFailTests : s.plusFailTests;
-    return { correct, stage, fault: null, detail: `base ${s.base}, plus ${s.plus ?? "not run"}${failed.length ? `; failing input ${JSON.stringify(failed[0]).slice(0, 200)}` : ""}` };
+    const failed = s.base !== "pass" ? s.baseFailRaw ?? s.baseFailTests.map((t) => JSON.stringify(t)) : s.plusFailRaw ?? s.plusFailTests.map((t) => JSON.stringify(t));
+    const status = s.base !== "pass" ? s.base : s.plus;
+    return { correct, stage, fault: !correct && status === "timeout" ? "timeout" : null, detail: `base ${s.base}, plus ${s.plus ?? "not run"}${failed.length ? `; failing input ${failed[0]!.slice(0, 200)}` : ""}` };
 }
 
 /**
@@ -65,7 +77,8 @@ export async function importEvalPlusSamples(source: string, opts: SamplesImportO
     const samples = readEvalPlusSamples(source, (name) => byFolderName.get(name));
     for (const s of samples) if (!idOf.has(s.taskId)) throw new EddyError(`${s.location}: task '${s.taskId}' is not among the problems imported into ${opts.templates}`);
     const resultsFile = evalResultsPath(source);
-    const statuses = resultsFile ? readEvalResults(resultsFile) : undefined;
+    const results = resultsFile ? readEvalResultsFile(resultsFile) : undefined;
+    const statuses = results?.statuses;
     if (statuses)
         for (const s of samples)
             if (!statuses.get(s.taskId)?.[s.n]) throw new EddyError(`${resultsFile}: no result for ${s.taskId} sample ${s.n + 1} (the results do not belong to these samples)`);
@@ -75,6 +88,21 @@ export async function importEvalPlusSamples(source: string, opts: SamplesImportO
     if (!MODEL_NAME.test(model)) throw new EddyError(`model name '${model}' may only use letters, digits, '.', '_' and '-', as name or org/name: pass --model`);
     const stem = modelFileStem(model);
     const db = path.resolve(opts.db ?? defaultDbPath());
+    const log = opts.onLog ?? (() => {});
+    // Which EvalPlus judged, and against which dataset: the rules and the data the disagreements are read by.
+    const given = opts.evalplusVersion !== undefined ? parseEvalPlusVersion(opts.evalplusVersion) : undefined;
+    let judged: EvalPlusJudged | undefined;
+    let datasetDiffers = false;
+    if (results && resultsFile) {
+        const version = evalPlusVersionOf(given, results.date);
+        const imported = { hash: summary.datasetHash?.evalplus ?? null, fileHash: summary.datasetHash?.file ?? null, source: summary.source ?? null };
+        judged = { results: path.resolve(resultsFile), date: results.date, hash: results.hash, imported, version };
+        datasetDiffers = results.hash !== null && imported.hash !== null && results.hash !== imported.hash && results.hash !== imported.fileHash;
+        if (datasetDiffers)
+            log(
+                `warning: ${path.basename(resultsFile)} was judged against another dataset than the one imported into ${opts.templates}: ${describeDatasetHash(results.hash!)} there, ${describeDatasetHash(imported.hash!, imported.source ? path.basename(imported.source) : undefined)} here (the agreement report says so; disagreements may be the dataset's)`
+            );
+    }
 
     const library = libraryAt(folder);
     const ids = [...new Set(samples.map((s) => idOf.get(s.taskId)!))];
@@ -92,7 +120,8 @@ export async function importEvalPlusSamples(source: string, opts: SamplesImportO
     renameSync(`${replay}.tmp`, replay);
     const rounds = Math.max(...samples.map((s) => s.n)) + 1;
     const config = normalizeStudyConfig({
-        ...replayedAnswers(replay),
+        // The model's label is its name as given (org/name whole); the file name alone is the stem.
+        ...replayedAnswers(replay, model === stem ? undefined : model),
         templates: ids,
         instances: 1,
         rounds,
@@ -102,24 +131,75 @@ export async function importEvalPlusSamples(source: string, opts: SamplesImportO
         db,
         ...(opts.judgeWorkers ? { judgeWorkers: opts.judgeWorkers } : {})
     });
-    const result = await runStudy(config, { library, onLog: opts.onLog ?? (() => {}) });
-    recordProvenance(db, result.runId, { importedFrom: EVALPLUS_SOURCE, source: path.resolve(source), model, temperature: opts.temperature ?? null });
-    if (statuses) {
+    const result = await runStudy(config, { library, onLog: log, ...(opts.onProgress ? { onProgress: opts.onProgress } : {}) });
+    recordProvenance(db, result.runId, { importedFrom: EVALPLUS_SOURCE, source: path.resolve(source), model, temperature: opts.temperature ?? null, ...(judged ? { evalplus: judged } : {}) });
+    let disagreements = 0;
+    if (statuses && judged) {
+        const codeOf = (s: (typeof samples)[number]) => s.solution ?? prompts.get(idOf.get(s.taskId)!)! + s.completion!;
         const verdicts: PublishedVerdict[] = samples.map((s) => ({
             ...publishedOf(statuses.get(s.taskId)![s.n]!),
             templateId: idOf.get(s.taskId)!,
             instance: 0,
             round: s.n,
             source: EVALPLUS_SOURCE,
-            extracted: s.solution ?? prompts.get(idOf.get(s.taskId)!)! + s.completion!,
+            extracted: codeOf(s),
             location: s.location
         }));
+        // Where eddy and EvalPlus disagree, what each sample does on the input that decided, probed in the sandbox.
+        const read = openStore(db);
+        let eddy: ReturnType<typeof judgedResponses>;
+        try {
+            eddy = judgedResponses(read, [result.runId]);
+        } finally {
+            read.close();
+        }
+        const byId = new Map(summary.templates.map((t) => [t.id, t]));
+        const differ: { k: number; d: Disagreeing }[] = [];
+        samples.forEach((s, k) => {
+            const v = verdicts[k]!;
+            const e = eddy.get(`${result.runId}|${v.templateId}|0|${s.n}`);
+            if (!e || e.missing === 1 || e.category === null || (e.category === "passed") === v.correct) return;
+            differ.push({
+                k,
+                d: {
+                    template: loadTemplate(library, v.templateId),
+                    taskId: s.taskId,
+                    round: s.n,
+                    code: e.code ?? codeOf(s),
+                    status: statuses.get(s.taskId)![s.n]!,
+                    eddy: e.category,
+                    eddyDetail: e.detail ?? "",
+                    baseInputs: byId.get(v.templateId)?.fixedTests.base ?? 0
+                }
+            });
+        });
+        disagreements = differ.length;
+        if (differ.length) {
+            const found = await gatherEvidence(
+                differ.map((x) => x.d),
+                rulesAsOf(judged.version),
+                { dataset: summary.dataset ?? "humaneval", ...(opts.judgeWorkers ? { workers: opts.judgeWorkers } : {}), onLog: log }
+            );
+            found.forEach((ev, j) => (verdicts[differ[j]!.k]!.evidence = ev));
+        }
         const store = openStore(db);
         try {
             writePublishedVerdicts(store, result.runId, verdicts);
         } finally {
             store.close();
         }
+        log(`EvalPlus's verdicts stored beside eddy's: ${samples.length - disagreements}/${samples.length} agree; disagreements read by the rules of ${describeVersion(judged.version)}`);
     }
-    return { runId: result.runId, model, temperature, replay, templates: ids, rounds, samples: samples.length, missing: result.missing.length, published: resultsFile ?? null };
+    return {
+        runId: result.runId,
+        model,
+        temperature,
+        replay,
+        templates: ids,
+        rounds,
+        samples: samples.length,
+        missing: result.missing.length,
+        published: resultsFile ?? null,
+        ...(judged ? { evalplus: { ...judged, datasetDiffers, disagreements } } : {})
+    };
 }

@@ -1,3 +1,6 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { packageRoot } from "../../util/paths.js";
 import { pyString } from "../turbulence/oracleSource.js";
 import type { HumanEvalProblem } from "./problems.js";
 
@@ -24,16 +27,37 @@ function argNames(arity: number): string[] {
     return Array.from({ length: arity }, (_, i) => `a${i}`);
 }
 
-/** Where the expected outputs of template `id` are kept, beside its oracle. */
+/** Where the expected outputs of template `id` are kept, beside its oracle (tagged JSON: expected_codec.py). */
 export function expectedFileName(id: string): string {
+    return `${id}.expected.json`;
+}
+
+/** The name an earlier eddy gave the expected outputs (pickled): removed when a problem is imported again. */
+export function legacyExpectedFileName(id: string): string {
     return `${id}.expected.pkl`;
+}
+
+let codecText: string | undefined;
+
+/**
+ * expected_codec.py's text, copied into every imported oracle: the one reader of the expected
+ * outputs (tagged JSON; a total, bounded reader that builds plain values only), the same code
+ * expected.py writes them with.
+ */
+export function expectedCodecSource(): string {
+    return (codecText ??= readFileSync(path.join(packageRoot(), "src", "import", "humaneval", "expected_codec.py"), "utf8"));
 }
 
 // The oracle's shared part. Self-contained Python; every imported oracle carries the same text.
 // EvalPlus's evaluation (evalplus/eval/__init__.py, unsafe_execute) is reproduced in _evalplus_same:
-// the same program order, the same comparison, the same special oracles.
+// the same program order, the same comparison, the same special oracles. Nothing here runs the
+// problem's own code (issue #43): the canonical solution, the prompt's helpers and check() ran in
+// the judge's sandbox at import, and only what they gave back, as plain data, is read here.
 const HELPERS = `
 _data = None
+# The expected-outputs file is what the import wrote (its sha256 is checked before it is parsed);
+# nothing larger than the import writes (expected.py MAX_FILE_BYTES) is read.
+_EXPECTED_MAX_BYTES = 1024 * 1024 * 1024
 
 
 def _expected():
@@ -42,16 +66,21 @@ def _expected():
     global _data
     if _data is None:
         path = os.path.join(os.path.dirname(os.path.abspath(__file__)), _EXPECTED_FILE)
+        if os.path.getsize(path) > _EXPECTED_MAX_BYTES:
+            raise RuntimeError("%s is larger than any expected outputs eddy writes (import the problems again)" % _EXPECTED_FILE)
         with open(path, "rb") as f:
-            blob = f.read()
+            blob = f.read(_EXPECTED_MAX_BYTES + 1)
         if hashlib.sha256(blob).hexdigest() != _EXPECTED_SHA256:
             raise RuntimeError("%s does not match this oracle (import the problems again)" % _EXPECTED_FILE)
-        _data = pickle.loads(blob)
+        data = decode_expected(blob)
+        if data.get("task_id") != TASK_ID or type(data.get("groups")) is not list:
+            raise RuntimeError("%s is not this problem's (import the problems again)" % _EXPECTED_FILE)
+        _data = data
     return _data
 
 
 class _Expected:
-    """Expected answer of one base_input/plus_input, with what EvalPlus's check of it needs."""
+    """Expected answer of one test input, with what EvalPlus's check of it needs."""
 
     def __init__(self, group, index, args, value, atol_before, atol, limit_ms=None, digest=None):
         self.group = group
@@ -83,21 +112,6 @@ class _Expected:
     def __repr__(self):
         if self.digest is not None:
             return "<an output compared by its digest, %s>" % self.digest
-        return repr(self.value)
-
-
-class _CheckCall:
-    """Expected value of one call check(candidate) makes: the answer is judged by check's own assertions."""
-
-    def __init__(self, index, value):
-        self.index = index
-        self.value = value
-
-    @property
-    def eddy_value(self):
-        return self.value
-
-    def __repr__(self):
         return repr(self.value)
 
 
@@ -203,83 +217,38 @@ def _evalplus_same(e, out):
         return False
 
 
-def _canonical():
-    namespace = {"__name__": "__main__"}
-    exec(compile(_PROMPT + _CANONICAL, "solution.py", "exec"), namespace)
-    return namespace
-
-
-def _run_check(candidate):
-    # HumanEval's program: prompt, solution and test in one namespace (the tests may call helpers
-    # the prompt defines, or the function by its own name), the entry point bound as candidate.
-    namespace = _canonical()
-    namespace[ENTRY_POINT] = candidate
-    exec(compile(_TEST, "test.py", "exec"), namespace)
-    namespace["check"](candidate)
-
-
-def _positional(fn, args, kwargs):
-    bound = inspect.signature(fn).bind(*args, **kwargs)
-    bound.apply_defaults()
-    return tuple(bound.args) + tuple(bound.kwargs.values())
-
-
-def _check_accepts(index, actual):
-    """check() passes when call index answers actual and every other call answers as the canonical solution did."""
-    calls = _expected()["check_calls"]
-    fn = _canonical()[ENTRY_POINT]
-    seen = [0]
-
-    def replay(*args, **kwargs):
-        k = seen[0]
-        seen[0] += 1
-        if k == index:
-            return actual
-        if k < len(calls):
-            return copy.deepcopy(calls[k][1])
-        return fn(*_positional(fn, args, kwargs))
-
-    try:
-        _run_check(replay)
-    except BaseException:
-        return False
-    return seen[0] > index
-
-
 def _first():
     d = _expected()
-    if "check_calls" in d:
-        return None
-    g = "base" if d["base_input"] else "plus"
+    g = next((g for g in d["groups"] if d[g + "_input"]), d["groups"][0])
     return _Expected(g, 0, d[g + "_input"][0], None, d[g + "_atol"][0][0], d[g + "_atol"][0][1])
 
 
 def compare(expected, actual, **params):
-    if isinstance(expected, _CheckCall):
-        return _check_accepts(expected.index, actual)
     if isinstance(expected, _Expected):
         return _evalplus_same(expected, actual)
     # The one random input repeats the first test input (inputs() below): judged as that input is.
     first = _first()
-    if first is None:
-        # check()'s first call: judged by check's own assertions, as that fixed test is.
-        return _check_accepts(0, actual)
     first.value = expected
     return _evalplus_same(first, actual)
 
 
-def tests(*, task_id):
+def _cases():
+    """Every test input with its expected answer, group by group (EvalPlus's base, then plus; or
+    the calls check(candidate) made at import, for a problem without them)."""
     d = _expected()
-    if "check_calls" in d:
-        for k, (args, result) in enumerate(d["check_calls"]):
-            yield tuple(copy.deepcopy(args)), _CheckCall(k, result)
-        return
-    # Fresh copies each time: a solution that changes its arguments must not change the stored inputs.
-    for g in ("base", "plus"):
-        limits = d.get(g + "_limit_ms") or [None] * len(d[g])
-        digests = d.get(g + "_digest") or [None] * len(d[g])
+    for g in d["groups"]:
+        n = len(d[g + "_input"])
+        limits = d.get(g + "_limit_ms") or [None] * n
+        digests = d.get(g + "_digest") or [None] * n
         for k, (args, value, atols, limit, digest) in enumerate(zip(d[g + "_input"], d[g], d[g + "_atol"], limits, digests)):
-            yield tuple(copy.deepcopy(args)), _Expected(g, k, copy.deepcopy(args), value, atols[0], atols[1], limit, digest)
+            yield _Expected(g, k, args, value, atols[0], atols[1], limit, digest)
+
+
+def tests(*, task_id):
+    # Fresh copies each time: a solution that changes its arguments must not change the stored inputs.
+    for e in _cases():
+        e.args = copy.deepcopy(e.args)
+        yield tuple(copy.deepcopy(e.args)), e
 
 
 _answers = None
@@ -290,36 +259,27 @@ def _key(args):
 
 
 def _stored_answer(args):
-    """(the stored answer,) for a test input: in the oracle, the model solution answers from the
-    import's outputs (a run's one 'random' input, the judge's checks of the oracle) instead of
-    computing them again; None for an input the import did not see."""
+    """(the stored answer,) of a test input: in the oracle, the model solution answers from the
+    import's outputs (a run's one 'random' input, the judge's checks of the oracle); an output
+    kept as its digest is answered by its expected object, which the judge compares by digest.
+    Any other input is refused: the problem's own code never runs in the trusted worker."""
     global _answers
-    try:
-        if _answers is None:
-            d = _expected()
-            if "check_calls" in d:
-                pairs = d["check_calls"]
-            else:
-                # An output kept as its digest has no value here: the solution computes it.
-                pairs = [(a, v) for g in ("base", "plus") for a, v, h in zip(d[g + "_input"], d[g], d.get(g + "_digest") or [None] * len(d[g])) if h is None]
-            answers = {}
-            for a, value in pairs:
-                answers.setdefault(_key(a), value)
-            _answers = answers
-        key = _key(args)
-        if key in _answers:
-            return (copy.deepcopy(_answers[key]),)
-    except BaseException:
-        pass
-    return None
+    if _answers is None:
+        answers = {}
+        for e in _cases():
+            answers.setdefault(_key(e.args), e)
+        _answers = answers
+    e = _answers.get(_key(args))
+    if e is None:
+        raise LookupError("an imported problem's model solution answers its stored test inputs only (its own code runs only in the judge's sandbox)")
+    if e.digest is not None:
+        return (_Expected(e.group, e.index, copy.deepcopy(e.args), None, e.atol_before, e.atol, e.limit_ms, e.digest),)
+    return (copy.deepcopy(e.value),)
 
 
 def inputs(rng, *, task_id):
     # Every test input is a fixed test; the one 'random' input is the first of them, so that the
     # model solution is timed on a known input and nothing new is computed at run time.
-    d = _expected()
-    if "check_calls" in d:
-        return copy.deepcopy(tuple(d["check_calls"][0][0]))
     return copy.deepcopy(tuple(_first().args))
 `;
 
@@ -335,42 +295,42 @@ export interface OracleFacts {
 export function oracleSource(p: HumanEvalProblem, id: string, facts: OracleFacts, mutants: GenericMutant[]): string {
     const args = argNames(facts.arity);
     const sig = [...args, "*", "task_id"].join(", ");
+    // Every text of the problem's is in the module as a string literal (pyString): none is ever
+    // part of its code, its comments or its docstring.
     const parts = [
         [
-            `"""Imported from ${p.task_id} by 'eddy import ${facts.dataset}'.`,
+            `"""Imported by 'eddy import ${facts.dataset}' (the task is TASK_ID below).`,
             ``,
-            `solution() is the canonical solution. The expected outputs were computed once at import and`,
-            `are read from ${expectedFileName(id)} (its sha256 is below). With base_input/plus_input, each`,
-            `input is a fixed test judged as EvalPlus judges it (exact, else within atol; special oracles`,
-            `as EvalPlus's); without them, each call check(candidate) makes is a fixed test judged by check's`,
-            `own assertions, prompt, solution and test in one namespace.`,
+            `solution() is the canonical solution. The expected outputs were computed once at import, the`,
+            `problem's own code run in the judge's sandbox, and are read from the file named below (tagged`,
+            `JSON; its sha256 is below). With base_input/plus_input, each input is a fixed test judged as`,
+            `EvalPlus judges it (exact, else within atol; special oracles as EvalPlus's); without them,`,
+            `each call check(candidate) made at import is a fixed test, its answer judged as EvalPlus judges`,
+            `a base input. This module never runs the problem's own code: in the judge's worker solution()`,
+            `answers from the stored outputs; only as a reference answer, alone in the sandbox, does it run`,
+            `the canonical solution.`,
             `"""`,
             `import copy`,
             `import hashlib`,
-            `import inspect`,
             `import math`,
             `import os`,
-            `import pickle`,
             ``,
             `TASK_ID = ${pyString(p.task_id)}`,
             `DATASET = ${pyString(facts.dataset)}`,
             `ENTRY_POINT = ${pyString(p.entry_point)}`,
-            `_PROMPT = ${pyString(p.prompt)}`,
-            `_CANONICAL = ${pyString(p.canonical_solution)}`,
-            `_TEST = ${pyString(p.test ?? "")}`,
             `_EXPECTED_FILE = ${pyString(expectedFileName(id))}`,
             `_EXPECTED_SHA256 = ${pyString(facts.sha256)}`,
             ``
         ].join("\n"),
-        HELPERS.trim() + "\n",
+        `# ---- the expected-outputs reader (src/import/humaneval/expected_codec.py) ----\n` + expectedCodecSource().trim() + "\n",
+        `# ---- the oracle ----\n` + HELPERS.trim() + "\n",
         [
             `def solution(${sig}):`,
             `    # In the oracle, the stored answer of the one input a run asks it for; as a reference`,
             `    # answer (its source alone, in the sandbox), the canonical solution itself.`,
             `    stored = globals().get("_stored_answer")`,
-            `    hit = stored((${args.join(", ")}${args.length === 1 ? "," : ""})) if stored is not None else None`,
-            `    if hit is not None:`,
-            `        return hit[0]`,
+            `    if stored is not None:`,
+            `        return stored((${args.join(", ")}${args.length === 1 ? "," : ""}))[0]`,
             `    fn = solution.__dict__.get("fn")`,
             `    if fn is None:`,
             `        namespace = {"__name__": "__main__"}`,

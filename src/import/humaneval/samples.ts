@@ -19,6 +19,17 @@ export interface EvalPlusStatus {
     plus: string | null;
     baseFailTests: unknown[];
     plusFailTests: unknown[];
+    /** The failing inputs as the file writes them (JSON text: integers of any size, NaN and floats exactly as Python wrote them). */
+    baseFailRaw?: string[];
+    plusFailRaw?: string[];
+}
+
+/** An EvalPlus results file: the statuses, and when and against which dataset (its md5) EvalPlus judged. */
+export interface EvalPlusResults {
+    statuses: Map<string, EvalPlusStatus[]>;
+    /** `date` ("YYYY-MM-DD HH:MM", when EvalPlus wrote it) and `hash` (the dataset's md5), when present. */
+    date: string | null;
+    hash: string | null;
 }
 
 /**
@@ -66,9 +77,15 @@ export function evalResultsPath(source: string): string | undefined {
 
 /** Statuses by task id and sample position, from an EvalPlus results file. */
 export function readEvalResults(file: string): Map<string, EvalPlusStatus[]> {
+    return readEvalResultsFile(file).statuses;
+}
+
+/** An EvalPlus results file whole: statuses, date and dataset hash (JSON as Python's json writes it: NaN and Infinity allowed). */
+export function readEvalResultsFile(file: string): EvalPlusResults {
     let doc: unknown;
+    const raw = new WeakMap<object, string[]>();
     try {
-        doc = JSON.parse(readFileSync(file, "utf8"));
+        doc = parseJsonKeepingRaw(readFileSync(file, "utf8"), raw);
     } catch (err) {
         throw new EddyError(`${file}: not JSON (${oneLine(err)})`);
     }
@@ -81,14 +98,128 @@ export function readEvalResults(file: string): Map<string, EvalPlusStatus[]> {
             taskId,
             list.map((r: Record<string, unknown>, i) => {
                 if (typeof r?.base_status !== "string") throw new EddyError(`${file}: eval['${taskId}'][${i}] has no base_status`);
+                const tests = (v: unknown) => (Array.isArray(v) ? v : []);
                 return {
                     base: r.base_status,
                     plus: typeof r.plus_status === "string" ? r.plus_status : null,
-                    baseFailTests: Array.isArray(r.base_fail_tests) ? r.base_fail_tests : [],
-                    plusFailTests: Array.isArray(r.plus_fail_tests) ? r.plus_fail_tests : []
+                    baseFailTests: tests(r.base_fail_tests),
+                    plusFailTests: tests(r.plus_fail_tests),
+                    baseFailRaw: Array.isArray(r.base_fail_tests) ? (raw.get(r.base_fail_tests) ?? []) : [],
+                    plusFailRaw: Array.isArray(r.plus_fail_tests) ? (raw.get(r.plus_fail_tests) ?? []) : []
                 };
             })
         );
     }
-    return out;
+    const text = (k: string) => {
+        const v = (doc as Record<string, unknown>)[k];
+        return typeof v === "string" ? v : null;
+    };
+    return { statuses: out, date: text("date"), hash: text("hash") };
+}
+
+/**
+ * JSON as Python's json module writes it (NaN, Infinity, -Infinity allowed), with the source text
+ * of every array's elements kept in `raw` (keyed by the array): what EvalPlus wrote of an input
+ * (integers beyond 2^53 included) goes on to Python as written.
+ */
+export function parseJsonKeepingRaw(text: string, raw: WeakMap<object, string[]>): unknown {
+    const NUMBER = /-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/y;
+    let i = 0;
+    const fail = (what: string): never => {
+        throw new Error(`${what} at position ${i}`);
+    };
+    const ws = () => {
+        while (i < text.length) {
+            const c = text.charCodeAt(i);
+            if (c === 32 || c === 10 || c === 13 || c === 9) i++;
+            else break;
+        }
+    };
+    const value = (): unknown => {
+        ws();
+        const c = text[i];
+        if (c === "{") {
+            i++;
+            const obj: Record<string, unknown> = {};
+            ws();
+            if (text[i] === "}") {
+                i++;
+                return obj;
+            }
+            for (;;) {
+                ws();
+                if (text[i] !== '"') fail("expected a key");
+                const k = str();
+                ws();
+                if (text[i] !== ":") fail("expected ':'");
+                i++;
+                // As JSON.parse does: "__proto__" is a key like any other, never the object's prototype.
+                Object.defineProperty(obj, k, { value: value(), enumerable: true, writable: true, configurable: true });
+                ws();
+                if (text[i] === ",") i++;
+                else if (text[i] === "}") {
+                    i++;
+                    return obj;
+                } else fail("expected ',' or '}'");
+            }
+        }
+        if (c === "[") {
+            i++;
+            const arr: unknown[] = [];
+            const texts: string[] = [];
+            ws();
+            if (text[i] === "]") {
+                i++;
+                raw.set(arr, texts);
+                return arr;
+            }
+            for (;;) {
+                ws();
+                const start = i;
+                arr.push(value());
+                texts.push(text.slice(start, i));
+                ws();
+                if (text[i] === ",") i++;
+                else if (text[i] === "]") {
+                    i++;
+                    raw.set(arr, texts);
+                    return arr;
+                } else fail("expected ',' or ']'");
+            }
+        }
+        if (c === '"') return str();
+        for (const [word, v] of [["true", true], ["false", false], ["null", null], ["NaN", NaN], ["Infinity", Infinity], ["-Infinity", -Infinity]] as const)
+            if (text.startsWith(word, i)) {
+                i += word.length;
+                return v;
+            }
+        NUMBER.lastIndex = i;
+        const m = NUMBER.exec(text);
+        if (!m || m[0] === "") fail("unexpected character");
+        i += m![0].length;
+        return Number(m![0]);
+    };
+    const str = (): string => {
+        const start = i;
+        i++;
+        let escaped = false;
+        while (i < text.length) {
+            const c = text[i]!;
+            if (c === "\\") {
+                escaped = true;
+                i += 2;
+                continue;
+            }
+            if (c === '"') break;
+            i++;
+        }
+        if (i >= text.length) fail("unterminated string");
+        i++;
+        const body = text.slice(start, i);
+        return escaped ? (JSON.parse(body) as string) : body.slice(1, -1);
+    };
+    const v = value();
+    ws();
+    if (i !== text.length) fail("unexpected text after the value");
+    return v;
 }

@@ -38,6 +38,7 @@ export async function createLlamaBackend(opts: LlamaBackendOptions): Promise<Bac
         ...(opts.contextSize !== undefined ? { contextSize: opts.contextSize } : {}),
         ...(opts.sequences !== undefined ? { sequences: opts.sequences } : {}),
         ...(opts.batchSize !== undefined ? { batchSize: opts.batchSize } : {}),
+        ...(opts.kvCache !== undefined ? { kvCache: opts.kvCache } : {}),
         ...(opts.groupSize !== undefined ? { groupSize: opts.groupSize } : {}),
         ...(opts.groups !== undefined ? { groups: opts.groups } : {})
     };

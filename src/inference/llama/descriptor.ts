@@ -7,6 +7,7 @@ import { isRemoteModel } from "../modelUri.js";
 import { createLlamaBackend, type GpuChoice } from "./LlamaBackend.js";
 import { GPU_CHOICES } from "./types.js";
 import { forcingGpu } from "./gpuChoice.js";
+import { KV_CACHE_TYPES, kvCacheType } from "./kvCache.js";
 
 const stem = (file: string): string => path.basename(file).replace(/\.gguf$/i, "");
 
@@ -20,7 +21,10 @@ function uniqueLabels(paths: readonly string[]): { label: string; path: string }
 
 /** Settings only the llama backend reads: how fast, never what (operational: taken fresh on resume). */
 const llamaSettings = {
-    identity: {},
+    identity: {
+        /** KV-cache type of every context (keys and values): changes the arithmetic, so part of the run's identity. */
+        kvCache: field((v) => kvCacheType(v)).optional()
+    },
     operational: {
         /** Let an `hf:` model URI be downloaded (never by default). */
         allowDownload: boolField.optional(),
@@ -39,6 +43,7 @@ const llamaSettings = {
 
 /** The settings this backend owns (declared in `settings` above), as the study schema has parsed them. */
 interface LlamaSettings {
+    kvCache?: string;
     allowDownload?: boolean;
     sequences?: number;
     groups?: number;
@@ -61,6 +66,7 @@ export const llamaDescriptor = {
     options: [
         { key: "groups", flags: "--groups <n>", description: "lockstep groups decoded at once (default: chosen from memory and cores); results do not depend on it" },
         { key: "sequences", flags: "--sequences <n>", description: "parallel sequences with --group-size 1 or --fast (default: chosen from memory, model size and cores)" },
+        { key: "kvCache", flags: "--kv-cache <type>", description: `KV-cache type of keys and values: ${KV_CACHE_TYPES.join(", ")} (default llama.cpp's f16; with a type, flash attention is on); part of the run's identity` },
         { key: "batchSize", flags: "--batch-size <n>", description: "prompt chunk size in tokens (default 512); keep it when comparing runs" },
         { key: "allowDownload", flags: "--allow-download", description: "let an hf: model URI be downloaded (eddy never touches the network otherwise)" },
         { key: "gpu", flags: "--gpu <kind>", description: `GPU backend: ${GPU_CHOICES.join(" | ")} (default auto)` },
@@ -84,9 +90,12 @@ export const llamaDescriptor = {
     identity: (_backend, meta) => meta.model?.sha256 ?? null,
     describe: (meta) => `model: ${meta.model?.architecture} ${meta.model?.quantization}, ${meta.gpu}, ${meta.threads} threads, prompt format ${meta.promptFormat}`,
     // A response depends on the file, how prompts are rendered and fit, and the mode.
-    cacheIdentity: (meta) => (meta.model?.sha256 ? { sha256: meta.model.sha256, promptFormat: meta.promptFormat, contextSize: meta.contextSize, mode: meta.mode, batchSize: meta.batchSize } : undefined),
+    cacheIdentity: (meta) =>
+        meta.model?.sha256
+            ? { sha256: meta.model.sha256, promptFormat: meta.promptFormat, contextSize: meta.contextSize, mode: meta.mode, batchSize: meta.batchSize, ...(typeof meta.kvCache === "string" ? { kvCache: meta.kvCache } : {}) }
+            : undefined,
     teacherForcing: {
-        options: (settings, recorded) => ({ gpu: forcingGpu(own(settings).gpu, recorded.gpu) }),
+        options: (settings, recorded) => ({ gpu: forcingGpu(own(settings).gpu, recorded.gpu), ...(own(settings).kvCache ? { kvCache: own(settings).kvCache } : {}) }),
         run: async (job, comparer, onProgress) => (await import("./teacherForce.js")).teacherForce(job, comparer, onProgress)
     },
     demo: async () => {
@@ -99,7 +108,7 @@ export const llamaDescriptor = {
     checkMachine: async () => (await import("./machineCheck.js")).checkLlamaMachine(),
     async open(settings, model, parts) {
         if (!model.path) throw new EddyError("no model file given");
-        const { gpu, gpuLayers, sequences, batchSize, groups, allowDownload } = own(settings);
+        const { gpu, gpuLayers, sequences, batchSize, groups, allowDownload, kvCache } = own(settings);
         try {
             return await createLlamaBackend({
                 modelPath: model.path,
@@ -110,6 +119,7 @@ export const llamaDescriptor = {
                 ...(gpuLayers !== undefined ? { gpuLayers } : {}),
                 ...(sequences !== undefined ? { sequences } : {}),
                 ...(batchSize !== undefined ? { batchSize } : {}),
+                ...(kvCache !== undefined ? { kvCache } : {}),
                 ...(settings.groupSize !== undefined ? { groupSize: settings.groupSize } : {}),
                 ...(groups !== undefined ? { groups } : {}),
                 ...(settings.contextSize !== undefined ? { contextSize: settings.contextSize } : {}),

@@ -21,12 +21,15 @@ import type { GenerationRequest, GenerationResult, StopReason } from "../types.j
 import { answerText, errorLine, failed, preparePrompt, samplingOptions, type PreparedPrompt } from "./prepare.js";
 import type { PromptRenderer } from "./promptFormat.js";
 import { StopTriggers } from "./stopTriggers.js";
+import { kvCacheContextOptions } from "./kvCache.js";
 
 /** What a slot is made of: G sequences of `contextSize` tokens, prompt chunks of `batchSize`, `threads` CPU threads. */
 export interface LockstepSlotOptions {
     groupSize: number;
     contextSize: number;
     batchSize: number;
+    /** KV-cache type (keys and values); default llama.cpp's. */
+    kvCache?: string;
     threads: number;
 }
 
@@ -65,7 +68,8 @@ export class LockstepSlot {
             sequences: o.groupSize,
             threads: { ideal: o.threads, min: o.threads },
             batchSize: Math.max(o.batchSize, o.groupSize),
-            batching: { dispatchSchedule: "nextCycle", itemPrioritizationStrategy: (x) => holder.slot!.prioritize(x) }
+            batching: { dispatchSchedule: "nextCycle", itemPrioritizationStrategy: (x) => holder.slot!.prioritize(x) },
+            ...kvCacheContextOptions(o.kvCache)
         });
         // Taken in order from a fresh context: sequence i has id i. No interval checkpoints: taking
         // one would make a dispatch outlast the turn the driver waits for.

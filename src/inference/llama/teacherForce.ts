@@ -2,6 +2,7 @@ import { getLlama, LlamaLogLevel, type Llama, type LlamaContext, type LlamaConte
 import type { ForcedMemory, ForcedReport, ForcedResult, ForcedText, PositionComparer, TeacherForceJob } from "../descriptor.js";
 import { forcingGpu } from "./gpuChoice.js";
 import { beginningToken, createPromptRenderer, type PromptRenderer } from "./promptFormat.js";
+import { kvCacheContextOptions } from "./kvCache.js";
 
 /** A text as token ids; positions `first - 1 … tokens.length - 2` predict the compared tokens. */
 interface TokenizedText {
@@ -39,7 +40,8 @@ export async function teacherForce<S extends object>(job: TeacherForceJob, compa
         const texts = job.texts.map((t) => tokenizeText(refModel, refRender, t, cap));
         // A context just big enough for the longest text keeps the KV cache small.
         const contextSize = Math.max(16, ...texts.map((t) => t.tokens.length));
-        const ref = await openContext(refModel, contextSize, job.threads);
+        // The reference keeps llama.cpp's own cache (or `referenceKvCache`); candidates get `kvCache`, so drift measures the cache type too.
+        const ref = await openContext(refModel, contextSize, job.threads, typeof job.referenceKvCache === "string" ? job.referenceKvCache : undefined);
         const vocabulary = vocabularySize(refModel);
         const chunk = Math.max(1, Math.floor((job.maxLogitsInFlight ?? DEFAULT_MAX_LOGITS) / Math.max(1, vocabulary)));
         const results: ForcedResult<S>[] = [];
@@ -52,7 +54,7 @@ export async function teacherForce<S extends object>(job: TeacherForceJob, compa
                 if (vocabularySize(candModel) !== vocabulary)
                     throw new Error(`${file} has a vocabulary of ${vocabularySize(candModel)} tokens, the reference ${vocabulary}: not a quantisation of the same model`);
                 checkSameTokenizer(candModel, renderer(candModel, job), job.texts, texts, file, cap);
-                const cand = await openContext(candModel, contextSize, job.threads);
+                const cand = await openContext(candModel, contextSize, job.threads, typeof job.kvCache === "string" ? job.kvCache : undefined);
                 try {
                     results.push(await compareFile(ref, cand, texts, file, chunk, comparer(), onProgress));
                 } finally {
@@ -83,8 +85,8 @@ async function loadModel(llama: Llama, file: string): Promise<LlamaModel> {
     }
 }
 
-async function openContext(model: LlamaModel, contextSize: number, threads: number): Promise<Loaded> {
-    const context = await model.createContext({ contextSize, sequences: 1, threads });
+async function openContext(model: LlamaModel, contextSize: number, threads: number, kvCache?: string): Promise<Loaded> {
+    const context = await model.createContext({ contextSize, sequences: 1, threads, ...kvCacheContextOptions(kvCache) });
     const weights = model.memoryUsage;
     const ctx = context.memoryUsage;
     return { model, context, sequence: context.getSequence(), memory: { modelRamBytes: weights.ram, modelVramBytes: weights.vram, contextBytes: ctx.ram + ctx.vram } };

@@ -25,6 +25,8 @@ export interface LlamaBackendOptions {
     sequences?: number;
     /** Tokens evaluated per batch (prompt chunk size); default 512 (capped by the context size). */
     batchSize?: number;
+    /** KV-cache type of every context (keys and values), e.g. q8_0; default llama.cpp's (f16, flash attention as the library decides). */
+    kvCache?: string;
     /**
      * Reproducible mode: members per lockstep group (G). 1 (the default here) gives every sequence a
      * context of its own; G > 1 decodes requests in groups (GenerationRequest.group), each in one
@@ -66,6 +68,7 @@ export interface WorkerInit {
     contextSize?: number;
     sequences?: number;
     batchSize?: number;
+    kvCache?: string;
     groupSize?: number;
     groups?: number;
     mode: DecodingMode;

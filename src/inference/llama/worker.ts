@@ -13,6 +13,7 @@ import { answerText, errorLine, failed, preparePrompt, samplingOptions } from ".
 import { createPromptRenderer, type PromptRenderer } from "./promptFormat.js";
 import { PrefixQueue } from "./scheduler.js";
 import type { FromWorker, ToWorker, WorkerInit } from "./types.js";
+import { kvCacheContextOptions } from "./kvCache.js";
 
 const send = (msg: FromWorker) => process.send!(msg);
 const queue = new PrefixQueue<GenerationRequest & { call: number }>();
@@ -87,6 +88,7 @@ async function start(init: WorkerInit): Promise<void> {
         devices: await llama.getGpuDeviceNames().catch(() => []),
         threads,
         mode: init.mode,
+        ...(init.kvCache ? { kvCache: init.kvCache } : {}),
         gpuLayers: model.gpuLayers,
         cpuCores: cores
     };
@@ -101,7 +103,7 @@ async function start(init: WorkerInit): Promise<void> {
         llama.maxThreads = Math.max(llama.maxThreads, threads * count);
         const slots: LockstepSlot[] = [];
         try {
-            for (let i = 0; i < count; i++) slots.push(await LockstepSlot.create(model, { groupSize, contextSize, batchSize, threads }));
+            for (let i = 0; i < count; i++) slots.push(await LockstepSlot.create(model, { groupSize, contextSize, batchSize, threads, ...(init.kvCache ? { kvCache: init.kvCache } : {}) }));
         } catch (err) {
             if (slots.length === 0) throw err;
             throw new Error(`only ${slots.length} of ${count} lockstep groups fit in memory (${errorLine(err)}); pass a smaller --groups`);
@@ -124,7 +126,7 @@ async function start(init: WorkerInit): Promise<void> {
     try {
         for (let i = 0; i < (reproducible ? sequences : 1); i++)
             contexts.push(
-                await model.createContext({ contextSize, sequences: reproducible ? 1 : sequences, threads: { ideal: threads, min: threads }, batchSize })
+                await model.createContext({ contextSize, sequences: reproducible ? 1 : sequences, threads: { ideal: threads, min: threads }, batchSize, ...kvCacheContextOptions(init.kvCache) })
             );
     } catch (err) {
         if (contexts.length === 0) throw err;

@@ -15,14 +15,22 @@ export const replayDescriptor = {
     records: ["the replay file's sha256 (an edited file is another set of answers)"],
     settings: {
         /** JSONL of responses: what answers, so part of the run's identity. */
-        identity: { replay: strField.optional() },
+        identity: {
+            replay: strField.optional(),
+            /** The model whose answers these are, exactly as named (e.g. org/name); default: the replay file's name. */
+            replayModel: strField.optional()
+        },
         operational: {}
     },
-    options: [{ key: "replay", flags: "--replay <file>", description: "JSONL of responses for --backend replay (template, instance, round, response per line)", path: true }],
+    options: [
+        { key: "replay", flags: "--replay <file>", description: "JSONL of responses for --backend replay (template, instance, round, response per line)", path: true },
+        { key: "replayModel", flags: "--replay-model <name>", description: "the model whose answers the replay file holds, as named (default: the file's name)" }
+    ],
     scheduling: () => "none",
     parallelSetting: () => undefined,
     resolveModel: (m, baseDir) => path.resolve(baseDir, m),
-    missing: (s) => (s.replay ? undefined : "--backend replay needs --replay <file.jsonl>"),
+    missing: (s) =>
+        !s.replay ? "--backend replay needs --replay <file.jsonl>" : s.replayModel !== undefined && !/^[^\s]+$/.test(s.replayModel) ? `--replay-model '${s.replayModel}': a model's name has no spaces` : undefined,
     checkSources: () => {},
     sourceGone: () => undefined,
     // Read and validated before anything is stored; its sha256 stands for the model's.
@@ -31,11 +39,12 @@ export const replayDescriptor = {
         const replay = new ReplayBackend(file);
         return { parts: { prepared: replay }, identity: { sha256: replay.sha256, what: `replay file ${file}` } };
     },
-    modelSources: (s) => [{ label: path.basename(s.replay ?? "replay").replace(/\.gguf$/i, "").replace(/\.jsonl?$/i, ""), ...(s.replay ? { source: s.replay } : {}) }],
+    // The model's label: as named where given (an imported model's org/name stays whole), else the file's name.
+    modelSources: (s) => [{ label: s.replayModel ?? path.basename(s.replay ?? "replay").replace(/\.gguf$/i, "").replace(/\.jsonl?$/i, ""), ...(s.replay ? { source: s.replay } : {}) }],
     // The file's sha256 stands for the model's: an edited file is another set of answers.
     identity: (backend) => (backend instanceof ReplayBackend ? backend.sha256 : null),
     // A simulated flawed model (oracle mutants at per-template rates), replayed: what the scores look like for a model that is sometimes wrong.
-    replaysFile: (file) => ({ backend: "replay", replay: file }),
+    replaysFile: (file, model) => ({ backend: "replay", replay: file, ...(model !== undefined ? { replayModel: model } : {}) }),
     async demo(ctx) {
         const file = path.join(ctx.dir, "demo-simulated-answers.jsonl");
         await writeSimulatedAnswers(await ctx.judge(), ctx.templates, { instances: ctx.instances, rounds: ctx.rounds, seed: ctx.seed, file });

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { EddyError } from "../../util/errors.js";
+import { EddyError, oneLine } from "../../util/errors.js";
 import { PLAIN_CUE, PLAIN_STOP, plainCompletionText, rawCompletionText } from "../plainPrompt.js";
 import type { Backend, BackendMetadata, GenerationRequest, GenerationResult, StopReason } from "../types.js";
 import { apiKeyFromEnv, exchange, parseBaseUrl, ServerError } from "./http.js";
@@ -43,17 +43,19 @@ export async function createServerBackend(o: ServerBackendOptions): Promise<Back
     const base = parseBaseUrl(o.baseUrl);
     const apiKey = apiKeyFromEnv(o.env);
     const warn = o.onWarning ?? ((line: string) => process.stderr.write(`eddy: warning: ${line}\n`));
-    const report = await probeServer(base, apiKey);
+    const retryForMs = o.retryForMs ?? 120_000;
+    const outage = new Outage(base.href, retryForMs, warn);
+    // The first look too goes through a server that is still loading (503) or a proxy that drops a request.
+    const report = await outage.retrying(() => probeServer(base, apiKey));
     const served = pickModel(report, o.model);
     const identity = servedIdentity(report, served);
     const format = o.promptFormat === undefined || o.promptFormat === "auto" ? "server-chat-template" : o.promptFormat;
     if (!(SERVER_PROMPT_FORMATS as readonly string[]).includes(format))
         throw new EddyError(`prompt format '${format}' does not apply to --backend server (use ${SERVER_PROMPT_FORMATS.join(", ")}: the server applies the model's chat template, or is sent a plain completion prompt)`);
     const concurrency = o.concurrency ?? 1;
-    const retryForMs = o.retryForMs ?? 120_000;
     const reproducible = knownReproducible(report, concurrency);
     if (!reproducible.known)
-        warn(`warning: ${report.engine} at ${base.href}: ${reproducible.why}; answers are recorded as mode fast (see eddy audit determinism --backend server)`);
+        warn(`${report.engine} at ${base.href}: ${reproducible.why}; answers are recorded as mode fast (see eddy audit determinism --backend server)`);
 
     const metadata: BackendMetadata = {
         backend: "server",
@@ -74,39 +76,55 @@ export async function createServerBackend(o: ServerBackendOptions): Promise<Back
         reproducibility: reproducible.why
     };
 
-    // After an outage the server may have come back with another model: checked once per outage, before any answer is taken.
-    let check: Promise<void> | undefined;
-    const verify = (): Promise<void> =>
-        (check ??= (async () => {
-            const again = await probeServer(base, apiKey);
-            const now = servedIdentity(again, pickModel(again, o.model));
-            if (now.sha256 !== identity.sha256)
-                throw new EddyError(`the server at ${base.href} came back serving something else (${describeChange(identity.fields, now.fields)}); what was answered before is kept: restart it as it was and resume`);
-        })());
+    // After a failure the server may have come back with another model: no answer is taken until an identity
+    // check begun after the latest failure has passed. A check that fails (the server still away) is not kept:
+    // the next answer starts another, so one transient error never fails the retries after it.
+    let verified = 0;
+    let check: { upTo: number; done: Promise<void> } | undefined;
+    const verify = async (signal: AbortSignal): Promise<void> => {
+        while (verified < outage.failures) {
+            const upTo = outage.failures;
+            if (!check || check.upTo < upTo) {
+                const done = (async () => {
+                    const again = await probeServer(base, apiKey, signal);
+                    const now = servedIdentity(again, pickModel(again, o.model));
+                    if (now.sha256 !== identity.sha256)
+                        throw new EddyError(`the server at ${base.href} came back serving something else (${describeChange(identity.fields, now.fields)}); what was answered before is kept: restart it as it was and resume`);
+                    verified = Math.max(verified, upTo);
+                })();
+                const mine = { upTo, done };
+                check = mine;
+                done.catch(() => {
+                    if (check === mine) check = undefined;
+                });
+            }
+            await check.done;
+        }
+    };
 
     const ask = async (req: GenerationRequest, signal: AbortSignal): Promise<Exchanged> => {
         const started = performance.now();
         const deadline = Date.now() + retryForMs;
-        let outage = false;
         for (let attempt = 0; ; attempt++) {
             try {
                 const reply = await exchange(base, format === "server-chat-template" ? "chat/completions" : "completions", { method: "POST", body: requestBody(req, served, format, report), signal, apiKey });
-                if (outage) await verify();
-                return parseReply(reply.body, format, base.href, performance.now() - started);
+                await verify(signal);
+                const parsed = parseReply(reply.body, format, base.href, performance.now() - started);
+                outage.answered();
+                return parsed;
             } catch (err) {
                 if (signal.aborted) throw err;
                 if (!(err instanceof ServerError)) throw err;
                 if (err.transient && Date.now() < deadline) {
-                    if (!outage) check = undefined;
-                    outage = true;
-                    await sleep(Math.min(250 * 2 ** attempt, 5000), undefined, { signal });
+                    outage.failed(err);
+                    await sleep(backoff(attempt), undefined, { signal });
                     continue;
                 }
                 // The server refused this one request (too long for its context, a bad parameter): this request's failure, not the run's.
                 if (err.status === 400 && /context|too long|exceed/i.test(err.message))
                     return { text: "", stopReason: "context_full", promptTokens: 0, generatedTokens: 0, ttftMs: 0, genMs: performance.now() - started };
                 if (err.status === 400 || err.status === 422) return { text: "", stopReason: "error", promptTokens: 0, generatedTokens: 0, ttftMs: 0, genMs: 0, error: err.message };
-                if (err.transient) throw new EddyError(`${err.message} (still failing after ${Math.round(retryForMs / 1000)} s of retries; what was answered is kept: resume when the server is back)`);
+                if (err.transient) throw outage.gaveUp(err);
                 throw err;
             }
         }
@@ -241,4 +259,60 @@ export function knownReproducible(report: ServerReport, concurrency: number): { 
 function describeChange(before: Record<string, unknown>, after: Record<string, unknown>): string {
     const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].filter((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k]));
     return keys.map((k) => `${k}: ${JSON.stringify(before[k])} → ${JSON.stringify(after[k])}`).join("; ").slice(0, 300);
+}
+
+/** Backoff before asking again: 250 ms doubling to 5 s. */
+const backoff = (attempt: number): number => Math.min(250 * 2 ** attempt, 5000);
+
+/** A quiet spell after which the next failure is a new outage, said again. */
+const OUTAGE_QUIET_MS = 5000;
+
+/**
+ * Transient failures of one server (refused or cut connections, 429, 502–504, a body cut short), shared by every
+ * request: the first failure of an outage says once what eddy waits for; an outage ends when answers have come
+ * for {@link OUTAGE_QUIET_MS} with no failure. `failures` counts them all (the identity check's clock).
+ */
+export class Outage {
+    failures = 0;
+    private since: number | undefined;
+    private lastFailure = 0;
+
+    constructor(
+        private readonly where: string,
+        private readonly retryForMs: number,
+        private readonly warn: (line: string) => void
+    ) {}
+
+    failed(err: ServerError): void {
+        this.failures++;
+        this.lastFailure = Date.now();
+        if (this.since !== undefined) return;
+        this.since = this.lastFailure;
+        this.warn(`${oneLine(err.message)}: waiting for the server at ${this.where} and asking again, for up to ${Math.round(this.retryForMs / 1000)} s (--retry-for)`);
+    }
+
+    answered(): void {
+        if (this.since !== undefined && Date.now() - this.lastFailure >= OUTAGE_QUIET_MS) this.since = undefined;
+    }
+
+    gaveUp(err: ServerError): EddyError {
+        return new EddyError(`${err.message} (still failing after ${Math.round(this.retryForMs / 1000)} s of retries; what was answered is kept: resume when the server is back)`);
+    }
+
+    /** `fn` asked again through transient failures, for up to the retry time from now. */
+    async retrying<T>(fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+        const deadline = Date.now() + this.retryForMs;
+        for (let attempt = 0; ; attempt++) {
+            try {
+                const r = await fn();
+                this.answered();
+                return r;
+            } catch (err) {
+                if (signal?.aborted || !(err instanceof ServerError) || !err.transient) throw err;
+                if (Date.now() >= deadline) throw this.gaveUp(err);
+                this.failed(err);
+                await sleep(backoff(attempt), undefined, signal ? { signal } : undefined);
+            }
+        }
+    }
 }

@@ -1,5 +1,4 @@
 import { createHash } from "node:crypto";
-import { sameCommand } from "../../util/commandLine.js";
 import { EddyError } from "../../util/errors.js";
 import { exchange, ServerError } from "./http.js";
 
@@ -42,7 +41,8 @@ export async function probeServer(base: URL, apiKey: string | undefined, signal?
         listed = (await exchange(base, "models", { apiKey, timeoutMs: 30_000, ...(signal ? { signal } : {}) })).body;
     } catch (err) {
         if (err instanceof ServerError && err.status === 404) throw new EddyError(`${at} has no models list (${base.pathname}/models answered 404): is --base-url the server's OpenAI-compatible address (usually ending in /v1)?`);
-        if (err instanceof ServerError && err.status === 503) throw new EddyError(`the server at ${at} is not ready (HTTP 503: still loading its model?); once it is, run again`, 1, { next: sameCommand() });
+        // Still loading its model, or a proxy's passing 503: transient, asked again by whoever retries.
+        if (err instanceof ServerError && err.status === 503) throw new ServerError(`the server at ${at} is not ready (HTTP 503: still loading its model?)`, true, 503);
         throw err;
     }
     const data = record(listed).data;

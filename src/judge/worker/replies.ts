@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { HARNESS_CATEGORIES, MODEL_CATEGORIES } from "../../vocabulary.js";
 import type { IsolationReport } from "../types.js";
+import { judgeEnvironment } from "../environment.js";
 import { WorkerFailure, type WorkerReply } from "./PythonWorker.js";
 
 // The shape of each reply the Python worker sends (eddy_judge/worker.py handle()). A reply that
@@ -48,6 +49,7 @@ const helloReply = z.object({
     isolation: isolationReport,
     python: z.string(),
     runtimes: z.record(z.string(), z.string().nullable()),
+    environment: judgeEnvironment,
     // The worker's own limits: the one place they are set (verdicts.py), read here by the pool.
     limits: z.object({ maxCodeBytes: z.number().int().positive() })
 });

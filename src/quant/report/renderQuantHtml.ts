@@ -47,12 +47,12 @@ function qualityTable(r: QuantReport): SafeHtml {
     const rows = r.files.map((f) => {
         const s = f.scores;
         const cell = (k: "AS" | "CPS" | "CCS" | "RLPR" | "PSR") => html`<td class="n">${pct(s[k].candidate)}</td><td class="n">${f.reference ? "–" : html`${signed(s[k].delta)} <span class="muted">${interval(s[k].ci)}</span>`}</td>`;
-        return html`<tr><td>${fileLabel(f)}${f.reference ? html` <span class="muted">(reference)</span>` : ""}</td>${cell("AS")}${cell("CPS")}${cell("CCS")}
+        return html`<tr><td>${fileLabel(f)}${f.reference ? html` <span class="muted">(reference)</span>` : ""}</td><td class="n">${f.bits_per_weight == null ? "–" : f.bits_per_weight.toFixed(2)}</td><td class="n">${f.pass_at_1 ? html`${pct(f.pass_at_1.value)} <span class="muted">${interval(f.pass_at_1.ci)}</span>` : "–"}</td>${cell("AS")}${cell("CPS")}${cell("CCS")}
 <td class="n">${f.reference || f.instances === 0 ? "–" : `${pval(f.mcnemar.instance.p)} / ${pval(f.mcnemar.response.p)}`}</td>
 <td class="n">${f.flip_counts.instances.lost} / ${f.flip_counts.instances.gained}</td><td class="n">${f.flip_counts.responses.lost} / ${f.flip_counts.responses.gained}</td>
 <td>${f.not_worse === null ? html`<span class="muted">n/a</span>` : f.not_worse ? html`<span class="good">yes</span>` : html`<span class="bad">no</span>`}</td></tr>`;
     });
-    return html`<table><thead><tr><th>file</th><th>AS</th><th>ΔAS [95% CI]</th><th>CPS</th><th>ΔCPS</th><th>CCS</th><th>ΔCCS</th><th>McNemar p (instance / response)</th><th>instances lost / gained</th><th>responses lost / gained</th><th>not worse</th></tr></thead><tbody>${rows}</tbody></table>
+    return html`<table><thead><tr><th>file</th><th>bits/weight</th><th>pass@1 [95% CI]</th><th>AS</th><th>ΔAS [95% CI]</th><th>CPS</th><th>ΔCPS</th><th>CCS</th><th>ΔCCS</th><th>McNemar p (instance / response)</th><th>instances lost / gained</th><th>responses lost / gained</th><th>not worse</th></tr></thead><tbody>${rows}</tbody></table>
 <p class="muted">AS is the mean over instances of each instance's share of passed rounds, as in the report; RLPR equals AS and PSR equals CCS on the same data (SPEC §4). Intervals: paired percentile bootstrap over instances. Rounds with a truncated or judge_error verdict on either side are left out of the comparison.</p>`;
 }
 
@@ -97,7 +97,7 @@ export async function renderQuantHtml(r: QuantReport, opts: { flipsPerFile?: num
     // The same verdict as the text report (one wording, QuantReport.verdict).
     const cheapest = r.files.find((f) => f.file === r.verdict.file);
     const body = html`<header><h1>Quantisation study</h1><p>run ${r.runId} · ${r.files.length} files · ${r.study.templates.length} templates × ${r.study.instances} instances × ${r.study.rounds} rounds · seed ${r.study.seed} · t=${r.study.temperature} · wrapper ${r.study.wrapper}</p></header><main>
-<section><h2>Cheapest file that keeps the scores</h2><p id="verdict">${cheapest ? html`<b>${fileLabel(cheapest)}</b> (${mib(cheapest.size_bytes)}) — <span class="muted">${cheapest.file}</span>` : r.verdict.text}</p></section>
+<section><h2>Cheapest file that keeps the scores</h2><p id="verdict">${cheapest ? html`<b>${fileLabel(cheapest)}</b> (${mib(cheapest.size_bytes)}) — <span class="muted">${cheapest.file}</span>` : r.verdict.text}</p>${r.power ? html`<p id="power">${r.power.text}</p>` : ""}</section>
 <section><h2>Quality versus cost</h2><div class="charts">${charts.map((c) => html`<div class="chart">${c}</div>`)}</div></section>
 <section><h2>Quality against the reference</h2>${qualityTable(r)}</section>
 <section><h2>Token drift and cost</h2>${costTable(r)}</section>

@@ -20,7 +20,7 @@ const signed = (v: number, digits = 3): string => (Number.isNaN(v) ? "–" : `${
 
 /** The label of a file in tables and charts: quantisation type, else file name. */
 export function fileLabel(f: QuantFileReport): string {
-    return f.quantization && f.quantization !== "unknown" ? f.quantization : path.basename(f.file);
+    return (f.quantization && f.quantization !== "unknown" ? f.quantization : path.basename(f.file)) + (f.kv_cache ? ` · KV ${f.kv_cache}` : "");
 }
 
 /** Points for the quality-versus-cost chart: x = file size (MiB), y = a quality measure. */
@@ -46,6 +46,7 @@ export function renderQuantText(r: QuantReport, opts: { flipsPerFile?: number } 
         const s = f.scores;
         return [
             name(f),
+            `${pct(f.pass_at_1.value)} ${interval(f.pass_at_1.ci)}`,
             pct(s.AS.candidate),
             f.reference ? "–" : `${signed(s.AS.delta)} ${interval(s.AS.ci)}`,
             pct(s.CCS.candidate),
@@ -53,7 +54,7 @@ export function renderQuantText(r: QuantReport, opts: { flipsPerFile?: number } 
             f.not_worse === null ? "n/a" : f.not_worse ? "yes" : "NO"
         ];
     });
-    out.push("", "Quality against the reference (same instances, rounds and seeds)", renderTable(["file", "AS", "ΔAS [95% CI]", "CCS", "ΔCCS [95% CI]", "not worse"], quality));
+    out.push("", "Quality against the reference (same instances, rounds and seeds)", renderTable(["file", "pass@1 [95% CI]", "AS", "ΔAS [95% CI]", "CCS", "ΔCCS [95% CI]", "not worse"], quality));
     const flips = r.files.map((f) => [
         name(f),
         f.instances,
@@ -73,8 +74,8 @@ export function renderQuantText(r: QuantReport, opts: { flipsPerFile?: number } 
                 100
             )
         );
-    const cost = r.files.map((f) => [name(f), mib(f.size_bytes), mib(f.memory_bytes), rate(f.prompt_tokens_per_s), rate(f.generation_tokens_per_s)]);
-    out.push("", "Cost", renderTable(["file", "size", "memory", "prompt tok/s", "gen tok/s"], cost));
+    const cost = r.files.map((f) => [name(f), f.bits_per_weight == null ? "–" : f.bits_per_weight.toFixed(2), mib(f.size_bytes), mib(f.memory_bytes), rate(f.prompt_tokens_per_s), rate(f.generation_tokens_per_s)]);
+    out.push("", "Cost", renderTable(["file", "bits/weight", "size", "memory", "prompt tok/s", "gen tok/s"], cost));
     out.push(
         wrap(
             "tok/s: measured during this study on this machine; anything else it ran at the time changes them (two runs of one file on a shared machine can differ many times over), so the verdict uses file size, never speed.",
@@ -93,6 +94,7 @@ export function renderQuantText(r: QuantReport, opts: { flipsPerFile?: number } 
         out.push("", wrap("Verdict categories (truncated and judge_error are not the model's fault and are left out of the comparison)", 100), renderTable(["file", ...used], cats));
     }
     out.push("", wrap(r.verdict.text, 100));
+    if (r.power) out.push(wrap(r.power.text, 100));
     out.push("", "Quality versus cost", textScatter(qualityPoints(r, (f) => f.scores.AS.candidate), { xLabel: "size MiB", yLabel: "AS", formatY: (v) => v.toFixed(2) }));
     if (r.files.some((f) => f.top1_agreement != null))
         out.push("", textScatter(qualityPoints(r, (f) => f.top1_agreement), { xLabel: "size MiB", yLabel: "top-1 agreement", formatY: (v) => v.toFixed(3) }));

@@ -4,12 +4,17 @@ import { modelStem } from "../../store/outcomes.js";
 import { compareWithReference } from "../compare/compareWithReference.js";
 import type { DriftReport } from "../drift/types.js";
 import type { QuantFile } from "../models/checkSameModel.js";
+import { powerStatement } from "../compare/power.js";
+import type { FlipCounts } from "../flips/flips.js";
+import { wilsonInterval } from "../../stats/wilson.js";
 import type { QuantFileReport, QuantReport, QuantVerdict } from "./types.js";
 
 /** One file's configuration in the study, as the report needs it. */
 export interface StudyConfiguration {
     /** Model file of the configuration. */
     modelPath: string | null;
+    /** KV-cache type of its run (the KV-cache axis), null: llama.cpp's default. */
+    kvCache?: string | null;
     /** Quantisation type the study recorded (from the backend's metadata). */
     quantization: string | null;
     /** Prompt tokens/s in the study (per sequence), null when unmeasured. */
@@ -20,20 +25,26 @@ export interface StudyConfiguration {
 
 /** Everything a quantisation report is computed from. */
 export interface QuantReportInput {
-    /** Run holding the study. */
+    /** Run holding the study (the reference cache type's run, with a KV-cache axis). */
     runId: string;
+    /** Every run of the study, one per KV-cache type, when more than one. */
+    runIds?: string[];
     /** Database file. */
     db: string;
     /** What was asked of every file. */
     study: QuantReport["study"];
-    /** The files, most precise first (their order in the report). */
-    files: QuantFile[];
+    /** The files, most precise first (their order in the report); with a KV-cache axis, every file once per cache type. */
+    files: (QuantFile & { kvCache?: string | null })[];
     /** Path of the reference file (one of `files`). */
     reference: string;
+    /** The reference's KV-cache type (with a KV-cache axis). */
+    referenceKvCache?: string | null;
     /** Judged outcomes of the run; `model` is the file name without `.gguf`. */
     outcomes: readonly Outcome[];
     /** Token drift measured by the worker, when measured. */
     drift?: DriftReport;
+    /** With a KV-cache axis: the drift of every file under each cache type, against the reference configuration. */
+    drifts?: { kvCache: string | null; report: DriftReport }[];
     /** What the drift texts were. */
     driftSource: QuantReport["drift"]["source"];
     /** Number of drift texts. */
@@ -42,6 +53,8 @@ export interface QuantReportInput {
     configurations: StudyConfiguration[];
     /** Seed of the bootstrap intervals. */
     bootstrapSeed: number;
+    /** Bits per weight per file path, when read. */
+    bitsPerWeight?: Record<string, number>;
 }
 
 /**
@@ -55,20 +68,26 @@ export function buildQuantReport(input: QuantReportInput): QuantReport {
         if (!byModel.has(o.model)) byModel.set(o.model, []);
         byModel.get(o.model)!.push(o);
     }
-    const refOutcomes = byModel.get(modelStem(input.reference)) ?? [];
+    const refKv = input.referenceKvCache ?? null;
+    const refOutcomes = byModel.get(configKey(modelStem(input.reference), refKv)) ?? [];
     const files: QuantFileReport[] = input.files.map((f) => {
-        const isRef = f.path === input.reference;
-        const q = compareWithReference(refOutcomes, byModel.get(modelStem(f.path)) ?? [], { seed: input.bootstrapSeed });
-        const d = input.drift?.results.find((r) => r.file === f.path);
-        const conf = input.configurations.find((c) => c.modelPath && path.resolve(c.modelPath) === f.path);
+        const kv = f.kvCache ?? null;
+        const isRef = f.path === input.reference && kv === refKv;
+        const q = compareWithReference(refOutcomes, byModel.get(configKey(modelStem(f.path), kv)) ?? [], { seed: input.bootstrapSeed });
+        const driftOf = input.drifts ? input.drifts.find((d) => d.kvCache === kv)?.report : input.drift;
+        const d = driftOf?.results.find((r) => r.file === f.path);
+        const conf = input.configurations.find((c) => c.modelPath && path.resolve(c.modelPath) === f.path && (c.kvCache ?? null) === kv);
         const lostFirst = [...q.flips.responseFlips].sort((a, b) => (a.direction === b.direction ? 0 : a.direction === "lost" ? -1 : 1));
         return {
             file: f.path,
-            model: modelStem(f.path),
+            model: configKey(modelStem(f.path), kv),
+            kv_cache: kv,
             // the header-derived type when the study recorded none (files without general.file_type)
             quantization: conf?.quantization && conf.quantization !== "unknown" ? conf.quantization : f.quantization,
             reference: isRef,
             size_bytes: f.sizeBytes,
+            bits_per_weight: input.bitsPerWeight?.[f.path] ?? null,
+            pass_at_1: passAt1(q.flips.responses),
             memory_bytes: d ? d.memory.modelRamBytes + d.memory.modelVramBytes + d.memory.contextBytes : null,
             prompt_tokens_per_s: conf?.promptTokensPerS ?? null,
             generation_tokens_per_s: conf?.generationTokensPerS ?? null,
@@ -93,19 +112,43 @@ export function buildQuantReport(input: QuantReportInput): QuantReport {
         };
     });
     const verdict = quantVerdict(files, input.study);
+    const power = powerStatement(
+        files.filter((f) => !f.reference).map((f) => ({ instances: f.instances, discordant: f.flip_counts.instances.lost + f.flip_counts.instances.gained })),
+        { templates: input.study.templates.length }
+    );
     return {
         runId: input.runId,
+        ...(input.runIds ? { runIds: input.runIds } : {}),
         db: input.db,
         reference: input.reference,
         study: input.study,
         drift: { source: input.driftSource, texts: input.driftTexts, vocabulary: input.drift?.vocabulary ?? null },
         files,
         cheapest_not_worse: verdict.file,
-        verdict
+        verdict,
+        power
     };
 }
 
-const label = (f: QuantFileReport): string => (f.quantization && f.quantization !== "unknown" ? f.quantization : path.basename(f.file));
+/** pass@1 of a file over the compared responses (the candidate side of the paired counts), with a 95% Wilson interval. */
+function passAt1(c: FlipCounts): QuantFileReport["pass_at_1"] {
+    const n = c.bothPassed + c.bothFailed + c.lost + c.gained;
+    const passed = c.bothPassed + c.gained;
+    const value = n > 0 ? passed / n : 0;
+    return { value, ci: n > 0 ? wilsonInterval(passed, n) : { lo: 0, hi: 1 }, responses: n };
+}
+
+const label = (f: QuantFileReport): string => (f.quantization && f.quantization !== "unknown" ? f.quantization : path.basename(f.file)) + (f.kv_cache ? ` · KV ${f.kv_cache}` : "");
+
+/** The label a configuration's outcomes carry: the file's stem, with `@kv=<type>` on the KV-cache axis. */
+export function configKey(stem: string, kv: string | null | undefined): string {
+    return kv ? `${stem}@kv=${kv}` : stem;
+}
+
+/** Bits per element of a KV-cache type (llama.cpp's block sizes), for ordering configurations of one file; default f16. */
+export function kvBits(kv: string | null | undefined): number {
+    return ({ f32: 32, f16: 16, bf16: 16, q8_0: 8.5, q5_1: 6, q5_0: 5.5, q4_1: 5, q4_0: 4.5, iq4_nl: 4.5 } as Record<string, number>)[kv ?? "f16"] ?? 16;
+}
 
 /**
  * The cheapest file not significantly worse than the reference, smallest first: a file that is
@@ -114,9 +157,10 @@ const label = (f: QuantFileReport): string => (f.quantization && f.quantization 
  * rather than naming a file on no evidence.
  */
 export function quantVerdict(files: readonly QuantFileReport[], study: QuantReport["study"]): QuantVerdict {
-    for (const f of [...files].sort((a, b) => a.size_bytes - b.size_bytes)) {
+    // Smallest first: file size, then (one file under several caches) the smaller cache per element.
+    for (const f of [...files].sort((a, b) => a.size_bytes - b.size_bytes || kvBits(a.kv_cache) - kvBits(b.kv_cache))) {
         if (f.not_worse === false) continue;
-        if (f.not_worse === true) return { file: f.file, decided: true, text: `Cheapest file not significantly worse than the reference: ${label(f)} (${f.file})` };
+        if (f.not_worse === true) return { file: f.file, decided: true, text: `Cheapest ${f.kv_cache ? "configuration" : "file"} not significantly worse than the reference: ${label(f)} (${f.file})` };
         const e = f.evidence;
         const why =
             f.instances === 0

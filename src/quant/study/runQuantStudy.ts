@@ -15,7 +15,8 @@ import { checkSameModel, type QuantFile } from "../models/checkSameModel.js";
 import { byPrecision } from "../models/precision.js";
 import { generationSpeeds, storedAnswers } from "../../store/quantStudy.js";
 import type { QuantReport } from "./types.js";
-import { buildQuantReport } from "./buildQuantReport.js";
+import { buildQuantReport, configKey, type StudyConfiguration } from "./buildQuantReport.js";
+import { bitsPerWeight } from "../make/makeLadder.js";
 
 /** What `runQuantStudy` needs. */
 export interface QuantStudyOptions {
@@ -31,6 +32,8 @@ export interface QuantStudyOptions {
     hooks?: StudyHooks;
     /** Called after each drift text of each file. */
     onDriftProgress?: (file: string, done: number, total: number) => void;
+    /** KV-cache types to study every file with (one run each), e.g. ["f16", "q8_0", "q4_0"]; default: llama.cpp's own, one run. */
+    kvCaches?: string[];
     /** Bootstrap seed for the score intervals (default: the study seed). */
     bootstrapSeed?: number;
 }
@@ -65,55 +68,74 @@ export async function runQuantStudy(opts: QuantStudyOptions): Promise<QuantRepor
 
     // The backend that runs model files and compares them by teacher forcing.
     const engine = teacherForcingBackend();
-    const study: StudyConfig = { ...cfg, backend: engine.name, models: files.map((f) => f.path) };
-    const result = await runStudy(study, opts.hooks ?? {});
-    if (result.status !== "complete") throw new EddyError(`run ${result.runId} was interrupted; the same command continues it`, 130, { next: sameCommand() });
-
-    const dbPath = study.db ?? defaultDbPath();
-    // The one loader every report uses (eddy report, demo, compare): judged outcomes and run metadata.
-    const loaded = loadStudy(dbPath, [result.runId]);
-    const outcomes: Outcome[] = loaded.outcomes;
-    const info = loaded.runs[0]!;
-    const store = openStore(dbPath);
-    let speeds: ReturnType<typeof generationSpeeds>;
+    // The KV-cache axis: one run per cache type (the type is part of a run's identity), every file in each.
+    const kvs: (string | undefined)[] = opts.kvCaches && opts.kvCaches.length > 0 ? [...new Set(opts.kvCaches)] : [undefined];
+    const refKv = kvs.includes("f16") ? "f16" : kvs[0];
+    const ordered = [refKv, ...kvs.filter((k) => k !== refKv)];
+    const dbPath = cfg.db ?? defaultDbPath();
+    const outcomes: Outcome[] = [];
+    const configurations: StudyConfiguration[] = [];
+    const drifts: { kv: string | undefined; report: DriftReport }[] = [];
+    const runIds: string[] = [];
     let texts: DriftText[] = [];
     let source: QuantReport["drift"]["source"] = "skipped";
-    let refConfig: (typeof info)["configurations"][number] | undefined;
-    try {
-        speeds = generationSpeeds(store, result.runId);
-        refConfig = info.configurations.find((c) => c.modelPath && path.resolve(c.modelPath) === reference.path);
-        const limit = opts.driftTexts ?? 40;
-        if (limit > 0) {
-            const answers = refConfig ? storedAnswers(store, refConfig.id, limit) : [];
-            texts = answers.map((a) => ({ id: `${a.template}#${a.instance}/${a.round}`, messages: a.messages, completion: a.response }));
-            source = "reference answers";
-            if (texts.length === 0) (texts = FIXED_DRIFT_TEXTS), (source = "fixed texts");
+    let templates: string[] = [];
+    let study: StudyConfig = cfg;
+    // The reference configuration's run first: its answers are the drift texts of every cache type.
+    for (const kv of ordered) {
+        study = { ...cfg, backend: engine.name, models: files.map((f) => f.path), ...(kv ? { kvCache: kv } : {}) } as StudyConfig;
+        const result = await runStudy(study, opts.hooks ?? {});
+        if (result.status !== "complete") throw new EddyError(`run ${result.runId} was interrupted; the same command continues it`, 130, { next: sameCommand() });
+        runIds.push(result.runId);
+        // The one loader every report uses (eddy report, demo, compare): judged outcomes and run metadata.
+        const loaded = loadStudy(dbPath, [result.runId]);
+        for (const o of loaded.outcomes) outcomes.push(kv ? { ...o, model: configKey(o.model, kv) } : o);
+        const info = loaded.runs[0]!;
+        templates = info.templates.map((t) => t.id);
+        const store = openStore(dbPath);
+        let refConfig: (typeof info)["configurations"][number] | undefined;
+        try {
+            const speeds = generationSpeeds(store, result.runId);
+            for (const c of info.configurations) {
+                const speed = speeds.find((sp) => sp.configId === c.id);
+                configurations.push({ modelPath: c.modelPath, kvCache: kv ?? null, quantization: c.quantization, promptTokensPerS: speed?.promptTokensPerS ?? null, generationTokensPerS: speed?.generationTokensPerS ?? null });
+            }
+            refConfig = info.configurations.find((c) => c.modelPath && path.resolve(c.modelPath) === reference.path);
+            const limit = opts.driftTexts ?? 40;
+            if (limit > 0 && kv === refKv) {
+                const answers = refConfig ? storedAnswers(store, refConfig.id, limit) : [];
+                texts = answers.map((a) => ({ id: `${a.template}#${a.instance}/${a.round}`, messages: a.messages, completion: a.response }));
+                source = "reference answers";
+                if (texts.length === 0) (texts = FIXED_DRIFT_TEXTS), (source = "fixed texts");
+            }
+        } finally {
+            store.close();
         }
-    } finally {
-        store.close();
-    }
-    const meta = refConfig?.metadata ?? {};
-
-    let drift: DriftReport | undefined;
-    if (texts.length > 0) {
-        const threads = study.threads ?? (typeof meta.threads === "number" ? meta.threads : 1);
-        drift = await measureDrift(
-            {
-                reference: reference.path,
-                candidates: files.map((f) => f.path),
-                texts,
-                threads,
-                backend: engine.name,
-                ...engine.forcing.options(study, meta),
-                ...(typeof meta.promptFormat === "string" ? { promptFormat: meta.promptFormat } : {}),
-                ...(study.contextSize ? { contextSize: study.contextSize } : {})
-            },
-            { ...(opts.onDriftProgress ? { onProgress: opts.onDriftProgress } : {}) }
-        );
+        const meta = refConfig?.metadata ?? {};
+        if (texts.length > 0) {
+            const threads = study.threads ?? (typeof meta.threads === "number" ? meta.threads : 1);
+            const forcing = engine.forcing.options(study, meta);
+            const report = await measureDrift(
+                {
+                    reference: reference.path,
+                    candidates: files.map((f) => f.path),
+                    texts,
+                    threads,
+                    backend: engine.name,
+                    ...forcing,
+                    // the reference keeps the reference configuration's cache; the files get this run's
+                    ...(refKv ? { referenceKvCache: refKv } : {}),
+                    ...(typeof meta.promptFormat === "string" ? { promptFormat: meta.promptFormat } : {}),
+                    ...(study.contextSize ? { contextSize: study.contextSize } : {})
+                },
+                { ...(opts.onDriftProgress ? { onProgress: opts.onDriftProgress } : {}) }
+            );
+            drifts.push({ kv, report });
+        }
     }
 
     const studySummary = {
-        templates: info.templates.map((t) => t.id),
+        templates,
         instances: study.instances,
         rounds: study.rounds,
         seed: study.seed,
@@ -121,20 +143,22 @@ export async function runQuantStudy(opts: QuantStudyOptions): Promise<QuantRepor
         wrapper: study.wrappers[0] as string,
         maxTokens: study.maxTokens
     };
+    // One line per file and cache type, the reference's first.
+    const entries = ordered.flatMap((kv) => files.map((f) => ({ ...f, kvCache: kv ?? null })));
     return buildQuantReport({
-        runId: result.runId,
+        runId: runIds[0]!,
+        ...(runIds.length > 1 ? { runIds } : {}),
         db: path.resolve(dbPath),
         study: studySummary,
-        files,
+        files: entries,
         reference: reference.path,
+        referenceKvCache: refKv ?? null,
         outcomes,
-        ...(drift ? { drift } : {}),
+        ...(drifts.length > 0 ? { drift: drifts[0]!.report, drifts: drifts.map((d) => ({ kvCache: d.kv ?? null, report: d.report })) } : {}),
         driftSource: source,
         driftTexts: texts.length,
-        configurations: info.configurations.map((c) => {
-            const speed = speeds.find((sp) => sp.configId === c.id);
-            return { modelPath: c.modelPath, quantization: c.quantization, promptTokensPerS: speed?.promptTokensPerS ?? null, generationTokensPerS: speed?.generationTokensPerS ?? null };
-        }),
-        bootstrapSeed: opts.bootstrapSeed ?? study.seed
+        configurations,
+        bootstrapSeed: opts.bootstrapSeed ?? study.seed,
+        bitsPerWeight: Object.fromEntries(await Promise.all(files.map(async (f) => [f.path, (await bitsPerWeight(f.path)).bitsPerWeight] as const)))
     });
 }

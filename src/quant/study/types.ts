@@ -3,6 +3,7 @@ import type { McNemarResult } from "../../stats/index.js";
 import type { TemplateBreakdown } from "../compare/compareWithReference.js";
 import type { DeltaScore, ScoreDelta } from "../compare/scoreDeltas.js";
 import type { TokenDrift } from "../drift/types.js";
+import type { PowerStatement } from "../compare/power.js";
 import type { FlipCounts, InstanceFlip, ResponseFlip } from "../flips/flips.js";
 
 /** One GGUF file's line in a quantisation study: quality against the reference, drift (top-1 agreement and KL on the reference's own answers), and cost. */
@@ -13,10 +14,16 @@ export interface QuantFileReport extends TokenDrift {
     model: string;
     /** Quantisation type (e.g. Q4_K_M). */
     quantization: string | null;
+    /** KV-cache type of this configuration (the KV-cache axis), null: llama.cpp's default. */
+    kv_cache: string | null;
     /** True for the reference file. */
     reference: boolean;
     /** File size, bytes. */
     size_bytes: number;
+    /** Bits per weight: tensor data bits over the parameter count (null when the header could not be read). */
+    bits_per_weight: number | null;
+    /** pass@1 (the share of compared responses that passed) with its 95% Wilson interval. */
+    pass_at_1: { value: number; ci: { lo: number; hi: number }; responses: number };
     /** Memory llama.cpp accounts for the loaded weights plus one evaluation context, bytes; null when not measured. */
     memory_bytes: number | null;
     /** Prompt processing speed in the study, tokens/s per sequence; null without fresh generations. */
@@ -64,8 +71,10 @@ export interface QuantVerdict {
 
 /** The result of `eddy quant`. */
 export interface QuantReport {
-    /** The run holding every file's study (one configuration per file). */
+    /** The run holding every file's study (one configuration per file); with a KV-cache axis, the reference cache type's run. */
     runId: string;
+    /** With a KV-cache axis: every run, one per cache type. */
+    runIds?: string[];
     /** Database file. */
     db: string;
     /** The reference file. */
@@ -80,4 +89,6 @@ export interface QuantReport {
     cheapest_not_worse: string | null;
     /** The verdict every renderer prints (text and HTML say the same). */
     verdict: QuantVerdict;
+    /** What this study could have detected: smallest detectable drop, instances for a 2-point drop (from the reference's discordance with the files). */
+    power: PowerStatement;
 }

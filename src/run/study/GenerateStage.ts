@@ -48,6 +48,8 @@ export function responseCacheKey(model: CacheModel, messages: ChatMessage[], dec
     const parts: unknown[] = [model.sha256, model.promptFormat ?? null, model.contextSize ?? null, messages, decoding, seed, maxTokens];
     // Keys of the batched mode stay what they were before modes existed.
     if (model.mode !== undefined && model.mode !== "fast") parts.push(model.mode);
+    // Keys without a chosen KV-cache type stay what they were before `--kv-cache`.
+    if (model.kvCache !== undefined) parts.push({ kvCache: model.kvCache });
     return createHash("sha256").update(JSON.stringify(parts)).digest("hex");
 }
 
@@ -65,7 +67,8 @@ export function lockstepCacheKeys(
     const group = createHash("sha256")
         .update(JSON.stringify(members.map((m) => [m.messages, m.decoding, m.seed])))
         .digest("hex");
-    const parts = [model.sha256, model.promptFormat ?? null, model.contextSize ?? null, model.batchSize ?? null, "lockstep", groupSize, maxTokens, group];
+    const parts: unknown[] = [model.sha256, model.promptFormat ?? null, model.contextSize ?? null, model.batchSize ?? null, "lockstep", groupSize, maxTokens, group];
+    if (model.kvCache !== undefined) parts.push({ kvCache: model.kvCache });
     return members.map((_, i) => createHash("sha256").update(JSON.stringify([...parts, i])).digest("hex"));
 }
 

@@ -89,8 +89,14 @@ export class JudgeStage {
             ...(o.allowUnsandboxed !== undefined ? { allowUnsandboxed: o.allowUnsandboxed } : {})
         };
         this.pool = o.needPool
-            ? JudgePool.start(poolOptions).then((p) => {
-                  o.onPool(p);
+            ? JudgePool.start(poolOptions).then(async (p) => {
+                  try {
+                      o.onPool(p);
+                  } catch (err) {
+                      // The run's record of the pool failed (a full disk): the pool is nobody's to close but ours.
+                      await p.close().catch(() => {});
+                      throw err;
+                  }
                   return p;
               })
             : Promise.resolve(undefined);

@@ -13,6 +13,7 @@ import { leaseRun } from "../../store/runLease.js";
 import { openRun, sessionConfig, type OpenedRun } from "./openRun.js";
 import type { StudyHooks, StudyResult } from "./types.js";
 import { validateOracles } from "./validateOracles.js";
+import { environmentChange, recordedEnvironment } from "../../judge/environment.js";
 
 /**
  * One session of a study, in the steps of the method: open the run (create or resume), plan it,
@@ -80,7 +81,13 @@ export class Study {
             writer,
             counters,
             log: this.log,
-            onPool: (p) => store.setRunStatus(run.id, "running", { isolationLevel: p.isolation.level, isolation: p.isolation }),
+            onPool: (p) => {
+                // The judge's Python and the packages it offers answers are recorded with the isolation (isolation_json `python`).
+                const before = run.isolation_json ? recordedEnvironment(parsedOr(run.isolation_json, null)) : undefined;
+                const change = before ? environmentChange(before, p.environment) : undefined;
+                if (change) this.log(`note: the judge's Python is not the one that judged this run before (${change}): verdicts judged before and now may differ`);
+                store.setRunStatus(run.id, "running", { isolationLevel: p.isolation.level, isolation: { ...p.isolation, python: p.environment } });
+            },
             onFatal: (err) => this.stop(err),
             signal: this.stopController.signal
         });
@@ -183,5 +190,14 @@ export class Study {
             error: !complete && !aborted ? `${expected - c.generations - c.missing} queries and ${c.generations - c.verdicts} verdicts left (errors: ${counters.errors})` : null
         });
         return { runId, status, created, stats, missing };
+    }
+}
+
+/** A stored JSON column's value, or `fallback` when it does not parse. */
+function parsedOr(text: string, fallback: unknown): unknown {
+    try {
+        return JSON.parse(text) as unknown;
+    } catch {
+        return fallback;
     }
 }

@@ -1,7 +1,7 @@
 import { fix, runStatus } from "../../report/format.js";
 import { html } from "../../report/safeHtml.js";
 import { formatScore, formatScoreWithInterval, SCORES, scoresIn } from "../../report/scoreTable.js";
-import { judged } from "../../report/text.js";
+import { judged, judgePythonCell } from "../../report/text.js";
 import { CATEGORY_LABELS } from "../../scores/neighbourhood.js";
 import { readMutateStudy } from "../../store/mutateStudies.js";
 import type { ViewConfiguration } from "../../store/viewQueries.js";
@@ -28,7 +28,7 @@ export function runPage(ctx: PageContext): PageResult {
     }
     const r = data.runs[0];
     const parts = [
-        html`<section id="summary"><h2>Run ${run.id}</h2><dl class="kv"><dt>status</dt><dd>${r ? runStatus(r) : run.status}</dd><dt>created</dt><dd>${run.created}</dd><dt>backend</dt><dd>${run.backend}</dd><dt>seed</dt><dd>${run.seed}</dd><dt>language</dt><dd>${language}</dd><dt>rounds</dt><dd>${String(info.config.rounds ?? "–")}</dd><dt>isolation</dt><dd>${run.isolation_level ?? "–"}</dd><dt>eddy</dt><dd>${run.eddy_version}</dd></dl>
+        html`<section id="summary"><h2>Run ${run.id}</h2><dl class="kv"><dt>status</dt><dd>${r ? runStatus(r) : run.status}</dd><dt>created</dt><dd>${run.created}</dd><dt>backend</dt><dd>${run.backend}</dd><dt>seed</dt><dd>${run.seed}</dd><dt>language</dt><dd>${language}</dd><dt>rounds</dt><dd>${String(info.config.rounds ?? "–")}</dd><dt>isolation</dt><dd>${run.isolation_level ?? "–"}</dd><dt>judge Python</dt><dd>${r ? judgePythonCell(r) : "–"}</dd><dt>eddy</dt><dd>${run.eddy_version}</dd></dl>
 <p><a href="${answersUrl({ run: run.id })}">all answers</a> · <a href="${answersUrl({ run: run.id, category: "failing" })}">failing answers</a> · <a href="${reportUrl(run.id)}">static report</a> · <a href="${agreementUrl(run.id)}">agreement with published verdicts</a>${mutate ? html` · <a href="${mutateUrl(run.id)}">prompt-mutation study</a>` : ""}</p></section>`,
         html`<section id="configurations"><h2>Configurations</h2><p class="note">Means over templates. Hover a score's name for what it measures and how to read it.</p>${table(
             ["config", "model", "quantisation", "t", "wrapper", "language", "mode", "determinism audit", "templates", "judged", ...scoreHead(), "trunc", "j_err", "missing"],

@@ -51,7 +51,7 @@ class CheckedCode(unittest.TestCase):
 
     def test_a_refusal_is_said_again_in_the_same_words_without_a_sandbox(self) -> None:
         for code, category in (
-            ("def evens(values):\n    return [v for v in values if is_even(v)]\n", "static_error"),
+            ("def evens(values):\n    return list(filter(is_even, values))\n", "static_error"),
             ("def evens(values, extra):\n    return []\n", "wrong_arg_count"),
             ("def odds(values):\n    return []\n", "wrong_function_name"),
             ("def evens(values):\n    return [v for v in values if v % 2 == 0\n", "syntax_error"),

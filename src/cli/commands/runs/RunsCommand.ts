@@ -7,6 +7,7 @@ import { safeJsonStringify, safeTerminalText } from "../../../util/safeText.js";
 import { defaultDbPath } from "../../../util/paths.js";
 import { openStore } from "../../../store/Store.js";
 import { listRunInfos, runInfo, type RunInfo } from "../../../store/outcomes.js";
+import { interpreterLine, numpyLine, recordedEnvironment } from "../../../judge/environment.js";
 
 const dbOption = (): string => `database file (default ${defaultDbPath()})`;
 
@@ -94,6 +95,7 @@ export function registerRunsCommand(program: Command): void {
                     `run ${r.id}  (${runState(r.status, r.counts.missing)})`,
                     `created ${r.created}, updated ${r.updated}, eddy ${r.eddyVersion}, backend ${r.backend}, seed ${r.seed}`,
                     `judge isolation: ${r.isolationLevel ?? "unknown"}`,
+                    `judge Python: ${judgePythonLine(r.isolation)}`,
                     `study: ${studyLine(r)}, max tokens ${(r.config as { maxTokens?: number }).maxTokens ?? "?"}`,
                     `templates (${r.templates.length}): ${r.templates.map((t) => t.id).join(", ")}`,
                     "configurations:"
@@ -120,4 +122,12 @@ export function registerRunsCommand(program: Command): void {
                 store.close();
             }
         });
+}
+
+/** The judge's interpreter and what it offered answers, as the run recorded it, in one line (--json has every package). */
+function judgePythonLine(isolation: unknown): string {
+    const env = recordedEnvironment(isolation);
+    if (!env) return "not recorded (a run from before eddy recorded it)";
+    const n = Object.keys(env.packages).length;
+    return `${interpreterLine(env)}, ${numpyLine(env)}, ${n} package${n === 1 ? "" : "s"} in its site folders${n ? " (--json lists them)" : ""}`;
 }

@@ -105,6 +105,10 @@ ALWAYS_DENIED = {
 # and refused in the harness's main thread, where candidate code runs only by accident (__del__).
 MAIN_THREAD_DENIED = {"sys._getframe", "sys._getframemodulename", "object.__getattr__", "sys.settrace", "sys.setprofile"}
 HARNESS_MODULES = ("eddy_judge", "ctypes", "_ctypes")
+# The interpreter's site folders (environment.py site_dirs), set by the zygote: a module there (numpy)
+# that imports ctypes gets an ImportError, as in a Python without ctypes, and carries on; any other
+# import of ctypes is the hook's tampering, as before.
+LIBRARY_DIRS: tuple[str, ...] = ()
 
 
 # The keyed hash of every frame's MAC. hashlib's blake2b is this class; importing hashlib would
@@ -284,10 +288,10 @@ def shown(v):
         s = "<%s object>" % type(v).__name__
     return s if type(s) is str else "<unprintable>"
 
-# The standard library's containers, sent whole (their name and their content as plain data) so
-# that the trusted side rebuilds the same object and compares it as Python would in-process
-# (EvalPlus compares an answer with ==: a Counter equals a Counter or a dict of the same counts).
-# Exact types only: a subclass of the answer's is shown by its repr.
+# No longer called: `dump` (in the harness's own scope, which no answer reaches) now sends the
+# standard library's containers whole, subclasses of them too, reading them with none of their own
+# code run; this one called dict(v) and list(v) in the answer's thread, and _LOOP_SCOPE's globals
+# are within the answer's reach. Kept only while _run still binds it (`form = ...`).
 def form(v):
     name = CONTAINERS.get(type(v))
     if name is None:
@@ -309,17 +313,179 @@ exec(compile(DIGEST_SOURCE, "<eddy digest>", "exec"), _DIGEST_SCOPE)  # noqa: S1
 # only through exact-type checks and marshal (which takes exact types only): no answer code runs
 # in it. Nothing of the answer's reaches this scope (its functions' globals are _LOOP_SCOPE).
 _DUMP_SOURCE = '''
-def dump(i, elem, args, send):
+def dump(i, elem, args, send, limit=MAX_PAYLOAD, named=None, leaf_ids=frozenset(map(id, (int, str, float, bool, type(None), bytes, complex, bytearray))), seq_ids=frozenset(map(id, (list, tuple))), flat=__import__("itertools").chain.from_iterable, is_=__import__("operator").is_, repeat=__import__("itertools").repeat):
+    # Call i's frame payload from what its helper handed back (elem[0]), or None where the main
+    # thread must record the call instead: a value that is not plain data, a payload over `limit`
+    # bytes (0: any size), a helper result of an unexpected shape.
+    #
+    # Plain data goes as it is. An instance of a subclass of a built-in type, at any depth (a
+    # numpy float64, an IntEnum member, a str subclass, a namedtuple, a dict or list subclass), goes
+    # as its built-in value, as == sees it in EvalPlus (0.0 == float64(0.0), a namedtuple == the
+    # tuple): read by the built-in type's own C methods, unbound (int.__index__, float.__float__,
+    # str.__str__, list.copy, tuple.__getitem__, dict.keys, set.__iter__ ...), which never call the
+    # subclass's overrides. Otherwise the answer's objects are only looked at through their exact
+    # type (type(x), id(), issubclass against a built-in type): no answer code runs here, and
+    # marshal sees exact types only (never a buffer, which it would send as raw bytes: a numpy
+    # int64 is not plain data). Each container is read once: shared ones stay shared, and one that
+    # holds no subclass anywhere is sent as itself (the worker's check for the caller's objects sees
+    # it). With a limit, no more items are read than its bytes (each takes one byte at least).
+    #
+    # `named` (the main thread's), (class, name) of the standard library's containers: a value of
+    # one, or of a subclass of one, goes whole, ("o", i, (text, (name, its content as plain data)),
+    # arguments), which the trusted side rebuilds. Without it (in a batch) a value whose type is a
+    # subclass of dict is left to the main thread.
     r = elem[0]
     try:
         if type(r) is not tuple or not r or type(r[0]) is not str:
             return None
         if len(r) == 2 and r[0] == "r":
+            tag = "r"
+            v = r[1]
+            t = type(v)
+            # A scalar of an exact type, a list or tuple of scalars of one exact type, a dict of
+            # scalars (most answers): nothing more to look at (their items in C).
+            if t is list or t is tuple:
+                one = not v or (id(type(v[0])) in leaf_ids and all(map(is_, map(type, v), repeat(type(v[0])))))
+            else:
+                one = t is dict and leaf_ids.issuperset(map(id, map(type, dict.keys(v)))) and leaf_ids.issuperset(map(id, map(type, dict.values(v))))
+            if id(t) not in leaf_ids and not one:
+
+                def tree(a):
+                    # Whether a list or tuple holds only lists and tuples of exact types down to
+                    # scalars of exact types, looked at level by level at C speed (a matrix, a list
+                    # of pairs); within a bound on the items a level reaches (shared lists).
+                    level, most = a, 16 * len(a) + 65536
+                    for _ in range(8):
+                        ids = set(map(id, map(type, level)))
+                        if ids <= leaf_ids:
+                            return True
+                        if not ids <= seq_ids:
+                            return False
+                        level = list(flat(level))
+                        most -= len(level)
+                        if most < 0:
+                            return False
+                    return False
+
+                if not ((t is list or t is tuple) and tree(v)):
+                    name = None
+                    if named is None:
+                        if issubclass(t, dict) and t is not dict:
+                            return None
+                    else:
+                        for cls, known in named:
+                            if issubclass(t, cls):
+                                name = known
+                                if name == "deque":
+                                    v = list(cls.__iter__(v))
+                                ordered = cls.keys if name == "OrderedDict" else None
+                                break
+                    memo = {}  # id of each container read -> its built-in value (None while its items are read)
+
+                    def value(x):
+                        # The built-in value of a scalar, or of a container already read.
+                        tx = type(x)
+                        if id(tx) in leaf_ids:
+                            return x
+                        w = memo.get(id(x), memo)
+                        if w is not memo:
+                            if w is None:
+                                raise ValueError("a container that holds itself")
+                            return w
+                        if issubclass(tx, int):  # (bool has no subclass)
+                            return int.__index__(x)
+                        if issubclass(tx, float):
+                            return float.__float__(x)
+                        if issubclass(tx, str):
+                            return str.__str__(x)
+                        if issubclass(tx, bytes):
+                            return bytes.__bytes__(x)
+                        if issubclass(tx, complex):
+                            return complex.__complex__(x)
+                        if issubclass(tx, bytearray):
+                            return bytearray.copy(x)
+                        raise ValueError("not plain data")
+
+                    budget = limit
+                    todo = [(v, None)]
+                    while todo:
+                        x, read = todo.pop()
+                        key = id(x)
+                        if read is None:
+                            if key in memo:
+                                continue
+                            tx = type(x)
+                            b = None
+                            if id(tx) in leaf_ids:
+                                continue
+                            if tx is list or tx is tuple or tx is set or tx is frozenset:
+                                kind, a = tx, x
+                            elif tx is dict:
+                                kind, a, b = dict, list(dict.keys(x)), list(dict.values(x))
+                            elif issubclass(tx, list):
+                                kind, a = list, list.copy(x)
+                            elif issubclass(tx, tuple):
+                                kind, a = tuple, tuple.__getitem__(x, slice(None))
+                            elif issubclass(tx, dict):
+                                kind, a, b = dict, list(dict.keys(x)), list(dict.values(x))
+                            elif issubclass(tx, set):
+                                kind, a = set, list(set.__iter__(x))
+                            elif issubclass(tx, frozenset):
+                                kind, a = frozenset, list(frozenset.__iter__(x))
+                            else:
+                                value(x)  # a scalar of a subclass, or not plain data (raises)
+                                continue
+                            if limit:
+                                budget -= len(a) * (1 if b is None else 2) + 1
+                                if budget < 0:
+                                    return None
+                            # Nothing but exact types inside (most answers): no item walked.
+                            if (tree(a) if kind is list or kind is tuple else not set(map(id, map(type, a))) - leaf_ids) and (
+                                b is None or not set(map(id, map(type, b))) - leaf_ids
+                            ):
+                                if tx is kind:
+                                    memo[key] = x
+                                elif b is not None:
+                                    memo[key] = dict(zip(a, b))
+                                else:
+                                    memo[key] = a if kind is list or kind is tuple else kind(a)
+                                continue
+                            memo[key] = None
+                            todo.append((x, (kind, a, b, tx is kind)))
+                            todo.extend([(c, None) for c in a])
+                            if b is not None:
+                                todo.extend([(c, None) for c in b])
+                        else:
+                            kind, a, b, exact = read
+                            got = list(map(value, a))
+                            same = exact and list(map(id, got)) == list(map(id, a))
+                            if b is not None:
+                                vals = list(map(value, b))
+                                same = same and list(map(id, vals)) == list(map(id, b))
+                                w = x if same else dict(zip(got, vals))
+                            else:
+                                w = x if same else (got if kind is list else kind(got))
+                            if len(w) != len(a):  # items that were distinct in it and are equal as built-ins
+                                raise ValueError("items alike")
+                            memo[key] = w
+                    v = value(v)
+                    if name is not None:
+                        if name == "OrderedDict":
+                            # In its own order, not that of the dict beneath it (move_to_end), read by
+                            # its C iteration, which hashes each key: only where no key was converted
+                            # (exact types, whose hash is C code).
+                            if list(map(id, dict.keys(v))) != list(map(id, dict.keys(r[1]))):
+                                return None
+                            order = list(ordered(r[1]))
+                            v = dict(zip(order, map(v.__getitem__, order)))
+                        tag = "o"
+                        v = (name + "(...)", (name, v))
+            after = args if send else None
             try:
-                payload = dumps(("r", i, r[1], args if send else None))
+                payload = dumps((tag, i, v, after))
             except ValueError:
-                dumps(r[1])  # plain itself (its arguments are not): the arguments are not sent
-                payload = dumps(("r", i, r[1], NOT_PLAIN))
+                dumps(v)  # plain itself (its arguments are not): the arguments are not sent
+                payload = dumps((tag, i, v, NOT_PLAIN))
         elif len(r) == 3 and r[0] == "e" and type(r[2]) is str:
             k = r[1]
             payload = dumps(("e", i, "resource" if type(k) is str and k == "resource" else "runtime", r[2][:300]))
@@ -327,7 +493,7 @@ def dump(i, elem, args, send):
             return None
     except BaseException:
         return None
-    return payload if len(payload) <= MAX_PAYLOAD else None
+    return payload if not limit or len(payload) <= limit else None
 '''
 # One frame, header and MAC included, in at most PIPE_BUF bytes: a write of it to the result pipe
 # is atomic, whole or not at all, whatever signal arrives (the main thread's `send` loops instead).
@@ -713,6 +879,11 @@ def _run(
     form = _LOOP_SCOPE["form"]
     digest = _DIGEST_SCOPE["digest"]
     by_digest = frozenset(digest_calls or ())
+    getframe = sys._getframe
+    prefixed = str.startswith
+    no_module = ModuleNotFoundError
+    harness_ctypes = ("ctypes", "_ctypes")
+    library = tuple_(d + "/" for d in LIBRARY_DIRS)
     me = getpid()
     main = ident()
     clock = time.process_time
@@ -756,6 +927,9 @@ def _run(
         send(seal(obj))
 
     def hook(event: str, args: tuple[Any, ...]) -> None:
+        if event == "import" and args and args[0] in harness_ctypes and library and prefixed(getframe(1).f_code.co_filename, library):
+            # numpy loads ctypes only if it can: refused as if absent (it imports without it).
+            raise no_module("No module named %r" % args[0])
         if event in ALWAYS_DENIED or event.startswith("ctypes.") or (event == "import" and args and args[0] in HARNESS_MODULES) or (event in MAIN_THREAD_DENIED and ident() == main):
             # Refused, reported, and the process ends: a reward hack is a finding.
             if getpid() == me:
@@ -851,8 +1025,18 @@ def _run(
             sentinel.acquire()
             live = 0
 
-    def record(i: int, args: tuple[Any, ...], value: Any) -> bytes:
-        """Call i's frame, sealed (sent by the caller): its value and its arguments after it."""
+    def record(
+        i: int,
+        args: tuple[Any, ...],
+        value: Any,
+        make: Callable[..., bytes | None] = _DUMP_SCOPE["dump"],
+        named: tuple[tuple[type, str], ...] = tuple(_CONTAINERS.items()),
+    ) -> bytes:
+        """Call i's frame, sealed (sent by the caller): its value and its arguments after it.
+        `make` (dump) makes the payload here as it does in a batch, of any size, with the standard
+        library's containers (`named`, taken before any answer code ran): plain data, an instance
+        of a subclass of a built-in type as its built-in value, a Counter or a deque whole; none
+        of the answer's code runs in it. Anything else is shown by its repr."""
         after: Any = args if send_args else None
         if i in by_digest:
             # An expected output too large to keep was stored as its digest: the result's digest
@@ -862,6 +1046,18 @@ def _run(
             if threads() != live:
                 emit(("e", i, "runtime", LEFT_A_THREAD % ("the digest of its value (%s)" % fn)))
                 exit_(0)
+            if derr is None and type_(hexed) is not str_:
+                # Not plain data as it is: an instance of a subclass of a built-in type has the
+                # digest of its built-in value (a dict's for a Counter's), as `make` reads it.
+                made = make(i, (("r", value),), None, False, 0, named)
+                whole: Any = loads(made) if made is not None else ("",)
+                if whole[0] == "o" and whole[2][1][0] != "deque":
+                    whole = ("r", i, whole[2][1][1])
+                if whole[0] == "r":
+                    hexed, derr = job((call, digest, (whole[2], False)))
+                    if threads() != live:
+                        emit(("e", i, "runtime", LEFT_A_THREAD % ("the digest of its value (%s)" % fn)))
+                        exit_(0)
             if derr is not None:
                 return seal(("e", i, "resource" if derr[0] == "resource" else "runtime", derr[1][:300]))
             if type_(hexed) is not str_:
@@ -870,20 +1066,14 @@ def _run(
                 return seal(("r", i, hexed, after))
             except value_error:
                 return seal(("r", i, hexed, not_plain))
-        try:
-            # One marshal call over the value and the arguments: an object that is both comes
-            # back as one object (a reference), so the worker sees sharing. marshal takes exact
-            # types only: it runs none of the answer's code.
-            return seal(("r", i, value, after))
-        except value_error:
-            pass
-        try:
-            dumps(value)
-            plain = True
-        except value_error:
-            plain = False
-        if plain:
-            return seal(("r", i, value, not_plain))
+        # One marshal call over the value and the arguments: an object that is both comes back as
+        # one object (a reference), so the worker sees sharing.
+        made = make(i, (("r", value),), args, send_args, 0, named)
+        if made is not None:
+            h = keyed.copy()
+            h.update(pack(">Q", seq))
+            h.update(made)
+            return pack(">I", len_(made) + MAC_BYTES) + h.digest() + made
         # Not plain data: its repr is the answer's code, run in the answer's thread (and only
         # once the arguments are recorded).
         try:
@@ -896,16 +1086,6 @@ def _run(
             exit_(0)
         if rerr is not None or type_(text) is not str_:
             text = "<unprintable>"
-        whole, ferr = job((call, form, (value,)))
-        if threads() != live:
-            emit(("e", i, "runtime", LEFT_A_THREAD % ("the content of its value (%s)" % fn)))
-            exit_(0)
-        if ferr is None and whole is not None:
-            try:
-                # marshal takes exact types only: content that is not plain data is not sent.
-                return seal(("o", i, (text[:300], whole), loads(recorded)))
-            except value_error:
-                pass
         return seal(("o", i, text[:300], loads(recorded)))
 
     # A run of calls in one job (`batch`): each call's frame is made and written by the answer's

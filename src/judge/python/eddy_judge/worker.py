@@ -17,6 +17,7 @@ from typing import Any
 
 from . import isolation as iso
 from .candidate import close_zygote, isolation_report, prefork
+from .environment import describe
 from .languages import RUNTIMES, runtime_path
 from .oracle import OracleError
 from .profile import phases
@@ -33,6 +34,8 @@ def handle(req: dict[str, Any]) -> dict[str, Any]:
             "isolation": report,
             "python": sys.version.split()[0],
             "runtimes": {n: runtime_path(rt.binary) for n, rt in RUNTIMES.items()},
+            # The interpreter and the third-party packages it offers answers (environment.py).
+            "environment": describe(),
             "limits": {"maxCodeBytes": MAX_CODE_BYTES},
         }
     if op == "judge":

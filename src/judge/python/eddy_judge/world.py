@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import isolation as iso
+from .environment import ALTERNATIVES, library_alternatives, site_dirs
 from .languages import RUNTIMES, runtime_path
 from .protocol import recv_control, send_control
 from .zygote import BOOT, MODULES
@@ -126,6 +127,18 @@ def world_args(bwrap: str, seccomp_fd: int, as_root: bool) -> list[str]:
             if os.path.isdir(extra) and not any(extra.startswith(b + "/") for b in bound):
                 args += bind(extra)
                 bound.append(extra)
+    # The interpreter's site folders (third-party packages answers may import: numpy), read-only,
+    # and the links to the shared libraries the distribution picks by alternatives (numpy's BLAS
+    # and LAPACK on Debian), whose targets are bound above (environment.py).
+    for p in site_dirs():
+        if not any(p == b or p.startswith(b + "/") for b in bound):
+            args += bind(p)
+            bound.append(p)
+    alternatives = library_alternatives(bound)
+    if alternatives:
+        args += ["--perms", "0755", "--dir", ALTERNATIVES]
+        for link, target in alternatives:
+            args += ["--symlink", target, link]
     args += ["--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache"]
     args += ["--proc", "/proc", "--dev", "/dev", "--size", str(ZYGOTE_TMP_BYTES), "--tmpfs", "/tmp"]
     # Nothing shared between candidates is writable: each mounts its own scratch space.
@@ -171,7 +184,7 @@ def start_zygote(want: str, protect: list[int], fallback_reason: str = "") -> Zy
         src = _sources()
         ours.sendall(len(src).to_bytes(4, "big") + src)
         become = UID_BASE + os.getpid() if bwrap is not None and os.geteuid() == 0 else -1
-        send_control(ours, ("bwrap" if bwrap is not None else (notes[0] if notes else "namespaces disabled by EDDY_JUDGE_NO_NAMESPACES"), protect, become))
+        send_control(ours, ("bwrap" if bwrap is not None else (notes[0] if notes else "namespaces disabled by EDDY_JUDGE_NO_NAMESPACES"), protect, become, site_dirs()))
         (tag, mode, fresh_uid, seccomp, znotes, landlock), _ = recv_control(ours, 2)
     except (EOFError, OSError):
         ours.close()

@@ -21,6 +21,7 @@ import sys
 
 from . import isolation as iso
 from . import landlock
+from . import sandbox
 from .protocol import recv_control, send_control
 from .languages import RESULT_FD
 from .sandbox import WORKDIR, Config, candidate_env, harness_modules, keeper, prepare_streams, scratch_mounts, warm_up
@@ -34,6 +35,8 @@ from .sandbox import WORKDIR, Config, candidate_env, harness_modules, keeper, pr
 # MBPP+), 3.2% import typing, 3.1% math, 0.9% re, 0.4% itertools, 0.3% collections, 0.25% cmath,
 # 0.15% hashlib, 0.12% heapq, 0.06% functools, 0.03% datetime, none any other module listed here.
 # Any other module still imports (the world binds the whole library), in the answer's own time.
+# So does numpy, from the interpreter's site folders (issue #44), never preloaded: its import maps
+# about 35 MB and 170 modules, which every candidate's clone would copy and tear down.
 PRELOAD = (
     "abc bisect cmath collections collections.abc copy decimal enum fractions functools heapq io "
     "itertools json keyword math numbers operator random re string struct time typing unicodedata weakref"
@@ -143,7 +146,12 @@ def prepare_candidates(cfg: Config) -> None:
 def main(sock: socket.socket) -> None:
     iso.prctl(iso.PR_SET_PDEATHSIG, signal.SIGKILL)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    (want, protect, become), _ = recv_control(sock, 8)
+    (want, protect, become, *more), _ = recv_control(sock, 8)
+    # The interpreter's site folders (environment.py): after the standard library, as `site` puts
+    # them, with no .pth file run. What answers import from there they import in their own time.
+    library = tuple(p for p in (more[0] if more else ()) if type(p) is str)
+    sys.path.extend(library)
+    sandbox.LIBRARY_DIRS = library
     if become >= 0:
         # Started by root in bubblewrap's privileged mode: a uid of its own, and with it no capability.
         os.setgroups([])

@@ -245,7 +245,10 @@ def check(mod: Oracle, req: dict[str, Any], cases: list[Case]) -> dict[str, Any]
             try:
                 if digest_of(expected) is not None:
                     # An expected output kept as its digest: compared with the answer's digest, as in the judge.
-                    actual = as_digest(actual)
+                    # The model solution of an imported problem answers such an input with the expected
+                    # object itself (its own code runs only in the sandbox): it stands for its digest.
+                    own = digest_of(actual)
+                    actual = own if own is not None else as_digest(actual)
                 return bool(raw_cmp(expected, actual))
             except Exception:
                 return False
