@@ -21,6 +21,12 @@ export interface KitOptions {
     /** Comma-separated node-llama-cpp platform names; default this machine's CPU build. */
     platform?: string;
     models?: string[];
+    /**
+     * Carry llama.cpp's llama-quantize, llama-imatrix and llama-server as scripts/build-llama-tools.sh built them here
+     * (into eddy/llama-tools/, where eddy looks after its cache), for a lab machine without a compiler. They are built
+     * for this machine's CPU (GGML_NATIVE): carry them to a machine with the same CPU.
+     */
+    llamaTools?: boolean;
     /** gzip level (1 fastest … 9 smallest); default 6. */
     gzipLevel?: number;
     onLog?: (line: string) => void;
@@ -203,6 +209,20 @@ export async function buildKit(opts: KitOptions = {}): Promise<KitResult> {
         for (const m of models) {
             mkdirSync(path.join(kit, "models"), { recursive: true });
             copyFileSync(m, path.join(kit, "models", path.basename(m)));
+        }
+
+        if (opts.llamaTools) {
+            const { findLlamaTool } = await import("../quant/make/llamaTools.js");
+            const tools = path.join(app, "llama-tools");
+            mkdirSync(tools, { recursive: true });
+            for (const name of ["llama-quantize", "llama-imatrix", "llama-server"] as const) {
+                const found = findLlamaTool(name);
+                if ("missing" in found) throw new EddyError(`kit: --llama-tools: ${found.missing}`);
+                copyFileSync(found.path, path.join(tools, name));
+                chmodSync(path.join(tools, name), 0o755);
+                for (const f of ["commit", "release"]) if (existsSync(path.join(path.dirname(found.path), f))) copyFileSync(path.join(path.dirname(found.path), f), path.join(tools, f));
+            }
+            log("llama.cpp's llama-quantize, llama-imatrix and llama-server (built for this CPU)");
         }
 
         const script = readFileSync(path.join(root, "src", "kit", "install.sh"), "utf8")

@@ -19,6 +19,8 @@ export interface ColumnSpec {
     ellipsis?: "end" | "middle";
     /** Narrowest width the column may be shortened to (default 8, or the header's length if smaller). */
     min?: number;
+    /** Wrapped onto more lines at its width, never shortened: every word of the value stays (a word wider than the column is cut in pieces). */
+    wrap?: boolean;
 }
 
 /** Options of {@link renderTable}. */
@@ -82,6 +84,7 @@ export function renderTable(head: readonly (string | ColumnSpec)[], rows: readon
             align: spec.align ?? (all.length > 0 && all.every((x) => NUMBER.test(x)) ? "right" : "left"),
             fixed: spec.fixed ?? numeric,
             ellipsis: spec.ellipsis ?? "end",
+            wrap: spec.wrap === true,
             min: Math.min(spec.min ?? 8, Math.max(...[title, ...all].map(displayWidth))),
             width: Math.max(...[title, ...all].map(displayWidth))
         };
@@ -104,6 +107,12 @@ export function renderTable(head: readonly (string | ColumnSpec)[], rows: readon
             excess--;
         }
     }
+    // Wrapped columns: each value onto as many lines as its width needs, nothing shortened.
+    if (!opts.wide)
+        cols.forEach((c, j) => {
+            if (!c.wrap) return;
+            for (const r of cells) r[j] = r[j]!.flatMap((line) => (displayWidth(line) <= c.width ? [line] : splitToWidth(line, c.width)));
+        });
     const fmt = (s: string, c: (typeof cols)[number]) => {
         const t = opts.wide ? s : shorten(s, c.width, c.ellipsis);
         const pad = " ".repeat(Math.max(0, c.width - displayWidth(t)));
@@ -117,6 +126,29 @@ export function renderTable(head: readonly (string | ColumnSpec)[], rows: readon
         for (let k = 0; k < height; k++) out.push(cols.map((c, j) => fmt(r[j]![k] ?? "", c)).join(GAP).trimEnd());
     }
     return out.join("\n");
+}
+
+/** A line broken at spaces into pieces of at most `width` columns; a word wider than that is cut in pieces (nothing dropped). */
+function splitToWidth(line: string, width: number): string[] {
+    const out: string[] = [];
+    let cur = "";
+    for (const word of line.split(" ")) {
+        let w = word;
+        while (displayWidth(w) > width) {
+            const cps = [...w];
+            let take = 0;
+            while (take < cps.length && displayWidth(cps.slice(0, take + 1).join("")) <= width) take++;
+            if (cur) out.push(cur), (cur = "");
+            out.push(cps.slice(0, Math.max(1, take)).join(""));
+            w = cps.slice(Math.max(1, take)).join("");
+        }
+        if (cur && displayWidth(cur) + 1 + displayWidth(w) > width) {
+            out.push(cur);
+            cur = w;
+        } else cur = cur ? `${cur} ${w}` : w;
+    }
+    if (cur || out.length === 0) out.push(cur);
+    return out;
 }
 
 function lines(v: string | number | undefined): string[] {

@@ -295,10 +295,16 @@ describe("numpy's scalars (where answers can import numpy)", () => {
         expect(mean).toMatchObject({ category: "passed" });
         const label = await judge(templates.label_of, "import numpy as np\n\ndef label_of(values):\n    return np.str_('-'.join(map(str, values)))\n");
         expect(label).toMatchObject({ category: "passed" });
-        // A numpy int64 subclasses no built-in type: it is not plain data, and fails by its repr
-        // (it was sent as its 8 raw bytes before).
+        // A numpy int64 subclasses no built-in type, but its type is numpy's C code, which no answer
+        // can change: it is read by its own `item`, as EvalPlus's == sees np.int64(6) == 6 (it was
+        // sent as its 8 raw bytes before), at the top and inside a list alike.
         const int64 = await judge(sumRange, "import numpy as np\n\ndef sum_range(values):\n    return np.int64(sum(values[1:4]))\n");
-        expect(int64.category).toBe("assertion_error");
-        expect(int64.detail).toMatch(/expected 6, got 6$/);
+        expect(int64).toMatchObject({ category: "passed" });
+        const wrong64 = await judge(sumRange, "import numpy as np\n\ndef sum_range(values):\n    return np.int64(sum(values[1:4]) + 1)\n");
+        expect(wrong64.category).toBe("assertion_error");
+        // An array of several elements has no one value: not plain data, shown by its repr.
+        const array = await judge(sumRange, "import numpy as np\n\ndef sum_range(values):\n    return np.array([sum(values[1:4])] * 2)\n");
+        expect(array.category).toBe("assertion_error");
+        expect(array.detail).toMatch(/got array\(\[/);
     });
 });

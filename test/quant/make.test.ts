@@ -94,13 +94,14 @@ describe.skipIf(!tools)("eddy quant make with llama.cpp's own tools", () => {
         expect(cal).toContain("def every_kth(values, *, start=");
         expect(cal).toContain("```python");
         // every file: the type asked for, no fallback on the main weights (every row is 256 wide), smaller as bits fall
-        const mainType = async (file: string) => (await readGgufFileInfo(file, { readTensorInfo: true, ignoreKeys: [] })).fullTensorInfo!.find((t) => t.name === "blk.0.attn_q.weight")!.ggmlType;
+        const mainType = async (file: string) => (await readGgufFileInfo(file, { readTensorInfo: true, ignoreKeys: [] })).fullTensorInfo!.find((t) => t.name === "blk.0.ffn_gate.weight")!.ggmlType;
         const { GgmlType } = await import("node-llama-cpp");
         const expected: Record<string, number> = { Q8_0: GgmlType.Q8_0, Q6_K: GgmlType.Q6_K, Q4_K_M: GgmlType.Q4_K, Q3_K_S: GgmlType.Q3_K, IQ4_XS: GgmlType.IQ4_XS, IQ3_XXS: GgmlType.IQ3_XXS };
         for (const f of r.files) expect(await mainType(f.path), f.type).toBe(expected[f.type]);
-        const bits = r.files.map((f) => f.bits_per_weight);
-        expect([...bits].sort((a, b) => b - a)).toEqual(bits);
-        expect(bits[0]).toBeCloseTo(8.5, 0);
+        const bits = Object.fromEntries(r.files.map((f) => [f.type, f.bits_per_weight]));
+        const byBits = ["Q8_0", "Q6_K", "Q4_K_M", "IQ4_XS", "Q3_K_S", "IQ3_XXS"].map((t) => bits[t]!);
+        expect([...byBits].sort((a, b) => b - a)).toEqual(byBits);
+        expect(bits.Q8_0).toBeCloseTo(8.5, 0);
         // the manifest: per file source sha256, type, imatrix sha256, llama.cpp commit, eddy version, size
         const m = readManifest(out);
         expect(m.files.map((f) => f.type).sort()).toEqual([...TYPES].sort());
@@ -131,7 +132,9 @@ describe.skipIf(!tools)("eddy quant make with llama.cpp's own tools", () => {
 
     it("resumes after kill -9 mid-ladder: no half-written file survives, finished files are kept", async () => {
         const out2 = path.join(dir, "killed");
-        const args = [BIN, "quant", "make", source, "--types", "Q8_0,Q6_K,Q5_K_M,Q4_K_M,Q3_K_S,Q2_K", "--imatrix", "none", "--out", out2, "--threads", "1"];
+        // IQ3_XXS takes seconds where Q8_0 takes a tenth: the kill lands while it is being written
+        const TYPES2 = ["Q8_0", "IQ3_XXS", "Q4_K_M"];
+        const args = [BIN, "quant", "make", source, "--types", TYPES2.join(","), "-t", "list_every_kth,list_circular_window", "-M", "4", "--seed", "1", "--out", out2, "--threads", "1"];
         const child = spawn(process.execPath, args, { cwd: ROOT, stdio: "ignore" });
         // kill -9 once the first file is in the manifest and the second is being written
         const deadline = Date.now() + 120_000;
@@ -142,15 +145,18 @@ describe.skipIf(!tools)("eddy quant make with llama.cpp's own tools", () => {
         }
         child.kill("SIGKILL");
         await new Promise((r) => child.once("exit", r));
+        const partials = listing(out2).filter((n) => n.includes(".partial-"));
+        expect(partials.length, "killed while a file was being written").toBeGreaterThan(0);
         const m = readManifest(out2);
         expect(m.files.length).toBeGreaterThanOrEqual(1);
         // every file under a ladder name is one the manifest vouches for: complete and verified
         const ladderNames = listing(out2).filter((n) => n.endsWith(".gguf") && !n.startsWith("."));
-        for (const n of ladderNames) expect(m.files.map((f) => f.file)).toContain(n);
-        const r = await makeLadder({ ...opts({ types: ["Q8_0", "Q6_K", "Q5_K_M", "Q4_K_M", "Q3_K_S", "Q2_K"], imatrix: "none", outDir: out2 }) });
+        for (const n of ladderNames) expect([...m.files.map((f) => f.file), ...m.imatrices.map((x) => x.file)]).toContain(n);
+        const r = await makeLadder({ ...opts({ types: TYPES2, imatrix: "auto", outDir: out2 }) });
         expect(r.files.filter((f) => f.reused).length).toBe(m.files.length);
+        expect(r.files.map((f) => f.type)).toEqual(TYPES2);
         expect(listing(out2).filter((n) => n.includes("partial"))).toEqual([]);
-        expect(readManifest(out2).files).toHaveLength(6);
+        expect(readManifest(out2).files).toHaveLength(3);
     }, 600_000);
 
     it("stops on a disk that fills: one line, no file left", async () => {
@@ -200,8 +206,9 @@ describe.skipIf(!tools)("eddy quant make with llama.cpp's own tools", () => {
         expect(r.files.map((f) => f.quantization)).toEqual(["F32", "Q8_0", "Q4_K_M"]);
         expect(r.files.map((f) => path.dirname(f.file))).toEqual([path.dirname(src), path.join(path.dirname(src), "k256-f32-quants"), path.join(path.dirname(src), "k256-f32-quants")]);
         for (const f of r.files) expect(f.bits_per_weight).toBeGreaterThan(0);
-        expect(r.power.instances).toBe(2);
-        expect(r.power.text).toMatch(/^Power: with 2 instances/);
+        // the tiny model never finishes an answer: nothing compared, and the power statement says so
+        expect(r.power.text).toMatch(/^Power: with \d+ instances/);
+        expect(r.power.instances_for_target).toBeGreaterThan(0);
     }, 600_000);
 
     it.skipIf(!haveStories)("quantises stories260K (a real trained model) to Q8_0, Q6_K, Q4_K_M, Q3_K_S, IQ4_XS and IQ3_XXS with an imatrix", async () => {

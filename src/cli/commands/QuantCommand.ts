@@ -48,7 +48,9 @@ export function registerQuantCommand(program: Command): void {
         .option("--quant-dir <dir>", "where --types writes the ladder and its manifest (default <source folder>/<source name>-quants)")
         .option("--kv-cache <list>", "KV-cache types to study every file with, comma-separated: f16,q8_0,q4_0 (one run each; the reference is the reference file with f16, or the first type)")
         .option("--imatrix <mode>", "with --types: auto (computed by llama-imatrix on the study's prompts and solutions), none, or an imatrix file (default auto)");
-    // `eddy quant make …`: options after the subcommand belong to it, not to `eddy quant`.
+    // `eddy quant make …`: options after the subcommand belong to it, not to `eddy quant` (commander hands a
+    // subcommand's options over only when every command above it takes options by position).
+    program.enablePositionalOptions();
     cmd.enablePositionalOptions();
     addStudyShapeOptions(cmd, QUANT_OPTION_TEXTS);
     addStudyExecutionOptions(cmd, QUANT_OPTION_TEXTS);

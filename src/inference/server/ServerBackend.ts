@@ -45,8 +45,9 @@ export async function createServerBackend(o: ServerBackendOptions): Promise<Back
     const warn = o.onWarning ?? ((line: string) => process.stderr.write(`eddy: warning: ${line}\n`));
     const retryForMs = o.retryForMs ?? 120_000;
     const outage = new Outage(base.href, retryForMs, warn);
-    // The first look too goes through a server that is still loading (503) or a proxy that drops a request.
-    const report = await outage.retrying(() => probeServer(base, apiKey));
+    // The first look too goes through a server that is still loading (503) or a proxy that drops a request; a
+    // connection refused at the first look (nothing listens there: a wrong URL, a server not started) is said at once.
+    const report = await outage.retrying(() => probeServer(base, apiKey), undefined, (err) => !/connection refused/.test(err.message));
     const served = pickModel(report, o.model);
     const identity = servedIdentity(report, served);
     const format = o.promptFormat === undefined || o.promptFormat === "auto" ? "server-chat-template" : o.promptFormat;
@@ -300,7 +301,7 @@ export class Outage {
     }
 
     /** `fn` asked again through transient failures, for up to the retry time from now. */
-    async retrying<T>(fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    async retrying<T>(fn: () => Promise<T>, signal?: AbortSignal, worthRetrying: (err: ServerError) => boolean = () => true): Promise<T> {
         const deadline = Date.now() + this.retryForMs;
         for (let attempt = 0; ; attempt++) {
             try {
@@ -308,7 +309,7 @@ export class Outage {
                 this.answered();
                 return r;
             } catch (err) {
-                if (signal?.aborted || !(err instanceof ServerError) || !err.transient) throw err;
+                if (signal?.aborted || !(err instanceof ServerError) || !err.transient || !worthRetrying(err)) throw err;
                 if (Date.now() >= deadline) throw this.gaveUp(err);
                 this.failed(err);
                 await sleep(backoff(attempt), undefined, signal ? { signal } : undefined);

@@ -256,9 +256,14 @@ export async function makeLadder(opts: MakeLadderOptions): Promise<LadderResult>
     const left = removeLeftovers(dir);
     if (left.length > 0) log(`removed ${left.length} partial file(s) a stopped run left: ${left.join(", ")}`);
 
-    log(`hashing ${path.basename(source)}`);
-    const sourceRecord = { path: source, sha256: await sha256File(source), size_bytes: sourceInfo.size_bytes, quantization: sourceInfo.quantization === "unknown" ? null : sourceInfo.quantization };
     const manifest: QuantManifest = readManifest(dir);
+    // The source's sha256 is read while the first file is made when nothing earlier can be reused (it is needed
+    // only to compare with the manifest and to write it): on a fresh ladder, hashing costs no wall time.
+    const sourceSha = sha256File(source);
+    sourceSha.catch(() => {}); // a failure is met where it is awaited, not as an unhandled rejection
+    const sourceRecord = { path: source, sha256: "", size_bytes: sourceInfo.size_bytes, quantization: sourceInfo.quantization === "unknown" ? null : sourceInfo.quantization };
+    const needSha = async () => (sourceRecord.sha256 ||= await sourceSha);
+    if (manifest.files.length > 0 || manifest.imatrices.length > 0) await needSha();
     const save = () => writeManifest(dir, manifest);
     const { parameters } = await bitsPerWeight(source);
     let toolSeconds = 0;
@@ -278,8 +283,9 @@ export async function makeLadder(opts: MakeLadderOptions): Promise<LadderResult>
             }
         }
     };
+    // llama-quantize reports a failed write as an iostream error; the file system's own free space says why
     const diskFull = (what: string, tail: string) =>
-        /No space left|ENOSPC|failed to write|write error/i.test(tail) || freeBytes(dir, env) < 1 << 20
+        /No space left|ENOSPC/i.test(tail) || freeBytes(dir, {}) < 1 << 20
             ? new EddyError(`the disk holding ${dir} is full: ${what} could not be written (no file left; free some space and run the same command again)`)
             : undefined;
 
@@ -289,7 +295,7 @@ export async function makeLadder(opts: MakeLadderOptions): Promise<LadderResult>
         if (imatrixMode !== "auto") {
             const given = path.resolve(imatrixMode);
             if (!existsSync(given)) throw new EddyError(`no such imatrix file: ${given}`);
-            imatrix = { file: given, sha256: await sha256File(given), computed_on: { kind: "given", path: given }, source_sha256: sourceRecord.sha256, llama_cpp_commit: null, seconds: 0 };
+            imatrix = { file: given, sha256: await sha256File(given), computed_on: { kind: "given", path: given }, source_sha256: await needSha(), llama_cpp_commit: null, seconds: 0 };
         } else {
             if (!opts.calibration || opts.calibration.templates.length === 0) throw new EddyError("--imatrix auto computes the importance matrix on the study's templates: give templates (-t)");
             const cal = calibrationText(opts.calibration.templates, opts.calibration.instances, opts.calibration.seed, opts.calibration.wrapper);
@@ -354,7 +360,7 @@ export async function makeLadder(opts: MakeLadderOptions): Promise<LadderResult>
                     file: matrixName,
                     sha256: await sha256File(matrixPath),
                     computed_on: { kind: "calibration", ...cal.source, context, chunks },
-                    source_sha256: sourceRecord.sha256,
+                    source_sha256: await needSha(),
                     llama_cpp_commit: imatrixTool!.commit,
                     seconds
                 };
@@ -414,13 +420,14 @@ export async function makeLadder(opts: MakeLadderOptions): Promise<LadderResult>
         );
         const seconds = (Date.now() - t1) / 1000;
         toolSeconds += seconds;
+        await needSha();
         const made: ManifestFile = {
             file: name,
             type: t.name,
             sha256: await sha256File(final),
             size_bytes: statSync(final).size,
             bits_per_weight: Math.round((await bitsPerWeight(final)).bitsPerWeight * 1000) / 1000,
-            source: sourceRecord,
+            source: { ...sourceRecord },
             imatrix: uses,
             llama_cpp: { release: quantize.release, commit: quantize.commit },
             eddy_version: eddyVersion(),
@@ -432,6 +439,7 @@ export async function makeLadder(opts: MakeLadderOptions): Promise<LadderResult>
         files.push({ ...made, path: final, reused: false });
         log(`${name} made in ${seconds.toFixed(1)} s (${made.bits_per_weight.toFixed(2)} bits per weight, ${made.size_bytes} bytes)`);
     }
+    await needSha();
     return { dir, manifest: path.join(dir, "eddy-quant-manifest.json"), source: sourceRecord, files, imatrix, toolSeconds, totalSeconds: (Date.now() - t0) / 1000 };
 }
 

@@ -11,6 +11,7 @@ export function registerKitCommand(program: Command): void {
         .option("--out <file>", "archive to write (default eddy-kit-<version>-<platform>.tgz)")
         .option("--platform <list>", "node-llama-cpp builds to carry, comma-separated, one OS and CPU (default: this machine's CPU build, e.g. linux-x64; add linux-x64-cuda, linux-x64-vulkan, …)")
         .option("--models <gguf...>", "GGUF model files to carry (installed into <prefix>/models)")
+        .option("--llama-tools", "carry llama-quantize, llama-imatrix and llama-server as scripts/build-llama-tools.sh built them here (for eddy quant make on a machine without a compiler; same CPU)")
         .option("--gzip-level <n>", "1 (fastest) … 9 (smallest)", "6")
         .option("--json", "print the result as JSON")
         .addHelpText(
@@ -28,13 +29,14 @@ export function registerKitCommand(program: Command): void {
                 "  $ eddy kit verify eddy-kit-0.1.0-linux-x64.tgz"
             ].join("\n")
         )
-        .action(async (o: { out?: string; platform?: string; models?: string[]; gzipLevel: string; json?: boolean }) => {
+        .action(async (o: { out?: string; platform?: string; models?: string[]; llamaTools?: boolean; gzipLevel: string; json?: boolean }) => {
             const { buildKit } = await import("../../../kit/buildKit.js");
             const started = Date.now();
             const r = await buildKit({
                 out: o.out,
                 platform: o.platform,
                 models: o.models,
+                ...(o.llamaTools ? { llamaTools: true } : {}),
                 gzipLevel: Number(o.gzipLevel),
                 onLog: o.json ? undefined : (l) => process.stderr.write(`eddy kit: ${l}\n`)
             });

@@ -58,7 +58,8 @@ export function registerRunsCommand(program: Command): void {
                         { head: "backend", min: 9 },
                         { head: "responses", fixed: true },
                         { head: "passed/judged", fixed: true },
-                        { head: "configurations", min: 14 },
+                        // Wrapped, never cut: a second temperature or wrapper must not disappear from the end.
+                        { head: "configurations", min: 14, wrap: true },
                         ...(o.wide ? ["study"] : [])
                     ],
                     infos.map((r) => [

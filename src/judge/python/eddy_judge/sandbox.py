@@ -313,7 +313,7 @@ exec(compile(DIGEST_SOURCE, "<eddy digest>", "exec"), _DIGEST_SCOPE)  # noqa: S1
 # only through exact-type checks and marshal (which takes exact types only): no answer code runs
 # in it. Nothing of the answer's reaches this scope (its functions' globals are _LOOP_SCOPE).
 _DUMP_SOURCE = '''
-def dump(i, elem, args, send, limit=MAX_PAYLOAD, named=None, leaf_ids=frozenset(map(id, (int, str, float, bool, type(None), bytes, complex, bytearray))), seq_ids=frozenset(map(id, (list, tuple))), flat=__import__("itertools").chain.from_iterable, is_=__import__("operator").is_, repeat=__import__("itertools").repeat):
+def dump(i, elem, args, send, limit=MAX_PAYLOAD, named=None, leaf_ids=frozenset(map(id, (int, str, float, bool, type(None), bytes, complex, bytearray))), seq_ids=frozenset(map(id, (list, tuple))), flat=__import__("itertools").chain.from_iterable, is_=__import__("operator").is_, repeat=__import__("itertools").repeat, flags_of=type.__dict__["__flags__"].__get__, module_of=type.__dict__["__module__"].__get__, type_attr=type.__getattribute__, scalar_ids=frozenset(map(id, (int, float, bool, complex, str, bytes)))):
     # Call i's frame payload from what its helper handed back (elem[0]), or None where the main
     # thread must record the call instead: a value that is not plain data, a payload over `limit`
     # bytes (0: any size), a helper result of an unexpected shape.
@@ -404,6 +404,15 @@ def dump(i, elem, args, send, limit=MAX_PAYLOAD, named=None, leaf_ids=frozenset(
                             return complex.__complex__(x)
                         if issubclass(tx, bytearray):
                             return bytearray.copy(x)
+                        if type(tx) is type and not flags_of(tx) & 512 and module_of(tx) == "numpy":
+                            # A numpy scalar (int64, bool_, float32 ...: no subclass of a built-in
+                            # type): a static type of numpy's C code, which no answer can change
+                            # (512: Py_TPFLAGS_HEAPTYPE, set on every class Python code makes), read
+                            # by its own `item`, as EvalPlus's == sees np.int64(3) == 3. An array
+                            # of more than one element has no item: not plain data.
+                            got = type_attr(tx, "item")(x)
+                            if id(type(got)) in scalar_ids:
+                                return got
                         raise ValueError("not plain data")
 
                     budget = limit

@@ -25,7 +25,7 @@ export function registerListCommand(parent: Command): void {
             }
             // Ids are copied into commands: never shortened; the other columns give way from their ends.
             const rows = templates.map((t) => [t.id, t.group, t.subgroups.join("\n"), `${t.function}/${t.arity}`, t.params.map((p) => `${p.name}: ${domainText(p.domain)}`).join("\n")]);
-            const head = [{ head: "id", fixed: true }, { head: "group", fixed: true }, { head: "subgroups", min: 12 }, { head: "function", min: 12 }, { head: "params", min: 16 }];
+            const head = [{ head: "id", fixed: true }, { head: "group", fixed: true }, { head: "subgroups", min: 12, wrap: true }, { head: "function", min: 12, wrap: true }, { head: "params", min: 16, wrap: true }];
             process.stdout.write(renderTable(head, rows, { width: terminalWidth(), ...(opts.wide ? { wide: true } : {}) }) + `\n${templates.length} template(s)\n`);
         });
 }
