@@ -39,6 +39,7 @@ export async function buildProgram(only?: string): Promise<Command> {
     const program = new Command("eddy")
         .description("Offline evaluation of open-weight code models on question neighbourhoods")
         .version(eddyVersion())
+        .addHelpText("after", "\nExamples:\n  $ eddy demo\n  $ eddy runs list\n  $ eddy report latest")
         .exitOverride();
     const chosen = COMMANDS.filter(([name]) => only === undefined || name === only);
     for (const register of await Promise.all(chosen.map(([, load]) => load()))) register(program);

@@ -138,7 +138,10 @@ function splitToWidth(line: string, width: number): string[] {
             const cps = [...w];
             let take = 0;
             while (take < cps.length && displayWidth(cps.slice(0, take + 1).join("")) <= width) take++;
-            if (cur) out.push(cur), (cur = "");
+            if (cur) {
+                out.push(cur);
+                cur = "";
+            }
             out.push(cps.slice(0, Math.max(1, take)).join(""));
             w = cps.slice(Math.max(1, take)).join("");
         }

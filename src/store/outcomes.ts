@@ -182,7 +182,7 @@ export function loadOutcomes(store: Store, runIds: string[]): Outcome[] {
 export function exportRows(store: Store, runId: string): Record<string, unknown>[] {
     const run = requireRun(store, runId);
     const sql = JOINED_SQL.replace("JOIN verdicts v", "LEFT JOIN verdicts v").replace(" AND g.missing = 0", "");
-    const rows = connection(store).prepare(sql.replace("g.cached", "g.cached, g.missing")).all(run.id) as (JoinedRow & { missing: number })[];
+    const rows = connection(store).prepare(sql.replace("g.cached", "g.cached, g.missing").replace("i.params_json", "i.params_json, i.bindings_json")).all(run.id) as (JoinedRow & { missing: number; bindings_json: string })[];
     return rows.map((r) => ({
         run: r.run_id,
         config: configLabel(r),
@@ -194,6 +194,8 @@ export function exportRows(store: Store, runId: string): Record<string, unknown>
         group: r.grp,
         instance: r.instance_idx,
         params: JSON.parse(r.params_json),
+        // The same values by name (params is their tuple, in the template's order): a row read alone says what each is.
+        parameters: JSON.parse(r.bindings_json) as Record<string, unknown>,
         round: r.round,
         seed: r.seed,
         code: r.code,

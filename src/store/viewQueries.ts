@@ -470,17 +470,47 @@ function parseObject(s: string): Record<string, unknown> {
 function answerWhere(f: AnswerFilter): { where: string[]; args: unknown[] } {
     const where: string[] = [];
     const args: unknown[] = [];
-    if (f.run !== undefined) where.push("c.run_id = ?"), args.push(f.run);
-    if (f.config !== undefined) where.push("c.id = ?"), args.push(f.config);
-    if (f.template !== undefined) where.push("g.template_id = ?"), args.push(f.template);
-    if (f.group !== undefined) where.push("t.grp = ?"), args.push(f.group);
-    if (f.model !== undefined) where.push("c.model = ?"), args.push(f.model);
-    if (f.temperature !== undefined) where.push("c.temperature = ?"), args.push(f.temperature);
-    if (f.instance !== undefined) where.push("g.instance_idx = ?"), args.push(f.instance);
-    if (f.language !== undefined) where.push("COALESCE(json_extract(r.config_json, '$.language'), 'python') = ?"), args.push(f.language);
+    if (f.run !== undefined) {
+        where.push("c.run_id = ?");
+        args.push(f.run);
+    }
+    if (f.config !== undefined) {
+        where.push("c.id = ?");
+        args.push(f.config);
+    }
+    if (f.template !== undefined) {
+        where.push("g.template_id = ?");
+        args.push(f.template);
+    }
+    if (f.group !== undefined) {
+        where.push("t.grp = ?");
+        args.push(f.group);
+    }
+    if (f.model !== undefined) {
+        where.push("c.model = ?");
+        args.push(f.model);
+    }
+    if (f.temperature !== undefined) {
+        where.push("c.temperature = ?");
+        args.push(f.temperature);
+    }
+    if (f.instance !== undefined) {
+        where.push("g.instance_idx = ?");
+        args.push(f.instance);
+    }
+    if (f.language !== undefined) {
+        where.push("COALESCE(json_extract(r.config_json, '$.language'), 'python') = ?");
+        args.push(f.language);
+    }
     if (f.category === "failing") where.push("v.category NOT IN ('passed', 'truncated', 'judge_error')");
     else if (f.category === "missing") where.push("g.missing = 1");
-    else if (f.category !== undefined) where.push("v.category = ?"), args.push(f.category);
-    if (f.q !== undefined && f.q !== "") where.push("(g.response LIKE ? ESCAPE '\\' OR v.detail LIKE ? ESCAPE '\\')"), args.push(likePattern(f.q), likePattern(f.q));
+    else if (f.category !== undefined) {
+        where.push("v.category = ?");
+        args.push(f.category);
+    }
+    if (f.q !== undefined && f.q !== "") {
+        where.push("(g.response LIKE ? ESCAPE '\\' OR v.detail LIKE ? ESCAPE '\\')");
+        args.push(likePattern(f.q), likePattern(f.q));
+    }
     return { where, args };
 }

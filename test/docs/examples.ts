@@ -251,6 +251,10 @@ export function examplesSuite(): void {
             const topLevel = helps.filter((h) => h.name.split(" ").length === 2);
             const withoutExamples = topLevel.filter((h) => !fromHelp.some((e) => new RegExp(`(^|[|;&] *)(npx )?${h.name}( |$)`).test(e.command)));
             expect(withoutExamples.map((h) => h.name)).toEqual([]);
+            // Issue #47: `eddy --help` and every command with subcommands (audit, import, loop, mutate…) show examples of
+            // their own, not only in their subcommands' help.
+            const groups = helps.filter((h) => h.text.includes("\nCommands:\n"));
+            expect(groups.filter((h) => helpExamples(h.name, h.text).length === 0).map((h) => h.name)).toEqual([]);
             expect(fromHelp.length).toBeGreaterThan(40);
             const { failures, ran } = runAll(fromHelp, seen);
             expect(failures).toEqual([]);

@@ -27,11 +27,16 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("eddy merge and Ctrl-C", () => {
     it("a Ctrl-C at any moment is said, with a documented exit code, never a silent exit 0", async () => {
-        // From the moment node starts to run eddy's code to the end of the merge. On a loaded machine node itself takes
-        // up to seconds to start, so the moment is observed, not guessed: a preloaded line (it changes nothing in eddy)
-        // writes to a pipe as the first module loads, and the signals go at fractions of a whole merge after that.
+        // From the moment eddy listens for the signal (the first thing bin.ts does) to the end of the merge. On a loaded
+        // machine node itself takes up to seconds to start, so the moment is observed, not guessed: a preloaded module (it
+        // changes nothing in eddy) writes to a pipe once a SIGINT listener exists, and the signals go at fractions of a
+        // whole merge after that.
         const preload = path.join(dir, "up.mjs");
-        writeFileSync(preload, 'import { writeSync } from "node:fs";\nwriteSync(3, "up\\n");\n');
+        // It says "up" once eddy listens for SIGINT (bin.ts's first import): the moment from which no signal may go unsaid.
+        writeFileSync(
+            preload,
+            'import { writeSync } from "node:fs";\nconst t = setInterval(() => { if (process.listenerCount("SIGINT") > 0) { clearInterval(t); writeSync(3, "up\\n"); } }, 1);\nt.unref();\n'
+        );
         const launch = (into: string) => {
             const child = spawn(process.execPath, ["--import", pathToFileURL(preload).href, BIN, "merge", source, "--into", into], { cwd: dir, stdio: ["ignore", "pipe", "pipe", "pipe"] });
             const up = new Promise<number>((r) => (child.stdio[3] as NodeJS.ReadableStream).once("data", () => r(performance.now())));
@@ -40,7 +45,7 @@ describe("eddy merge and Ctrl-C", () => {
         };
         const first = launch(path.join(dir, "timed.db"));
         const whole = (await first.exited).at - (await first.up);
-        const delays = [1, 2, 3, 4, 5, 6].map((k) => Math.round((k * whole) / 8));
+        const delays = [0, 1, 2, 3, 4, 5].map((k) => Math.round((k * whole) / 7));
         const outcomes: string[] = [];
         // One at a time, so that each delay means what it says on a loaded machine.
         for (const [i, ms] of delays.entries())
@@ -71,7 +76,7 @@ describe("eddy merge and Ctrl-C", () => {
             })();
         // Most of them were interrupted (the machine's load moves the timings, never the expectations).
         expect(outcomes.filter((o) => !o.includes("before the signal")).length, outcomes.join("; ")).toBeGreaterThanOrEqual(3);
-        console.log(`[merge Ctrl-C] a merge ${Math.round(whole)} ms from eddy's first module; ${outcomes.join("; ")}`);
+        console.log(`[merge Ctrl-C] a merge ${Math.round(whole)} ms from eddy's SIGINT listener; ${outcomes.join("; ")}`);
         expect(readdirSync(dir).filter((f) => f.startsWith("a.db"))).toEqual(["a.db"]);
     }, 120_000);
 
@@ -85,5 +90,11 @@ describe("eddy merge and Ctrl-C", () => {
             expect(r.stderr).toMatch(/is the target itself|is named twice/);
         }
         expect(readdirSync(dir).filter((f) => f.startsWith("b.db"))).toEqual(["b.db"]);
+        // A refused merge (a foreign file among the sources) leaves nothing beside a WAL-mode source either.
+        const foreign = path.join(dir, "notes.db");
+        writeFileSync(foreign, "not a database\n".repeat(20));
+        const refused = spawnSync(process.execPath, [BIN, "merge", copy, foreign, "--into", path.join(dir, "refused.db")], { encoding: "utf8", cwd: dir });
+        expect(refused.status, refused.stderr).toBe(65);
+        expect(readdirSync(dir).filter((f) => f.startsWith("b.db") || f.startsWith("refused.db"))).toEqual(["b.db"]);
     }, 60_000);
 });

@@ -5,6 +5,8 @@
 import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { renderTable } from "../../src/report/terminalTable.js";
 import { displayWidth } from "../../src/util/textWidth.js";
 
@@ -32,4 +34,22 @@ describe("wrapped columns", () => {
         for (const line of out.split("\n")) expect(displayWidth(line), line).toBeLessThanOrEqual(100);
         expect(out).not.toContain("…");
     });
+});
+
+describe("exports name their parameters", () => {
+    it("each exported row carries its parameters by name beside the tuple", () => {
+        const dir = mkdtempSync(path.join(tmpdir(), "eddy-export-names-"));
+        try {
+            const db = path.join(dir, "s.db");
+            execFileSync(process.execPath, [BIN, "run", "--backend", "reference", "-t", "list_every_kth", "-M", "2", "-R", "1", "--judge-workers", "1", "--db", db], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+            const rows = execFileSync(process.execPath, [BIN, "export", "latest", "--db", db], { encoding: "utf8" }).trim().split("\n").map((l) => JSON.parse(l) as { params: unknown[]; parameters: Record<string, unknown> });
+            expect(rows).toHaveLength(2);
+            for (const r of rows) {
+                expect(Object.keys(r.parameters)).toEqual(["start", "step"]);
+                expect(Object.values(r.parameters)).toEqual(r.params);
+            }
+        } finally {
+            rmSync(dir, { recursive: true, force: true });
+        }
+    }, 60_000);
 });

@@ -41,7 +41,7 @@ describe.skipIf(!SCRIPT)("the screen of a run on a real terminal", () => {
         expect(lines.filter((l) => /^eddy: run \S+ \(database .*s\.db\)$/.test(l)), screen).toHaveLength(1);
         // Each bar once, at its final count; nothing left of a frame from before the first answer.
         const gen = lines.filter((l) => l.startsWith("generate |"));
-        const judge = lines.filter((l) => l.startsWith("judge    |"));
+        const judge = lines.filter((l) => l.startsWith(`judge${" ".repeat(4)}|`));
         expect(gen, screen).toHaveLength(1);
         expect(judge, screen).toHaveLength(1);
         expect(gen[0]).toMatch(/\| 32\/32 /);
@@ -49,7 +49,7 @@ describe.skipIf(!SCRIPT)("the screen of a run on a real terminal", () => {
         // The notes come before the bars, the summary after.
         const at = (re: RegExp) => lines.findIndex((l) => re.test(l));
         expect(at(/^eddy: warning: no chat template/)).toBeLessThan(at(/^generate \|/));
-        expect(at(/^run \S+: complete in/)).toBeGreaterThan(at(/^judge    \|/));
+        expect(at(/^run \S+: complete in/)).toBeGreaterThan(at(/^judge {4}\|/));
         for (const l of lines) expect([...l].length).toBeLessThanOrEqual(COLS);
     }, 240_000);
 });

@@ -31,12 +31,13 @@ describe("the viewer's URLs and routes", () => {
         expect(ROUTES.length).toBeGreaterThan(10);
     });
 
-    it("answer filters travel in the URL and come back as filters; bad numbers are left out", () => {
+    it("answer filters travel in the URL and come back as filters; a bad number is refused by name (issue #47: a 400 page, not a guess)", () => {
         const url = answersUrl({ run: "r1", template: "t", category: "failing", temperature: 0.8, q: "100% a_b", group: "" });
         expect(url).not.toContain("group=");
         const f = answerFilter(new URL(url, "http://127.0.0.1").searchParams);
         expect(f).toEqual({ run: "r1", template: "t", category: "failing", temperature: 0.8, q: "100% a_b" });
-        expect(answerFilter(new URLSearchParams("config=abc&instance=2"))).toEqual({ instance: 2 });
+        expect(() => answerFilter(new URLSearchParams("config=abc&instance=2"))).toThrow(/'config' must be a whole number/);
+        expect(answerFilter(new URLSearchParams("config=3&instance=2"))).toEqual({ config: 3, instance: 2 });
         expect(compareUrl(1, 2)).toBe("/compare?a=1&b=2");
         expect(compareUrl()).toBe("/compare");
     });

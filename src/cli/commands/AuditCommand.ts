@@ -47,7 +47,10 @@ function defaultTemplates(n: number): string {
 
 /** `eddy audit determinism`: do a model's responses depend on the session or the batching? */
 export function registerAuditCommand(program: Command): void {
-    const audit = program.command("audit").description("Audits of how far results can be trusted");
+    const audit = program
+        .command("audit")
+        .description("Audits of how far results can be trusted")
+        .addHelpText("after", "\nExamples:\n  $ eddy audit determinism --model models/eddy-tiny-f32.gguf -t list_every_kth -M 2 -R 2 --max-tokens 16 --context-size 1024");
     const cmd = audit
         .command("determinism")
         .description(

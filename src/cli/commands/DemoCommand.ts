@@ -115,7 +115,8 @@ export function registerDemoCommand(program: Command): void {
                 safeTerminalText(`runs:     ${runIds.join(" ")}`),
                 safeTerminalText(`report:   ${reportFile}`),
                 "again:",
-                shellLines(["eddy report", ...runIds, `--db ${shellQuote(db)}`, "--format html"], o.wide ? Infinity : width),
+                // Into a file: the HTML report is some 160 KB, not something for the terminal.
+                shellLines(["eddy report", ...runIds, `--db ${shellQuote(db)}`, "--format html", `--out ${shellQuote(reportFile)}`], o.wide ? Infinity : width),
                 shellLines(["eddy runs show", runIds[0]!, `--db ${shellQuote(db)}`], o.wide ? Infinity : width)
             ];
             process.stdout.write(out.join("\n") + "\n");

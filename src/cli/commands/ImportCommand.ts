@@ -22,7 +22,10 @@ function questionList(v: string): number[] {
 
 /** `eddy import turbulence <dir>` and `eddy import turbulence-results <dir>`. */
 export function registerImportCommand(program: Command): void {
-    const cmd = program.command("import").description("Bring benchmarks and published results from other harnesses into eddy");
+    const cmd = program
+        .command("import")
+        .description("Bring benchmarks and published results from other harnesses into eddy")
+        .addHelpText("after", "\nExamples:\n  $ eddy import humaneval test/import/evalplus-sample/HumanEvalPlus-eddy.jsonl --out eddy-humaneval");
 
     cmd.command("turbulence")
         .description("Turn a Turbulence benchmark's Q<n>/ folders into eddy templates and oracles (each validated before anything is written)")

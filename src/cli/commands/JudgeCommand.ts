@@ -63,6 +63,11 @@ async function readCode(where: string): Promise<string> {
         return Buffer.concat(chunks).toString("utf8");
     } catch (err) {
         if (err instanceof EddyError) throw err;
+        const code = (err as NodeJS.ErrnoException).code;
+        // Said in words, with what to do (the help's example names a file the reader writes first).
+        if (code === "ENOENT") throw new EddyError(`cannot read --code ${label}: there is no such file (write the answer to it first, or give '-' and pipe the answer in)`, 66);
+        if (code === "EACCES") throw new EddyError(`cannot read --code ${label}: no permission to read it`, 77);
+        if (code === "EISDIR") throw new EddyError(`cannot read --code ${label}: it is a folder, not a file`, 66);
         throw new EddyError(`cannot read --code ${label}: ${oneLine(err)}`);
     }
 }

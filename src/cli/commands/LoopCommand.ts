@@ -33,7 +33,10 @@ const LOOP_OPTION_TEXTS: StudyOptionTexts = {
 
 /** `eddy loop run|report|list`: EvaLOOP self-consistency studies (SPEC §7). */
 export function registerLoopCommand(program: Command): void {
-    const loop = program.command("loop").description("EvaLOOP self-consistency: code → summary → code until the oracle fails; ASL per template and model");
+    const loop = program
+        .command("loop")
+        .description("EvaLOOP self-consistency: code → summary → code until the oracle fails; ASL per template and model")
+        .addHelpText("after", "\nExamples:\n  $ eddy loop run --backend reference -t list -M 2");
 
     const cmd = loop
         .command("run")

@@ -63,7 +63,10 @@ const addVariantOptions = (cmd: Command): Command =>
 
 /** `eddy mutate variants|run|report`: prompt-wrapper mutation and sensitivity (SPEC §8). */
 export function registerMutateCommand(program: Command): void {
-    const mutate = program.command("mutate").description("Prompt sensitivity: semantic-preserving wrapper variants (checked by embeddings), a study across them, Z / MPI / Kendall's W / top-k IoU");
+    const mutate = program
+        .command("mutate")
+        .description("Prompt sensitivity: semantic-preserving wrapper variants (checked by embeddings), a study across them, Z / MPI / Kendall's W / top-k IoU")
+        .addHelpText("after", "\nExamples:\n  $ eddy mutate run -m models/eddy-tiny-f32.gguf -t list_every_kth -M 2 -R 1 --embed-model models/eddy-tiny-embed --threads 1   # tiny models stand in for yours");
 
     addVariantOptions(
         mutate.command("variants").description("Show the variants of a wrapper and their cosine similarity to it (nothing is run)").option("--wrapper <id>", "wrapper id or YAML file (default 'default')").option("--json", "print the variants as JSON")

@@ -87,7 +87,7 @@ The same options again continue (or reuse) the same run: nothing is generated tw
                 files = [source, ...ladder.files.map((f) => f.path)];
                 flags.reference ??= source;
             } else if (given.length === 1) {
-                throw new EddyError("give two or more GGUF files to compare, or one full-precision file with --types Q8_0,Q4_K_M,… to make the ladder first");
+                throw new EddyError("give at least two GGUF files (quantisations of one model) to compare, or one full-precision file with --types Q8_0,Q4_K_M,… to make the ladder first");
             }
             const driftTexts = flags.driftTexts === undefined ? 40 : Number(flags.driftTexts);
             if (!Number.isInteger(driftTexts) || driftTexts < 0) throw new EddyError(`--drift-texts must be an integer >= 0 (got ${flags.driftTexts})`);

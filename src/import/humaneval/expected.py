@@ -237,7 +237,20 @@ def mbpp_deserialize_inputs(task_id: str, inputs: list) -> list:
 
 # Tasks whose outputs EvalPlus judges by something other than == (evalplus/eval/__init__.py and
 # _special_oracle.py): their outputs are never stored as a digest.
-MBPP_NOT_EXACT_TASKS = ["are_equivalent", "sum_div", "surface_Area", "digit_distance_nums", "similar_elements", "find_char_long", "common_in_nested_lists", "extract_singly", "larg_nnum", "intersection_array", "find_dissimilar", "Diff"] + MBPP_OUTPUT_NOT_NONE_TASKS
+MBPP_NOT_EXACT_TASKS = [
+    "are_equivalent",
+    "sum_div",
+    "surface_Area",
+    "digit_distance_nums",
+    "similar_elements",
+    "find_char_long",
+    "common_in_nested_lists",
+    "extract_singly",
+    "larg_nnum",
+    "intersection_array",
+    "find_dissimilar",
+    "Diff",
+] + MBPP_OUTPUT_NOT_NONE_TASKS
 
 
 def special_oracle(dataset: str, entry_point: str) -> bool:
@@ -393,7 +406,10 @@ def read_output(rec: Any, cap: float, where: str) -> Output:
     if tag == "d" and len(rec) == 5 and type(rec[1]) is str and rec[1].startswith("sha256:") and len(rec[1]) == 71 and set(rec[1][7:]) <= _DIGEST_CHARS and type(rec[4]) is str:
         return Output(None, rec[1], _ms(rec[2], cap), _ms(rec[3], cap), rec[4][:40], len(rec[1]))
     if tag == "x" and len(rec) == 3 and type(rec[1]) is str:
-        raise Refused("the canonical solution returns a %s %s, which is not plain data and cannot be stored (None, bool, int, float, complex, str, bytes, list, tuple, dict, set, and the standard library's Counter, OrderedDict, defaultdict and deque)" % (_text(rec[1])[:60], where))
+        raise Refused(
+            "the canonical solution returns a %s %s, which is not plain data and cannot be stored (None, bool, int, float, complex, str, bytes, list, tuple, dict, set, "
+            "and the standard library's Counter, OrderedDict, defaultdict and deque)" % (_text(rec[1])[:60], where)
+        )
     raise Refused("the run in the sandbox gave an unexpected result %s" % where)
 
 
@@ -526,7 +542,8 @@ def compute(req: dict, judge: Any) -> dict:
         walks += [o.walk_ms for o in outs if o.digest is not None]
     if size > MAX_EXPECTED_BYTES:
         raise Refused(
-            "its expected outputs take %d MB, more than the judge reads and compares for one problem (%d MB; an answer may send twice its problem's outputs; an output over %d MB is kept as its digest only where == alone compares it: no float or complex number in it, no tolerance, no special oracle)"
+            "its expected outputs take %d MB, more than the judge reads and compares for one problem (%d MB; an answer may send twice its problem's outputs; "
+            "an output over %d MB is kept as its digest only where == alone compares it: no float or complex number in it, no tolerance, no special oracle)"
             % (size // (1024 * 1024), MAX_EXPECTED_BYTES // (1024 * 1024), DIGEST_OVER_BYTES // (1024 * 1024))
         )
     if evalplus:

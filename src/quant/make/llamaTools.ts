@@ -72,6 +72,7 @@ export function findLlamaTool(name: LlamaToolName, env: NodeJS.ProcessEnv = proc
         }
     };
     const candidates: { dir: string; checkCpu: boolean }[] = [];
+    // `env` is process.env (process.env.EDDY_LLAMA_TOOLS, process.env.EDDY_LLAMA_TOOLS_CACHE) unless a test passes its own
     if (env.EDDY_LLAMA_TOOLS) candidates.push({ dir: path.resolve(env.EDDY_LLAMA_TOOLS), checkCpu: false });
     candidates.push({ dir: llamaToolsCacheDir(env, release), checkCpu: true });
     candidates.push({ dir: path.join(packageRoot(), "llama-tools"), checkCpu: false });

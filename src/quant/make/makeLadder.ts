@@ -160,7 +160,7 @@ function runTool(bin: string, args: string[], signal: AbortSignal | undefined): 
     });
 }
 
-/** Free bytes on the file system holding `dir` (EDDY_QUANT_FREE_BYTES overrides it, for tests). */
+/** Free bytes on the file system holding `dir` (process.env.EDDY_QUANT_FREE_BYTES, or the `env` given, overrides it, for tests). */
 function freeBytes(dir: string, env: NodeJS.ProcessEnv): number {
     if (env.EDDY_QUANT_FREE_BYTES) return Number(env.EDDY_QUANT_FREE_BYTES);
     try {

@@ -6,16 +6,16 @@ import tempfile
 import unittest
 
 from eddy_judge import candidate
-from eddy_judge.outputs import run_outputs
+from eddy_judge.outputs import Outputs, run_outputs
 
 MB = 1024 * 1024
 
 
-def run(code: str, calls: list, cpu_ms: float = 5000.0, **kw: object) -> object:
+def run(code: str, calls: list, cpu_ms: float = 5000.0, **kw: object) -> Outputs:
     return run_outputs(code, "f", 1, calls, cpu_ms, 256, 32 * MB, 200_000, **kw)  # type: ignore[arg-type]
 
 
-class Outputs(unittest.TestCase):
+class RunOutputs(unittest.TestCase):
     @classmethod
     def tearDownClass(cls) -> None:
         candidate.close_zygote()

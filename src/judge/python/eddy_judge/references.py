@@ -15,6 +15,7 @@ from .oracle import OracleError
 from .prepare import load_oracle
 from .protocol import short
 
+
 def answer_source(req: dict[str, Any]) -> str:
     """solution() or a mutant_*() rendered as an answer defining the required function."""
     lang = req.get("language") or "python"

@@ -287,19 +287,9 @@ def shown(v):
     except BaseException:
         s = "<%s object>" % type(v).__name__
     return s if type(s) is str else "<unprintable>"
-
-# No longer called: `dump` (in the harness's own scope, which no answer reaches) now sends the
-# standard library's containers whole, subclasses of them too, reading them with none of their own
-# code run; this one called dict(v) and list(v) in the answer's thread, and _LOOP_SCOPE's globals
-# are within the answer's reach. Kept only while _run still binds it (`form = ...`).
-def form(v):
-    name = CONTAINERS.get(type(v))
-    if name is None:
-        return None
-    return (name, list(v) if name == "deque" else dict(v))
 '''
 _CONTAINERS = {_collections.Counter: "Counter", _collections.OrderedDict: "OrderedDict", _collections.defaultdict: "defaultdict", _collections.deque: "deque"}
-_LOOP_SCOPE: dict[str, Any] = {"__builtins__": builtins, "RESOURCE_ERRNOS": frozenset(RESOURCE_ERRNOS), "CONTAINERS": _CONTAINERS}
+_LOOP_SCOPE: dict[str, Any] = {"__builtins__": builtins, "RESOURCE_ERRNOS": frozenset(RESOURCE_ERRNOS)}
 exec(compile(_LOOP_SOURCE, "<eddy candidate thread>", "exec"), _LOOP_SCOPE)  # noqa: S102 - harness code
 # The digest walk (digest.py), the harness's own copy: its names bound here, before any answer code.
 # Its built-ins are a copy taken now: an answer that rebinds builtins.type or builtins.iter in its
@@ -313,7 +303,23 @@ exec(compile(DIGEST_SOURCE, "<eddy digest>", "exec"), _DIGEST_SCOPE)  # noqa: S1
 # only through exact-type checks and marshal (which takes exact types only): no answer code runs
 # in it. Nothing of the answer's reaches this scope (its functions' globals are _LOOP_SCOPE).
 _DUMP_SOURCE = '''
-def dump(i, elem, args, send, limit=MAX_PAYLOAD, named=None, leaf_ids=frozenset(map(id, (int, str, float, bool, type(None), bytes, complex, bytearray))), seq_ids=frozenset(map(id, (list, tuple))), flat=__import__("itertools").chain.from_iterable, is_=__import__("operator").is_, repeat=__import__("itertools").repeat, flags_of=type.__dict__["__flags__"].__get__, module_of=type.__dict__["__module__"].__get__, type_attr=type.__getattribute__, scalar_ids=frozenset(map(id, (int, float, bool, complex, str, bytes)))):
+def dump(
+    i,
+    elem,
+    args,
+    send,
+    limit=MAX_PAYLOAD,
+    named=None,
+    leaf_ids=frozenset(map(id, (int, str, float, bool, type(None), bytes, complex, bytearray))),
+    seq_ids=frozenset(map(id, (list, tuple))),
+    flat=__import__("itertools").chain.from_iterable,
+    is_=__import__("operator").is_,
+    repeat=__import__("itertools").repeat,
+    flags_of=type.__dict__["__flags__"].__get__,
+    module_of=type.__dict__["__module__"].__get__,
+    type_attr=type.__getattribute__,
+    scalar_ids=frozenset(map(id, (int, float, bool, complex, str, bytes))),
+):
     # Call i's frame payload from what its helper handed back (elem[0]), or None where the main
     # thread must record the call instead: a value that is not plain data, a payload over `limit`
     # bytes (0: any size), a helper result of an unexpected shape.
@@ -880,12 +886,11 @@ def _run(
     gc_enable = gc.enable
     gc_disable = gc.disable
     # Built-ins too: the answer's code may rebind builtins.enumerate, len, zip… before any call.
-    map_, zip_, iter_, len_, type_, enumerate_ = map, zip, iter, len, type, enumerate
+    map_, zip_, iter_, len_, type_ = map, zip, iter, len, type
     tuple_, str_, value_error, range_ = tuple, str, ValueError, range
     load = _LOOP_SCOPE["load"]
     call = _LOOP_SCOPE["call"]
     shown = _LOOP_SCOPE["shown"]
-    form = _LOOP_SCOPE["form"]
     digest = _DIGEST_SCOPE["digest"]
     by_digest = frozenset(digest_calls or ())
     getframe = sys._getframe
@@ -1139,7 +1144,15 @@ def _run(
         pre = zip_(map_(settrace, repeat(None)), map_(setprofile, repeat(None)), map_(starts.append, map_(call0, repeat(clock))), map_(call0, repeat(gc_enable)))
         results = map_(call, repeat(f), map_(first, zip_(iter_(todo), pre)))
         # A child the answer forked in a call, back from it, writes nothing and ends (`here`).
-        post = zip_(results, map_(call0, repeat(gc_disable)), map_(ends.append, map_(call0, repeat(clock))), map_(settrace, repeat(None)), map_(setprofile, repeat(None)), map_(eq, map_(call0, repeat(threads)), repeat(1)), map_(eq, map_(call0, repeat(getpid)), repeat(me)))
+        post = zip_(
+            results,
+            map_(call0, repeat(gc_disable)),
+            map_(ends.append, map_(call0, repeat(clock))),
+            map_(settrace, repeat(None)),
+            map_(setprofile, repeat(None)),
+            map_(eq, map_(call0, repeat(threads)), repeat(1)),
+            map_(eq, map_(call0, repeat(getpid)), repeat(me)),
+        )
         to_keep, to_check = tee(post, 2)
         elems = takewhile(checked_ok, takewhile(in_here, map_(second, zip_(map_(held.append, to_keep), to_check))))
         p1, p2, p3 = tee(takewhile(truth, map_(dump, count(i0), elems, iter_(todo), repeat(send_args))), 3)

@@ -17,7 +17,7 @@ from types import CodeType
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the zygote runs this module without the categories module: types only
-    from .categories import Category
+    from .categories import Category  # noqa: F401 - named in a string annotation
 
 # Only on code that does not parse: names of `def` lines, one line at a time.
 DEF_RE = re.compile(r"^[ \t]*(?:async[ \t]+)?def[ \t]+([A-Za-z_]\w*)[ \t]*\(([^)\n]*)\)?", re.M)

@@ -91,6 +91,7 @@ def judge(req: dict[str, Any], reference: bool = False) -> Outcome:
     known, refusal = checked_code.lookup(code, fn, arity) if foreign is None and not profile else (False, None)
     if refusal is not None:
         return Outcome(refusal[0], refusal[1], budget_ms=budget.cpu_ms)
+
     def fails_at(run: Run, i: int) -> bool:
         """Result i, looked at as it comes back: True at the first failing input."""
         if not read_result(run, i) or (run.foreign and not read_foreign_one(run, p, i)):
@@ -186,7 +187,6 @@ def _over_own_limit(run: Run, p: Prepared, i: int) -> Outcome | None:
 
 
 def _verdict(run: Run, p: Prepared, fn: str, budget: Budget, rejudge: bool, memory_mb: int) -> Outcome | None:
-    n_fixed = p.n_fixed
     if run.pre is None and not run.too_large and run.tamper is None:
         read_results(run)
     if run.pre is not None:

@@ -25,6 +25,7 @@ from .protocol import exc_line
 from .references import answer_source, mutants
 from .verdicts import MAX_CODE_BYTES, judge
 
+
 def handle(req: dict[str, Any]) -> dict[str, Any]:
     op = req.get("op")
     if op == "hello":

@@ -63,7 +63,7 @@ def literal_or_text(tok):
 
 def read_lines(path):
     with open(path, encoding="utf-8") as f:
-        return [l for l in f.read().splitlines() if l.strip()]
+        return [line for line in f.read().splitlines() if line.strip()]
 
 
 def report_params(entry):
