@@ -11,7 +11,7 @@
  *   npx tsx scripts/bench-quant.ts [--types Q8_0,Q6_K,Q5_K_M,Q4_K_M,Q3_K_S] [--threads 1] [--dim 1024] [--layers 4] [--repeats 3]
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";

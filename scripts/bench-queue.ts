@@ -80,7 +80,7 @@ try {
         const t = plan.templates.find((x) => x.id === template)!;
         return { eddyVersion: eddyVersion(), modelSha256: null, oracleHash: t.oracleHash, questionsHash: questionsHash(shardPrompts(plan, template, 0)), judgeModes: ["bwrap" as const] };
     };
-    let t0 = performance.now();
+    const t0 = performance.now();
     for (const shard of shards) await runShard({ v: 2, runId: "bench", identity: identity(shard.template), study, shard }, { node: "in-process", judgeWorkers: 1 });
     const inProcess = performance.now() - t0;
 

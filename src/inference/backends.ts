@@ -2,6 +2,7 @@ import { EddyError } from "../util/errors.js";
 import { DECODING_MODES } from "../vocabulary.js";
 import type { BackendDescriptor, BackendOption, BackendParts, BackendSettings, MachineCheck, ModelSource } from "./descriptor.js";
 import { llamaDescriptor } from "./llama/descriptor.js";
+import { KV_CACHE_TYPES, kvCacheType } from "./llama/kvCache.js";
 import { referenceDescriptor } from "./reference/descriptor.js";
 import { replayDescriptor } from "./replay/descriptor.js";
 import { serverDescriptor } from "./server/descriptor.js";
@@ -125,4 +126,40 @@ export async function checkMachine(): Promise<{ backend: BackendName; check: Mac
         if (d.checkMachine) out.push({ backend: n, check: await d.checkMachine() });
     }
     return out;
+}
+
+/**
+ * A setting of the teacher-forcing backend that a comparison (`eddy quant`) varies, one run per value:
+ * its flag takes a comma-separated list. Declared and read here, so that a command names no backend's
+ * setting (the settings of each run are the descriptor's, as any study's).
+ */
+export interface ComparisonAxis {
+    /** The flag, taking a list. */
+    readonly flags: string;
+    readonly description: string;
+    /** commander's key of the flag on the command's options. */
+    readonly key: string;
+    /** One value, checked (a one-line error otherwise). */
+    readonly parse: (v: unknown) => string;
+}
+
+/** The KV-cache type: the weights' quantisation's companion question. */
+export const KV_CACHE_AXIS: ComparisonAxis = {
+    flags: "--kv-cache <list>",
+    description: `KV-cache types to study every file with, comma-separated, of ${KV_CACHE_TYPES.join(", ")} (one run each; the reference is the reference file with f16, or the first type)`,
+    key: "kvCache",
+    parse: kvCacheType
+};
+
+/** The values given for an axis (taken off `flags`, where each run's settings come from), or undefined. */
+export function axisValues(flags: Record<string, unknown>, axis: ComparisonAxis): string[] | undefined {
+    const given = flags[axis.key];
+    delete flags[axis.key];
+    if (given === undefined) return undefined;
+    return [...new Set(String(given).split(",").map((s) => s.trim()).filter(Boolean).map(axis.parse))];
+}
+
+/** The settings of one run on an axis's value. */
+export function onAxis(axis: ComparisonAxis, value: string | undefined): Record<string, string> {
+    return value === undefined ? {} : { [axis.key]: value };
 }

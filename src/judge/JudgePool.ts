@@ -139,7 +139,9 @@ export class JudgePool {
         const message = judgeMessage(req, req.code);
         // The keeper enforces the CPU budget and its backstops; this only catches a hung worker.
         const timeout = t.budget.timeMs * WORKER_TIMEOUT_FACTOR * Math.max(1, this.isolation.cpuFactor ?? 1) + ORACLE_ALLOWANCE_MS;
-        let { reply, failure, ms } = await this.attempt(message, timeout);
+        const attempt = await this.attempt(message, timeout);
+        const failure = attempt.failure;
+        let { reply, ms } = attempt;
         let rejudged = false;
         if (reply && reply.borderline === true) {
             // Over budget by less than the margin: judged once more with nothing else judging,

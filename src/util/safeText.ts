@@ -5,7 +5,7 @@
  * Without it an exception message holding ESC sequences could move the cursor and print a forged
  * "passed" line, or a carriage return could overwrite a row.
  */
-// eslint-disable-next-line no-control-regex
+ 
 const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 /** `s` with every control character escaped, except \n and \t. */
@@ -22,7 +22,7 @@ export function safeTerminalLine(s: string): string {
 }
 
 // JSON.stringify escapes C0 controls but leaves DEL, C1 and the invisible reordering characters as they are.
-// eslint-disable-next-line no-control-regex
+ 
 const JSON_UNSAFE = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 /** JSON.stringify whose output is safe on a terminal and still the same JSON value (the rest escaped as \uXXXX). */

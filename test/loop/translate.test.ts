@@ -90,7 +90,7 @@ describe("eddy loop run --translate on replayed answers", () => {
             expect(t1.loops[1]!.question).toContain("def rotate_right(values):");
             expect(t1.loops[2]!.question).toMatch(/^Translate the following JavaScript code into Ruby\./);
             expect(t1.loops[1]!.code).toMatch(/^function rotate_right\(values\) \{/);
-            expect(t1.loops[2]!.code).toMatch(/^def rotate_right\(values\)\n  return \[\] if values\.empty\?/);
+            expect(t1.loops[2]!.code).toMatch(/^def rotate_right\(values\)\n {2}return \[\] if values\.empty\?/);
             expect(renderLoopText(report)).toContain("translation loop: python → javascript → ruby → python (s = 1)");
             expect(renderLoopHtml(report)).toContain("Translation loop: python → javascript → ruby → python (s = 1)");
         } finally {

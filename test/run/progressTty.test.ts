@@ -25,7 +25,7 @@ function underPty(args: string[], cwd: string): { code: number | null; raw: stri
 
 /** What was drawn: the text between cursor moves, carriage returns and newlines, one entry per write of a line. */
 function frames(raw: string): string[] {
-    // eslint-disable-next-line no-control-regex
+     
     return raw.split(/\x1b\[[0-9;?]*[A-Za-z]|\r|\n/).filter((f) => f.trim() !== "");
 }
 const bars = (all: string[], stage: "generate" | "judge"): { value: number; total: number; extra: string; frame: string }[] =>

@@ -6,7 +6,6 @@ import { readRulesFile } from "../../import/turbulence/rules.js";
 import { registerHumanEvalImports } from "./importHumanEval.js";
 import { nonNegativeInt, positiveInt, replayImportFlags, replayImportOptions, type ReplayImportFlags } from "./importOptions.js";
 import { EddyError } from "../../util/errors.js";
-import { safeTerminalLine } from "../../util/safeText.js";
 
 const DEFAULT_OUT = "eddy-turbulence";
 /** A small benchmark and results in Turbulence's layout, written for eddy (original questions). */

@@ -10,7 +10,6 @@ import { runStudy } from "../../run/runStudy.js";
 import { openStore } from "../../store/Store.js";
 import { EddyError } from "../../util/errors.js";
 import { defaultDbPath } from "../../util/paths.js";
-import { safeTerminalLine } from "../../util/safeText.js";
 import { reportFormat, writeReport } from "./reportOutput.js";
 import { addStudyExecutionOptions, addStudyShapeOptions, addStudyStoreOptions, collect, stopOnSigint, studyConfigFromFlags, type StudyConfigFlags, type StudyOptionTexts } from "./studyOptions.js";
 import { templateLibrary } from "../templateLibrary.js";

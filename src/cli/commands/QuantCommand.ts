@@ -10,11 +10,10 @@ import { defaultDbPath } from "../../util/paths.js";
 import { addStudyExecutionOptions, addStudyShapeOptions, addStudyStoreOptions, collect, stopOnSigint, studyConfigFromFlags, type StudyFlags, type StudyOptionTexts } from "./studyOptions.js";
 import { writePrivateFile } from "../../util/privateFiles.js";
 import { templateLibrary } from "../templateLibrary.js";
-import { teacherForcingBackend } from "../../inference/backends.js";
+import { axisValues, KV_CACHE_AXIS, teacherForcingBackend } from "../../inference/backends.js";
 import { makeLadder, type LadderResult } from "../../quant/make/makeLadder.js";
 import { selectTemplates } from "../../templates/loadTemplates.js";
 import { loadWrapper } from "../../prompts/index.js";
-import { kvCacheType } from "../../inference/llama/kvCache.js";
 
 /** Flags of `eddy quant`: the study flags of `eddy run` (backend fixed to llama) plus the comparison's own. */
 interface QuantFlags extends StudyFlags {
@@ -22,7 +21,6 @@ interface QuantFlags extends StudyFlags {
     types?: string;
     quantDir?: string;
     imatrix?: string;
-    kvCache?: string;
     driftTexts?: string;
     json?: boolean;
     out?: string;
@@ -46,7 +44,7 @@ export function registerQuantCommand(program: Command): void {
         .option("--reference <file>", "the file the others are compared with (default: the most precise, F32 > F16 > BF16 > Q8_0 > Q6_K > … > Q2_K)")
         .option("--types <list>", "with one full-precision file: make these quantisations with llama-quantize first (e.g. Q8_0,Q6_K,Q4_K_M,IQ4_XS,IQ3_XXS), then study them against it")
         .option("--quant-dir <dir>", "where --types writes the ladder and its manifest (default <source folder>/<source name>-quants)")
-        .option("--kv-cache <list>", "KV-cache types to study every file with, comma-separated: f16,q8_0,q4_0 (one run each; the reference is the reference file with f16, or the first type)")
+        .option(KV_CACHE_AXIS.flags, KV_CACHE_AXIS.description)
         .option("--imatrix <mode>", "with --types: auto (computed by llama-imatrix on the study's prompts and solutions), none, or an imatrix file (default auto)");
     // `eddy quant make …`: options after the subcommand belong to it, not to `eddy quant` (commander hands a
     // subcommand's options over only when every command above it takes options by position).
@@ -76,8 +74,8 @@ A real study: your GGUF files of one model (F16, Q8_0, Q4_K_M…), e.g. -t list 
 The same options again continue (or reuse) the same run: nothing is generated twice.`
         )
         .action(async (given: string[], flags: QuantFlags) => {
-            const kvCaches = flags.kvCache === undefined ? undefined : String(flags.kvCache).split(",").map((s) => s.trim()).filter(Boolean).map(kvCacheType);
-            delete flags.kvCache; // an axis here, one value per run
+            // An axis here, one value per run: taken off the flags each run's settings come from.
+            const kvCaches = axisValues(flags as Record<string, unknown>, KV_CACHE_AXIS);
             let files = given;
             if (flags.types !== undefined || flags.quantDir !== undefined || flags.imatrix !== undefined) {
                 if (given.length !== 1) throw new EddyError("--types makes a ladder from one full-precision file: give exactly one GGUF file (or no --types to compare files you have)");

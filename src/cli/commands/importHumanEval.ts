@@ -8,8 +8,6 @@ import { positiveInt, replayImportFlags, replayImportOptions, type ReplayImportF
 
 const DEFAULT_OUT = "eddy-humaneval";
 const DEFAULT_MBPP_OUT = "eddy-mbpp";
-/** Original problems and samples in EvalPlus's layouts, written for eddy. */
-const SAMPLE = "test/import/humaneval-sample";
 /** Original problems in EvalPlus's HumanEval+ and MBPP+ release layouts, written for eddy. */
 const PLUS_SAMPLE = "test/import/evalplus-sample";
 

@@ -3,7 +3,6 @@ import type { Command } from "commander";
 import type { ReplayImportOptions } from "../../import/replayImport.js";
 import { EddyError } from "../../util/errors.js";
 import { defaultDbPath } from "../../util/paths.js";
-import { safeTerminalLine } from "../../util/safeText.js";
 
 export function positiveInt(v: string): number {
     const n = Number(v);

@@ -54,8 +54,14 @@ export function textScatter(points: readonly (ParetoPoint & { label: string })[]
     const xs = ok.map((p) => p.cost);
     const ys = ok.map((p) => p.quality);
     let [x0, x1, y0, y1] = [Math.min(...xs), Math.max(...xs), Math.min(...ys), Math.max(...ys)];
-    if (x0 === x1) (x0 -= 0.5 * Math.abs(x0 || 1)), (x1 += 0.5 * Math.abs(x1 || 1));
-    if (y0 === y1) (y0 -= 0.05 * Math.abs(y0 || 1)), (y1 += 0.05 * Math.abs(y1 || 1));
+    if (x0 === x1) {
+        x0 -= 0.5 * Math.abs(x0 || 1);
+        x1 += 0.5 * Math.abs(x1 || 1);
+    }
+    if (y0 === y1) {
+        y0 -= 0.05 * Math.abs(y0 || 1);
+        y1 += 0.05 * Math.abs(y1 || 1);
+    }
     const grid = Array.from({ length: height }, () => Array<string>(width).fill(" "));
     const marks: string[] = [];
     ok.forEach((p, i) => {

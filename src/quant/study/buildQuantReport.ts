@@ -71,12 +71,12 @@ export function buildQuantReport(input: QuantReportInput): QuantReport {
     const refKv = input.referenceKvCache ?? null;
     const refOutcomes = byModel.get(configKey(modelStem(input.reference), refKv)) ?? [];
     const files: QuantFileReport[] = input.files.map((f) => {
-        const kv = f.kvCache ?? null;
+        const kv = cacheOf(f);
         const isRef = f.path === input.reference && kv === refKv;
         const q = compareWithReference(refOutcomes, byModel.get(configKey(modelStem(f.path), kv)) ?? [], { seed: input.bootstrapSeed });
         const driftOf = input.drifts ? input.drifts.find((d) => d.kvCache === kv)?.report : input.drift;
         const d = driftOf?.results.find((r) => r.file === f.path);
-        const conf = input.configurations.find((c) => c.modelPath && path.resolve(c.modelPath) === f.path && (c.kvCache ?? null) === kv);
+        const conf = input.configurations.find((c) => c.modelPath && path.resolve(c.modelPath) === f.path && cacheOf(c) === kv);
         const lostFirst = [...q.flips.responseFlips].sort((a, b) => (a.direction === b.direction ? 0 : a.direction === "lost" ? -1 : 1));
         return {
             file: f.path,
@@ -179,4 +179,9 @@ export function quantVerdict(files: readonly QuantFileReport[], study: QuantRepo
         return { file: null, decided: false, text: `Too little data to decide whether ${label(f)} is worse than the reference: ${why}. Enough would be ${enough}.` };
     }
     return { file: null, decided: true, text: "No file is not significantly worse than the reference." };
+}
+
+/** The KV-cache type a file or configuration of the comparison was studied with (null: llama.cpp's default). */
+function cacheOf(entry: { kvCache?: string | null }): string | null {
+    return entry.kvCache ?? null;
 }

@@ -7,10 +7,10 @@ import { runStudy, type StudyHooks } from "../../run/runStudy.js";
 import type { StudyConfig } from "../../run/config.js";
 import { sameCommand } from "../../util/commandLine.js";
 import { EddyError } from "../../util/errors.js";
-import { teacherForcingBackend } from "../../inference/backends.js";
+import { KV_CACHE_AXIS, onAxis, teacherForcingBackend } from "../../inference/backends.js";
 import { defaultDbPath } from "../../util/paths.js";
 import { measureDrift } from "../drift/measureDrift.js";
-import type { DriftJob, DriftReport, DriftText } from "../drift/types.js";
+import type { DriftReport, DriftText } from "../drift/types.js";
 import { checkSameModel, type QuantFile } from "../models/checkSameModel.js";
 import { byPrecision } from "../models/precision.js";
 import { generationSpeeds, storedAnswers } from "../../store/quantStudy.js";
@@ -83,7 +83,7 @@ export async function runQuantStudy(opts: QuantStudyOptions): Promise<QuantRepor
     let study: StudyConfig = cfg;
     // The reference configuration's run first: its answers are the drift texts of every cache type.
     for (const kv of ordered) {
-        study = { ...cfg, backend: engine.name, models: files.map((f) => f.path), ...(kv ? { kvCache: kv } : {}) } as StudyConfig;
+        study = { ...cfg, backend: engine.name, models: files.map((f) => f.path), ...onAxis(KV_CACHE_AXIS, kv) } as StudyConfig;
         const result = await runStudy(study, opts.hooks ?? {});
         if (result.status !== "complete") throw new EddyError(`run ${result.runId} was interrupted; the same command continues it`, 130, { next: sameCommand() });
         runIds.push(result.runId);
@@ -106,7 +106,10 @@ export async function runQuantStudy(opts: QuantStudyOptions): Promise<QuantRepor
                 const answers = refConfig ? storedAnswers(store, refConfig.id, limit) : [];
                 texts = answers.map((a) => ({ id: `${a.template}#${a.instance}/${a.round}`, messages: a.messages, completion: a.response }));
                 source = "reference answers";
-                if (texts.length === 0) (texts = FIXED_DRIFT_TEXTS), (source = "fixed texts");
+                if (texts.length === 0) {
+                    texts = FIXED_DRIFT_TEXTS;
+                    source = "fixed texts";
+                }
             }
         } finally {
             store.close();

@@ -273,7 +273,8 @@ export class GenerateStage {
     private async generate(backend: Backend, units: Unit[], sha: string | null): Promise<void> {
         const { store, config, counters: s, writer, signal } = this.o;
         const pending = new Map<string, { q: Query; stored: boolean }>();
-        const self = this;
+        // The generator below is a `function*` (no arrow form): it stores through this bound method.
+        const storeOne = this.store.bind(this);
         async function* requests(): AsyncGenerator<GenerationRequest> {
             for (const unit of units) {
                 if (signal.aborted) return;
@@ -282,7 +283,7 @@ export class GenerateStage {
                     const hits = fresh.map((m) => store.cachedResponse(m.query.cacheKey!));
                     if (hits.every((h) => h !== undefined)) {
                         for (const [i, hit] of hits.entries())
-                            await self.store(fresh[i]!.query, { text: hit!.response, stopReason: hit!.stop_reason, promptTokens: hit!.prompt_tokens, generatedTokens: hit!.generated_tokens, ttftMs: 0, genMs: 0 }, true, sha);
+                            await storeOne(fresh[i]!.query, { text: hit!.response, stopReason: hit!.stop_reason, promptTokens: hit!.prompt_tokens, generatedTokens: hit!.generated_tokens, ttftMs: 0, genMs: 0 }, true, sha);
                         continue;
                     }
                 }
