@@ -367,10 +367,11 @@ describe("hints run as printed", () => {
         const loading: Reply = { status: 503, type: "application/json", body: JSON.stringify({ error: { code: 503, message: "Loading model" } }) };
         await withServer(() => (ready ? "answer" : loading), async (url) => {
             const cwd = tmpDir("eddy-hint-");
-            const command = `eddy run --backend server --base-url ${url} --model m -t list_every_kth -M 2 -R 1 --max-tokens 4 --no-progress --db 'my studies/s.db'`;
+            // A short --retry-for: a served model waits out a transient 503 for that long, then says so.
+            const command = `eddy run --backend server --base-url ${url} --model m -t list_every_kth -M 2 -R 1 --max-tokens 4 --retry-for 2 --no-progress --db 'my studies/s.db'`;
             const first = await shAsync(command, cwd);
             expect(first.code, first.out).toBe(1);
-            expect(first.out).toMatch(/is not ready \(HTTP 503: still loading its model\?\); once it is, run again:$/m);
+            expect(first.out).toMatch(/is not ready \(HTTP 503: still loading its model\?\) \(still failing after 2 s of retries; what was answered is kept\); once it is, run again:$/m);
             const hints = printedCommands(first.out);
             expect(hints, first.out).toEqual([command]);
             ready = true;
@@ -476,7 +477,7 @@ describe("leftovers and words", () => {
         mkdirSync(path.join(cwd, "folder.db"));
         const r = sh("eddy run --backend reference --templates list_every_kth --instances 1 --rounds 1 --db folder.db --no-progress", cwd);
         expect(r.code).toBe(66);
-        expect(r.out).toMatch(/^eddy: cannot open database .*folder\.db: it is a folder, not a file/m);
+        expect(r.out).toMatch(/^eddy: .*folder\.db is a folder, not a database file \(name a file, e\.g\. --db study\.db\)$/m);
     });
 
     it("reading commands read a database in a read-only folder (a read-only bind mount)", () => {

@@ -179,8 +179,9 @@ describe("HumanEval+ and MBPP+ as EvalPlus publishes them: imported whole, judge
         const samples = path.join(dir, "big-samples.jsonl");
         const lines = [
             { task_id: "EddyBig/0", completion: "    return ''.join('-' for _ in range(n))\n" },
-            // Right on the base input, three times too long on the plus inputs: past the cap there.
-            { task_id: "EddyBig/0", completion: "    return '-' * (n if n < 100 else n * 3)\n" },
+            // Right on every input but the last plus input, five times too long there: past the cap
+            // (results over twice the model solution's) there, with every earlier result right.
+            { task_id: "EddyBig/0", completion: "    dashes.calls = getattr(dashes, 'calls', 0) + 1\n    return '-' * (n * 5 if dashes.calls == 4 else n)\n" },
             // Wrong on the base input already: the first failing input decides, before any cap.
             { task_id: "EddyBig/0", completion: "    return '-' * (n * 3)\n" }
         ];

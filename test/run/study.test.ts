@@ -114,7 +114,7 @@ describe("runStudy", () => {
         const json = JSON.parse(await renderReport(loaded.outcomes, loaded.runs, "json", { planned: loaded.planned }));
         expect(json.runs[0].missing).toBe(1);
         expect(json.runs[0].templates[0]).toMatchObject({ R: 2, M: 2, Mtotal: 2, harness: { truncated: 0, judge_error: 0, missing: 1 } });
-        expect(await renderReport(loaded.outcomes, loaded.runs, "text", { planned: loaded.planned })).toMatch(/complete \(1 answer missing\)/);
+        expect(await renderReport(loaded.outcomes, loaded.runs, "text", { planned: loaded.planned })).toMatch(/incomplete: 1 answer missing/);
         // The file stands in for the model: an edited file cannot silently continue (or stand for) the same run.
         writeFileSync(file, [...lines, { template: t.id, instance: 1, round: 1, response: "late" }].map((l) => JSON.stringify(l)).join("\n") + "\n");
         await expect(runStudy(study({ backend: "replay", replay: file, templates: t.id, instances: 2, rounds: 2, db }))).rejects.toThrow(/changed since run .* began/);

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import { sameCommand } from "../../util/commandLine.js";
 import { EddyError, oneLine } from "../../util/errors.js";
 import { PLAIN_CUE, PLAIN_STOP, plainCompletionText, rawCompletionText } from "../plainPrompt.js";
 import type { Backend, BackendMetadata, GenerationRequest, GenerationResult, StopReason } from "../types.js";
@@ -47,7 +48,11 @@ export async function createServerBackend(o: ServerBackendOptions): Promise<Back
     const outage = new Outage(base.href, retryForMs, warn);
     // The first look too goes through a server that is still loading (503) or a proxy that drops a request; a
     // connection refused at the first look (nothing listens there: a wrong URL, a server not started) is said at once.
-    const report = await outage.retrying(() => probeServer(base, apiKey), undefined, (err) => !/connection refused/.test(err.message));
+    const report = await outage.retrying(() => probeServer(base, apiKey), undefined, (err) => !/connection refused/.test(err.message)).catch((err: unknown) => {
+        // Before any answer: nothing to resume yet, so the hint is the same command, once the server is ready.
+        if (err instanceof EddyError && /still failing after/.test(err.message)) throw new EddyError(`${err.message.replace(/: resume when the server is back\)$/, ")")}; once it is, run again`, 1, { next: sameCommand() });
+        throw err;
+    });
     const served = pickModel(report, o.model);
     const identity = servedIdentity(report, served);
     const format = o.promptFormat === undefined || o.promptFormat === "auto" ? "server-chat-template" : o.promptFormat;
