@@ -10,14 +10,13 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { JudgePool } from "../../src/judge/JudgePool.js";
+import { startPoolIn } from "./fixtures/settings.js";
 import type { Language } from "../../src/languages/languages.js";
 import { builtInLibrary, libraryAt } from "../../src/templates/library.js";
 import { loadTemplate, selectTemplates } from "../../src/templates/loadTemplates.js";
 
-const here = path.dirname(fileURLToPath(import.meta.url));
 const rotate = selectTemplates(builtInLibrary(), "list_rotate_right")[0]!;
 const quick = { ...rotate, budget: { timeMs: 2000, memoryMb: 128 }, randomInputs: 10 };
 const bindings = { k: 3 };
@@ -242,11 +241,9 @@ describe("another language's answer to a digest-compared output", () => {
     }, 120_000);
 });
 
-const nobodyPython = path.join(here, "fixtures/nobody-python.sh");
 const canRunAsNobody = existsSync("/usr/bin/python3") && existsSync("/usr/bin/setpriv") && process.getuid?.() === 0;
 const MODES = ["bubblewrap", "without namespaces"] as const;
 const SETTINGS = (["as root", "as an ordinary user"] as const).flatMap((who) => MODES.map((mode) => ({ who, mode })));
-let starting: Promise<unknown> = Promise.resolve();
 
 // A busy process that spins until killed, and stops by itself if this test's process goes away or
 // after ten minutes (as in load.test.ts): none outlives the test whatever happens.
@@ -267,18 +264,7 @@ for (const { who, mode } of SETTINGS)
                 let pool: JudgePool;
                 let mine: ChildProcess[] = [];
                 beforeAll(async () => {
-                    const start = starting.then(async () => {
-                        const saved = process.env.EDDY_JUDGE_NO_NAMESPACES;
-                        if (!sandboxed) process.env.EDDY_JUDGE_NO_NAMESPACES = "1";
-                        try {
-                            return await JudgePool.start({ workers: 1, allowUnsandboxed: !sandboxed, ...(who === "as root" ? {} : { python: nobodyPython }) });
-                        } finally {
-                            if (saved === undefined) delete process.env.EDDY_JUDGE_NO_NAMESPACES;
-                            else process.env.EDDY_JUDGE_NO_NAMESPACES = saved;
-                        }
-                    });
-                    starting = start.catch(() => undefined);
-                    pool = await start;
+                    pool = await startPoolIn(who, sandboxed);
                     if (loaded) {
                         mine = Array.from({ length: 4 * availableParallelism() }, () => spawn(process.execPath, ["-e", SPIN], { stdio: "ignore" }));
                         busy.push(...mine);

@@ -10,6 +10,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { JudgePool } from "../../src/judge/JudgePool.js";
+import { startPoolIn } from "./fixtures/settings.js";
 import type { Category } from "../../src/vocabulary.js";
 import type { Language } from "../../src/languages/languages.js";
 import { sampleInstances } from "../../src/templates/instances.js";
@@ -115,7 +116,6 @@ afterAll(() => {
     rmSync(secretDir, { recursive: true, force: true });
 });
 
-const nobodyPython = path.join(here, "fixtures/nobody-python.sh");
 const canRunAsNobody = existsSync("/usr/bin/python3") && existsSync("/usr/bin/setpriv") && process.getuid?.() === 0;
 
 // Every isolation mode: bubblewrap's sandbox, and the fallback without namespaces (rlimits, the
@@ -126,7 +126,6 @@ const isRoot = process.getuid?.() === 0;
 // The four settings run side by side (a fork bomb in Ruby sleeps out the judge's wall-clock backstop,
 // ~14 s each, and would otherwise leave its test lane idle for a minute). Pools start one at a
 // time: the mode is an environment variable a starting worker reads.
-let starting: Promise<unknown> = Promise.resolve();
 for (const { who, mode } of SETTINGS) {
     const sandboxed = mode === "bubblewrap";
     // "as root" is the test runner's own user: root in CI, the owner of a checkout where a lab runs it.
@@ -141,18 +140,7 @@ for (const { who, mode } of SETTINGS) {
         describe.sequential("in order", () => {
             let pool: JudgePool;
             beforeAll(async () => {
-                const start = starting.then(async () => {
-                    const saved = process.env.EDDY_JUDGE_NO_NAMESPACES;
-                    if (!sandboxed) process.env.EDDY_JUDGE_NO_NAMESPACES = "1";
-                    try {
-                        return await JudgePool.start({ workers: 1, allowUnsandboxed: !sandboxed, ...(who === "as root" ? {} : { python: nobodyPython }) });
-                    } finally {
-                        if (saved === undefined) delete process.env.EDDY_JUDGE_NO_NAMESPACES;
-                        else process.env.EDDY_JUDGE_NO_NAMESPACES = saved;
-                    }
-                });
-                starting = start.catch(() => undefined);
-                pool = await start;
+                pool = await startPoolIn(who, sandboxed);
             });
             afterAll(async () => {
                 await pool?.close();
