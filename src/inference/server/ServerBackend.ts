@@ -48,11 +48,8 @@ export async function createServerBackend(o: ServerBackendOptions): Promise<Back
     const outage = new Outage(base.href, retryForMs, warn);
     // The first look too goes through a server that is still loading (503) or a proxy that drops a request; a
     // connection refused at the first look (nothing listens there: a wrong URL, a server not started) is said at once.
-    const report = await outage.retrying(() => probeServer(base, apiKey), undefined, (err) => !/connection refused/.test(err.message)).catch((err: unknown) => {
-        // Before any answer: nothing to resume yet, so the hint is the same command, once the server is ready.
-        if (err instanceof EddyError && /still failing after/.test(err.message)) throw new EddyError(`${err.message.replace(/: resume when the server is back\)$/, ")")}; once it is, run again`, 1, { next: sameCommand() });
-        throw err;
-    });
+    // Before any answer there is nothing to resume: giving up there hints the same command, once the server is ready.
+    const report = await outage.retrying(() => probeServer(base, apiKey), undefined, (err) => !/connection refused/.test(err.message), true);
     const served = pickModel(report, o.model);
     const identity = servedIdentity(report, served);
     const format = o.promptFormat === undefined || o.promptFormat === "auto" ? "server-chat-template" : o.promptFormat;
@@ -301,12 +298,14 @@ export class Outage {
         if (this.since !== undefined && Date.now() - this.lastFailure >= OUTAGE_QUIET_MS) this.since = undefined;
     }
 
-    gaveUp(err: ServerError): EddyError {
-        return new EddyError(`${err.message} (still failing after ${Math.round(this.retryForMs / 1000)} s of retries; what was answered is kept: resume when the server is back)`);
+    gaveUp(err: ServerError, firstLook = false): EddyError {
+        const after = `still failing after ${Math.round(this.retryForMs / 1000)} s of retries; what was answered is kept`;
+        if (firstLook) return new EddyError(`${err.message} (${after}); once it is, run again`, 1, { next: sameCommand() });
+        return new EddyError(`${err.message} (${after}: resume when the server is back)`);
     }
 
     /** `fn` asked again through transient failures, for up to the retry time from now. */
-    async retrying<T>(fn: () => Promise<T>, signal?: AbortSignal, worthRetrying: (err: ServerError) => boolean = () => true): Promise<T> {
+    async retrying<T>(fn: () => Promise<T>, signal?: AbortSignal, worthRetrying: (err: ServerError) => boolean = () => true, firstLook = false): Promise<T> {
         const deadline = Date.now() + this.retryForMs;
         for (let attempt = 0; ; attempt++) {
             try {
@@ -315,7 +314,7 @@ export class Outage {
                 return r;
             } catch (err) {
                 if (signal?.aborted || !(err instanceof ServerError) || !err.transient || !worthRetrying(err)) throw err;
-                if (Date.now() >= deadline) throw this.gaveUp(err);
+                if (Date.now() >= deadline) throw this.gaveUp(err, firstLook);
                 this.failed(err);
                 await sleep(backoff(attempt), undefined, signal ? { signal } : undefined);
             }
