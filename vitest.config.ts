@@ -36,7 +36,9 @@ export const UNIT_TESTS = [
     "test/structure.test.ts",
     "test/lanes.test.ts",
     "test/view/units.test.ts",
-    "test/cli/messages.test.ts"
+    "test/cli/messages.test.ts",
+    "test/export/formats.test.ts",
+    "test/inference/decoding.test.ts"
 ];
 
 /**

@@ -7,7 +7,8 @@ import { bootstrapMeanInterval } from "../stats/bootstrap.js";
 import { instanceRateInterval, type Interval } from "../stats/wilson.js";
 import type { Store } from "../store/Store.js";
 import { askedMessages } from "../store/outcomes.js";
-import { instanceQuestions, type ConfigurationResponses, type ResponseRow } from "./responses.js";
+import { configurationResponses, instanceQuestions, type ConfigurationResponses, type ResponseRow } from "./responses.js";
+import type { ExportFormat } from "./types.js";
 import { provenanceOf } from "../import/provenance.js";
 
 /**
@@ -205,3 +206,20 @@ export function eeeExport(store: Store, { run, configuration: c, rows }: Configu
     };
     return { aggregatePath: `${dir}/${uuid}.json`, samplesPath, aggregate, samples };
 }
+
+/** `--format eee`: the aggregate and its per-instance records, into the --out folder. */
+export const EEE_FORMAT: ExportFormat = {
+    id: "eee",
+    help: "Every Eval Ever aggregate + per-instance records, into the --out folder",
+    oneConfiguration: true,
+    folder: true,
+    write: ({ store, runId, config }) => {
+        const e = eeeExport(store, configurationResponses(store, runId, config));
+        return {
+            files: [
+                { path: e.aggregatePath, body: JSON.stringify(e.aggregate, null, 1) + "\n" },
+                { path: e.samplesPath, body: e.samples }
+            ]
+        };
+    }
+};

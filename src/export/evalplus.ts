@@ -1,5 +1,6 @@
 import { templateIdForTask } from "../import/humaneval/problems.js";
-import type { ResponseRow } from "./responses.js";
+import { configurationResponses, type ResponseRow } from "./responses.js";
+import type { ExportFormat } from "./types.js";
 
 /**
  * The EvalPlus task id of a response: the task_id an imported problem carries as its only
@@ -19,3 +20,15 @@ export function evalPlusTaskId(r: Pick<ResponseRow, "template" | "instance" | "p
 export function evalPlusSamples(rows: ResponseRow[]): string {
     return rows.map((r) => JSON.stringify({ task_id: evalPlusTaskId(r), solution: r.code ?? "" }) + "\n").join("");
 }
+
+/** `--format evalplus`: samples.jsonl for `evalplus.evaluate`. */
+export const EVALPLUS_FORMAT: ExportFormat = {
+    id: "evalplus",
+    help: "samples.jsonl for evalplus.evaluate",
+    oneConfiguration: true,
+    folder: false,
+    write: ({ store, runId, config }) => {
+        const { rows } = configurationResponses(store, runId, config);
+        return { text: evalPlusSamples(rows), rows: rows.length };
+    }
+};

@@ -2,7 +2,8 @@ import type { Store } from "../store/Store.js";
 import type { ChatMessage } from "../vocabulary.js";
 import { askedMessages } from "../store/outcomes.js";
 import { provenanceOf } from "../import/provenance.js";
-import { instanceQuestions, type ConfigurationResponses, type ResponseRow } from "./responses.js";
+import { configurationResponses, instanceQuestions, type ConfigurationResponses, type ResponseRow } from "./responses.js";
+import type { ExportFormat } from "./types.js";
 
 /**
  * An inspect_ai eval log in its JSON form (log format version 2), shaped after the log schema
@@ -209,3 +210,12 @@ export function inspectLog(store: Store, { run, configuration: c, rows }: Config
         eval_set_info: null
     };
 }
+
+/** `--format inspect`: an inspect_ai eval log (JSON), for `inspect view`. */
+export const INSPECT_FORMAT: ExportFormat = {
+    id: "inspect",
+    help: "an inspect_ai eval log, JSON",
+    oneConfiguration: true,
+    folder: false,
+    write: ({ store, runId, config }) => ({ text: JSON.stringify(inspectLog(store, configurationResponses(store, runId, config)), null, 1) + "\n" })
+};

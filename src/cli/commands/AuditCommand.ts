@@ -8,7 +8,7 @@ import { loadAllTemplates } from "../../templates/loadTemplates.js";
 import { openStore } from "../../store/Store.js";
 import { EddyError } from "../../util/errors.js";
 import { defaultDbPath } from "../../util/paths.js";
-import { backendFlagValues, collect, stopOnSigint } from "./studyOptions.js";
+import { TEMPERATURE_OPTION, backendFlagValues, collect, stopOnSigint } from "./studyOptions.js";
 import { templateLibrary } from "../templateLibrary.js";
 
 interface DeterminismFlags {
@@ -16,7 +16,7 @@ interface DeterminismFlags {
     templates?: string;
     instances: string;
     rounds: string;
-    temperature: string;
+    temperature?: string;
     seed: string;
     maxTokens: string;
     threads: string;
@@ -61,7 +61,7 @@ export function registerAuditCommand(program: Command): void {
         .option("-t, --templates <spec>", "templates (default: one per problem group, up to 3)")
         .option("-M, --instances <M>", "instances per template", "4")
         .option("-R, --rounds <R>", "rounds per instance", "2")
-        .option("--temperature <t>", "sampling temperature; 0 is greedy (seeded sampling is audited too)", "0")
+        .option(...TEMPERATURE_OPTION.one)
         .option("--seed <S>", "run seed", "1")
         .option("--max-tokens <N>", "maximum generated tokens per response", "128")
         .option("--threads <n>", "inference threads", "1")
@@ -93,7 +93,7 @@ Exit code 3 when any response differs between sessions.`
     cmd.action(async (f: DeterminismFlags) => {
         // The same schema as eddy run: one name, one bound for every setting.
         const s = parseStudySettings({
-            models: f.model, instances: f.instances, rounds: f.rounds, temperatures: f.temperature, seed: f.seed, maxTokens: f.maxTokens,
+            models: f.model, instances: f.instances, rounds: f.rounds, temperatures: f.temperature ?? "0", seed: f.seed, maxTokens: f.maxTokens,
             threads: f.threads, contextSize: f.contextSize, promptFormat: f.promptFormat, judgeWorkers: f.judgeWorkers,
             ...(f.templates !== undefined ? { templates: f.templates } : {})
         });

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { decodingFor } from "../../inference/decoding.js";
 import { BACKEND_NAMES, backendDescriptor, DEFAULT_BACKEND } from "../../inference/backends.js";
 import type { GenerationRequest } from "../../inference/types.js";
 import type { ChatMessage } from "../../vocabulary.js";
@@ -8,7 +9,7 @@ import { deriveSeed } from "../../util/seeds.js";
 import { intSetting } from "../../util/settings.js";
 import { parseStudySettings } from "../../run/config.js";
 import { templateLibrary } from "../templateLibrary.js";
-import { addBackendOptions, backendFlagValues } from "./studyOptions.js";
+import { TEMPERATURE_OPTION, addBackendOptions, backendFlagValues } from "./studyOptions.js";
 
 interface GenerateOptions {
     backend: string;
@@ -17,7 +18,7 @@ interface GenerateOptions {
     template?: string;
     instance?: string;
     wrapper: string;
-    temperature: string;
+    temperature?: string;
     topK?: string;
     topP?: string;
     minP?: string;
@@ -44,7 +45,7 @@ export function registerGenerateCommand(program: Command): void {
         .option("--template <id>", "ask a template's question instead (with --instance)")
         .option("--instance <i>", "instance index in the template's neighbourhood (seeded by --seed)")
         .option("--wrapper <id|file>", "prompt wrapper: system text and question framing", DEFAULT_WRAPPER_ID)
-        .option("--temperature <t>", "sampling temperature; 0 = greedy", "0")
+        .option(...TEMPERATURE_OPTION.one)
         .option("--top-k <k>", "top-k sampling")
         .option("--top-p <p>", "top-p (nucleus) sampling")
         .option("--min-p <p>", "min-p sampling")
@@ -63,7 +64,7 @@ export function registerGenerateCommand(program: Command): void {
         // The study settings' schema: the same names and bounds as eddy run (a backend's own flags included).
         const descriptor = backendDescriptor(opts.backend);
         const s = parseStudySettings({
-            backend: descriptor.name, temperatures: opts.temperature, topK: opts.topK, topP: opts.topP, minP: opts.minP, repeatPenalty: opts.repeatPenalty, seed: opts.seed,
+            backend: descriptor.name, temperatures: opts.temperature ?? "0", topK: opts.topK, topP: opts.topP, minP: opts.minP, repeatPenalty: opts.repeatPenalty, seed: opts.seed,
             maxTokens: opts.maxTokens, threads: opts.threads, contextSize: opts.contextSize, promptFormat: opts.promptFormat, ...backendFlagValues(opts)
         });
         const models = opts.model === undefined ? [] : [descriptor.resolveModel(opts.model, process.cwd())];
@@ -106,13 +107,7 @@ export function registerGenerateCommand(program: Command): void {
             const request: GenerationRequest = {
                 id: "generate",
                 messages,
-                decoding: {
-                    temperature: s.temperatures[0]!,
-                    ...(s.topK !== undefined ? { topK: s.topK } : {}),
-                    ...(s.topP !== undefined ? { topP: s.topP } : {}),
-                    ...(s.minP !== undefined ? { minP: s.minP } : {}),
-                    ...(s.repeatPenalty !== undefined ? { repeatPenalty: s.repeatPenalty } : {})
-                },
+                decoding: decodingFor(s, s.temperatures[0]!),
                 seed,
                 maxTokens: s.maxTokens!,
                 ...(task ? { task } : {})

@@ -11,7 +11,7 @@ import { defaultDbPath } from "../../util/paths.js";
 import { safeTerminalLine } from "../../util/safeText.js";
 import { renderTable, terminalWidth } from "../../report/terminalTable.js";
 import { reportFormat, writeReport } from "./reportOutput.js";
-import { addStudyExecutionOptions, addStudyStoreOptions, collect, settingsFromFlags, stopOnSigint, type StudyConfigFlags, type StudyOptionTexts } from "./studyOptions.js";
+import { TEMPERATURE_OPTION, addStudyExecutionOptions, addStudyStoreOptions, collect, settingsFromFlags, stopOnSigint, type StudyConfigFlags, type StudyOptionTexts } from "./studyOptions.js";
 import { templateLibrary } from "../templateLibrary.js";
 import { logLine, note, noteWithCommand, resumeCommand, warn } from "../messages.js";
 
@@ -25,7 +25,7 @@ interface LoopFlags extends StudyConfigFlags {
 
 /** Help texts of the shared study options as `eddy loop run` words them (one temperature, one wrapper). */
 const LOOP_OPTION_TEXTS: StudyOptionTexts = {
-    temperature: ["--temperature <t>", "sampling temperature; 0 is greedy (default 0)"],
+    temperature: TEMPERATURE_OPTION.one,
     wrapper: "prompt wrapper for the code requests (default 'default')",
     threads: "inference threads (default: tuned by the backend)",
     config: "YAML or JSON file with the same keys as these flags (flags win), plus maxLoops, summariser, embedModel, translate"

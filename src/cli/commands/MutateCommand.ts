@@ -11,14 +11,14 @@ import { openStore } from "../../store/Store.js";
 import { EddyError } from "../../util/errors.js";
 import { defaultDbPath } from "../../util/paths.js";
 import { reportFormat, writeReport } from "./reportOutput.js";
-import { addStudyExecutionOptions, addStudyShapeOptions, addStudyStoreOptions, collect, stopOnSigint, studyConfigFromFlags, type StudyConfigFlags, type StudyOptionTexts } from "./studyOptions.js";
+import { TEMPERATURE_OPTION, addStudyExecutionOptions, addStudyShapeOptions, addStudyStoreOptions, collect, stopOnSigint, studyConfigFromFlags, type StudyConfigFlags, type StudyOptionTexts } from "./studyOptions.js";
 import { templateLibrary } from "../templateLibrary.js";
 import { logLine, note, noteWithCommand, resumeCommand } from "../messages.js";
 import { wrapText } from "../../util/textWidth.js";
 import { renderTable, terminalWidth } from "../../report/terminalTable.js";
 
 const TEXTS: StudyOptionTexts = {
-    temperature: ["--temperature <t[,t...]>", "sampling temperature(s); 0 is greedy (default 0)"],
+    temperature: TEMPERATURE_OPTION.list,
     wrapper: "the ORIGINAL prompt wrapper to mutate: built-in id or YAML file (default 'default')",
     threads: "inference threads (default: tuned by the backend)",
     config: "YAML or JSON file with the study keys (flags win)"

@@ -7,7 +7,7 @@ import { renderQuantText } from "../../quant/report/renderQuantText.js";
 import { runQuantStudy } from "../../quant/study/runQuantStudy.js";
 import { EddyError } from "../../util/errors.js";
 import { defaultDbPath } from "../../util/paths.js";
-import { addStudyExecutionOptions, addStudyShapeOptions, addStudyStoreOptions, collect, stopOnSigint, studyConfigFromFlags, type StudyFlags, type StudyOptionTexts } from "./studyOptions.js";
+import { TEMPERATURE_OPTION, addStudyExecutionOptions, addStudyShapeOptions, addStudyStoreOptions, collect, stopOnSigint, studyConfigFromFlags, type StudyFlags, type StudyOptionTexts } from "./studyOptions.js";
 import { writePrivateFile } from "../../util/privateFiles.js";
 import { templateLibrary } from "../templateLibrary.js";
 import { axisValues, KV_CACHE_AXIS, teacherForcingBackend } from "../../inference/backends.js";
@@ -29,7 +29,7 @@ interface QuantFlags extends StudyFlags {
 
 /** Help texts of the shared study options as `eddy quant` words them (one configuration per file). */
 const QUANT_OPTION_TEXTS: StudyOptionTexts = {
-    temperature: ["--temperature <t>", "sampling temperature, one value; 0 is greedy (default 0)"],
+    temperature: TEMPERATURE_OPTION.one,
     wrapper: "prompt wrapper id or YAML file, one (default 'default')",
     threads: "inference threads, for the study and the drift measurement (default: tuned by the backend; drift uses the same)",
     config: "YAML or JSON file with the same keys as eddy run's flags (flags win)"

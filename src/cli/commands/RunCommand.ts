@@ -9,7 +9,7 @@ import { runStudy } from "../../run/runStudy.js";
 import { summarize } from "../../run/summary.js";
 import { templateLibrary } from "../templateLibrary.js";
 import { logLine, note, noteWithCommand, resumeCommand, sameCommand } from "../messages.js";
-import { addStudyExecutionOptions, addStudyShapeOptions, addStudyStoreOptions, collect, stopOnSigint, studyConfigFromFlags, type StudyConfigFlags, type StudyOptionTexts } from "./studyOptions.js";
+import { TEMPERATURE_OPTION, addStudyExecutionOptions, addStudyShapeOptions, addStudyStoreOptions, collect, stopOnSigint, studyConfigFromFlags, type StudyConfigFlags, type StudyOptionTexts } from "./studyOptions.js";
 
 /** Flags of `eddy run`: the shared study flags plus model, backend, resume and output choices. */
 interface RunFlags extends StudyConfigFlags {
@@ -22,7 +22,7 @@ interface RunFlags extends StudyConfigFlags {
 
 /** Help texts of the shared study options as `eddy run` words them (several values allowed). */
 const RUN_OPTION_TEXTS: StudyOptionTexts = {
-    temperature: ["--temperature <t[,t...]>", "sampling temperature(s); 0 is greedy (default 0)"],
+    temperature: TEMPERATURE_OPTION.list,
     wrapper: "prompt wrapper id or YAML file (repeatable, or a comma list; default 'default')",
     threads: "inference threads (default: tuned by the backend)",
     config: "YAML or JSON file with the same keys as these flags (flags win)"

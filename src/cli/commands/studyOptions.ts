@@ -8,6 +8,12 @@ import { defaultDbPath } from "../../util/paths.js";
 /** Collect a repeatable option, splitting commas. */
 export const collect = (v: string, prev: string[] = []): string[] => [...prev, ...v.split(",").map((s) => s.trim()).filter(Boolean)];
 
+/** --temperature, declared once: one value (generate, audit, loop, quant) or a list (run, mutate); 0 is greedy. */
+export const TEMPERATURE_OPTION = {
+    one: ["--temperature <t>", "sampling temperature, one value; 0 is greedy (default 0)"],
+    list: ["--temperature <t[,t...]>", "sampling temperature(s); 0 is greedy (default 0)"]
+} as const satisfies Record<string, [flags: string, description: string]>;
+
 /** The study flags `eddy run` and `eddy quant` share, as commander parses them (strings until normalised). */
 export interface StudyFlags {
     /** -t, --templates */

@@ -5,6 +5,7 @@ import { deriveSeed } from "../../util/seeds.js";
 import { extractCode } from "../../extract/extractCode.js";
 import { backendDescriptor, createBackend, type BackendParts, type CacheIdentity, type ModelSource } from "../../inference/backends.js";
 import type { Backend, BackendMetadata, Decoding, GenerationRequest, GenerationResult, TaskRef } from "../../inference/types.js";
+import { decodingFor } from "../../inference/decoding.js";
 import { renderMessages } from "../../prompts/PromptWrapper.js";
 import type { Store } from "../../store/Store.js";
 import type { ConfigurationRow, NewGeneration, RunRow } from "../../store/types.js";
@@ -70,17 +71,6 @@ export function lockstepCacheKeys(
     const parts: unknown[] = [model.sha256, model.promptFormat ?? null, model.contextSize ?? null, model.batchSize ?? null, "lockstep", groupSize, maxTokens, group];
     if (model.kvCache !== undefined) parts.push({ kvCache: model.kvCache });
     return members.map((_, i) => createHash("sha256").update(JSON.stringify([...parts, i])).digest("hex"));
-}
-
-/** The decoding of a configuration: greedy at temperature 0, the sampling knobs otherwise. */
-export function decodingFor(c: StudyConfig, temperature: number): Decoding {
-    if (temperature === 0) return { temperature: 0, ...(c.repeatPenalty !== undefined ? { repeatPenalty: c.repeatPenalty } : {}) };
-    const d: Decoding = { temperature };
-    if (c.topK !== undefined) d.topK = c.topK;
-    if (c.topP !== undefined) d.topP = c.topP;
-    if (c.minP !== undefined) d.minP = c.minP;
-    if (c.repeatPenalty !== undefined) d.repeatPenalty = c.repeatPenalty;
-    return d;
 }
 
 /**
