@@ -38,7 +38,8 @@ export const UNIT_TESTS = [
     "test/view/units.test.ts",
     "test/cli/messages.test.ts",
     "test/export/formats.test.ts",
-    "test/inference/decoding.test.ts"
+    "test/inference/decoding.test.ts",
+    "test/import/importers.test.ts"
 ];
 
 /**

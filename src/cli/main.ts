@@ -26,7 +26,7 @@ const COMMANDS: [name: string, load: () => Promise<Register>][] = [
     ["generate", async () => (await import("./commands/GenerateCommand.js")).registerGenerateCommand],
     ["models", async () => (await import("./commands/models/ModelsCommand.js")).registerModelsCommand],
     ["doctor", async () => (await import("./commands/DoctorCommand.js")).registerDoctorCommand],
-    ["import", async () => (await import("./commands/ImportCommand.js")).registerImportCommand],
+    ["import", async () => (await import("./commands/import/ImportCommand.js")).registerImportCommand],
     ["kit", async () => (await import("./commands/kit/KitCommand.js")).registerKitCommand],
     ["loop", async () => (await import("./commands/LoopCommand.js")).registerLoopCommand],
     ["mutate", async () => (await import("./commands/MutateCommand.js")).registerMutateCommand],

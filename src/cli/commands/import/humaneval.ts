@@ -1,10 +1,10 @@
-import { logLine, print } from "../messages.js";
-import { createProgressDisplay } from "../../run/progress.js";
+import { logLine, print } from "../../messages.js";
+import { createProgressDisplay } from "../../../run/progress.js";
 import type { Command } from "commander";
-import { DEFAULT_GROUND_TRUTH } from "../../import/humaneval/groundTruth.js";
-import { importHumanEval } from "../../import/humaneval/importProblems.js";
-import { importEvalPlusSamples } from "../../import/humaneval/importSamples.js";
-import { positiveInt, replayImportFlags, replayImportOptions, type ReplayImportFlags } from "./importOptions.js";
+import { DEFAULT_GROUND_TRUTH } from "../../../import/humaneval/groundTruth.js";
+import { importHumanEval } from "../../../import/humaneval/importProblems.js";
+import { importEvalPlusSamples } from "../../../import/humaneval/importSamples.js";
+import { positiveInt, replayImportFlags, replayImportOptions, type ReplayImportFlags } from "./options.js";
 
 const DEFAULT_OUT = "eddy-humaneval";
 const DEFAULT_MBPP_OUT = "eddy-mbpp";

@@ -1,11 +1,10 @@
-import { logLine, print } from "../messages.js";
+import { logLine, print } from "../../messages.js";
 import type { Command } from "commander";
-import { importTurbulence } from "../../import/turbulence/importQuestions.js";
-import { DEFAULT_RERUN_SEEDS, importTurbulenceResults } from "../../import/turbulence/importResults.js";
-import { readRulesFile } from "../../import/turbulence/rules.js";
-import { registerHumanEvalImports } from "./importHumanEval.js";
-import { nonNegativeInt, positiveInt, replayImportFlags, replayImportOptions, type ReplayImportFlags } from "./importOptions.js";
-import { EddyError } from "../../util/errors.js";
+import { importTurbulence } from "../../../import/turbulence/importQuestions.js";
+import { DEFAULT_RERUN_SEEDS, importTurbulenceResults } from "../../../import/turbulence/importResults.js";
+import { readRulesFile } from "../../../import/turbulence/rules.js";
+import { nonNegativeInt, positiveInt, replayImportFlags, replayImportOptions, type ReplayImportFlags } from "./options.js";
+import { EddyError } from "../../../util/errors.js";
 
 const DEFAULT_OUT = "eddy-turbulence";
 /** A small benchmark and results in Turbulence's layout, written for eddy (original questions). */
@@ -20,12 +19,7 @@ function questionList(v: string): number[] {
 }
 
 /** `eddy import turbulence <dir>` and `eddy import turbulence-results <dir>`. */
-export function registerImportCommand(program: Command): void {
-    const cmd = program
-        .command("import")
-        .description("Bring benchmarks and published results from other harnesses into eddy")
-        .addHelpText("after", "\nExamples:\n  $ eddy import humaneval test/import/evalplus-sample/HumanEvalPlus-eddy.jsonl --out eddy-humaneval");
-
+export function registerTurbulenceImports(cmd: Command): void {
     cmd.command("turbulence")
         .description("Turn a Turbulence benchmark's Q<n>/ folders into eddy templates and oracles (each validated before anything is written)")
         .argument("<dir>", "the benchmark folder holding Q1/, Q2/, … (question.txt.template, solution.py.template, tests.py.template, gen_function_params.py)")
@@ -100,6 +94,4 @@ export function registerImportCommand(program: Command): void {
                 process.stdout.write(`next: eddy report ${summary.runs.map((r) => r.runId).join(" ")}\n`);
             }
         );
-
-    registerHumanEvalImports(cmd);
 }

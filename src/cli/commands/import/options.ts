@@ -1,8 +1,8 @@
-import { logLine } from "../messages.js";
+import { logLine } from "../../messages.js";
 import type { Command } from "commander";
-import type { ReplayImportOptions } from "../../import/replayImport.js";
-import { EddyError } from "../../util/errors.js";
-import { defaultDbPath } from "../../util/paths.js";
+import type { ReplayImportOptions } from "../../../import/replayImport.js";
+import { EddyError } from "../../../util/errors.js";
+import { defaultDbPath } from "../../../util/paths.js";
 
 export function positiveInt(v: string): number {
     const n = Number(v);
