@@ -19,5 +19,8 @@ export default tseslint.config(
     },
     // The reference backend's hand-written answers in other languages: each defines the function a
     // question asks for, which nothing in its own file calls.
-    { files: ["oracles/translations/**/*.js"], rules: { "@typescript-eslint/no-unused-vars": "off" } }
+    { files: ["oracles/translations/**/*.js"], rules: { "@typescript-eslint/no-unused-vars": "off" } },
+    // An answer language's harness (src/languages/<name>/harness.js): a CommonJS script that node runs
+    // in the judge's sandbox, beside nothing of eddy's package.
+    { files: ["src/languages/*/harness.js"], languageOptions: { sourceType: "commonjs" }, rules: { "@typescript-eslint/no-require-imports": "off" } }
 );

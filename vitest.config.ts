@@ -34,23 +34,30 @@ export const UNIT_TESTS = [
     "test/inference/backends.test.ts",
     "test/inference/nodeSettings.test.ts",
     "test/structure.test.ts",
+    "test/languages/registry.test.ts",
     "test/lanes.test.ts",
     "test/view/units.test.ts",
     "test/cli/messages.test.ts",
     "test/export/formats.test.ts",
     "test/inference/decoding.test.ts",
-    "test/import/importers.test.ts"
+    "test/import/importers.test.ts",
+    "test/docs/pages.test.ts"
 ];
 
 /**
  * The slowest integration files, slowest first (seconds each in one whole run on 2 cores: 128, 82,
- * 72, 70, 66, 54, 47, 43, 34, 34, 31, 29). vitest orders files by their last durations, which a
- * fresh clone (CI's) does not have: it falls back to file size, and `docs/examples.test.ts` is four
- * lines, so the longest file started last and the lane waited on it (616 s against 549 in a
- * checkout that had run before). These go first, in this order, whatever the cache says.
+ * 72, 70, 66, 54, 47, 43, 34, 34, 31, 29; the examples, once one file of 128 s, are now five that
+ * run side by side, the help texts' two the longest). vitest orders files by their last durations,
+ * which a fresh clone (CI's) does not have: it falls back to file size, and the examples files are
+ * a few lines each, so the longest file started last and the lane waited on it (616 s against 549
+ * in a checkout that had run before). These go first, in this order, whatever the cache says.
  */
 export const SLOW_FIRST = [
-    "test/docs/examples.test.ts",
+    "test/docs/helpStudiesExamples.test.ts",
+    "test/docs/helpExamples.test.ts",
+    "test/docs/modelPagesExamples.test.ts",
+    "test/docs/pagesExamples.test.ts",
+    "test/docs/readmeExamples.test.ts",
     "test/inference/server.test.ts",
     "test/run/reproducible.test.ts",
     "test/queue/faults.test.ts",

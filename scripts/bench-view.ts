@@ -6,7 +6,8 @@
  * `eddy report` does (loadOutcomes). The viewer scores the newest run as it starts (startupMs);
  * runPageColdMs is the run page of a viewer that has not (every neighbourhood scored), and
  * runPageAfterAWriteMs the run page reloaded after another connection wrote one answer (a running
- * study: only that answer's neighbourhood is scored again).
+ * study: only that answer's neighbourhood is scored again), leaderboardAfterAWriteMs the front page
+ * reloaded after another (the run's leaderboard rows built again).
  *
  *   npx tsx scripts/bench-view.ts [--templates 50] [--instances 100] [--rounds 5] [--configs 4] [--keep]
  */
@@ -22,7 +23,7 @@ import { openStore } from "../src/store/Store.js";
 import type { NewGeneration, NewVerdict } from "../src/store/types.js";
 import type { Category } from "../src/vocabulary.js";
 import { startViewer } from "../src/view/server.js";
-import { answersUrl, compareUrl, instanceUrl, runUrl, templateUrl } from "../src/view/urls.js";
+import { answersUrl, auditsUrl, compareUrl, instanceUrl, leaderboardUrl, runsUrl, runUrl, templateUrl } from "../src/view/urls.js";
 
 function arg(name: string, dflt: number): number {
     const i = process.argv.indexOf(`--${name}`);
@@ -103,7 +104,9 @@ const viewer = await startViewer({ db, port: 0 });
 const startupMs = performance.now() - s0;
 const origin = viewer.url.replace(/\/$/, "");
 const pages: Record<string, string> = {
-    runs: "/",
+    leaderboard: leaderboardUrl(),
+    "leaderboard sorted by CCS, filtered": leaderboardUrl({ sort: "CCS", dir: "asc", quant: "Q4_0" }),
+    runs: runsUrl(),
     run: runUrl(RUN),
     template: templateUrl(RUN, "template_07"),
     instance: instanceUrl(RUN, 2, "template_07", 42),
@@ -111,7 +114,9 @@ const pages: Record<string, string> = {
     "answers page 100": answersUrl({ page: 100 }),
     "answers failing in a template": answersUrl({ run: RUN, template: "template_31", category: "failing" }),
     "answers search (one match)": answersUrl({ q: "needle-in-the-haystack" }),
-    compare: compareUrl(1, 2)
+    "compare (flips side by side)": compareUrl(1, 2),
+    "compare gained, page 2, sorted": compareUrl(1, 2, { flips: "gained", page: 2, sort: "dCCS" }),
+    audits: auditsUrl()
 };
 const timings: Record<string, { coldMs: number; warmMs: number; bytes: number; status: number; coldRatio: number; warmRatio: number }> = {};
 for (const [name, url] of Object.entries(pages)) {
@@ -125,20 +130,32 @@ for (const [name, url] of Object.entries(pages)) {
     const warm = await get();
     timings[name] = { coldMs: Math.round(cold.ms), warmMs: Math.round(warm.ms), bytes: warm.bytes, status: warm.status, coldRatio: Number((cold.ms / baselineMs).toFixed(2)), warmRatio: Number((warm.ms / baselineMs).toFixed(2)) };
 }
-// A running study: one answer written by another connection, then the run page reloaded (its neighbourhood rescored).
-const writer = openStore(db);
-const key = { configId: 1, templateId: "template_03", instance: 5, round: R };
-writer.writeBatch({
-    generations: [{ ...key, seed: 1, prompt: "[]", response: "late", code: null, stopReason: "eos", promptTokens: 1, generatedTokens: 1, ttftMs: 1, genMs: 1 } as never],
-    verdicts: [{ ...key, category: "passed", judgeCategory: "passed", detail: "", ms: 1 }],
-    responses: [],
-    verdictCache: []
-});
-writer.close();
+const failed = Object.entries(timings).filter(([, t]) => t.status !== 200);
+if (failed.length) throw new Error(`pages that did not answer 200: ${failed.map(([n, t]) => `${n} (${t.status})`).join(", ")}`);
+/** One answer written by another connection, as a running study writes it. */
+function writeOne(instance: number): void {
+    const writer = openStore(db);
+    const key = { configId: 1, templateId: "template_03", instance, round: R };
+    writer.writeBatch({
+        generations: [{ ...key, seed: 1, prompt: "[]", response: "late", code: null, stopReason: "eos", promptTokens: 1, generatedTokens: 1, ttftMs: 1, genMs: 1 } as never],
+        verdicts: [{ ...key, category: "passed", judgeCategory: "passed", detail: "", ms: 1 }],
+        responses: [],
+        verdictCache: []
+    });
+    writer.close();
+}
+// A running study: one answer written, then the run page reloaded (its neighbourhood rescored).
+writeOne(5);
 const w0 = performance.now();
 const after = await (await fetch(origin + runUrl(RUN))).text();
 const runPageAfterAWriteMs = performance.now() - w0;
 if (!after.includes("Configurations")) throw new Error("the run page after a write did not render");
+// Another answer, then the leaderboard reloaded: the run's data and its leaderboard rows built again.
+writeOne(6);
+const l0 = performance.now();
+const board = await (await fetch(origin + leaderboardUrl())).text();
+const leaderboardAfterAWriteMs = performance.now() - l0;
+if (!board.includes('id="board"')) throw new Error("the leaderboard after a write did not render");
 await viewer.close();
 if (!process.argv.includes("--keep")) rmSync(dir, { recursive: true, force: true });
 console.log(
@@ -149,6 +166,7 @@ console.log(
         startupMs: Math.round(startupMs),
         runPageColdMs: Math.round(runPageColdMs),
         runPageAfterAWriteMs: Math.round(runPageAfterAWriteMs),
+        leaderboardAfterAWriteMs: Math.round(leaderboardAfterAWriteMs),
         pages: timings,
         slowestWarmMs: Math.max(...Object.values(timings).map((t) => t.warmMs)),
         slowestColdMs: Math.max(...Object.values(timings).map((t) => t.coldMs)),

@@ -81,7 +81,7 @@ try {
         let total = nodeCpu;
         // Roles from the tree: the zygote runs its boot code (bubblewrap's command line holds it
         // too, after bwrap's own name); its children are the worker's keepers.
-        const boots = (x: Stat | undefined): boolean => x !== undefined && x.cmd.includes("eddy_judge.zygote") && !/bwrap$/.test(x.cmd.split("\0")[0]!);
+        const boots = (x: Stat | undefined): boolean => x !== undefined && x.cmd.includes("eddy_sandbox.zygote") && !/bwrap$/.test(x.cmd.split("\0")[0]!);
         const byPid = new Map(a.map((x) => [x.pid, x]));
         const zygotes = new Set(a.filter((x) => boots(x) && !boots(byPid.get(x.ppid))).map((x) => x.pid));
         const role = (x: Stat): string => (zygotes.has(x.pid) ? "zygote" : zygotes.has(x.ppid) ? "keeper" : x.cmd.includes("eddy_judge") ? "worker" : x.comm);

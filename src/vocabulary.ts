@@ -81,3 +81,69 @@ export interface Outcome extends NeighbourhoodKey {
 /** How responses are computed: `reproducible` (default; byte-identical across runs, resumes and batching) or `fast` (opt-in). */
 export const DECODING_MODES = ["reproducible", "fast"] as const;
 export type DecodingMode = (typeof DECODING_MODES)[number];
+
+/**
+ * The words for a run's answers, defined once (issue #47): `eddy run`'s summary, `runs list` and `runs show`,
+ * `eddy report` in every format, the viewer and the exports count and say them with these, so "judged",
+ * "missing" and "complete" mean one thing for one run everywhere.
+ *
+ * - An answer is **planned** for each configuration × instance × round of the run.
+ * - An answer is **judged** when the judge gave it a model verdict (one of {@link MODEL_CATEGORIES}):
+ *   `truncated` and `judge_error` are the harness's outcomes, never judgements of the model, and an
+ *   answer not generated or not judged yet, or absent from a replay file, has none. "judged N of P":
+ *   N judged answers of P planned ones. (An instance counts as judged when one of its answers is: the
+ *   coverage behind a neighbourhood's category, always shown as "instances", e.g. "3 of 4".)
+ * - An answer is **missing** when it is planned and has no outcome at all (no verdict, harness or model).
+ * - A run is **complete** when its study finished and no planned answer is missing; a finished run with
+ *   answers missing is **incomplete**, never "complete". A run that did not finish keeps its status
+ *   (`interrupted`, `running`, `failed`).
+ */
+export interface AnswerCounts {
+    planned: number;
+    judged: number;
+    passed: number;
+    truncated: number;
+    judge_error: number;
+    missing: number;
+}
+
+/** Whether an answer's category is a judgement of the model (see {@link AnswerCounts}). */
+export function isJudged(category: string | null | undefined): boolean {
+    return (MODEL_CATEGORIES as readonly string[]).includes(category ?? "");
+}
+
+/**
+ * A run's (or a configuration's) answers from its planned count and its outcomes by category; planned
+ * is never below the outcomes there are (a run from before eddy recorded its rounds).
+ */
+export function countAnswers(planned: number, categories: Readonly<Partial<Record<string, number>>>): AnswerCounts {
+    let judged = 0;
+    for (const [category, n] of Object.entries(categories)) if (isJudged(category)) judged += n ?? 0;
+    const truncated = categories.truncated ?? 0;
+    const judge_error = categories.judge_error ?? 0;
+    const outcomes = judged + truncated + judge_error;
+    const all = Math.max(planned, outcomes);
+    return { planned: all, judged, passed: categories.passed ?? 0, truncated, judge_error, missing: all - outcomes };
+}
+
+/** Judged answers of planned ones, as every table shows them: "3 of 8". */
+export function judgedOf(c: Pick<AnswerCounts, "judged" | "planned">): string {
+    return `${c.judged} of ${c.planned}`;
+}
+
+/** A run's answers in one phrase: "judged 3 of 8, 2 passed; 5 missing" (harness outcomes and missing ones named when there are any). */
+export function answersPhrase(c: AnswerCounts): string {
+    const apart = [c.truncated ? `${c.truncated} truncated` : "", c.judge_error ? `${c.judge_error} judge_error` : "", c.missing ? `${c.missing} missing` : ""].filter(Boolean);
+    return `judged ${judgedOf(c)}, ${c.passed} passed${apart.length ? `; ${apart.join(", ")}` : ""}`;
+}
+
+/**
+ * A run's state in words (see {@link AnswerCounts}): `complete`, `incomplete: 5 answers missing` (short:
+ * `incomplete`), or its status with the answers missing (`interrupted, 20 answers missing`; short: the status).
+ */
+export function runState(status: string, missing: number, opts: { short?: boolean } = {}): string {
+    if (missing === 0) return status;
+    const words = `${missing} answer${missing === 1 ? "" : "s"} missing`;
+    if (status === "complete") return opts.short ? "incomplete" : `incomplete: ${words}`;
+    return opts.short ? status : `${status}, ${words}`;
+}

@@ -112,7 +112,7 @@ describe("code structure", () => {
 
     it("the template library is read from the environment at the CLI edge only", () => {
         expect(hits(SRC.filter((s) => !s.file.startsWith("src/cli/")), /process\.env(?:\.|\[["'])EDDY_(?:TEMPLATES|ORACLES)\b/)).toEqual([]);
-        expect(hits(SRC, /process\.env(?:\.|\[["'])EDDY_(?:TEMPLATES|ORACLES)\b/).map((h) => h.split(":")[0])).toEqual(["src/cli/templateLibrary.ts"]);
+        expect([...new Set(hits(SRC, /process\.env(?:\.|\[["'])EDDY_(?:TEMPLATES|ORACLES)\b/).map((h) => h.split(":")[0]))]).toEqual(["src/cli/templateLibrary.ts"]);
     });
 
     it("nothing below the CLI imports src/cli: text widths and wrapping live in src/util", () => {

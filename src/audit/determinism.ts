@@ -10,6 +10,7 @@ import { backendDescriptor, DEFAULT_BACKEND } from "../inference/backends.js";
 import { runStudy, type StudyHooks, type StudyResult } from "../run/runStudy.js";
 import type { DecodingMode } from "../vocabulary.js";
 import { renderPairs } from "../report/terminalTable.js";
+import { wrapLines } from "../util/textWidth.js";
 
 /** One response of an audit session, by its place in the study. */
 export interface AuditRow {
@@ -255,9 +256,10 @@ const pct = (x: number): string => `${(100 * x).toFixed(1)}%`;
 /** The audit as text lines (what the command prints). */
 export function determinismLines(a: DeterminismAudit & { created?: string }): string[] {
     const g = a.settings.groupSize;
-    const lines = [
+    // Within 100 columns, as every message: a long model file name wraps the verdict onto a line of its own.
+    const lines = wrapLines(
         `determinism audit of ${a.model} (${a.mode} mode${g === undefined ? "" : g > 1 ? `, lockstep groups of ${g}` : ", one context per query"}, eddy ${a.eddyVersion}${a.created ? `, ${a.created.slice(0, 10)}` : ""}): ${a.identical ? "identical" : "NOT identical"}`
-    ];
+    ).split("\n");
     const pairs = a.comparisons.map((c): [string, string] => {
         const where = c.firstDivergence ? `; first divergence ${c.firstDivergence.query} at character ${c.firstDivergence.charOffset}` : "";
         const resumed = c.resume ? `; interrupted with ${c.resume.storedBefore} kept, ${c.resume.regenerated} of them generated again with their groups, ${c.resume.mismatched} differing` : "";

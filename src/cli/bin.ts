@@ -13,3 +13,6 @@ for (const stream of [process.stdout, process.stderr])
 
 const { main } = await import("./main.js");
 process.exitCode = await main(process.argv);
+// Ctrl-C (exit 130): the command has stored what it had and said so; a child that is still winding down (a
+// model's worker, an oracle's check) is not waited for past half a second (issue #47: Ctrl-C within a second).
+if (process.exitCode === 130) setTimeout(() => process.exit(130), 500).unref();

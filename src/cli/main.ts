@@ -3,7 +3,7 @@ import { eddyVersion } from "../util/paths.js";
 import { isEddyError, oneLine } from "../util/errors.js";
 import { setInvocation } from "../util/commandLine.js";
 import { note, noteWithCommand, rephraseCommanderError } from "./messages.js";
-import { wrapLines } from "../util/textWidth.js";
+import { MESSAGE_WIDTH, wrapLines } from "../util/textWidth.js";
 
 type Register = (program: Command) => void;
 
@@ -52,8 +52,12 @@ function speakAsEddy(cmd: Command, names: string[] = []): void {
     const path = ["eddy", ...names].join(" ");
     cmd.configureOutput({
         outputError: (text, write) => write(rephraseCommanderError(text, path) + "\n"),
-        // Help's own prose (the texts after the options) wraps at 100 columns; an example command (`  $ eddy …`) stays whole, to be copied.
-        writeOut: (text) => process.stdout.write(text.split("\n").map((l) => (/^\s*\$ /.test(l) ? l : wrapLines(l))).join("\n"))
+        // Help wraps at 100 columns (a narrower terminal's width): its options as commander lays them out, its own prose
+        // (the texts after the options) here; an example command (`  $ eddy …`, at most 100 columns: test/docs/width.test.ts)
+        // stays whole, to be copied.
+        writeOut: (text) => process.stdout.write(text.split("\n").map((l) => (/^\s*\$ /.test(l) ? l : wrapLines(l))).join("\n")),
+        getOutHelpWidth: () => Math.min(MESSAGE_WIDTH, process.stdout.isTTY && process.stdout.columns > 0 ? process.stdout.columns : MESSAGE_WIDTH),
+        getErrHelpWidth: () => Math.min(MESSAGE_WIDTH, process.stderr.isTTY && process.stderr.columns > 0 ? process.stderr.columns : MESSAGE_WIDTH)
     });
     for (const sub of cmd.commands) speakAsEddy(sub, [...names, sub.name()]);
 }

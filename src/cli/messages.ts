@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { safeTerminalLine } from "../util/safeText.js";
 import { writeStderr } from "../util/stderrLines.js";
 import { MESSAGE_WIDTH, wrapText } from "../util/textWidth.js";
@@ -18,12 +19,54 @@ export { commandLine, dbWords, resumeCommand, sameCommand, shellQuote } from "..
 /** Stands for a space inside a quoted command while a message wraps (never in a message itself: safeTerminalLine drops control characters). */
 const HELD_SPACE = "\u0000";
 
+/** A word as a path is written in prose: without the punctuation around it (`(…)`, quotes, a trailing `:` or `,`). */
+const bare = (s: string): string => s.replace(/^[('"`]+/, "").replace(/[)'"`:;,.]+$/, "");
+
+const exists = (p: string): boolean => {
+    try {
+        return p !== "" && existsSync(p);
+    } catch {
+        return false;
+    }
+};
+
+/**
+ * The last of `words` from `i` on that belong to one path with spaces in it, looking up to three words
+ * ahead: a later word continues the path when the path up to it exists, or the folder it names up to
+ * its last `/` does (`/tmp/my studies/x.db`), or, for a path that is not there, when it is the rest of
+ * a path (`studies/x.db` after a word with a `/`). A word ending in `:`, `,`, `;` or `)` ends a path.
+ */
+function pathEnd(words: readonly string[], i: number): number {
+    let end = i;
+    for (let j = i + 1; j < words.length && j <= end + 3; j++) {
+        if (words[j] === "" || /[:;,)]$/.test(words[j - 1]!)) break;
+        const w = words[j]!.replace(/^[('"`]+/, "");
+        const joined = bare(words.slice(i, j + 1).join(" "));
+        const rest = w.includes("/") && !w.startsWith("/") && words.slice(i, end + 1).join(" ").includes("/");
+        if (rest || exists(joined) || (w.includes("/") && exists(joined.slice(0, joined.lastIndexOf("/"))))) end = j;
+    }
+    return end;
+}
+
+/** The spaces inside paths (`/tmp/my studies/eddy.db`) held, so that wrapping never breaks a path across lines. */
+function holdPathSpaces(line: string): string {
+    const words = line.split(" ");
+    const out: string[] = [];
+    for (let i = 0; i < words.length; i++) {
+        const end = words[i] === "" ? i : pathEnd(words, i);
+        out.push(words.slice(i, end + 1).join(HELD_SPACE));
+        i = end;
+    }
+    return out.join(" ");
+}
+
 /**
  * A message wrapped at 100 columns, continuation lines indented six spaces; a command quoted in it
- * (`'eddy doctor'`) is never broken across lines, so it is still copied whole.
+ * (`'eddy doctor'`) and a path with a space in it (`/tmp/my studies/eddy.db`) are never broken across
+ * lines, so they are still copied whole.
  */
 function wrapMessage(line: string): string {
-    const held = line.replace(/'eddy [^']*'/g, (q) => q.replace(/ /g, HELD_SPACE));
+    const held = holdPathSpaces(line.replace(/'eddy [^']*'/g, (q) => q.replace(/ /g, HELD_SPACE)));
     return wrapText(held, MESSAGE_WIDTH, "      ").replaceAll(HELD_SPACE, " ");
 }
 

@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
-import { HARNESS_CATEGORIES } from "../vocabulary.js";
+import { isJudged } from "../vocabulary.js";
 import { backendDescriptor, isBackendName } from "../inference/backends.js";
 import { scoresOverInstances, type RateScore } from "../scores/rates.js";
-import { score as scoreColumn } from "../report/scoreTable.js";
+import { EXPORTED_SCORES, score as scoreColumn } from "../report/scoreTable.js";
 import { bootstrapMeanInterval } from "../stats/bootstrap.js";
 import { instanceRateInterval, type Interval } from "../stats/wilson.js";
 import type { Store } from "../store/Store.js";
@@ -42,8 +42,8 @@ function component(s: string): string {
     return s.replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^[-.]+|-+$/g, "") || "unknown";
 }
 
-const HARNESS = new Set<string>(HARNESS_CATEGORIES);
-const judged = (r: ResponseRow): boolean => r.category !== "missing" && r.category !== "unjudged" && !HARNESS.has(r.category);
+/** A judged answer, as every command counts one (src/vocabulary.ts): a model verdict. */
+const judged = (r: ResponseRow): boolean => isJudged(r.category);
 
 /** A score's description as every report gives it (the one table of scores), as a mean over templates here. */
 const describe = (name: RateScore): string => `${scoreColumn(name).description}; mean over templates`;
@@ -201,7 +201,7 @@ export function eeeExport(store: Store, { run, configuration: c, rows }: Configu
                       }
                   })
         },
-        evaluation_results: [...(["AS", "CPS", "CCS", "RLPR"] as const).map(result), passResult],
+        evaluation_results: [...EXPORTED_SCORES.map((c) => result(c.name as RateScore)), passResult],
         detailed_evaluation_results: { format: "jsonl", file_path: samplesPath, hash_algorithm: "sha256", checksum: createHash("sha256").update(samples).digest("hex"), total_rows: rows.length }
     };
     return { aggregatePath: `${dir}/${uuid}.json`, samplesPath, aggregate, samples };

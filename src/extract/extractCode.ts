@@ -29,20 +29,20 @@
  * charges what it examines to a work counter (`lastExtractionWork`), so tests can check that the
  * total stays proportional to the response's length without timing anything.
  */
-import { LANGUAGE_INFO, type Language } from "../languages/languages.js";
+import { DEFAULT_LANGUAGE, isJudgeLanguage, languageInfo, type Language } from "../languages/languages.js";
 
-export function extractCode(response: string, functionName?: string, language: Language = "python"): string | null {
+export function extractCode(response: string, functionName?: string, language: Language = DEFAULT_LANGUAGE): string | null {
     work = 0;
     charge(response.length);
     const text = dropReasoning(response.replace(/\r\n?/g, "\n"));
     const blocks = fencedBlocks(text);
-    if (language !== "python") return fromForeignBlocks(blocks, language, functionName);
+    if (!isJudgeLanguage(language)) return fromForeignBlocks(blocks, language, functionName);
     if (blocks.length > 0) return fromBlocks(blocks, functionName);
     return bareRun(text);
 }
 
 function fromForeignBlocks(all: Block[], language: Language, functionName?: string): string | null {
-    const names = LANGUAGE_INFO[language].fences;
+    const names = languageInfo(language).fences;
     const tagged = all.filter((b) => names.includes(b.lang));
     const blocks = tagged.length > 0 ? tagged : all.filter((b) => b.lang === "");
     if (blocks.length === 0) return null;

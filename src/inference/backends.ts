@@ -1,8 +1,8 @@
 import { EddyError } from "../util/errors.js";
 import { DECODING_MODES } from "../vocabulary.js";
-import type { BackendDescriptor, BackendOption, BackendParts, BackendSettings, MachineCheck, ModelSource } from "./descriptor.js";
+import type { AnswerSources, BackendDescriptor, BackendOption, BackendParts, BackendSettings, MachineCheck, ModelSource } from "./descriptor.js";
 import { llamaDescriptor } from "./llama/descriptor.js";
-import { KV_CACHE_TYPES, kvCacheType } from "./llama/kvCache.js";
+import { KV_CACHE_TYPES, kvCacheLabel, kvCacheType } from "./llama/kvCache.js";
 import { referenceDescriptor } from "./reference/descriptor.js";
 import { replayDescriptor } from "./replay/descriptor.js";
 import { serverDescriptor } from "./server/descriptor.js";
@@ -33,7 +33,9 @@ export function backendDescriptor(name: string): BackendDescriptor {
 
 /** One backend for one model, as its descriptor opens it. */
 export function createBackend(settings: BackendSettings, model: ModelSource | { path?: string }, parts: BackendParts = {}): Promise<Backend> {
-    return backendDescriptor(settings.backend).open(settings, { label: "", ...model }, parts);
+    // A source on a comparison axis runs with its own value of it (one KV-cache type of several).
+    const own = "settings" in model && model.settings ? model.settings : {};
+    return backendDescriptor(settings.backend).open({ ...settings, ...own }, { label: "", ...model }, parts);
 }
 
 type Descriptors = (typeof REGISTRY)[BackendName];
@@ -129,26 +131,29 @@ export async function checkMachine(): Promise<{ backend: BackendName; check: Mac
 }
 
 /**
- * A setting of the teacher-forcing backend that a comparison (`eddy quant`) varies, one run per value:
- * its flag takes a comma-separated list. Declared and read here, so that a command names no backend's
- * setting (the settings of each run are the descriptor's, as any study's).
+ * A setting of the teacher-forcing backend that a comparison (`eddy quant`, `eddy run`) varies: its flag takes a
+ * comma-separated list, and with several values every model is a source per value (its own configuration in one
+ * run, labelled by {@link ComparisonAxis.label}). Declared and read here, so that a command names no backend's setting.
  */
 export interface ComparisonAxis {
     /** The flag, taking a list. */
     readonly flags: string;
     readonly description: string;
-    /** commander's key of the flag on the command's options. */
+    /** commander's key of the flag on the command's options, and the setting's key. */
     readonly key: string;
     /** One value, checked (a one-line error otherwise). */
     readonly parse: (v: unknown) => string;
+    /** The model label of a configuration on one value (what the run's configuration is called). */
+    readonly label: (model: string, value: string) => string;
 }
 
 /** The KV-cache type: the weights' quantisation's companion question. */
 export const KV_CACHE_AXIS: ComparisonAxis = {
     flags: "--kv-cache <list>",
-    description: `KV-cache types to study every file with, comma-separated, of ${KV_CACHE_TYPES.join(", ")} (one run each; the reference is the reference file with f16, or the first type)`,
+    description: `KV-cache types to study every file with, comma-separated, of ${KV_CACHE_TYPES.join(", ")} (each file once per type, a configuration of the one run; the reference is the reference file with f16, or the first type)`,
     key: "kvCache",
-    parse: kvCacheType
+    parse: kvCacheType,
+    label: kvCacheLabel
 };
 
 /** The values given for an axis (taken off `flags`, where each run's settings come from), or undefined. */
@@ -159,7 +164,21 @@ export function axisValues(flags: Record<string, unknown>, axis: ComparisonAxis)
     return [...new Set(String(given).split(",").map((s) => s.trim()).filter(Boolean).map(axis.parse))];
 }
 
-/** The settings of one run on an axis's value. */
-export function onAxis(axis: ComparisonAxis, value: string | undefined): Record<string, string> {
-    return value === undefined ? {} : { [axis.key]: value };
+/** The settings of a study on an axis: none, one value, or several (every model once per value, in one run). */
+export function onAxis(axis: ComparisonAxis, values: string | readonly string[] | undefined): Record<string, string | string[]> {
+    if (values === undefined) return {};
+    if (typeof values === "string") return { [axis.key]: values };
+    if (values.length === 0) return {};
+    return { [axis.key]: values.length === 1 ? values[0]! : [...values] };
+}
+
+/** The value of an axis a study's model source runs with (undefined: the study's own setting, not a value of several). */
+export function axisValueOf(source: ModelSource, axis: ComparisonAxis): string | undefined {
+    const v = source.settings?.[axis.key];
+    return typeof v === "string" ? v : undefined;
+}
+
+/** The study's model sources: each model once, or once per value of an axis with several values (see ModelSource.settings). */
+export function studySources(settings: BackendSettings & AnswerSources): ModelSource[] {
+    return backendDescriptor(settings.backend).modelSources(settings);
 }

@@ -30,6 +30,8 @@ export interface BackendParts {
     /** A backend opened before the run (the replay file, read and validated when the run is opened). */
     prepared?: Backend;
     onWarning?: (line: string) => void;
+    /** Stops opening the backend (Ctrl-C while a model loads); a backend that cannot be cut short is not waited for (src/util/abort.ts). */
+    signal?: AbortSignal;
 }
 
 /** Where a backend's answers come from, as the settings name it: models (files or served names), or a replay file. */
@@ -49,6 +51,11 @@ export interface ModelSource {
     name?: string;
     /** The file the answers come from where it is not a model file (a replay file). */
     source?: string;
+    /**
+     * Settings this model runs with on top of the study's: one value of a comparison axis (`--kv-cache f16,q8_0`
+     * makes each file a source per type, `{ kvCache: "q8_0" }`), which its label names too.
+     */
+    settings?: Readonly<Record<string, unknown>>;
 }
 
 /**

@@ -111,4 +111,10 @@ export interface Backend {
     metadata(): Promise<BackendMetadata>;
     generate(requests: AsyncIterable<GenerationRequest> | Iterable<GenerationRequest>): AsyncIterable<GenerationResult>;
     close(): Promise<void>;
+    /**
+     * CPU time (user + system, seconds) the processes that run the model have used so far, where the backend
+     * runs them (llama: its inference workers); undefined where it cannot know (a server elsewhere, no model).
+     * A caller takes it before and after generating: the difference is the CPU the generation cost.
+     */
+    cpuSeconds?(): Promise<number | undefined>;
 }

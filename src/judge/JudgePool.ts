@@ -1,8 +1,9 @@
 import { availableParallelism } from "node:os";
 import { performance } from "node:perf_hooks";
-import { LANGUAGE_INFO, type Language } from "../languages/languages.js";
+import { DEFAULT_LANGUAGE, languageInfo, type Language } from "../languages/languages.js";
 import type { Template } from "../templates/types.js";
 import type { ParamValue } from "../vocabulary.js";
+import { Stopped, throwIfStopped } from "../util/abort.js";
 import { capDetail } from "../util/detail.js";
 import { EddyError, oneLine } from "../util/errors.js";
 import { aptInstallCommand } from "../util/systemPackages.js";
@@ -29,6 +30,8 @@ export interface JudgePoolOptions {
     allowUnsandboxed?: boolean;
     /** The language answers will be in: start() refuses when its runtime is not installed. */
     language?: Language;
+    /** Stops starting (Ctrl-C): the workers still starting are killed, and start() rejects with Stopped (src/util/abort.ts). */
+    signal?: AbortSignal;
 }
 
 // Oracle work (trusted) gets its own allowance on top of the candidate's budget before the
@@ -94,8 +97,13 @@ export class JudgePool {
         const python = pythonCommand(opts.python);
         const script = workerArgs();
         const n = Math.max(1, opts.workers ?? availableParallelism());
-        const started = await Promise.allSettled(Array.from({ length: n }, () => startWorker(python, script)));
+        throwIfStopped(opts.signal, "stopped before the judge started");
+        const started = await Promise.allSettled(Array.from({ length: n }, () => startWorker(python, script, opts.signal)));
         const workers = started.flatMap((r) => (r.status === "fulfilled" ? [r.value] : []));
+        if (opts.signal?.aborted) {
+            await Promise.all(workers.map((w) => w.worker.close()));
+            throw new Stopped("stopped while the judge started");
+        }
         const failed = started.find((r): r is PromiseRejectedResult => r.status === "rejected");
         if (failed) {
             // Stop the ones that did start: a half-started pool would keep the process alive.
@@ -131,9 +139,9 @@ export class JudgePool {
             return { category: "static_error", detail: `the code is ${Math.floor(size / 1024)} KB, more than the judge accepts (${Math.floor(this.maxCodeBytes / 1024)} KB)`, ms: 0 };
         const tuple = paramTuple(t, req.bindings);
         // A verdict earned under a weaker isolation is never reused under a stronger one.
-        const language = req.language ?? "python";
-        // Python's keys stay as they were; another language's answers are keyed by it too.
-        const key = verdictKey(req.code, t, tuple, `${this.version}|${this.isolation.level}${language === "python" ? "" : `|${language}`}`);
+        const language = req.language ?? DEFAULT_LANGUAGE;
+        // The default language's keys stay as they were; another language's answers are keyed by it too.
+        const key = verdictKey(req.code, t, tuple, `${this.version}|${this.isolation.level}${language === DEFAULT_LANGUAGE ? "" : `|${language}`}`);
         const hit = this.cache.get(key);
         if (hit) return { ...hit, cached: true };
         const message = judgeMessage(req, req.code);
@@ -160,6 +168,7 @@ export class JudgePool {
         if (reply.cpuMs !== null) verdict.cpuMs = reply.cpuMs;
         verdict.budgetMs = reply.budgetMs;
         if (rejudged) verdict.rejudged = true;
+        if (reply.shrunk) verdict.shrunk = reply.shrunk;
         // CPU-time verdicts do not depend on load; sleeping and wall-clock backstops might.
         if (verdict.limit !== "blocked" && verdict.limit !== "wall") this.cache.set(key, verdict);
         return verdict;
@@ -217,7 +226,7 @@ export class JudgePool {
     }
 
     /** `solution` (default) or a `mutant_*` of the template's oracle, rendered as an answer for these bindings. */
-    async answerSource(t: Template, bindings: Record<string, ParamValue>, which = "solution", language: Language = "python"): Promise<string> {
+    async answerSource(t: Template, bindings: Record<string, ParamValue>, which = "solution", language: Language = DEFAULT_LANGUAGE): Promise<string> {
         return this.controlParsed({ op: "source", oracle: t.oracleFile, oracleHash: t.oracleHash, function: t.function, arity: t.arity, bindings, which, language }, parseSourceReply);
     }
 
@@ -340,7 +349,7 @@ function instanceKey(message: Record<string, unknown>): string | undefined {
 /** The worker's judge request for one answer. */
 function judgeMessage(req: JudgeRequest, code: string): Record<string, unknown> {
     const t = req.template;
-    const language = req.language ?? "python";
+    const language = req.language ?? DEFAULT_LANGUAGE;
     return {
         op: "judge",
         oracle: t.oracleFile,
@@ -353,22 +362,30 @@ function judgeMessage(req: JudgeRequest, code: string): Record<string, unknown> 
         seed: inputSeed(t.id, paramTuple(t, req.bindings)),
         budget: t.budget,
         code,
-        ...(language === "python" ? {} : { language })
+        // A fuzzing failure's input is shrunk only where someone reads it (a study's answers, eddy judge): not for mutants or validation.
+        ...(req.shrink ? { shrink: true } : {}),
+        // The worker's default is the registry's too (eddy_judge/languages.py).
+        ...(language === DEFAULT_LANGUAGE ? {} : { language })
     };
 }
 
 /** The one-line error for a language whose runtime the judge did not find, or null. */
 export function missingRuntime(language: Language, runtimes: Record<string, string | null>): string | null {
-    const info = LANGUAGE_INFO[language];
+    const info = languageInfo(language);
     if (info.runtime === null || runtimes[language]) return null;
-    return `${info.display} answers need ${info.runtime}, which is not installed: install Debian's ${info.package} package ('eddy doctor' lists the languages)`;
+    return `${info.display} answers need ${info.runtime.binary}, which is not installed: install Debian's ${info.runtime.package} package ('eddy doctor' lists the languages)`;
 }
 
 async function startWorker(
     python: string,
-    script: string[]
+    script: string[],
+    signal?: AbortSignal
 ): Promise<{ worker: PythonWorker; isolation: IsolationReport; runtimes: Record<string, string | null>; maxCodeBytes: number; environment: JudgeEnvironment }> {
     const worker = await PythonWorker.spawn(python, script);
+    // Ctrl-C while the worker starts (its sandbox, Python, the environment it reports): killed, not waited for.
+    const onAbort = (): void => worker.kill();
+    signal?.addEventListener("abort", onAbort, { once: true });
+    if (signal?.aborted) worker.kill();
     try {
         const raw = await worker.request({ op: "hello" }, CONTROL_TIMEOUT_MS);
         if (typeof raw.error === "string") throw new WorkerFailure(raw.error);
@@ -377,6 +394,9 @@ async function startWorker(
     } catch (err) {
         worker.kill();
         await worker.ended;
+        if (signal?.aborted) throw new Stopped("stopped while the judge started");
         throw startFailure(python, worker.exitReason ?? oneLine(err));
+    } finally {
+        signal?.removeEventListener("abort", onAbort);
     }
 }

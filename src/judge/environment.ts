@@ -27,7 +27,8 @@ export function parseEnvironment(value: unknown): JudgeEnvironment | string {
 /** The package EvalPlus's answers need most; `eddy doctor` names it whether it is there or not. */
 export const NUMPY = "numpy";
 
-/** The keys of the environment in a judge runtime (JudgeRuntime, besides `python`: its version). */
+/** The keys of the environment in a judge runtime (JudgeRuntime): the judge's Python's version, its implementation, its packages. */
+export const PYTHON_KEY = "python";
 export const IMPLEMENTATION_KEY = "python-implementation";
 export const PACKAGES_KEY = "python-packages";
 
@@ -37,7 +38,7 @@ export const PACKAGES_KEY = "python-packages";
  * that judge alike).
  */
 export function environmentIdentity(env: JudgeEnvironment): Record<string, string> {
-    return { python: env.version, [IMPLEMENTATION_KEY]: env.implementation, [PACKAGES_KEY]: packageList(env.packages) };
+    return { [PYTHON_KEY]: env.version, [IMPLEMENTATION_KEY]: env.implementation, [PACKAGES_KEY]: packageList(env.packages) };
 }
 
 /** "numpy 1.24.2, PyYAML 6.0", by name (case-insensitive); "none" when there are none. */

@@ -17,6 +17,26 @@ export interface Verdict {
     budgetMs?: number;
     /** Judged a second time, alone, because the first run was over budget by less than the margin. */
     rejudged?: boolean;
+    /** For a fuzzing_failure: the smallest input found on which the answer and the model solution still differ (the verdict is unchanged). */
+    shrunk?: ShrunkInput;
+}
+
+/**
+ * The failing random input shrunk (eddy_judge/shrink.py): re-drawn from the template's own generator
+ * with fewer and smaller draws, so it stays inside the question's domain, and checked in the sandbox.
+ */
+export interface ShrunkInput {
+    /** The call, as the verdict's detail writes one: `f([1, -2], k=3)`. */
+    call: string;
+    /** What the model solution gives there. */
+    expected: string;
+    /** What the answer gives there (a value, or the exception it raised). */
+    actual: string;
+    /** The failing input it was shrunk from. */
+    from: string;
+    /** Inputs the answer was run on while shrinking, and how many of them made the input smaller. */
+    tried: number;
+    steps: number;
 }
 
 /** How strongly candidate code is contained on this machine; recorded with every run. */
@@ -73,7 +93,9 @@ export interface JudgeRequest {
     bindings: Record<string, ParamValue>;
     /** Extracted code; null when nothing could be extracted (→ no_function). */
     code: string | null;
-    /** The answer's language (default python). */
+    /** Shrink a fuzzing failure's input to the smallest that still fails (Verdict.shrunk); off by default. */
+    shrink?: boolean;
+    /** The answer's language (default: DEFAULT_LANGUAGE, src/languages). */
     language?: import("../languages/languages.js").Language;
 }
 

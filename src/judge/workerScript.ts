@@ -3,6 +3,7 @@ import { createHash } from "node:crypto";
 import { accessSync, constants, readdirSync, readFileSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { packageRoot } from "../util/paths.js";
+import { REGISTRY_DIR, registryFiles } from "../languages/languages.js";
 
 /** Bumped when verdict semantics change in a way the worker's bytes do not show. */
 // 2: random-input seeds come from util/seeds.ts deriveSeed.
@@ -10,8 +11,9 @@ import { packageRoot } from "../util/paths.js";
 export const JUDGE_PROTOCOL = "3";
 
 /**
- * The folder holding the `eddy_judge` Python package (shipped in src/, which the package
- * includes; tsc does not copy .py files).
+ * The folder holding the judge's Python packages, `eddy_judge` (the trusted worker) and
+ * `eddy_sandbox` (what runs in the sandbox), shipped in src/, which the package includes (tsc does
+ * not copy .py files); the judge reads the language registry beside them (src/languages).
  */
 export function judgePackageParent(): string {
     return path.join(packageRoot(), "src", "judge", "python");
@@ -26,24 +28,26 @@ export function workerArgs(): string[] {
 
 /**
  * Arguments that run one of the package's tools (`eddy_judge.tools.<name>`: the strength measurement,
- * the importers' probes) as `python -m` would, with `-I` (no environment, no user site) and `-B`.
+ * the judge's environment) as `python -m` would, with `-I` (no environment, no user site) and `-B`.
  */
-export function toolArgs(name: "strength" | "probe_turbulence" | "environment"): string[] {
+export function toolArgs(name: "strength" | "environment"): string[] {
     const boot = "import sys, runpy; sys.path.insert(0, sys.argv[1]); del sys.argv[1]; runpy.run_module(sys.argv[1], run_name='__main__', alter_sys=True)";
     return ["-I", "-B", "-c", boot, judgePackageParent(), `eddy_judge.tools.${name}`];
 }
 
 let version: string | undefined;
 
-/** Judge version for the verdict cache: the protocol number plus a hash of the package's sources. */
+/** Judge version for the verdict cache: the protocol number plus a hash of the packages' sources and the language registry. */
 export function judgeVersion(): string {
     if (version) return version;
-    const dir = path.join(judgePackageParent(), "eddy_judge");
     const hash = createHash("sha256");
-    for (const name of readdirSync(dir).filter((n) => n.endsWith(".py")).sort()) hash.update(name).update("\0").update(readFileSync(path.join(dir, name)));
-    // The other languages' harnesses judge too: a change to one is a new judge.
-    const harness = path.join(dir, "harness");
-    for (const name of readdirSync(harness).sort()) hash.update("harness/" + name).update("\0").update(readFileSync(path.join(harness, name)));
+    // Both packages' modules (not their tools: eddy_judge/tools runs outside the judge).
+    for (const pkg of ["eddy_judge", "eddy_sandbox"]) {
+        const dir = path.join(judgePackageParent(), pkg);
+        for (const name of readdirSync(dir).filter((n) => n.endsWith(".py")).sort()) hash.update(`${pkg}/${name}`).update("\0").update(readFileSync(path.join(dir, name)));
+    }
+    // The languages' runtimes, harnesses and reference calls judge too: a change to one is a new judge.
+    for (const name of registryFiles()) hash.update("languages/" + name).update("\0").update(readFileSync(path.join(REGISTRY_DIR, name)));
     version = `${JUDGE_PROTOCOL}-${hash.digest("hex").slice(0, 16)}`;
     return version;
 }

@@ -62,8 +62,8 @@ function eddyFiles(root: string): string[] {
         throw new EddyError(`kit: npm pack --dry-run failed: ${oneLine(err)}`);
     }
     const files = new Set((JSON.parse(out) as { files: { path: string }[] }[])[0]!.files.map((f) => f.path));
-    // The Python judge runs from src/judge/python whatever `files` says.
-    for (const f of listFiles(path.join(root, "src/judge/python"), (r) => r.includes("__pycache__"))) files.add(`src/judge/python/${f}`);
+    // The Python judge runs from src/judge/python, and reads the language registry in src/languages, whatever `files` says.
+    for (const dir of ["src/judge/python", "src/languages"]) for (const f of listFiles(path.join(root, dir), (r) => r.includes("__pycache__"))) files.add(`${dir}/${f}`);
     return [...files].filter((f) => !f.endsWith(".map") && !f.includes("__pycache__/")).sort();
 }
 

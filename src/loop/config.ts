@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import path from "node:path";
 import type { z } from "zod";
 import { backendDescriptor } from "../inference/backends.js";
-import type { Language } from "../languages/languages.js";
+import { DEFAULT_LANGUAGE, type Language } from "../languages/languages.js";
 import {
     completeStudyConfig,
     field,
@@ -75,7 +75,7 @@ export function normalizeLoopConfig(raw: Record<string, unknown>, baseDir = proc
     const { maxLoops, summariser, embedModel, translate, ...study } = s;
     // One question per turn: a loop's turns are its rounds.
     if (study.rounds !== undefined && study.rounds !== 1) throw new EddyError(`a loop asks each question once (rounds must be 1, got ${study.rounds}); loops are set with --loops`);
-    if (study.language !== undefined && study.language !== "python") throw new EddyError("--language applies to eddy run; a loop's languages are its --translate chain");
+    if (study.language !== undefined && study.language !== DEFAULT_LANGUAGE) throw new EddyError("--language applies to eddy run; a loop's languages are its --translate chain");
     const c = completeStudyConfig({ instances: LOOP_DEFAULTS.instances, ...study, rounds: 1 } satisfies StudySettings, baseDir);
     if (c.models.length > 1) throw new EddyError(`a loop run is of one model (got ${c.models.length}); eddy loop run starts one per --model`);
     if (c.temperatures.length !== 1) throw new EddyError(`a loop decodes at one temperature (got ${c.temperatures.join(", ")})`);

@@ -224,6 +224,7 @@ export const LOOP_CSS = `
 .bar{background:#4a7;height:.8em}.cat.ok{color:#070}.cat.bad{color:#b00}
 .q{color:#555;font-size:.9em;margin:.2em 0}pre.diff{background:#f6f6f6;padding:.4em;font-size:.85em}
 .add{color:#070}.del{color:#b00}.ctx{color:#666}
+small.why{color:#5b6475;font-size:11px}
 `;
 
 /** Markup joined with newlines, as the page lays out rows, loops and diff lines. */
@@ -238,12 +239,18 @@ export function renderLoopHtml(r: LoopReport): string {
     return renderPage({ title: "eddy — EvaLOOP report", css: LOOP_CSS, body: html`<main>${loopHtmlBody(r)}</main>` });
 }
 
+/** A value, or "—" with why there is none (shown beside it, so a reader need not guess). */
+const orWhy = (text: string, why: string): SafeHtml | string => (text === "—" ? html`—<small class="why"> ${why}</small>` : text);
+
+/** Why a similarity or drift is not measured in a run. */
+const unmeasured = (run: LoopRunReport): string => (run.translate ? "not measured in a translation loop (s = 1)" : run.embedModel ? "no next prompt: the loop failed, or was the last" : "no embedding model given (--embed-model)");
+
 /** The loop report's content, inside any page: `eddy loop report`'s file and `eddy view`'s loop page draw the same. */
 export function loopHtmlBody(r: LoopReport): SafeHtml {
     const rows = lines(
         r.runs.map(
             (run) =>
-                html`<tr><td>${run.runId}</td><td>${run.model}</td><td>${run.quantization ?? "—"}</td><td>${run.maxLoops}</td><td>${run.asl.tasks}</td><td>${firstLoopCell(run)}</td><td>${f3(run.asl.meanSustained)}</td><td class="asl">${f3(run.asl.asl)}</td></tr>`
+                html`<tr><td>${run.runId}</td><td>${run.model}</td><td>${run.quantization ?? "none"}</td><td>${run.maxLoops}</td><td>${run.asl.tasks}</td><td>${run.firstLoopPassRate === null ? orWhy("—", `no first loop judged yet (0 of ${run.tasks.length})`) : firstLoopCell(run)}</td><td>${orWhy(f3(run.asl.meanSustained), "no finished task")}</td><td class="asl">${f3(run.asl.asl)}</td></tr>`
         )
     );
     const maxAsl = Math.max(...r.runs.map((x) => x.maxLoops), 1);
@@ -252,20 +259,20 @@ export function loopHtmlBody(r: LoopReport): SafeHtml {
             const bars = lines(
                 run.perTemplate.map(
                     (t) =>
-                        html`<tr><td>${t.template}</td><td>${t.asl.tasks}</td><td>${f3(t.asl.meanSustained)}</td><td>${f3(t.asl.asl)}</td><td><div class="bar" style="width:${((t.asl.asl / maxAsl) * 200).toFixed(1)}px"></div></td></tr>`
+                        html`<tr><td>${t.template}</td><td>${t.asl.tasks}</td><td>${orWhy(f3(t.asl.meanSustained), "no finished task")}</td><td>${f3(t.asl.asl)}</td><td><div class="bar" style="width:${((t.asl.asl / maxAsl) * 200).toFixed(1)}px"></div></td></tr>`
                 )
             );
             const loops = lines(
                 run.perLoop
                     .filter((l) => l.reached > 0)
-                    .map((l) => html`<tr><td>${l.loop}</td><td>${l.reached}</td><td>${l.passed}</td><td>${f3(l.meanSimilarity)}</td><td>${f3(l.meanDrift)}</td></tr>`)
+                    .map((l) => html`<tr><td>${l.loop}</td><td>${l.reached}</td><td>${l.passed}</td><td>${orWhy(f3(l.meanSimilarity), unmeasured(run))}</td><td>${orWhy(f3(l.meanDrift), unmeasured(run))}</td></tr>`)
             );
             const tasks = lines(
                 run.tasks.map((t) => {
                     const body = lines(
                         t.loops.map((l) => {
                             const diff = l.diff ? html`<pre class="diff">${lines(l.diff.map((d) => html`<span class="${d[0] === "+" ? "add" : d[0] === "-" ? "del" : "ctx"}">${d}</span>`))}</pre>` : "";
-                            return html`<li><b>loop ${l.loop}</b> <span class="cat ${l.category === "passed" ? "ok" : "bad"}">${l.category}</span> sim ${f3(l.similarity)}<div class="q">${l.question}</div>${diff}</li>`;
+                            return html`<li><b>loop ${l.loop}</b> <span class="cat ${l.category === "passed" ? "ok" : "bad"}">${l.category}</span> sim ${orWhy(f3(l.similarity), unmeasured(run))}<div class="q">${l.question}</div>${diff}</li>`;
                         })
                     );
                     const end = t.firstFailure === null ? (t.finished ? "sustained all loops" : "unfinished") : `failed at loop ${t.firstFailure} (${t.failureCategory ?? ""})`;
@@ -277,11 +284,13 @@ export function loopHtmlBody(r: LoopReport): SafeHtml {
 ${run.translate ? html`<p class="translate">Translation loop: ${run.translate.join(" → ")} (s = 1); loops below are steps (1: the first answer, then one per translation).</p>` : ""}
 <p>ASL <b class="asl">${f3(run.asl.asl)}</b> over ${run.asl.tasks} tasks, M = ${run.maxLoops}; ${run.embedModel ? "s from embeddings" : "s = 1 (no embedding model)"}.
 Sustained loops: ${run.asl.sustainedCounts.map((n, i) => `${i}:${n}`).join(" ")}${run.unfinished ? `; ${run.unfinished} unfinished` : ""}${run.harness ? `; ${run.harness} ended by a harness outcome (left out)` : ""}</p>
+<p class="note">Sustained loops "l:n": n tasks sustained exactly l loops before their code first failed (0: the first answer failed).</p>
 <h3>ASL per template</h3>
 <table class="per-template"><thead><tr><th>template</th><th>tasks</th><th>mean l</th><th>ASL</th><th>ASL (bar)</th></tr></thead><tbody>
 ${bars}
 </tbody></table>
 <h3>Per loop (summary drift)</h3>
+<p class="note">reached: tasks that got to this loop; passed: of those, whose code passed. Similarity to next prompt: mean cosine similarity of this loop's question and the summary that became the next one; drift from the question: of the next one and the original question (both by the embedding model). A "—" says why it is not measured.</p>
 <table class="per-loop"><thead><tr><th>loop</th><th>reached</th><th>passed</th><th>similarity to next prompt</th><th>drift from the question</th></tr></thead><tbody>
 ${loops}
 </tbody></table>
@@ -293,6 +302,7 @@ ${tasks}
     return html`
 <h1>EvaLOOP self-consistency</h1>
 <p>Code → natural-language summary → code, until the oracle fails or M loops (SPEC §7). ASL = Σ n<sub>i</sub>·i²·s<sub>i</sub> / (M·T).</p>
+<p class="note"><b>M</b>: the most loops a task is given; <b>tasks</b> (T): instances looped, finished ones only; <b>pass@loop1</b>: ${FIRST_LOOP_NOTE.replace(/^pass@loop1: /, "")} <b>mean l</b>: mean loops sustained before the first failure; <b>ASL</b> (average sustainable loops): weights a task sustaining i loops by i², and by s<sub>i</sub>, the similarity at the failure boundary (1 where not measured); higher is better.</p>
 <table id="loop-runs"><thead><tr><th>run</th><th>model</th><th>quant</th><th>M</th><th>tasks</th><th>pass@loop1</th><th>mean l</th><th>ASL</th></tr></thead><tbody>
 ${rows}
 </tbody></table>

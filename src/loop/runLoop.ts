@@ -17,12 +17,13 @@ import { sampleInstances } from "../templates/instances.js";
 import { builtInLibrary, type TemplateLibrary } from "../templates/library.js";
 import { loadTemplate, selectTemplates } from "../templates/loadTemplates.js";
 import type { Template } from "../templates/types.js";
+import { isStopped } from "../util/abort.js";
 import { EddyError, oneLine } from "../util/errors.js";
 import { defaultDbPath, eddyVersion } from "../util/paths.js";
 import { deriveSeed } from "../util/seeds.js";
 import { newLoopRunId, type LoopRepository, type LoopRunRow, type LoopStepRow, type LoopTaskRow } from "../store/loops.js";
 import { missingRuntime } from "../judge/JudgePool.js";
-import { wrapperFor, type Language } from "../languages/languages.js";
+import { DEFAULT_LANGUAGE, wrapperFor, type Language } from "../languages/languages.js";
 import { nextTranslation, translationMessages, type TranslationNext } from "./translate.js";
 
 export { LOOP_DEFAULTS, normalizeLoopConfig, type LoopConfig } from "./config.js";
@@ -195,7 +196,15 @@ export async function runLoop(input: LoopConfig, hooks: LoopHooks = {}): Promise
             onFatal: () => {},
             signal
         });
-        const pool = (await judge.pool)!;
+        // Ctrl-C while the judge's workers start: they are stopped, and so is this session (nothing was asked yet).
+        const pool = await judge.pool.catch((err: unknown) => {
+            if (signal.aborted || isStopped(err)) return undefined;
+            throw err;
+        });
+        if (!pool) {
+            ls.setStatus(run.id, "interrupted", null);
+            return { runId: run.id, status: "interrupted", tasks: tasks.length };
+        }
         for (const lang of new Set(config.translate ?? [])) {
             const missing = missingRuntime(lang, pool.runtimes);
             if (missing) throw new EddyError(missing);
@@ -272,7 +281,7 @@ export async function runLoop(input: LoopConfig, hooks: LoopHooks = {}): Promise
                     seed: deriveSeed(config.seed, task.template_id, task.instance_idx, next.loop, "code"),
                     neighbourhood: task.template_id,
                     // Replay's turn: a translation loop's step s is round s − 1; the summary loop's code of loop k is 2(k − 1).
-                    task: { templateId: task.template_id, instance: task.instance_idx, round: config.translate ? next.loop - 1 : 2 * (next.loop - 1), params: JSON.parse(task.params_json) as ParamValue[], ...(lang !== "python" ? { language: lang } : {}) }
+                    task: { templateId: task.template_id, instance: task.instance_idx, round: config.translate ? next.loop - 1 : 2 * (next.loop - 1), params: JSON.parse(task.params_json) as ParamValue[], ...(lang !== DEFAULT_LANGUAGE ? { language: lang } : {}) }
                 };
             });
             const ok = answered(await GenerateStage.batch(backend, meta, prompts, { maxTokens: config.maxTokens, signal }), "code");
@@ -378,7 +387,7 @@ function modelLabel(c: LoopConfig, file: string): string {
 }
 
 function languageOf(n: CodeNext): Language {
-    return "language" in n ? n.language : "python";
+    return "language" in n ? n.language : DEFAULT_LANGUAGE;
 }
 
 async function openBackend(c: LoopConfig, modelPath: string | undefined, solutions: SolutionSource, templates: Template[], log: (l: string) => void): Promise<Backend> {

@@ -1,5 +1,5 @@
 import type { ChatMessage } from "../vocabulary.js";
-import { LANGUAGE_INFO, parseLanguage, questionFor, type Language } from "../languages/languages.js";
+import { languageInfo, parseLanguage, questionFor, type Language } from "../languages/languages.js";
 import type { Template } from "../templates/types.js";
 import { EddyError } from "../util/errors.js";
 
@@ -55,8 +55,8 @@ export function nextTranslation(
 
 /** The request to translate passing code into another language (the loop's next step). */
 export function translationPrompt(t: Template, code: string, from: Language, to: Language): string {
-    const a = LANGUAGE_INFO[from];
-    const b = LANGUAGE_INFO[to];
+    const a = languageInfo(from);
+    const b = languageInfo(to);
     return (
         `Translate the following ${a.display} code into ${b.display}. Keep the function name \`${t.function}\`, its ${t.arity} parameter(s) and what it returns. ` +
         (b.types ? b.types + " " : "") +

@@ -4,11 +4,12 @@ import { html, raw, type SafeHtml } from "../report/safeHtml.js";
 import { summariseConfigs } from "../scores/aggregates.js";
 import { plannedKey, scoreNeighbourhoods, type PlannedNeighbourhood } from "../scores/neighbourhood.js";
 import type { Store } from "../store/Store.js";
-import { loadOutcomes } from "../store/outcomes.js";
+import { loadOutcomes, requireRun } from "../store/outcomes.js";
+import { commandLine, dbWords } from "../util/commandLine.js";
 import { EddyError } from "../util/errors.js";
 import { safeTerminalLine } from "../util/safeText.js";
 import { wrapLines } from "../util/textWidth.js";
-import type { Outcome } from "../vocabulary.js";
+import { judgedOf, type Outcome } from "../vocabulary.js";
 import { kendallW, maxPerformanceImprovement, topK, topKIoU, zScore, type KendallW } from "./sensitivity.js";
 import { readMutateStudy } from "../store/mutateStudies.js";
 import type { MutateStudyRow } from "./study.js";
@@ -80,8 +81,15 @@ function asByWrapper(rows: Outcome[], wrappers: string[]): (number | null)[] {
 /** Sensitivity of one or more mutation-study runs (SPEC §8): Z, MPI per configuration and template, Kendall's W, top-k IoU. */
 export function buildMutateReport(store: Store, runIds: string[], opts: { ks?: number[] } = {}): MutateReport {
     const studies: MutateStudyRow[] = runIds.map((id) => {
-        const s = readMutateStudy<MutateStudyRow["variants"][number]>(store, store.getRun(id)?.id ?? id);
-        if (!s) throw new EddyError(`run '${id}' is not a mutation study (how to start one: 'eddy mutate run --help')`);
+        const run = requireRun(store, id);
+        const s = readMutateStudy<MutateStudyRow["variants"][number]>(store, run.id);
+        if (!s) {
+            // A plain run (`latest` is the newest run, whatever made it): say so, and name the report that reads it.
+            const named = run.id === id ? `run ${id}` : `run ${run.id} ('${id}')`;
+            throw new EddyError(`${named} is not a prompt-mutation study ('eddy mutate run --help' says how to start one); its scores are in`, 65, {
+                next: commandLine(["report", run.id, ...dbWords(store.path)])
+            });
+        }
         return s;
     });
     const first = studies[0]!;
@@ -169,6 +177,8 @@ export function buildMutateReport(store: Store, runIds: string[], opts: { ks?: n
     };
 }
 
+/** Judged answers of planned ones, in the words of every report (src/vocabulary.ts): `responses` are the judged answers. */
+const judgedAnswers = (a: ConfigSensitivity["answers"]): string => judgedOf({ judged: a.responses, planned: a.responses + a.truncated + a.judge_error + a.missing });
 const f3 = (x: number | null | undefined): string => (x === null || x === undefined ? "—" : x.toFixed(3));
 const pctOrDash = (x: number | null): string => (x === null ? "—" : `${(x * 100).toFixed(1)}%`);
 const wLabel = (k: KendallW | null): string => (k === null || k.w === null ? "—" : `${k.w.toFixed(3)} (${k.w >= 0.85 ? "strong" : "weak to moderate"})`);
@@ -188,8 +198,9 @@ export function renderMutateText(r: MutateReport): string {
     for (const note of unjudgedNotes(r)) out.push(safeTerminalLine(note));
     out.push("");
     out.push("answers behind these values (all variants):");
-    out.push(indent(renderTable(["configuration", "judged", "responses", "trunc", "j_err", "miss"], r.configs.map((c) => [c.config, `${c.answers.judged} of ${c.answers.total}`, c.answers.responses, c.answers.truncated, c.answers.judge_error, c.answers.missing]))));
-    out.push("judged: instances with a judged response, of those planned (variants × templates × instances).");
+    out.push(indent(renderTable(["configuration", "judged", "instances", "trunc", "j_err", "miss"], r.configs.map((c) => [c.config, judgedAnswers(c.answers), `${c.answers.judged} of ${c.answers.total}`, c.answers.truncated, c.answers.judge_error, c.answers.missing]))));
+    out.push("judged: answers with a model verdict, of those planned; instances: instances with a judged answer,");
+    out.push("of those planned (variants × templates × instances).");
     out.push("trunc / j_err: truncated and judge_error answers, left out of every value; miss: planned answers");
     out.push("with no outcome.");
     out.push("");
@@ -217,7 +228,7 @@ export function renderMutateJson(r: MutateReport): string {
 
 // The page's own classes; the shell (report/page.ts) holds the shared sheet and the policy.
 export const MUTATE_CSS = `
-tr.rejected{color:#999}
+tr.rejected{color:#999}small.why{color:#5b6475;font-size:11px}
 `;
 
 /** Lines of markup joined as the page shows them (one row a line). */
@@ -232,6 +243,18 @@ export function renderMutateHtml(r: MutateReport): string {
     return renderPage({ title: "eddy — prompt sensitivity report", css: MUTATE_CSS, body: html`<main>${mutateHtmlBody(r)}</main>` });
 }
 
+/** A value, or "—" with why there is none (shown beside it, so a reader need not guess). */
+const orWhy = (text: string, why: string): SafeHtml | string => (text === "—" ? html`—<small class="why"> ${why}</small>` : text);
+
+/** Why Z, MPI or W has no value for these AS values (null: the original wrapper not judged; equal values: no spread). */
+const zWhy = (values: readonly (number | null)[]): string => (values[0] === null || values[0] === undefined ? "original wrapper not judged" : "σ = 0: every variant scored the same");
+const mpiWhy = (values: readonly (number | null)[]): string => (values[0] === null || values[0] === undefined ? "original wrapper not judged" : "original AS is 0: no relative change");
+function kendallWhy(r: MutateReport, k: KendallW | null): string {
+    if (r.configs.length < 2) return "one configuration: nothing to rank";
+    if (k === null || k.judges === 0) return "no variant judged every configuration";
+    return "every variant tied every configuration";
+}
+
 /** The sensitivity report's content, inside any page: `eddy mutate report`'s file and `eddy view`'s page draw the same. */
 export function mutateHtmlBody(r: MutateReport): SafeHtml {
     const max = Math.max(...r.configs.flatMap((c) => c.values.map((v) => v ?? 0)), 1e-9);
@@ -239,42 +262,53 @@ export function mutateHtmlBody(r: MutateReport): SafeHtml {
     const rows = lines(
         r.configs.map(
             (c) =>
-                html`<tr><td>${c.config}</td>${c.values.map((v) => html`<td class="as" style="background:rgba(60,150,90,${((v ?? 0) / max) * 0.6})">${f3(v)}</td>`)}<td class="z">${f3(c.z)}</td><td>${pctOrDash(c.mpi)}</td></tr>`
+                html`<tr><td>${c.config}</td>${c.values.map((v) => html`<td class="as" style="background:rgba(60,150,90,${((v ?? 0) / max) * 0.6})">${orWhy(f3(v), "no judged response")}</td>`)}<td class="z">${orWhy(f3(c.z), zWhy(c.values))}</td><td>${orWhy(pctOrDash(c.mpi), mpiWhy(c.values))}</td></tr>`
         )
     );
     const variants = lines([
-        ...r.wrappers.map((w) => html`<tr><td>${w.id}</td><td>${w.similarity === null ? "original" : w.similarity.toFixed(3)}</td><td>${w.operations.join(" + ")}</td><td>kept</td></tr>`),
-        ...r.rejected.map((w) => html`<tr class="rejected"><td>${w.id}</td><td>${w.similarity.toFixed(3)}</td><td>${w.operations.join(" + ")}</td><td>rejected</td></tr>`)
+        ...r.wrappers.map((w) => html`<tr><td>${w.id}</td><td>${w.similarity === null ? "original" : w.similarity.toFixed(3)}</td><td>${w.operations.join(" + ") || "none (the original)"}</td><td>kept</td></tr>`),
+        ...r.rejected.map((w) => html`<tr class="rejected"><td>${w.id}</td><td>${w.similarity.toFixed(3)}</td><td>${w.operations.join(" + ")}</td><td>rejected (below the similarity threshold)</td></tr>`)
     ]);
     const templates = r.configs[0]?.perTemplate.map((t) => t.template) ?? [];
     const perTemplate = lines(
-        templates.map((t, i) => html`<tr><td>${t}</td>${r.configs.map((c) => html`<td>${f3(c.perTemplate[i]!.z)}</td><td>${pctOrDash(c.perTemplate[i]!.mpi)}</td>`)}<td>${wLabel(r.kendallPerTemplate[i]?.kendall ?? null)}</td></tr>`)
+        templates.map(
+            (t, i) =>
+                html`<tr><td>${t}</td>${r.configs.map((c) => {
+                    const pt = c.perTemplate[i]!;
+                    return html`<td>${orWhy(f3(pt.z), zWhy(pt.values))}</td><td>${orWhy(pctOrDash(pt.mpi), mpiWhy(pt.values))}</td>`;
+                })}<td>${orWhy(wLabel(r.kendallPerTemplate[i]?.kendall ?? null), kendallWhy(r, r.kendallPerTemplate[i]?.kendall ?? null))}</td></tr>`
+        )
     );
     const iou = lines(
-        r.iou.map((x) => html`<tr><td>${x.k}</td><td>${f3(x.mean)}</td><td>${x.pairs.map((p, i) => html`${i > 0 ? html`<br>` : ""}${p.a} vs ${p.b}: ${p.iou.toFixed(3)}`)}</td></tr>`)
+        r.iou.map((x) => html`<tr><td>${x.k}</td><td>${orWhy(f3(x.mean), "one configuration: no pair")}</td><td>${x.pairs.length ? x.pairs.map((p, i) => html`${i > 0 ? html`<br>` : ""}${p.a} vs ${p.b}: ${p.iou.toFixed(3)}`) : "—"}</td></tr>`)
     );
     return html`
 <h1>Prompt sensitivity</h1>
-<p>Semantic-preserving mutations of the wrapper '${r.wrappers[0]?.id ?? ""}' (SPEC §8), kept at cosine similarity ≥ ${r.minSimilarity ?? "—"} with ${r.embedModel ?? "—"}. Runs: ${r.runs.join(", ")}.</p>
+<p>Semantic-preserving mutations of the wrapper '${r.wrappers[0]?.id ?? ""}' (SPEC §8), kept at cosine similarity ≥ ${r.minSimilarity ?? "(threshold not recorded)"} with ${r.embedModel ?? "(embedding model not recorded)"}. Runs: ${r.runs.join(", ")}.</p>
 <h2>Variants</h2>
+<p class="note">Each variant rewrites the instruction wrapper around the question (system prompt, delimiters, tags, casing, formatting) without changing the question; cosine: its similarity to the original by the embedding model; a variant below the threshold is rejected and never asked.</p>
 <table id="variants"><thead><tr><th>wrapper</th><th>cosine</th><th>operations</th><th>kept?</th></tr></thead><tbody>
 ${variants}
 </tbody></table>
 <h2>AS per variant</h2>
+<p class="note">Each configuration's AS (accuracy score, as 'eddy report' computes it) under each wrapper. <b>Z</b> = (AS of the original − mean over all wrappers) / σ: how far the original sits from the variants (negative: the original is below them). <b>MPI</b> (maximum performance improvement) = the largest (AS of a variant − AS of the original) / AS of the original. A "—" says why it has no value.</p>
 <table id="sensitivity"><thead>${head}</thead><tbody>
 ${rows}
 </tbody></table>
 ${lines(unjudgedNotes(r).map((n) => html`<p class="note">${n}</p>`))}
-<table id="answers"><thead><tr><th>configuration</th><th>judged</th><th>responses</th><th>truncated</th><th>judge_error</th><th>missing</th></tr></thead><tbody>
-${lines(r.configs.map((c) => html`<tr><td>${c.config}</td><td>${c.answers.judged} of ${c.answers.total}</td><td>${c.answers.responses}</td><td>${c.answers.truncated}</td><td>${c.answers.judge_error}</td><td>${c.answers.missing}</td></tr>`))}
+<table id="answers"><thead><tr><th>configuration</th><th>judged</th><th>instances</th><th>truncated</th><th>judge_error</th><th>missing</th></tr></thead><tbody>
+${lines(r.configs.map((c) => html`<tr><td>${c.config}</td><td>${judgedAnswers(c.answers)}</td><td>${c.answers.judged} of ${c.answers.total}</td><td>${c.answers.truncated}</td><td>${c.answers.judge_error}</td><td>${c.answers.missing}</td></tr>`))}
 </tbody></table>
-<p class="note">judged: instances with a judged response, of those planned (variants × templates × instances); truncated and judge_error answers are left out of every value; missing: planned answers with no outcome.</p>
-<p>Kendall's W across variants: <b id="kendall-w">${wLabel(r.kendall)}</b></p>
+<p class="note">judged: answers with a model verdict, of those planned; instances: instances with a judged answer, of those planned (variants × templates × instances); truncated and judge_error answers are left out of every value; missing: planned answers with no outcome.</p>
+<p>Kendall's W across variants: <b id="kendall-w">${orWhy(wLabel(r.kendall), kendallWhy(r, r.kendall))}</b></p>
+<p class="note">Kendall's W: how much the variants agree on the order of the configurations (each variant ranks them by AS); 1 is the same order under every variant, 0 no agreement; 0.85 or more is read as strong.</p>
 <h2>Top-k IoU between configurations</h2>
+<p class="note">For each pair of configurations, the overlap (intersection over union) of their k best variants: 1 when both do best under the same wrappers.</p>
 <table id="iou"><thead><tr><th>k</th><th>mean IoU</th><th>pairs</th></tr></thead><tbody>
 ${iou}
 </tbody></table>
 <h2>Per template</h2>
+<p class="note">Z and MPI per configuration on each template alone, and W across the variants on it.</p>
 <table id="per-template"><thead><tr><th>template</th>${r.configs.map((c) => html`<th>Z ${c.config}</th><th>MPI</th>`)}<th>Kendall's W</th></tr></thead><tbody>
 ${perTemplate}
 </tbody></table>

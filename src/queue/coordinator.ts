@@ -23,7 +23,7 @@ import { readEnvironment } from "../judge/readEnvironment.js";
 import type { JudgeEnvironment } from "../judge/types.js";
 import { withNode } from "../inference/nodeSettings.js";
 import { QUEUE_NAME, SHARD_JOB_VERSION, shardJobId, shardResultSchema, type JudgeMode, type Shard, type ShardJob, type ShardResult } from "./shardJob.js";
-import { backendDescriptor, WHERE_KEYS } from "../inference/backends.js";
+import { backendDescriptor, studySources, WHERE_KEYS } from "../inference/backends.js";
 
 export interface QueuedProgress {
     runId: string;
@@ -93,6 +93,9 @@ export async function runQueued(input: StudyConfig, t: QueueTarget, hooks: Queue
     try {
         // The same path as a local run: a resumed run's stored study, never the flags' defaults.
         const config = sessionConfig(store, input);
+        // A shard is one model file under the study's settings: an axis's values (--kv-cache f16,q8_0) are not shards yet.
+        if (studySources(config).some((m) => m.settings))
+            throw new EddyError("a study on the queue takes one value of a comparison axis (one --kv-cache type): queue one study per type, or run this one without --queue");
         const opened = openRun(store, config, hooks.library ?? builtInLibrary());
         const { run } = opened;
         lease = await leaseRun(store, run.id, { log });
@@ -368,7 +371,7 @@ function storeShard(store: Store, runId: string, s: Shard, r: ShardResult): void
         if (g.verdict)
             verdicts.push({
                 ...key, category: g.verdict.category as NewVerdict["category"], judgeCategory: g.verdict.judge_category as NewVerdict["category"],
-                detail: g.verdict.detail, ms: g.verdict.ms, cached: g.verdict.cached === 1
+                detail: g.verdict.detail, ms: g.verdict.ms, cached: g.verdict.cached === 1, shrunk: g.verdict.shrunk ?? null
             });
     }
     store.writeBatch({ generations, verdicts, responses: [], verdictCache: [] });

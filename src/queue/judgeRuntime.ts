@@ -1,8 +1,8 @@
 import { execa } from "execa";
-import { environmentIdentity, IMPLEMENTATION_KEY, PACKAGES_KEY, packageDifference } from "../judge/environment.js";
+import { environmentIdentity, IMPLEMENTATION_KEY, PACKAGES_KEY, packageDifference, PYTHON_KEY } from "../judge/environment.js";
 import { readEnvironment } from "../judge/readEnvironment.js";
 import { pythonCommand } from "../judge/workerScript.js";
-import { LANGUAGE_INFO, type Language } from "../languages/languages.js";
+import { DEFAULT_LANGUAGE, languageInfo, type Language } from "../languages/languages.js";
 import { EddyError, oneLine } from "../util/errors.js";
 
 /**
@@ -14,13 +14,6 @@ import { EddyError, oneLine } from "../util/errors.js";
  * do not mix their verdicts in one study.
  */
 export type JudgeRuntime = Record<string, string>;
-
-/** How each runtime says its version, on one line. */
-const ASK: Record<string, string[]> = {
-    node: ["-e", "process.stdout.write(process.versions.node)"],
-    ruby: ["-e", "print RUBY_VERSION"],
-    php: ["-r", "echo PHP_VERSION;"]
-};
 
 async function version(command: string, args: string[]): Promise<string> {
     const r = await execa(command, args, { reject: false, timeout: 30_000, stdin: "ignore" });
@@ -37,15 +30,16 @@ const cache = new Map<string, Promise<JudgeRuntime>>();
  * judge: the interpreter asked for its environment (the code the judge's own hello runs), the other runtime
  * for its version.
  */
-export function judgeRuntime(language: Language = "python"): Promise<JudgeRuntime> {
+export function judgeRuntime(language: Language = DEFAULT_LANGUAGE): Promise<JudgeRuntime> {
     const python = pythonCommand();
     const key = `${python}|${language}`;
     let p = cache.get(key);
     if (!p) {
         p = (async () => {
             const out: JudgeRuntime = environmentIdentity(await readEnvironment(python));
-            const cmd = LANGUAGE_INFO[language].runtime;
-            if (cmd) out[language] = await version(cmd, ASK[cmd] ?? ["--version"]);
+            // Another language's runtime says its version as its registry entry asks it to.
+            const rt = languageInfo(language).runtime;
+            if (rt) out[language] = await version(rt.binary, rt.version);
             return out;
         })();
         // A failure is not remembered: the next shard asks again.
@@ -53,13 +47,6 @@ export function judgeRuntime(language: Language = "python"): Promise<JudgeRuntim
         cache.set(key, p);
     }
     return p;
-}
-
-/** Runtimes for a message: "Python 3.11.2 (cpython; numpy 1.24.2, PyYAML 6.0), ruby 3.1.2". */
-export function describeRuntime(r: JudgeRuntime): string {
-    const python = r.python === undefined ? [] : [`Python ${r.python}${r[IMPLEMENTATION_KEY] ? ` (${r[IMPLEMENTATION_KEY]}; ${r[PACKAGES_KEY] ?? "packages not recorded"})` : ""}`];
-    const others = Object.entries(r).filter(([k]) => k !== "python" && k !== IMPLEMENTATION_KEY && k !== PACKAGES_KEY);
-    return [...python, ...others.map(([k, v]) => `${k} ${v}`)].join(", ");
 }
 
 /**
@@ -71,7 +58,7 @@ export function runtimeDifference(want: JudgeRuntime, got: JudgeRuntime | undefi
         const g = got?.[k];
         const p = k === PACKAGES_KEY && g !== undefined ? packageDifference(v, g) : undefined;
         if (p) return { ...p, name: `Python package ${p.name}` };
-        if (g !== v) return { name: k === "python" ? "Python" : k === IMPLEMENTATION_KEY ? "Python implementation" : k === PACKAGES_KEY ? "Python packages" : k, want: v, got: g ?? "none" };
+        if (g !== v) return { name: k === PYTHON_KEY ? "Python" : k === IMPLEMENTATION_KEY ? "Python implementation" : k === PACKAGES_KEY ? "Python packages" : k, want: v, got: g ?? "none" };
     }
     return undefined;
 }

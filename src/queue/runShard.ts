@@ -83,7 +83,7 @@ export async function runShardIn(db: string, job: ShardJob, w: WorkerSettings, s
 
 /** The scratch run's one configuration, its generations with verdicts, and the identity they prove. */
 function readShard(file: string): Pick<ShardResult, "identity" | "configuration" | "generations"> {
-    const scratch = readScratchRun<Omit<ShardGeneration, "verdict"> & { category: string | null; judge_category: string; detail: string; v_ms: number; v_cached: number }>(file);
+    const scratch = readScratchRun<Omit<ShardGeneration, "verdict"> & { category: string | null; judge_category: string; detail: string; v_ms: number; v_cached: number; v_shrunk: string | null }>(file);
     const conf = scratch.configurations;
     if (conf.length !== 1) throw new EddyError(`a shard should make one configuration, it made ${conf.length}`);
     const { id: _id, ...configuration } = conf[0]!;
@@ -91,9 +91,9 @@ function readShard(file: string): Pick<ShardResult, "identity" | "configuration"
     if (templates.length !== 1 || !run.isolation_json) throw new EddyError("the shard's run recorded no template or no judge isolation");
     const isolation = JSON.parse(run.isolation_json) as { mode: JudgeMode; level: string };
     const rows = scratch.generations;
-    const generations = rows.map(({ category, judge_category, detail, v_ms, v_cached, ...g }) => ({
+    const generations = rows.map(({ category, judge_category, detail, v_ms, v_cached, v_shrunk, ...g }) => ({
         ...g,
-        verdict: category === null ? null : { category, judge_category, detail, ms: v_ms, cached: v_cached }
+        verdict: category === null ? null : { category, judge_category, detail, ms: v_ms, cached: v_cached, shrunk: v_shrunk }
     }));
     // The questions as the model was asked them: each instance's stored prompt, in instance order.
     const prompts = new Map<number, string>();

@@ -83,7 +83,7 @@ const generation = z
         cached: z.number().int(),
         missing: z.number().int(),
         verdict: z
-            .object({ category: z.string(), judge_category: z.string(), detail: z.string(), ms: z.number(), cached: z.number().int() })
+            .object({ category: z.string(), judge_category: z.string(), detail: z.string(), ms: z.number(), cached: z.number().int(), shrunk: z.string().nullable().optional() })
             .strict()
             .nullable()
     })

@@ -1,6 +1,7 @@
 import { openStore } from "../store/Store.js";
 import { buildAgreement, causeKinds, type AgreementReport, type CauseKind } from "./agreement.js";
 import { fix, pct, tuple } from "./format.js";
+import { COMPARED_SCORES } from "./scoreTable.js";
 import { html, type SafeHtml } from "./safeHtml.js";
 import type { Section } from "./text.js";
 
@@ -46,16 +47,16 @@ export function agreementSections(a: AgreementReport, listed = LISTED, evidenceA
         },
         {
             title: `Scores both ways (means over templates)`,
-            head: ["verdicts", "AS", "CPS", "CCS"],
+            head: ["verdicts", ...COMPARED_SCORES],
             rows: [
-                ["eddy", fix(a.scores.eddy.AS), fix(a.scores.eddy.CPS), fix(a.scores.eddy.CCS)],
-                [who, fix(a.scores.published.AS), fix(a.scores.published.CPS), fix(a.scores.published.CCS)]
+                ["eddy", ...COMPARED_SCORES.map((k) => fix(a.scores.eddy[k]))],
+                [who, ...COMPARED_SCORES.map((k) => fix(a.scores.published[k]))]
             ]
         },
         {
             title: "Agreement per template",
-            head: [TEMPLATE, "responses", "agree", "rate", "AS eddy", `AS ${who}`, "CPS eddy", `CPS ${who}`, "CCS eddy", `CCS ${who}`],
-            rows: a.templates.map((t) => [t.template, String(t.responses), String(t.agree), pct(t.rate), fix(t.eddy.AS), fix(t.published.AS), fix(t.eddy.CPS), fix(t.published.CPS), fix(t.eddy.CCS), fix(t.published.CCS)])
+            head: [TEMPLATE, "responses", "agree", "rate", ...COMPARED_SCORES.flatMap((k) => [`${k} eddy`, `${k} ${who}`])],
+            rows: a.templates.map((t) => [t.template, String(t.responses), String(t.agree), pct(t.rate), ...COMPARED_SCORES.flatMap((k) => [fix(t.eddy[k]), fix(t.published[k])])])
         },
         {
             title: "Causes of disagreement",

@@ -1,11 +1,12 @@
 import { findDiscontinuities } from "../scores/discontinuities.js";
 import { compareConfigurations } from "../scores/compare.js";
-import { summariseConfigs, summariseGroups, summariseTemplates } from "../scores/aggregates.js";
+import { answersOf, summariseConfigs, summariseGroups, summariseTemplates } from "../scores/aggregates.js";
 import { scoreNeighbourhoods, type NeighbourhoodScore, type ScoreOptions } from "../scores/neighbourhood.js";
 import type { Outcome } from "../vocabulary.js";
 import { mixedNodesNote } from "../inference/nodeSettings.js";
 import { eddyVersion } from "../util/paths.js";
 import { recordedEnvironment } from "../judge/environment.js";
+import { recordedLanguage } from "../languages/languages.js";
 import { noTampering, tamperingByConfig } from "./tampering.js";
 import { determinismKey, type DecodingMode, type DeterminismSummary, type NeighbourhoodRow, type ReportData, type ReportOptions, type ReportRunMeta } from "./types.js";
 
@@ -28,9 +29,11 @@ export function buildReport(outcomes: readonly Outcome[], runMeta: readonly Repo
             eddyVersion: m?.eddyVersion,
             isolationLevel: m?.isolationLevel,
             judgePython: recordedEnvironment(m?.isolation) ?? null,
-            language: typeof m?.config?.language === "string" ? m.config.language : "python",
+            language: recordedLanguage(m?.config?.language),
             configs: [...new Set(mine.map((s) => s.config))],
-            missing: mine.reduce((n, s) => n + s.harness.missing, 0),
+            // The store's count when the caller read it (a configuration with no outcome yet still plans answers), else the scores'.
+            answers: m?.answers ?? answersOf(mine),
+            missing: (m?.answers ?? answersOf(mine)).missing,
             templates: mine.map((s) => toRow(s, mode(s.runId, s.config)))
         };
     });

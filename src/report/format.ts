@@ -1,6 +1,5 @@
-import { runState } from "../util/runState.js";
 import type { Interval } from "../stats/wilson.js";
-import type { ParamValue } from "../vocabulary.js";
+import { runState, type ParamValue } from "../vocabulary.js";
 
 /** A share as a percentage with one decimal ("–" when undefined). */
 export function pct(v: number | undefined): string {
@@ -28,16 +27,11 @@ export function tuple(params: readonly ParamValue[]): string {
     return `(${params.map((p) => JSON.stringify(p)).join(", ")})`;
 }
 
-/** HTML-escapes text. New HTML should use the `html` tagged template (safeHtml.ts), which escapes by default. */
-export function esc(s: string): string {
-    return s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
-}
-
 /** A run's status as reports print it: a run with missing answers never reads as plainly "complete". */
 export function runStatus(r: { status?: string | undefined; missing: number }): string {
     const status = r.status ?? "";
     if (r.missing === 0) return status;
-    // One word for a run with answers missing, everywhere (runs list, report, viewer, exports): src/util/runState.ts.
+    // One word for a run with answers missing, everywhere (runs list, report, viewer, exports): src/vocabulary.ts.
     if (status) return runState(status, r.missing);
     return `${r.missing} answer${r.missing === 1 ? "" : "s"} missing`;
 }

@@ -1,15 +1,16 @@
 import { CATEGORY_LABELS, isHarness, NEIGHBOURHOOD_CATEGORIES, type NeighbourhoodScore } from "../scores/neighbourhood.js";
 import { groupBy } from "../scores/aggregates.js";
-import type { Outcome } from "../vocabulary.js";
+import { judgedOf, type Outcome } from "../vocabulary.js";
 import { boxPlotSpec, categoryBarsSpec, deltaHeatmapSpec, renderSvg, stripSpec, verdictBarsSpec } from "./charts.js";
-import { fix, interval, pct, pval, runStatus, tuple } from "./format.js";
+import { fix, pct, pval, runStatus, tuple } from "./format.js";
 import { renderPage } from "./page.js";
 import { html, raw, type HtmlValue, type SafeHtml } from "./safeHtml.js";
 import { tamperingMore } from "./tampering.js";
-import { judged, judgePythonCell, magnitude, notPython, undefinedWhy, TAMPERING_NOTE, unsandboxed, UNSANDBOXED_NOTE } from "./text.js";
+import { judged, judgePythonCell, magnitude, notDefaultLanguage, undefinedWhy, TAMPERING_NOTE, unsandboxed, UNSANDBOXED_NOTE } from "./text.js";
 import { agreementHtml } from "./agreementRender.js";
-import { formatScore, SCORES } from "./scoreTable.js";
-import type { DrilldownRow, ReportData } from "./types.js";
+import { formatScore, formatScoreWithInterval, SCORES, scoresIn } from "./scoreTable.js";
+import { instanceUrl } from "../view/urls.js";
+import { viewerConfigKey, type DrilldownRow, type ReportData, type ViewerLinks } from "./types.js";
 
 // The report's own classes; the page shell (page.ts) holds the shared sheet and the policy.
 export const REPORT_CSS = `
@@ -29,7 +30,12 @@ ul.tampering{margin:0;padding-left:18px}
 `;
 
 /** Self-contained HTML in the page shell: inline CSS and inline SVG charts; no script, nothing fetched. Every value is escaped by `html`. */
-export async function renderHtml(d: ReportData, scores: readonly NeighbourhoodScore[], outcomes: readonly Outcome[], drilldownPerTemplate = 12): Promise<string> {
+export async function renderHtml(d: ReportData, scores: readonly NeighbourhoodScore[], outcomes: readonly Outcome[], drilldownPerTemplate = 12, viewer?: ViewerLinks): Promise<string> {
+    // Each answer shown links to the viewer's page of it when the report is told where one serves the store.
+    const inViewer = (runId: string, config: string, template: string, instance: number, round: number): HtmlValue => {
+        const id = viewer?.configIds.get(viewerConfigKey(runId, config));
+        return viewer && id !== undefined ? html` <a class="viewer" href="${viewer.url.replace(/\/+$/, "")}${instanceUrl(runId, id, template, instance, round)}">open in eddy view</a>` : "";
+    };
     const parts: SafeHtml[] = [];
     const cmp = d.comparison;
     const multi = cmp.configs.length > 1;
@@ -40,21 +46,21 @@ export async function renderHtml(d: ReportData, scores: readonly NeighbourhoodSc
 
     // Overview
     parts.push(html`<section id="overview"><h2>Runs</h2>`);
-    const lang = d.runs.some(notPython);
+    const lang = d.runs.some(notDefaultLanguage);
     parts.push(
         table(
-            ["run", "created", "status", "backend", ...(lang ? ["language"] : []), "isolation", "judge Python", "configurations"],
-            d.runs.map((r) => [r.id, r.created ?? "", runStatus(r), r.backend ?? "", ...(lang ? [r.language] : []), r.isolationLevel ?? "", judgePythonCell(r), r.configs.join(", ")])
+            ["run", "created", "status", "judged", "backend", ...(lang ? ["language"] : []), "isolation", "judge Python", "configurations"],
+            d.runs.map((r) => [r.id, r.created ?? "", runStatus(r), n(judgedOf(r.answers)), r.backend ?? "", ...(lang ? [r.language] : []), r.isolationLevel ?? "", judgePythonCell(r), r.configs.join(", ")])
         )
     );
     if (d.runs.some(unsandboxed)) parts.push(html`<p class="note"><b>${UNSANDBOXED_NOTE}</b></p>`);
     parts.push(
-        html`<h2>Configurations</h2><p class="note">Means over templates. <b>mode</b>: how responses were decoded (<code>reproducible</code>, the default, or the opt-in <code>fast</code> mode, whose responses may differ between runs). <b>judged</b>: instances with at least one judged response, of all instances. RLPR = run-level pass rate (= AS), PSR = perfect stability rate (= CCS), AV = average variance (SPEC §4). <code>truncated</code> and <code>judge_error</code> are harness outcomes: counted here, left out of every score. <b>missing</b>: planned answers (instances × R) with no outcome: absent from a replay file, or not generated or judged yet.</p>`
+        html`<h2>Configurations</h2><p class="note">Means over templates. <b>mode</b>: how responses were decoded (<code>reproducible</code>, the default, or the opt-in <code>fast</code> mode, whose responses may differ between runs). <b>judged</b>: answers with a model verdict (not truncated, judge_error or missing), of the answers planned. <b>instances</b>: instances with a judged answer, of all instances. RLPR = run-level pass rate (= AS), PSR = perfect stability rate (= CCS), AV = average variance (SPEC §4). <code>truncated</code> and <code>judge_error</code> are harness outcomes: counted here, left out of every score. <b>missing</b>: planned answers (instances × R) with no outcome: absent from a replay file, or not generated or judged yet.</p>`
     );
     parts.push(
         table(
-            ["config", "mode", "determinism audit", "templates", "judged", ...SCORES.map((k) => html`<abbr title="${k.description} (${k.read})">${k.label}</abbr>`), "responses", "truncated", "judge_error", "missing"],
-            d.configs.map((c) => [c.config, c.mode, c.determinism, n(c.templates), n(judged(c.coverage.judged, c.coverage.total)), ...SCORES.map((k) => n(formatScore(k, c))), n(c.responses), n(c.harness.truncated), n(c.harness.judge_error), n(c.harness.missing)]),
+            ["config", "mode", "determinism audit", "templates", "judged", "instances", ...SCORES.map((k) => html`<abbr title="${k.description} (${k.read})">${k.label}</abbr>`), "truncated", "judge_error", "missing"],
+            d.configs.map((c) => [c.config, c.mode, c.determinism, n(c.templates), n(judgedOf(c.answers)), n(judged(c.coverage.judged, c.coverage.total)), ...SCORES.map((k) => n(formatScore(k, c))), n(c.harness.truncated), n(c.harness.judge_error), n(c.harness.missing)]),
             true
         )
     );
@@ -71,7 +77,7 @@ export async function renderHtml(d: ReportData, scores: readonly NeighbourhoodSc
                 tampered.map((c) => [
                     c.config,
                     n(c.tampering.count),
-                    html`<ul class="tampering">${c.tampering.listed.map((r) => html`<li><a href="#t-${r.template}">${r.template}</a> #${r.instance} · round ${r.round}: <code>${r.detail}</code></li>`)}${tamperingMore(c.tampering) ? html`<li class="muted">${tamperingMore(c.tampering)}</li>` : ""}</ul>`
+                    html`<ul class="tampering">${c.tampering.listed.map((r) => html`<li><a href="#t-${r.template}">${r.template}</a> #${r.instance} · round ${r.round}: <code>${r.detail}</code>${inViewer(c.runId, c.config, r.template, r.instance, r.round)}</li>`)}${tamperingMore(c.tampering) ? html`<li class="muted">${tamperingMore(c.tampering)}</li>` : ""}</ul>`
                 ])
             )
         );
@@ -166,19 +172,15 @@ export async function renderHtml(d: ReportData, scores: readonly NeighbourhoodSc
         parts.push(html`<details class="template" id="t-${t.template}"><summary>${t.template} <span class="muted">${t.group} · ${t.subgroups.join(", ")}</span> ${badges}</summary><div class="body">`);
         parts.push(
             table(
-                ["config", "mode", "judged", "R", "AS", "CPS", "CCS", "category", "RLPR [95% CI]", "PSR [95% CI]", "AV [95% CI]", "pass@k", "harness"],
+                ["config", "mode", "instances", "R", ...scoresIn("scores").map((c) => c.label), "category", ...scoresIn("stability").map((c) => (c.interval ? `${c.label} [95% CI]` : c.label)), "pass@k", "harness"],
                 list.map((s) => [
                     s.config,
                     modeOf.get(s.config) ?? "reproducible",
                     n(judged(s.M, s.Mtotal)),
                     n(s.R),
-                    n(fix(s.AS)),
-                    n(fix(s.CPS)),
-                    n(fix(s.CCS)),
+                    ...scoresIn("scores").map((c) => n(formatScore(c, s))),
                     html`<span class="badge ${s.category}">${CATEGORY_LABELS[s.category]}</span>`,
-                    n(`${fix(s.RLPR)} ${interval(s.RLPR_CI, 2)}`),
-                    n(`${fix(s.PSR)} ${interval(s.PSR_CI, 2)}`),
-                    n(`${fix(s.AV)} ${interval(s.AV_CI)}`),
+                    ...scoresIn("stability").map((c) => n(formatScoreWithInterval(c, s, c.digits - 1))),
                     html`${Object.entries(s.passAtK).map(([k, v]) => `@${k} ${fix(v, 2)}`).join(" ")}${s.passAtKNote ? html` <span class="muted" title="${s.passAtKNote}">(k ≤ ${Object.keys(s.passAtK).length})</span>` : ""}`,
                     n(s.harness.truncated + s.harness.judge_error + s.harness.missing ? `${s.harness.truncated} trunc, ${s.harness.judge_error} judge, ${s.harness.missing} missing` : "–")
                 ])
@@ -190,7 +192,7 @@ export async function renderHtml(d: ReportData, scores: readonly NeighbourhoodSc
         if (rows.shown.length === 0) parts.push(html`<p class="muted">No failing response.</p>`);
         for (const r of rows.shown)
             parts.push(
-                html`<details class="response"><summary>${short(r.config)} · instance ${r.instance} ${tuple(r.params)} · round ${r.round} · <b>${r.category}</b></summary><pre class="detail">${r.detail || "(no detail)"}</pre><pre class="code">${r.code ?? r.response.slice(0, 2000)}</pre></details>`
+                html`<details class="response"><summary>${short(r.config)} · instance ${r.instance} ${tuple(r.params)} · round ${r.round} · <b>${r.category}</b>${inViewer(r.runId, r.config, t.template, r.instance, r.round)}</summary><pre class="detail">${r.detail || "(no detail)"}</pre><pre class="code">${r.code ?? r.response.slice(0, 2000)}</pre></details>`
             );
         parts.push(html`</div></details>`);
     }
@@ -225,7 +227,7 @@ function drilldown(outcomes: readonly Outcome[], scores: readonly NeighbourhoodS
             .sort((a, b) => a.harness - b.harness || a.never - b.never || a.k - b.k || a.o.instance - b.o.instance);
         out.set(template, {
             total: list.length,
-            shown: ranked.slice(0, cap).map(({ o }) => ({ config: o.config, instance: o.instance, params: o.params, round: o.round, category: o.category, detail: o.detail, code: o.code, response: o.response }))
+            shown: ranked.slice(0, cap).map(({ o }) => ({ runId: o.runId, config: o.config, instance: o.instance, params: o.params, round: o.round, category: o.category, detail: o.detail, code: o.code, response: o.response }))
         });
     }
     return out;

@@ -25,5 +25,5 @@ export const REPORT_RENDERERS: Record<ReportFormat, (x: RenderInput) => string |
     csv: ({ data }) => renderCsv(data),
     md: ({ data }) => renderMarkdown(data),
     text: ({ data, opts }) => renderText(data, { ...(opts.width ? { width: opts.width } : {}), ...(opts.wide ? { wide: true } : {}) }),
-    html: ({ data, scores, outcomes, opts }) => renderHtml(data, scores, outcomes, opts.drilldownPerTemplate ?? 12)
+    html: ({ data, scores, outcomes, opts }) => renderHtml(data, scores, outcomes, opts.drilldownPerTemplate ?? 12, opts.viewer)
 };

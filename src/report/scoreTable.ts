@@ -1,119 +1,34 @@
-import type { Interval } from "../stats/wilson.js";
-import type { NeighbourhoodScore } from "../scores/neighbourhood.js";
+import { SCORES, score, type ScoreColumn, type Scored } from "../scores/table.js";
+
+// The table itself is src/scores/table.ts (the scores' own folder, which compare and the exports read
+// too); this module is how renderers print it, and hands its names on so they import one place.
+export { COMPARED_SCORES, EXPORTED_SCORES, SCORES, score, scoresIn, type ComparedScore, type ScoreColumn, type Scored } from "../scores/table.js";
 import { fix } from "./format.js";
-
-/**
- * The one table of scores (SPEC §3–§4) that every renderer iterates: text, Markdown, CSV, HTML and
- * `eddy view` list their score columns from here, so a score is added, renamed or explained once.
- * Both a neighbourhood's row and a configuration's summary (means over templates) carry these fields.
- */
-
-/** What a score is read from: a neighbourhood row or a configuration summary. */
-export type Scored = Pick<NeighbourhoodScore, "AS" | "CPS" | "CCS" | "RLPR" | "PSR" | "gap" | "AV" | "passAtK"> &
-    // A configuration's summary has no intervals of its own: they are a neighbourhood's.
-    Partial<Pick<NeighbourhoodScore, "RLPR_CI" | "PSR_CI" | "AV_CI">>;
-
-/** One score: its name (CSV header, JSON field), label, what it measures, how to read it, and its format. */
-export interface ScoreColumn {
-    name: string;
-    label: string;
-    description: string;
-    /** How to read it: which way is better, what it equals. */
-    read: string;
-    /** Decimals shown. */
-    digits: number;
-    /**
-     * Where it is shown: `scores` (AS, CPS, CCS: the neighbourhood's category follows them in tables
-     * and CSV), `stability` (SPEC §4), `passAtK` (its own table in the text report).
-     */
-    section: "scores" | "stability" | "passAtK";
-    get: (s: Scored) => number;
-    /** The 95% interval, for neighbourhood rows that carry one. */
-    interval?: (s: Scored) => Interval | undefined;
-}
-
-export const SCORES: readonly ScoreColumn[] = [
-    {
-        name: "AS",
-        label: "AS",
-        description: "Accuracy Score: mean over judged instances of the share of rounds passed",
-        read: "0–1, higher is better; = RLPR = pass@1",
-        digits: 3,
-        section: "scores",
-        get: (s) => s.AS
-    },
-    {
-        name: "CPS",
-        label: "CPS",
-        description: "Correctness-Potential Score: share of judged instances solved at least once",
-        read: "0–1, higher is better; ≥ CCS",
-        digits: 3,
-        section: "scores",
-        get: (s) => s.CPS
-    },
-    {
-        name: "CCS",
-        label: "CCS",
-        description: "Consistent-Correctness Score: share of judged instances solved in every round",
-        read: "0–1, higher is better; = PSR",
-        digits: 3,
-        section: "scores",
-        get: (s) => s.CCS
-    },
-    {
-        name: "RLPR",
-        label: "RLPR",
-        description: "Run-level pass rate: mean per-instance pass rate (Wilson 95% at the effective n)",
-        read: "0–1, higher is better; = AS",
-        digits: 3,
-        section: "stability",
-        get: (s) => s.RLPR,
-        interval: (s) => s.RLPR_CI
-    },
-    {
-        name: "PSR",
-        label: "PSR",
-        description: "Perfect stability rate: share of instances passed in every round (Wilson 95%)",
-        read: "0–1, higher is better; = CCS",
-        digits: 3,
-        section: "stability",
-        get: (s) => s.PSR,
-        interval: (s) => s.PSR_CI
-    },
-    {
-        name: "gap",
-        label: "gap",
-        description: "RLPR − PSR: how much of the pass rate is not stable",
-        read: "0 when every solved instance is solved in every round",
-        digits: 3,
-        section: "stability",
-        get: (s) => s.gap
-    },
-    {
-        name: "AV",
-        label: "AV",
-        description: "Average variance: mean of p(1 − p) over instances (bootstrap 95%)",
-        read: "0–0.25, lower is steadier",
-        digits: 4,
-        section: "stability",
-        get: (s) => s.AV,
-        interval: (s) => s.AV_CI
-    },
-    {
-        name: "pass@1",
-        label: "pass@1",
-        description: "Unbiased pass@1, mean over judged instances",
-        read: "0–1, higher is better; = AS",
-        digits: 3,
-        section: "passAtK",
-        get: (s) => s.passAtK["1"] ?? NaN
-    }
-];
 
 /** A score's value as tables print it. */
 export function formatScore(c: ScoreColumn, s: Scored): string {
     return fix(c.get(s), c.digits);
 }
+
+/**
+ * The one rule for numbers (issue #47), in every terminal table, report and viewer page: a score (AS, CPS,
+ * CCS, RLPR, PSR, gap, AV, pass@k) is a fraction with its decimals ("0.667"), never a percentage; a
+ * difference of two scores is signed with the same decimals ("+0.125", "-0.050"); percentages are for
+ * shares of counts only (neighbourhood categories, verdicts, agreement, top-1 token agreement).
+ */
+export function scoreValue(name: string, v: number | null | undefined): string {
+    return v == null ? "–" : fix(v, score(scoreName(name)).digits);
+}
+
+/** A difference of two scores, by {@link scoreValue}'s rule: signed, with the score's decimals ("–" when undefined). */
+export function scoreDelta(name: string, d: number | null | undefined): string {
+    if (d == null || Number.isNaN(d)) return "–";
+    const text = fix(Math.abs(d), score(scoreName(name)).digits);
+    return `${d < 0 && Number(text) !== 0 ? "-" : "+"}${text}`;
+}
+
+/** pass@k for any k reads as pass@1 does. */
+const scoreName = (name: string): string => (/^pass@\d+$/.test(name) ? "pass@1" : name);
 
 /** A score with its interval when it has one: "0.812 [0.70, 0.89]". */
 export function formatScoreWithInterval(c: ScoreColumn, s: Scored, digits = 2): string {
@@ -134,16 +49,4 @@ export function scoreCsvColumns(c: ScoreColumn): { head: string; value: (s: Scor
 /** The table's legend in one line per score: "AS: Accuracy Score… (0–1, higher is better…)". */
 export function scoreLegend(cols: readonly ScoreColumn[] = SCORES): string[] {
     return cols.map((c) => `${c.label}: ${c.description} (${c.read}).`);
-}
-
-/** A score column by name. */
-export function score(name: string): ScoreColumn {
-    const c = SCORES.find((x) => x.name === name);
-    if (!c) throw new Error(`no score '${name}'`);
-    return c;
-}
-
-/** The scores of one section, in table order. */
-export function scoresIn(section: ScoreColumn["section"]): ScoreColumn[] {
-    return SCORES.filter((c) => c.section === section);
 }

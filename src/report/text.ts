@@ -1,4 +1,4 @@
-import { MODEL_CATEGORIES } from "../vocabulary.js";
+import { judgedOf, MODEL_CATEGORIES } from "../vocabulary.js";
 import { CATEGORY_LABELS, NEIGHBOURHOOD_CATEGORIES, type NeighbourhoodCategory } from "../scores/neighbourhood.js";
 import type { Comparison } from "../scores/compare.js";
 import { safeTerminalText } from "../util/safeText.js";
@@ -9,6 +9,7 @@ import { agreementSections } from "./agreementRender.js";
 import { formatScore, scoreLegend, scoresIn } from "./scoreTable.js";
 import type { ReportData, ReportRun } from "./types.js";
 import { environmentShort } from "../judge/environment.js";
+import { DEFAULT_LANGUAGE } from "../languages/languages.js";
 
 /** A titled table: header row plus body rows of cells. */
 export interface Section {
@@ -29,7 +30,8 @@ const SHORT: Record<NeighbourhoodCategory, string> = {
 };
 
 /** The judge records a level starting NO-SANDBOX when answers ran without namespaces (issue #9: say so plainly). */
-export const notPython = (r: { language: string }): boolean => r.language !== "python";
+/** A run asked in another language than the default: the report then shows each run's. */
+export const notDefaultLanguage = (r: { language: string }): boolean => r.language !== DEFAULT_LANGUAGE;
 export const unsandboxed = (r: { isolationLevel?: string | null }): boolean => (r.isolationLevel ?? "").startsWith("NO-SANDBOX");
 export const UNSANDBOXED_NOTE = "WARNING: answers of a run marked NO-SANDBOX ran WITHOUT a sandbox (no namespaces on that machine): they could read files, oracles included.";
 
@@ -49,7 +51,10 @@ export function judgePythonNote(d: Pick<ReportData, "runs">): string {
     return `Judge Python: ${d.runs.map((r, i) => `${r.id}: ${cells[i]}`).join("; ")}.`;
 }
 
-/** "M of M_total" judged instances. */
+/** What "judged" counts, said once under every table that shows it (src/vocabulary.ts). */
+export const JUDGED_NOTE = "judged: answers with a model verdict (not truncated, judge_error or missing), of the answers planned.";
+
+/** "M of M_total" instances with a judged answer (a neighbourhood's coverage, shown as "instances"; judged answers are {@link judgedOf}'s). */
 export function judged(M: number, total: number): string {
     return `${M} of ${total}`;
 }
@@ -58,21 +63,22 @@ export function judged(M: number, total: number): string {
 function sections(d: ReportData, full: boolean): Section[] {
     const out: Section[] = [];
     // The language column appears once a run is not in Python: comparing languages needs it, Python-only reports stay as they were.
-    const lang = d.runs.some(notPython);
+    const lang = d.runs.some(notDefaultLanguage);
     out.push({
         title: "Runs",
-        head: [{ head: "run", ellipsis: "middle" }, "created", { head: "status", fixed: true }, "backend", ...(lang ? ["language"] : []), "isolation", "configurations"],
-        rows: d.runs.map((r) => [r.id, (r.created ?? "").replace("T", " ").slice(0, 16), runStatus(r), r.backend ?? "", ...(lang ? [r.language] : []), r.isolationLevel ?? "", r.configs.join("; ")]),
+        head: [{ head: "run", ellipsis: "middle" }, "created", { head: "status", fixed: true }, { head: "judged", fixed: true }, "backend", ...(lang ? ["language"] : []), "isolation", "configurations"],
+        rows: d.runs.map((r) => [r.id, (r.created ?? "").replace("T", " ").slice(0, 16), runStatus(r), judgedOf(r.answers), r.backend ?? "", ...(lang ? [r.language] : []), r.isolationLevel ?? "", r.configs.join("; ")]),
         // The judge's Python under the table (a column would be cut short): once when every run had the same.
         note: [d.runs.some(unsandboxed) ? UNSANDBOXED_NOTE : "", judgePythonNote(d)].filter(Boolean).join(" ")
     });
     out.push({
         title: "Configurations (means over templates)",
+        // Instances with a judged answer are in each configuration's table of neighbourhoods (where the 90% rule applies).
         head: [CONFIG, { head: "mode", fixed: true }, "judged", ...scoresIn("scores").map((k) => k.label), "trunc", "j_err", "miss"],
-        rows: d.configs.map((c) => [c.config, c.mode, judged(c.coverage.judged, c.coverage.total), ...scoresIn("scores").map((k) => formatScore(k, c)), String(c.harness.truncated), String(c.harness.judge_error), String(c.harness.missing)]),
+        rows: d.configs.map((c) => [c.config, c.mode, judgedOf(c.answers), ...scoresIn("scores").map((k) => formatScore(k, c)), String(c.harness.truncated), String(c.harness.judge_error), String(c.harness.missing)]),
         note:
             "mode: how responses were decoded (reproducible, the default, or the opt-in fast mode, whose responses may differ between runs). " +
-            "judged: instances with at least one judged response, of all instances. trunc / j_err: truncated and judge_error responses, harness outcomes counted apart and excluded from every score. " +
+            `${JUDGED_NOTE} trunc / j_err: truncated and judge_error answers, harness outcomes counted apart and excluded from every score. ` +
             "miss: planned answers (instances × R) with no outcome: absent from a replay file, or not generated or judged yet."
     });
     const tampered = d.configs.filter((c) => c.tampering.count > 0);
@@ -127,9 +133,9 @@ function sections(d: ReportData, full: boolean): Section[] {
         const mine = rows.filter((t) => t.config === c.config);
         out.push({
             title: `Neighbourhoods: ${c.config} (${c.mode})`,
-            head: ["template", "judged", "R", ...scoresIn("scores").map((k) => k.label), { head: "category", fixed: true }],
+            head: ["template", "instances", "R", ...scoresIn("scores").map((k) => k.label), { head: "category", fixed: true }],
             rows: mine.map((t) => [t.template, judged(t.M, t.Mtotal), String(t.R), ...scoresIn("scores").map((k) => formatScore(k, t)), CATEGORY_LABELS[t.category]]),
-            note: mine.some((t) => t.M < t.Mtotal) ? "judged: instances with a judged response, of the neighbourhood's instances; under 90% judged, a neighbourhood gets no category." : undefined
+            note: mine.some((t) => t.M < t.Mtotal) ? "instances: instances with a judged answer, of the neighbourhood's instances; under 90% of them judged, a neighbourhood gets no category." : undefined
         });
         out.push({
             title: `Stability: ${c.config} (95%: RLPR Wilson at effective n, PSR Wilson, AV bootstrap)`,

@@ -1,4 +1,4 @@
-import type { Category, ParamValue } from "../vocabulary.js";
+import type { AnswerCounts, Category, ParamValue } from "../vocabulary.js";
 import type { ConfigSummary, GroupSummary, TemplateSummary } from "../scores/aggregates.js";
 import type { Comparison } from "../scores/compare.js";
 import type { Discontinuity } from "../scores/discontinuities.js";
@@ -27,6 +27,8 @@ export interface ReportRunMeta {
     config?: Record<string, unknown>;
     /** Configurations with their backend metadata (read for the decoding mode). */
     configurations?: readonly { label: string; metadata: Record<string, unknown> | null; modelSha256?: string | null }[];
+    /** Its answers as the store counts them (src/store/outcomes.ts runAnswers); absent: counted from the scores. */
+    answers?: AnswerCounts;
 }
 
 /** The latest `eddy audit determinism` of a model file in one mode. */
@@ -71,7 +73,9 @@ export interface ReportRun extends Omit<ReportRunMeta, "config" | "configuration
     /** The language its questions were asked and answers judged in ("python" for runs before languages). */
     language: string;
     configs: string[];
-    /** Planned answers of this run with no outcome, over its configurations and templates (see HarnessCounts.missing). */
+    /** Its answers: planned, judged, passed, harness outcomes, missing (src/vocabulary.ts). */
+    answers: AnswerCounts;
+    /** Planned answers of this run with no outcome, over its configurations and templates (= answers.missing). */
     missing: number;
     /** One row per template × configuration of this run: AS, CPS, CCS, category and the rest. */
     templates: NeighbourhoodRow[];
@@ -79,6 +83,7 @@ export interface ReportRun extends Omit<ReportRunMeta, "config" | "configuration
 
 /** A failing response offered in the HTML drill-down. */
 export interface DrilldownRow {
+    runId: string;
     config: string;
     instance: number;
     params: ParamValue[];
@@ -125,8 +130,25 @@ export interface ReportOptions {
     scores?: readonly NeighbourhoodScore[];
     /** The agreement with a peer's published verdicts (see agreementRender.loadAgreement): a section of the report. */
     agreement?: AgreementReport;
+    /** The HTML report links each answer it shows to `eddy view` at this address (see {@link ViewerLinks}). */
+    viewer?: ViewerLinks;
     /** Text tables: width to fit (default: the terminal's, else 100). */
     width?: number;
     /** Text tables: every value in full, no fitting. */
     wide?: boolean;
+}
+
+/**
+ * Where a running `eddy view` serves the store a report was made from: its address (`http://127.0.0.1:7733`,
+ * or "" for links within the viewer itself) and each configuration's id there, by run and label
+ * ({@link viewerConfigKey}); an answer whose configuration is not named is not linked.
+ */
+export interface ViewerLinks {
+    url: string;
+    configIds: ReadonlyMap<string, number>;
+}
+
+/** Key of {@link ViewerLinks.configIds}. */
+export function viewerConfigKey(runId: string, config: string): string {
+    return `${runId}\u0000${config}`;
 }

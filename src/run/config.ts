@@ -6,7 +6,7 @@ import { EddyError, oneLine } from "../util/errors.js";
 import { z } from "zod";
 import { boolField, field, intField, intSetting, numberSetting, strField } from "../util/settings.js";
 import { DECODING_MODES, type DecodingMode } from "../vocabulary.js";
-import { parseLanguage } from "../languages/languages.js";
+import { DEFAULT_LANGUAGE, parseLanguage } from "../languages/languages.js";
 
 import { BACKEND_IDENTITY_SETTINGS, BACKEND_OPERATIONAL_SETTINGS, BACKEND_PATH_KEYS, backendDescriptor, settingOwner, DEFAULT_BACKEND, type BackendName } from "../inference/backends.js";
 
@@ -245,7 +245,7 @@ export function completeStudyConfig(s: StudySettings, baseDir = process.cwd()): 
         backend,
         mode,
         ...(groupSize !== undefined ? { groupSize } : {}),
-        ...(language !== undefined && language !== "python" ? { language } : {}),
+        ...(language !== undefined && language !== DEFAULT_LANGUAGE ? { language } : {}),
         ...(s.db !== undefined ? { db: path.resolve(baseDir, s.db) } : {})
     };
     return out;

@@ -6,7 +6,7 @@ import type { Template } from "../templates/types.js";
 import type { StoredInstance } from "../store/types.js";
 import { backendDescriptor , type ModelSource } from "../inference/backends.js";
 import type { StudyConfig } from "./config.js";
-import { questionFor, unsupportedReason, wrapperFor } from "../languages/languages.js";
+import { DEFAULT_LANGUAGE, questionFor, unsupportedReason, wrapperFor } from "../languages/languages.js";
 import { EddyError } from "../util/errors.js";
 
 /** What a study will ask, before anything runs. */
@@ -39,7 +39,7 @@ export function smallNeighbourhoodNote(counts: { id: string; n: number }[], m: n
 
 /** Resolve templates, sample instances (or take the stored ones) and load wrappers. */
 export function planStudy(c: StudyConfig, library: TemplateLibrary, stored?: (templateId: string) => StoredInstance[]): StudyPlan {
-    const language = c.language ?? "python";
+    const language = c.language ?? DEFAULT_LANGUAGE;
     const chosen = selectTemplates(library, c.templates);
     // A template that cannot be asked faithfully in the language is left out (said in `skipped`);
     // when none is left, the run cannot start.

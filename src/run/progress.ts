@@ -37,7 +37,8 @@ export function progressLine(p: StudyProgress): string {
     const c = progressCounts(p);
     const parts: string[] = [];
     if (p.total > 0 || p.cached > 0) parts.push(`generated ${c.generated}/${c.total}${p.cached ? ` (${p.cached} cached)` : ""}${c.rate ? ` · ${c.rate}` : ""}`);
-    if (p.toJudge > 0) parts.push(`judged ${c.judged}/${c.toJudge} passed ${p.passed}${c.harness ? ` (${c.harness} truncated or judge_error)` : ""} · ${p.verdictsPerS.toFixed(1)} verdicts/s`);
+    // Judged answers (src/vocabulary.ts) of the run's planned ones, as the bars, the summary and every report count them.
+    if (p.toJudge > 0) parts.push(`judged ${c.judged}/${c.total} passed ${p.passed}${c.harness ? ` (${c.harness} truncated or judge_error)` : ""} · ${p.verdictsPerS.toFixed(1)} verdicts/s`);
     if (p.final) parts.push(`done in ${fmtEta(p.elapsedS)}`);
     else if (p.etaS !== undefined && Number.isFinite(p.etaS)) parts.push(`ETA ${fmtEta(p.etaS)}`);
     if (p.errors) parts.push(`${p.errors} errors`);
@@ -111,6 +112,13 @@ export function createProgressDisplay(opts: { tty?: boolean; everyMs?: number } 
     let judge: cliProgress.SingleBar | undefined;
     let stopped = false;
     let last: StudyProgress | undefined;
+    /**
+     * cli-progress draws a bar only when its text changed; after a note is printed above the bars (which moves
+     * them) or the terminal echoed "^C" over one, every bar is drawn again, changed or not.
+     */
+    const redraw = (): void => {
+        for (const b of [gen, judge]) if (b) (b as unknown as { lastDrawnString: string | null }).lastDrawnString = null;
+    };
     return {
         update(p) {
             if (stopped) return;
@@ -123,7 +131,9 @@ export function createProgressDisplay(opts: { tty?: boolean; everyMs?: number } 
             // Before anything moves, a word of what is happening (validating oracles, loading a model).
             // After loading, until the first answer of this session: what it is doing, not "ETA ?".
             const waiting = p.phase ? `${p.phase}…` : p.generated === 0 && p.total > 0 && !p.final ? ["generating…", p.model].filter(Boolean).join(" · ") : "";
-            const genExtra = barExtra("generate", c.generated, total, waiting || [c.rate, p.cached ? `${p.cached} cached` : "", `ETA ${fmtEta(p.etaS)}`, p.model].filter(Boolean).join(" · "), width);
+            // The final frame has no ETA: a run that ends with answers left (Ctrl-C) says it stopped.
+            const eta = p.final ? (c.generated < total ? "stopped" : "") : `ETA ${fmtEta(p.etaS)}`;
+            const genExtra = barExtra("generate", c.generated, total, waiting || [c.rate, p.cached ? `${p.cached} cached` : "", eta, p.model].filter(Boolean).join(" · "), width);
             const judgeExtra = barExtra(
                 "judge   ",
                 judged,
@@ -142,6 +152,7 @@ export function createProgressDisplay(opts: { tty?: boolean; everyMs?: number } 
                 const bars = multi;
                 setStderrLines((text) => {
                     bars.log(text.endsWith("\n") ? text : text + "\n");
+                    redraw();
                     bars.update();
                 });
                 return;
@@ -162,6 +173,8 @@ export function createProgressDisplay(opts: { tty?: boolean; everyMs?: number } 
                 this.update({ ...last, phase: undefined, final: true });
                 stopped = true;
             }
+            // Drawn whole again: a line written over a bar (a note, the terminal's own "^C") must not stay in the last frame.
+            redraw();
             multi.stop();
         }
     };

@@ -1,4 +1,4 @@
-import { HARNESS_CATEGORIES, MODEL_CATEGORIES, type Category } from "../vocabulary.js";
+import { countAnswers, HARNESS_CATEGORIES, MODEL_CATEGORIES, type AnswerCounts, type Category } from "../vocabulary.js";
 import { NEIGHBOURHOOD_CATEGORIES, type HarnessCounts, type NeighbourhoodCategory, type NeighbourhoodScore } from "./neighbourhood.js";
 
 /** Share (0..1) of neighbourhoods in each category, with the count they are shares of. */
@@ -39,6 +39,18 @@ export interface ConfigSummary {
     responses: number;
     /** Harness outcomes and missing answers, counted apart (never model failures). */
     harness: HarnessCounts;
+    /** Its answers: planned (instances × R over its templates), judged, passed, harness outcomes, missing (src/vocabulary.ts). */
+    answers: AnswerCounts;
+}
+
+/** The answers (src/vocabulary.ts) behind some neighbourhoods' scores: planned M_total × R each, outcomes by category. */
+export function answersOf(scores: readonly NeighbourhoodScore[]): AnswerCounts {
+    const counts: Partial<Record<Category, number>> = {};
+    for (const s of scores) for (const [cat, n] of Object.entries(s.verdicts) as [Category, number][]) counts[cat] = (counts[cat] ?? 0) + n;
+    return countAnswers(
+        scores.reduce((n, s) => n + s.Mtotal * s.R, 0),
+        counts
+    );
 }
 
 /** Category shares for a problem group or subgroup, per configuration and over all of them. */
@@ -110,7 +122,8 @@ export function summariseConfigs(scores: readonly NeighbourhoodScore[]): ConfigS
             categories: categoryShares(list),
             verdictShares,
             responses,
-            harness
+            harness,
+            answers: answersOf(list)
         };
     });
 }

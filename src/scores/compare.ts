@@ -6,10 +6,10 @@ import type { Outcome, ParamValue } from "../vocabulary.js";
 import { groupBy } from "./aggregates.js";
 import { isHarness, type NeighbourhoodScore } from "./neighbourhood.js";
 
-/** Scores compared across configurations (each a distribution over neighbourhoods). */
-export const COMPARED_SCORES = ["AS", "CPS", "CCS"] as const;
-/** One of {@link COMPARED_SCORES}. */
-export type ComparedScore = (typeof COMPARED_SCORES)[number];
+import { COMPARED_SCORES, type ComparedScore } from "./table.js";
+
+// Which scores are compared is the score table's word (src/scores/table.ts `compared`).
+export { COMPARED_SCORES, type ComparedScore };
 
 /** Shapiro–Wilk of one score's distribution under one configuration. */
 export interface NormalityRow {
@@ -152,11 +152,15 @@ function pairRow(score: ComparedScore, a: string, b: string, x: number[], y: num
 export function pairedComparisons(outcomes: readonly Outcome[], configs: readonly string[], maxFlips = 50): PairedRow[] {
     // Per configuration: instance key → { ref, rounds: round → passed }
     const table = new Map<string, Map<string, { ref: InstanceRef; rounds: Map<number, boolean> }>>();
+    // Outcomes read from a store share one params array per instance: stringified once.
+    const paramKeys = new Map<unknown, string>();
     for (const o of outcomes) {
         if (isHarness(o.category)) continue;
         let t = table.get(o.config);
         if (!t) table.set(o.config, (t = new Map()));
-        const key = `${o.template}\u0000${o.instance}\u0000${JSON.stringify(o.params)}`;
+        let pk = paramKeys.get(o.params);
+        if (pk === undefined) paramKeys.set(o.params, (pk = JSON.stringify(o.params)));
+        const key = `${o.template}\u0000${o.instance}\u0000${pk}`;
         let e = t.get(key);
         if (!e) t.set(key, (e = { ref: { template: o.template, instance: o.instance, params: o.params }, rounds: new Map() }));
         e.rounds.set(o.round, o.category === "passed");

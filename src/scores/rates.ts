@@ -1,3 +1,5 @@
+import { SCORES } from "./table.js";
+
 /**
  * The one definition of the per-instance scores (SPEC §3–§4, README "The method in brief"), used by
  * the report (scores/neighbourhood.ts) and the quantisation comparison (quant/compare/scoreDeltas.ts).
@@ -9,10 +11,10 @@
  * and CCS = PSR hold on any data.
  */
 
-/** The scores built from per-instance contributions. */
-export const RATE_SCORES = ["AS", "CPS", "CCS", "RLPR", "PSR"] as const;
 /** One of {@link RATE_SCORES}. */
-export type RateScore = (typeof RATE_SCORES)[number];
+export type RateScore = "AS" | "CPS" | "CCS" | "RLPR" | "PSR";
+/** The scores built from per-instance contributions: those the score table marks `rate`. */
+export const RATE_SCORES: readonly RateScore[] = SCORES.filter((c) => c.rate).map((c) => c.name as RateScore);
 
 /** What one instance contributes to each score, from c correct of n ≥ 1 judged rounds. */
 export function instanceContribution(n: number, c: number): Record<RateScore, number> {

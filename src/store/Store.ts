@@ -8,7 +8,7 @@ import { createPrivateFile, ensurePrivateDir, tightenIfExposed } from "../util/p
 
 // One cap for every stored detail, defined beside the judge's (src/util/detail.ts).
 export { capDetail, MAX_DETAIL_CHARS } from "../util/detail.js";
-import type { Verdict, VerdictCache } from "../judge/types.js";
+import type { ShrunkInput, Verdict, VerdictCache } from "../judge/types.js";
 import { attachConnection } from "./connection.js";
 import { AuditRepository } from "./audits.js";
 import { LoopRepository } from "./loops.js";
@@ -281,7 +281,7 @@ export class Store {
             return this.write(() => {
                 const stored = (this.db.prepare("SELECT COUNT(*) AS n FROM generations g JOIN configurations c ON c.id = g.config_id WHERE c.run_id = ?").get(id) as { n: number }).n;
                 if (stored > 0) return false;
-                for (const table of ["configurations", "instances", "run_templates", "run_leases", "mutate_studies"])
+                for (const table of ["configurations", "instances", "run_templates", "run_leases", "mutate_studies", "generation_usage", "quant_studies"])
                     this.db.prepare(`DELETE FROM ${table} WHERE run_id = ?`).run(id);
                 return this.db.prepare("DELETE FROM runs WHERE id = ?").run(id).changes === 1;
             });
@@ -440,23 +440,23 @@ export class Store {
                 gen.run({ ...g, prompt: g.prompt, code: g.code ?? null, cached: g.cached ? 1 : 0, missing: g.missing ? 1 : 0, created: t });
             // First verdict wins, except that a harness failure (judge_error) is replaced by a real verdict.
             const ver = this.prep(
-                `INSERT INTO verdicts (generation_id, category, judge_category, detail, ms, cached, created)
-                 SELECT id, @category, @judgeCategory, @detail, @ms, @cached, @created FROM generations
+                `INSERT INTO verdicts (generation_id, category, judge_category, detail, ms, cached, created, shrunk_json)
+                 SELECT id, @category, @judgeCategory, @detail, @ms, @cached, @created, @shrunk FROM generations
                  WHERE config_id = @configId AND template_id = @templateId AND instance_idx = @instance AND round = @round
                  ON CONFLICT (generation_id) DO UPDATE SET
                    category = excluded.category, judge_category = excluded.judge_category, detail = excluded.detail,
-                   ms = excluded.ms, cached = excluded.cached, created = excluded.created
+                   ms = excluded.ms, cached = excluded.cached, created = excluded.created, shrunk_json = excluded.shrunk_json
                  WHERE verdicts.category = 'judge_error'`
             );
-            for (const v of batch.verdicts) ver.run({ ...v, detail: capDetail(v.detail), cached: v.cached ? 1 : 0, created: t });
+            for (const v of batch.verdicts) ver.run({ ...v, detail: capDetail(v.detail), cached: v.cached ? 1 : 0, created: t, shrunk: v.shrunk ?? null });
             const resp = this.prep(
                 `INSERT OR REPLACE INTO response_cache (key, model_sha256, response, stop_reason, prompt_tokens, generated_tokens, ttft_ms, gen_ms, created)
                  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
             );
             for (const r of batch.responses)
                 resp.run(r.key, r.modelSha256, r.g.response, r.g.stopReason, r.g.promptTokens, r.g.generatedTokens, r.g.ttftMs, r.g.genMs, t);
-            const vc = this.prep("INSERT OR REPLACE INTO verdict_cache (key, category, detail, ms, created) VALUES (?, ?, ?, ?, ?)");
-            for (const [key, v] of batch.verdictCache) vc.run(key, v.category, capDetail(v.detail), v.ms, t);
+            const vc = this.prep("INSERT OR REPLACE INTO verdict_cache (key, category, detail, ms, created, shrunk_json) VALUES (?, ?, ?, ?, ?, ?)");
+            for (const [key, v] of batch.verdictCache) vc.run(key, v.category, capDetail(v.detail), v.ms, t, v.shrunk ? JSON.stringify(v.shrunk) : null);
         });
     }
 
@@ -474,8 +474,8 @@ export class Store {
 
     /** A stored verdict for this judge cache key, if any. */
     cachedVerdict(key: string): Verdict | undefined {
-        const r = this.prep("SELECT category, detail, ms FROM verdict_cache WHERE key = ?").get(key) as Verdict | undefined;
-        return r ? { category: r.category, detail: r.detail, ms: r.ms, cached: true } : undefined;
+        const r = this.prep("SELECT category, detail, ms, shrunk_json FROM verdict_cache WHERE key = ?").get(key) as (Verdict & { shrunk_json: string | null }) | undefined;
+        return r ? { category: r.category, detail: r.detail, ms: r.ms, cached: true, ...(r.shrunk_json ? { shrunk: JSON.parse(r.shrunk_json) as ShrunkInput } : {}) } : undefined;
     }
 
     /** Per-run counts: configurations, instances, generations, verdicts, missing, by category. */
@@ -547,14 +547,6 @@ function describeTables(tables: string[]): string {
     return `${tables.length === 1 ? "table" : "tables"} ${shown}${tables.length > 3 ? ` and ${tables.length - 3} more` : ""}`;
 }
 
-export function existsSyncSafe(p: string): boolean {
-    try {
-        return statSync(p).isFile();
-    } catch {
-        return false;
-    }
-}
-
 function busyTimeout(): number {
     const env = Number(process.env.EDDY_BUSY_TIMEOUT_MS);
     return Number.isFinite(env) && env >= 0 && process.env.EDDY_BUSY_TIMEOUT_MS !== undefined ? env : DEFAULT_BUSY_TIMEOUT_MS;
@@ -576,7 +568,7 @@ export class StoreVerdictCache implements VerdictCache {
     /** Remember a verdict (written with the next batch). */
     set(key: string, v: Verdict): void {
         if (v.category === "judge_error") return; // a harness failure must be retried, never remembered
-        this.pending.set(key, { category: v.category, detail: capDetail(v.detail), ms: v.ms });
+        this.pending.set(key, { category: v.category, detail: capDetail(v.detail), ms: v.ms, ...(v.shrunk ? { shrunk: v.shrunk } : {}) });
     }
     /** Entries waiting to be written; clears the buffer. */
     drain(): [string, Verdict][] {

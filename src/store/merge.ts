@@ -445,6 +445,8 @@ class Merger {
         for (const r of this.rows(src, "published_verdicts"))
             this.merge(src, sum, "published_verdicts", { ...r, run_id: run(r.run_id) }, () => `published verdict ${run(r.run_id)}/${r.template_id}#${r.instance_idx} round ${r.round}`);
         for (const r of this.rows(src, "mutate_studies")) this.merge(src, sum, "mutate_studies", { ...r, run_id: run(r.run_id) }, () => `mutation study ${run(r.run_id)}`);
+        for (const r of this.rows(src, "generation_usage")) this.merge(src, sum, "generation_usage", { ...r, run_id: run(r.run_id) }, () => `generation usage ${run(r.run_id)}/${r.model}`);
+        for (const r of this.rows(src, "quant_studies")) this.merge(src, sum, "quant_studies", { ...r, run_id: run(r.run_id) }, () => `quantisation study ${run(r.run_id)}`);
 
         const loopMap = this.mapRuns(src, "loop_runs", sum);
         const loop = (id: unknown): string => loopMap.get(id as string) ?? (id as string);

@@ -27,6 +27,10 @@ export const MERGED_TABLES = {
         compare: ["source", "correct", "stage", "fault", "detail", "extracted"]
     },
     mutate_studies: { key: ["run_id"], compare: ["original", "embed_model", "min_similarity", "variants_json"] },
+    // CPU time is the machine's own (like ttft_ms): each session's row is kept, none compared.
+    generation_usage: { key: ["run_id", "model", "session"], compare: [] },
+    // What eddy quant measured beside a run (paths and drift are the machine's): the target's copy is kept.
+    quant_studies: { key: ["run_id"], compare: [] },
     loop_runs: { key: ["id"], compare: ["config_hash", "backend", "model", "model_sha256", "eddy_version"] },
     loop_tasks: { key: ["run_id", "template_id", "instance_idx"], compare: ["params_json", "bindings_json", "question", "oracle_hash"] },
     loop_steps: {

@@ -1,7 +1,7 @@
 import path from "node:path";
 import { EddyError } from "../util/errors.js";
 import type { ChatMessage } from "../vocabulary.js";
-import type { Category } from "../vocabulary.js";
+import { countAnswers, type AnswerCounts, type Category } from "../vocabulary.js";
 import type { Outcome } from "../vocabulary.js";
 import { connection } from "./connection.js";
 import type { Store } from "./Store.js";
@@ -26,6 +26,8 @@ export interface RunInfo {
     configurations: ConfigurationInfo[];
     templates: { id: string; oracleHash: string; group: string; subgroups: string[] }[];
     counts: ReturnType<Store["counts"]>;
+    /** Its answers: planned, judged, passed, harness outcomes and missing (src/vocabulary.ts), as every command counts them. */
+    answers: AnswerCounts;
 }
 
 /** One configuration with its backend metadata. */
@@ -59,6 +61,8 @@ export function configLabel(c: Pick<ConfigurationRow, "model" | "temperature" | 
 export function runInfo(store: Store, id: string): RunInfo {
     const run = requireRun(store, id);
     const confs = store.configurations(run.id);
+    const config = JSON.parse(run.config_json) as Record<string, unknown>;
+    const counts = store.counts(run.id);
     return {
         id: run.id,
         created: run.created,
@@ -69,7 +73,7 @@ export function runInfo(store: Store, id: string): RunInfo {
         seed: run.seed,
         isolationLevel: run.isolation_level,
         isolation: run.isolation_json ? JSON.parse(run.isolation_json) : null,
-        config: JSON.parse(run.config_json),
+        config,
         error: run.error,
         stats: run.stats_json ? JSON.parse(run.stats_json) : null,
         configurations: confs.map((c) => ({
@@ -85,8 +89,23 @@ export function runInfo(store: Store, id: string): RunInfo {
             metadata: c.metadata_json ? JSON.parse(c.metadata_json) : null
         })),
         templates: store.runTemplates(run.id).map((t) => ({ id: t.template_id, oracleHash: t.oracle_hash, group: t.grp, subgroups: JSON.parse(t.subgroups_json) })),
-        counts: store.counts(run.id)
+        counts,
+        answers: runAnswers(counts, config, run.status)
     };
+}
+
+/**
+ * A run's answers (src/vocabulary.ts) from its stored counts: planned = configurations × instances × R
+ * (the rounds the study asked for), outcomes by category. A configuration is stored when its model is
+ * loaded: until the study has finished, the configurations its settings name count too (models ×
+ * temperatures × wrappers), so a run stopped while its model loads plans what it will ask.
+ */
+export function runAnswers(counts: Pick<ReturnType<Store["counts"]>, "configurations" | "instances" | "categories">, config: Record<string, unknown>, status?: string): AnswerCounts {
+    const rounds = typeof config.rounds === "number" ? config.rounds : 0;
+    const size = (v: unknown): number => (Array.isArray(v) && v.length > 0 ? v.length : 1);
+    const named = size(config.models) * size(config.temperatures) * size(config.wrappers);
+    const configurations = status === "complete" ? counts.configurations : Math.max(counts.configurations, named);
+    return countAnswers(configurations * counts.instances * rounds, counts.categories);
 }
 
 /** Every run's metadata, newest first. */
@@ -151,6 +170,14 @@ export function loadOutcomes(store: Store, runIds: string[]): Outcome[] {
         }
     const out: Outcome[] = [];
     const stmt = connection(store).prepare(JOINED_SQL);
+    // Every round of an instance carries the same parameters: parsed once and shared (read-only), so
+    // the scores that key instances by their parameters stringify each tuple once, not per answer.
+    const parsed = new Map<string, unknown>();
+    const once = <T>(json: string): T => {
+        let v = parsed.get(json);
+        if (v === undefined) parsed.set(json, (v = JSON.parse(json)));
+        return v as T;
+    };
     for (const r of runs) {
         for (const row of stmt.iterate(r.id) as IterableIterator<JoinedRow>) {
             const base = configLabel(row);
@@ -163,9 +190,9 @@ export function loadOutcomes(store: Store, runIds: string[]): Outcome[] {
                 wrapper: row.wrapper,
                 template: row.template_id,
                 group: row.grp,
-                subgroups: JSON.parse(row.subgroups_json),
+                subgroups: once(row.subgroups_json),
                 instance: row.instance_idx,
-                params: JSON.parse(row.params_json),
+                params: once(row.params_json),
                 round: row.round,
                 seed: row.seed,
                 category: row.category,
@@ -182,7 +209,7 @@ export function loadOutcomes(store: Store, runIds: string[]): Outcome[] {
 export function exportRows(store: Store, runId: string): Record<string, unknown>[] {
     const run = requireRun(store, runId);
     const sql = JOINED_SQL.replace("JOIN verdicts v", "LEFT JOIN verdicts v").replace(" AND g.missing = 0", "");
-    const rows = connection(store).prepare(sql.replace("g.cached", "g.cached, g.missing").replace("i.params_json", "i.params_json, i.bindings_json")).all(run.id) as (JoinedRow & { missing: number; bindings_json: string })[];
+    const rows = connection(store).prepare(sql.replace("g.cached", "g.cached, g.missing").replace("i.params_json", "i.params_json, i.bindings_json").replace("v.ms,", "v.ms, v.shrunk_json,")).all(run.id) as (JoinedRow & { missing: number; bindings_json: string; shrunk_json: string | null })[];
     return rows.map((r) => ({
         run: r.run_id,
         config: configLabel(r),
@@ -203,6 +230,8 @@ export function exportRows(store: Store, runId: string): Record<string, unknown>
         judge_category: r.judge_category ?? null,
         detail: r.detail ?? (r.missing ? "no answer in the replay file" : ""),
         judge_ms: r.ms ?? null,
+        // A fuzzing failure's input shrunk to the smallest on which answer and model solution still differ.
+        shrunk_input: r.shrunk_json ? (JSON.parse(r.shrunk_json) as unknown) : null,
         stop_reason: r.stop_reason,
         prompt_tokens: r.prompt_tokens,
         generated_tokens: r.generated_tokens,

@@ -283,4 +283,37 @@ export const MIGRATIONS: readonly string[] = [
     `
     ALTER TABLE published_verdicts ADD COLUMN evidence_json TEXT;  -- src/report/peerEvidence.ts PeerEvidence
     `
+    ,
+    // Quantisation studies (#45): the CPU time the inference process spent generating a model's answers in a run
+    // (one row per session that generated: a resume adds one), for tokens per CPU-second; and what `eddy quant`
+    // measured beside the run (files, bits per weight, token drift), so the viewer draws the study as the command did.
+    `
+    CREATE TABLE generation_usage (
+        run_id TEXT NOT NULL REFERENCES runs(id),
+        model TEXT NOT NULL,               -- the configurations' model label (one backend served them)
+        session TEXT NOT NULL,             -- random id of the generating session
+        cpu_ms REAL NOT NULL,              -- user + system CPU of the inference process(es) while generating
+        wall_ms REAL NOT NULL,
+        generated_tokens INTEGER NOT NULL, -- tokens generated in that time (answers from the cache excluded)
+        prompt_tokens INTEGER NOT NULL,
+        responses INTEGER NOT NULL,
+        threads INTEGER,
+        created TEXT NOT NULL,
+        PRIMARY KEY (run_id, model, session)
+    );
+
+    CREATE TABLE quant_studies (
+        run_id TEXT PRIMARY KEY REFERENCES runs(id),
+        created TEXT NOT NULL,
+        updated TEXT NOT NULL,
+        reference TEXT NOT NULL,           -- the reference file
+        inputs_json TEXT NOT NULL          -- src/store/quantStudy.ts StoredQuantStudy: files, bits per weight, drift
+    );
+    `,
+    // Why an answer failed: a fuzzing failure's input shrunk to the smallest on which the answer and the model
+    // solution still differ (src/judge/types.ts ShrunkInput), kept beside the verdict, which it does not change.
+    `
+    ALTER TABLE verdicts ADD COLUMN shrunk_json TEXT;
+    ALTER TABLE verdict_cache ADD COLUMN shrunk_json TEXT;
+    `
 ];

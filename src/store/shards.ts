@@ -46,7 +46,7 @@ export function readScratchRun<G>(file: string): { configurations: ScratchConfig
                 .prepare(
                     `SELECT g.template_id, g.instance_idx, g.round, g.seed, g.prompt_json, g.response, g.code, g.stop_reason, g.prompt_tokens,
                             g.generated_tokens, g.ttft_ms, g.gen_ms, g.cached, g.missing,
-                            v.category, v.judge_category, v.detail, v.ms AS v_ms, v.cached AS v_cached
+                            v.category, v.judge_category, v.detail, v.ms AS v_ms, v.cached AS v_cached, v.shrunk_json AS v_shrunk
                      FROM generations g LEFT JOIN verdicts v ON v.generation_id = g.id ORDER BY g.id`
                 )
                 .all() as G[]

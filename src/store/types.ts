@@ -100,6 +100,8 @@ export interface NewVerdict extends GenerationKey {
     detail: string;
     ms: number;
     cached?: boolean;
+    /** The failing input shrunk, as JSON (src/judge/types.ts ShrunkInput), or null. */
+    shrunk?: string | null;
 }
 
 /** A row of `generations`. */

@@ -1,9 +1,11 @@
+import type { ShrunkInput } from "../judge/types.js";
 import type Database from "better-sqlite3";
-import type { Category, Outcome } from "../vocabulary.js";
+import type { AnswerCounts, Category, Outcome } from "../vocabulary.js";
 import { connection } from "./connection.js";
-import { configLabel } from "./outcomes.js";
+import { configLabel, runAnswers } from "./outcomes.js";
 import type { Store } from "./Store.js";
 import type { GenerationRow } from "./types.js";
+import { DEFAULT_LANGUAGE } from "../languages/languages.js";
 
 /**
  * Read-only, paged queries of `eddy view` (issue #33). Every query here is bounded: a page of answers
@@ -23,8 +25,12 @@ export interface ViewRun {
     /** The study configuration as stored. */
     config: Record<string, unknown>;
     configurations: number;
+    /** Stored answers (generated, not missing from a replay file). */
     answers: number;
+    /** Judged answers (src/vocabulary.ts): with a model verdict, harness outcomes left out (= answerCounts.judged). */
     judged: number;
+    /** Its answers, planned, judged, passed, harness and missing, as every command counts them (src/store/outcomes.ts runAnswers). */
+    answerCounts: AnswerCounts;
 }
 
 /** One configuration of a run (its id names it in URLs). */
@@ -51,7 +57,7 @@ export interface AnswerFilter {
     category?: string;
     model?: string;
     temperature?: number;
-    /** The run's answer language ("python" for runs from before languages). */
+    /** The run's answer language (the default language for runs that record none: languages.ts recordedLanguage). */
     language?: string;
     instance?: number;
     /** Text searched (case-insensitively, as a substring) in the response and the verdict detail. */
@@ -68,6 +74,8 @@ export interface AnswerRow {
     group: string;
     instance: number;
     params: string;
+    /** The instance's parameters by name (JSON), as stored. */
+    bindings: string;
     round: number;
     category: Category | null;
     /** The first 200 characters of the detail. */
@@ -97,6 +105,8 @@ export interface AnswerDetail {
     judgeCategory: Category | null;
     detail: string | null;
     judgeMs: number | null;
+    /** A fuzzing failure's input shrunk to the smallest on which answer and model solution still differ. */
+    shrunk: ShrunkInput | null;
 }
 
 /** A stored instance: parameters, bindings and the question as asked. */
@@ -140,11 +150,24 @@ export class ViewRepository {
                 `SELECT r.id, r.created, r.status, r.backend, r.seed, r.config_json,
                         (SELECT COUNT(*) FROM configurations c WHERE c.run_id = r.id) AS configurations,
                         (SELECT COUNT(*) FROM generations g JOIN configurations c ON c.id = g.config_id WHERE c.run_id = r.id AND g.missing = 0) AS answers,
-                        (SELECT COUNT(*) FROM verdicts v JOIN generations g ON g.id = v.generation_id JOIN configurations c ON c.id = g.config_id WHERE c.run_id = r.id) AS judged
+                        (SELECT COUNT(*) FROM instances i WHERE i.run_id = r.id) AS instances
                  FROM runs r ORDER BY r.created DESC, r.rowid DESC`
             )
-            .all() as { id: string; created: string; status: string; backend: string; seed: number; config_json: string; configurations: number; answers: number; judged: number }[];
-        return rows.map(({ config_json, ...r }) => ({ ...r, config: parseObject(config_json) }));
+            .all() as { id: string; created: string; status: string; backend: string; seed: number; config_json: string; configurations: number; answers: number; instances: number }[];
+        // Outcomes by run and category, in one pass: the answers' counts (src/vocabulary.ts) come from them.
+        const categories = new Map<string, Record<string, number>>();
+        for (const c of this.db
+            .prepare("SELECT c.run_id, v.category, COUNT(*) AS n FROM verdicts v JOIN generations g ON g.id = v.generation_id JOIN configurations c ON c.id = g.config_id GROUP BY c.run_id, v.category")
+            .all() as { run_id: string; category: string; n: number }[]) {
+            const m = categories.get(c.run_id) ?? {};
+            m[c.category] = c.n;
+            categories.set(c.run_id, m);
+        }
+        return rows.map(({ config_json, instances, ...r }) => {
+            const config = parseObject(config_json);
+            const answerCounts = runAnswers({ configurations: r.configurations, instances, categories: categories.get(r.id) ?? {} }, config, r.status);
+            return { ...r, config, judged: answerCounts.judged, answerCounts };
+        });
     }
 
     /** Configurations of a run (all runs when none is named), in insertion order. */
@@ -321,7 +344,7 @@ export class ViewRepository {
     instanceAnswers(configId: number, templateId: string, idx: number): AnswerDetail[] {
         const rows = this.db
             .prepare(
-                `SELECT g.*, c.run_id, v.category, v.judge_category, v.detail, v.ms AS judge_ms
+                `SELECT g.*, c.run_id, v.category, v.judge_category, v.detail, v.ms AS judge_ms, v.shrunk_json
                  FROM generations g JOIN configurations c ON c.id = g.config_id LEFT JOIN verdicts v ON v.generation_id = g.id
                  WHERE g.config_id = ? AND g.template_id = ? AND g.instance_idx = ? ORDER BY g.round`
             )
@@ -333,7 +356,7 @@ export class ViewRepository {
     answer(id: number): AnswerDetail | undefined {
         const r = this.db
             .prepare(
-                `SELECT g.*, c.run_id, v.category, v.judge_category, v.detail, v.ms AS judge_ms
+                `SELECT g.*, c.run_id, v.category, v.judge_category, v.detail, v.ms AS judge_ms, v.shrunk_json
                  FROM generations g JOIN configurations c ON c.id = g.config_id LEFT JOIN verdicts v ON v.generation_id = g.id WHERE g.id = ?`
             )
             .get(id) as DetailRow | undefined;
@@ -366,7 +389,7 @@ export class ViewRepository {
         const n = Math.max(1, Math.min(MAX_PAGE, Math.floor(limit)));
         const rows = this.db
             .prepare(
-                `SELECT g.id, c.run_id, c.id AS config_id, c.model, c.temperature, c.wrapper, g.template_id, t.grp, g.instance_idx, i.params_json, g.round,
+                `SELECT g.id, c.run_id, c.id AS config_id, c.model, c.temperature, c.wrapper, g.template_id, t.grp, g.instance_idx, i.params_json, i.bindings_json, g.round,
                         v.category, substr(COALESCE(v.detail, ''), 1, 200) AS detail, g.missing
                  FROM generations g
                  JOIN configurations c ON c.id = g.config_id
@@ -388,6 +411,7 @@ export class ViewRepository {
             grp: string;
             instance_idx: number;
             params_json: string;
+            bindings_json: string;
             round: number;
             category: Category | null;
             detail: string;
@@ -404,6 +428,7 @@ export class ViewRepository {
                 group: r.grp,
                 instance: r.instance_idx,
                 params: r.params_json,
+                bindings: r.bindings_json,
                 round: r.round,
                 category: r.category,
                 detail: r.detail,
@@ -420,6 +445,7 @@ interface DetailRow extends Omit<GenerationRow, "ttft_ms" | "created"> {
     judge_category: Category | null;
     detail: string | null;
     judge_ms: number | null;
+    shrunk_json: string | null;
 }
 
 function toDetail(r: DetailRow): AnswerDetail {
@@ -449,8 +475,20 @@ function toDetail(r: DetailRow): AnswerDetail {
         category: r.category,
         judgeCategory: r.judge_category,
         detail: r.detail,
-        judgeMs: r.judge_ms
+        judgeMs: r.judge_ms,
+        shrunk: parseShrunk(r.shrunk_json)
     };
+}
+
+/** A stored shrunk input, or null (none, or a value this version cannot read: shown as absent, never as a 500). */
+function parseShrunk(json: string | null): ShrunkInput | null {
+    if (!json) return null;
+    try {
+        const v = JSON.parse(json) as Partial<ShrunkInput>;
+        return typeof v.call === "string" && typeof v.expected === "string" && typeof v.actual === "string" ? (v as ShrunkInput) : null;
+    } catch {
+        return null;
+    }
 }
 
 function toInstance(r: { template_id: string; idx: number; params_json: string; bindings_json: string; question: string }): ViewInstance {
@@ -499,8 +537,8 @@ function answerWhere(f: AnswerFilter): { where: string[]; args: unknown[] } {
         args.push(f.instance);
     }
     if (f.language !== undefined) {
-        where.push("COALESCE(json_extract(r.config_json, '$.language'), 'python') = ?");
-        args.push(f.language);
+        where.push("COALESCE(json_extract(r.config_json, '$.language'), ?) = ?");
+        args.push(DEFAULT_LANGUAGE, f.language);
     }
     if (f.category === "failing") where.push("v.category NOT IN ('passed', 'truncated', 'judge_error')");
     else if (f.category === "missing") where.push("g.missing = 1");

@@ -92,8 +92,3 @@ export function subgroupNames(group: ProblemGroup): string[] {
 export const RETURN_TYPES = ["int", "float", "bool", "str", "list", "tuple", "set", "frozenset", "dict", "matrix", "none"] as const;
 export type ReturnType = (typeof RETURN_TYPES)[number];
 
-/**
- * Suggested edge-case names for `edges:` (free identifiers are accepted; these read the same
- * across templates, so coverage tables line up).
- */
-export const COMMON_EDGES = ["empty", "single", "lower_bound", "upper_bound", "equal_bounds", "below_range", "above_range", "out_of_range", "zero", "negative", "duplicates", "no_match", "all_match"] as const;

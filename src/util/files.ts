@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { closeSync, createReadStream, openSync, readFileSync, readSync, statSync } from "node:fs";
+import { throwIfStopped } from "./abort.js";
 
 /** True when `p` is a directory (false when it does not exist or cannot be read). */
 export function isDir(p: string): boolean {
@@ -17,7 +18,7 @@ const cache = new Map<string, string>();
  * sha256 of a file: read at once when small (a kit hashes ~15k files, and a stream per file costs
  * more than the read), streamed when large (models are gigabytes), memoised by path, size and mtime.
  */
-export async function sha256File(file: string): Promise<string> {
+export async function sha256File(file: string, signal?: AbortSignal): Promise<string> {
     const st = statSync(file);
     const key = `${file}\0${st.size}\0${st.mtimeMs}`;
     const hit = cache.get(key);
@@ -26,7 +27,11 @@ export async function sha256File(file: string): Promise<string> {
     if (st.size < SMALL) digest = createHash("sha256").update(readFileSync(file)).digest("hex");
     else {
         const hash = createHash("sha256");
-        for await (const chunk of createReadStream(file, { highWaterMark: 1 << 22 })) hash.update(chunk as Buffer);
+        // A model of many gigabytes takes minutes: a stopped study (Ctrl-C) stops reading it at the next chunk.
+        for await (const chunk of createReadStream(file, { highWaterMark: 1 << 22 })) {
+            throwIfStopped(signal, `stopped while hashing ${file}`);
+            hash.update(chunk as Buffer);
+        }
         digest = hash.digest("hex");
     }
     cache.set(key, digest);

@@ -2,6 +2,8 @@ import type { PageContext, PageResult } from "./context.js";
 import { answersPage } from "./pages/answers.js";
 import { comparePage } from "./pages/compare.js";
 import { instancePage } from "./pages/instance.js";
+import { quantPage, quantStudiesPage } from "./pages/quant.js";
+import { leaderboardPage } from "./pages/leaderboard.js";
 import { runPage } from "./pages/run.js";
 import { runsPage } from "./pages/runs.js";
 import { agreementPage, auditsPage, loopPage, loopsPage, mutatePage, reportPage } from "./pages/studies.js";
@@ -18,13 +20,16 @@ const S = "([^/]+)";
  * Keep in step with urls.ts, which builds the links.
  */
 export const ROUTES: [pattern: RegExp, page: Page][] = [
-    [/^\/$/, runsPage],
+    [/^\/$/, leaderboardPage],
+    [/^\/runs$/, runsPage],
     [new RegExp(`^/run/${S}$`), runPage],
     [new RegExp(`^/run/${S}/template/${S}$`), templatePage],
     [new RegExp(`^/run/${S}/config/${S}/template/${S}/instance/${S}$`), instancePage],
     [new RegExp(`^/run/${S}/report$`), reportPage],
     [new RegExp(`^/run/${S}/agreement$`), agreementPage],
     [new RegExp(`^/run/${S}/mutate$`), mutatePage],
+    [new RegExp(`^/run/${S}/quant$`), quantPage],
+    [/^\/quant$/, quantStudiesPage],
     [/^\/answers$/, answersPage],
     [/^\/compare$/, comparePage],
     [/^\/loops$/, loopsPage],

@@ -3,6 +3,7 @@ import { studyContext } from "../report/loadStudy.js";
 import type { ReportData, ReportRunMeta } from "../report/types.js";
 import { plannedKey, scoreNeighbourhoods, unansweredNeighbourhoods, type NeighbourhoodScore } from "../scores/neighbourhood.js";
 import type { Store } from "../store/Store.js";
+import { runAnswers } from "../store/outcomes.js";
 import type { Outcome } from "../vocabulary.js";
 import { NotFound } from "./context.js";
 
@@ -16,6 +17,11 @@ export interface RunData {
     scores: NeighbourhoodScore[];
     /** The judged answers scored, without their text (the comparison of two configurations pairs them). */
     outcomes: Outcome[];
+    /**
+     * The same answers per neighbourhood (configuration × template): each list is the same array for as long as
+     * its neighbourhood is unchanged, so what is derived from one (the leaderboard's paired data) is kept by it.
+     */
+    parts: readonly (readonly Outcome[])[];
 }
 
 /** One neighbourhood's judged answers (without text) and scores, with the fingerprint they were read at. */
@@ -45,7 +51,11 @@ export class RunDataCache {
         private readonly keep = 8
     ) {}
 
-    get(runId: string): RunData {
+    /** Values derived from a run's data (see {@link derived}), kept for every run until it changes: small, unlike the data. */
+    private readonly derivedValues = new Map<string, { version: string; value: unknown }>();
+
+    /** A run's id, its neighbourhoods' fingerprints and the version they make (free when nothing was committed since the last look). */
+    private look(runId: string): { id: string; fps: Map<string, string>; version: string; status: string } {
         const dv = this.store.view.dataVersion();
         if (dv !== this.dataVersion) {
             this.versions.clear();
@@ -55,7 +65,34 @@ export class RunDataCache {
         if (!run) throw new NotFound(`no run '${runId}'`);
         const fps = this.versions.get(run.id) ?? this.store.view.neighbourhoodVersions(run.id);
         this.versions.set(run.id, fps);
-        const version = `${run.status}${run.updated}|${[...fps].map(([k, v]) => `${k}=${v}`).join("|")}`;
+        return { id: run.id, fps, status: run.status, version: `${run.status}${run.updated}|${[...fps].map(([k, v]) => `${k}=${v}`).join("|")}` };
+    }
+
+    /** The version of a run's data: it changes whenever an answer or verdict of the run is written, or its status. */
+    version(runId: string): string {
+        return this.look(runId).version;
+    }
+
+    /**
+     * A value built from a run's data by `build` (the leaderboard's rows of the run), kept under `key` until the
+     * run changes; unlike the run data itself (a few runs), kept for every run, so a page over all runs does
+     * not score each again on every look.
+     */
+    derived<T>(runId: string, key: string, build: (d: RunData) => T): T {
+        const { id, version } = this.look(runId);
+        const k = `${id}\u0000${key}`;
+        const hit = this.derivedValues.get(k);
+        if (hit && hit.version === version) return hit.value as T;
+        const value = build(this.get(id));
+        this.derivedValues.set(k, { version, value });
+        return value;
+    }
+
+    get(runId: string): RunData {
+        const looked = this.look(runId);
+        const fps = looked.fps;
+        const version = looked.version;
+        const run = { id: looked.id };
         const hit = this.entries.get(run.id);
         if (hit && hit.version === version) return hit.value;
 
@@ -113,7 +150,7 @@ export class RunDataCache {
             .concat(unansweredNeighbourhoods(outcomes, planned))
             .sort((a, b) => a.config.localeCompare(b.config) || a.template.localeCompare(b.template));
         const { data, scores } = buildReport(outcomes, [info], { planned, determinism, title: `run ${info.id}`, scores: all });
-        const value = { info, data, scores, outcomes };
+        const value = { info, data, scores, outcomes, parts: [...neighbourhoods.values()].map((n) => n.outcomes) };
         this.entries.delete(run.id);
         this.entries.set(run.id, { version, value, neighbourhoods });
         while (this.entries.size > this.keep) this.entries.delete(this.entries.keys().next().value!);
@@ -139,7 +176,9 @@ export class RunDataCache {
             isolationLevel: run.isolation_level,
             isolation: parsedOrNull(run.isolation_json),
             config,
-            configurations: this.store.view.configurations(run.id).map((c) => ({ label: c.label, metadata: c.metadata, modelSha256: c.modelSha256 }))
+            configurations: this.store.view.configurations(run.id).map((c) => ({ label: c.label, metadata: c.metadata, modelSha256: c.modelSha256 })),
+            // The run's answers as every command counts them (src/vocabulary.ts): its status and "judged" read as in runs list.
+            answers: runAnswers(this.store.counts(run.id), config, run.status)
         };
     }
 }

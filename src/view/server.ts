@@ -6,9 +6,10 @@ import { openStore, type Store } from "../store/Store.js";
 import { EddyError, isEddyError, oneLine } from "../util/errors.js";
 import { NotFound, type PageContext } from "./context.js";
 import { viewerPage } from "./layout.js";
+import { warmLeaderboard } from "./pages/leaderboard.js";
 import { route } from "./routes.js";
 import { RunDataCache } from "./runData.js";
-import { runsUrl } from "./urls.js";
+import { leaderboardUrl } from "./urls.js";
 
 /** The loopback address the viewer listens on unless told otherwise. */
 export const LOOPBACK = "127.0.0.1";
@@ -64,6 +65,12 @@ export async function startViewer(o: ViewerOptions): Promise<Viewer> {
         if (newest && o.warm !== false) runs.get(newest.id);
     } catch {
         // its page says what is wrong when it is asked for
+    }
+    // And the leaderboard, the first page: every run's rows (the newest's from the data just scored).
+    try {
+        if (o.warm !== false) warmLeaderboard(store, runs);
+    } catch {
+        // the leaderboard says what is wrong when it is asked for
     }
     // Headers up to 64 KiB (a long search in the URL is answered with a page saying so, not refused unread); longer
     // ones, and requests that do not parse, get a page too, never a bare status line.
@@ -169,5 +176,5 @@ function send(res: ServerResponse, status: number, body: string, head = false): 
 }
 
 function errorPage(title: string, message: string): string {
-    return viewerPage(title, [["runs", runsUrl()], [title]], html`<section><h2>${title}</h2><p>${message}</p></section>`);
+    return viewerPage(title, [["leaderboard", leaderboardUrl()], [title]], html`<section><h2>${title}</h2><p>${message}</p></section>`);
 }

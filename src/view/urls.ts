@@ -5,8 +5,19 @@
 
 const seg = (s: string | number): string => encodeURIComponent(String(s));
 
+/** A query string of the values given (empty ones left out), with its "?" when there is one. */
+function query(values: Record<string, string | number | undefined>): string {
+    const q = new URLSearchParams();
+    for (const [k, v] of Object.entries(values)) if (v !== undefined && v !== "") q.set(k, String(v));
+    const s = q.toString();
+    return s ? `?${s}` : "";
+}
+
+/** The front page: every configuration ranked, with its filters and sort (empty values left out). */
+export const leaderboardUrl = (state: Record<string, string | number | undefined> = {}): string => `/${query(state)}`;
+
 /** The list of runs. */
-export const runsUrl = (): string => "/";
+export const runsUrl = (): string => "/runs";
 
 /** One run: its configurations and their scores. */
 export const runUrl = (run: string): string => `/run/${seg(run)}`;
@@ -36,11 +47,16 @@ export const auditsUrl = (): string => "/audits";
 
 /** The answers list with filters and search (empty values left out). */
 export function answersUrl(filter: Record<string, string | number | undefined>): string {
-    const q = new URLSearchParams();
-    for (const [k, v] of Object.entries(filter)) if (v !== undefined && v !== "") q.set(k, String(v));
-    const s = q.toString();
-    return s ? `/answers?${s}` : "/answers";
+    return `/answers${query(filter)}`;
 }
 
-/** Two configurations side by side. */
-export const compareUrl = (a?: number, b?: number): string => (a !== undefined && b !== undefined ? `/compare?a=${seg(a)}&b=${seg(b)}` : "/compare");
+/**
+ * Two configurations side by side; `more`: which flips are shown (`flips`: lost or gained, `page`) and how
+ * the per-template table is sorted (`sort`, `dir`).
+ */
+export const compareUrl = (a?: number, b?: number, more: Record<string, string | number | undefined> = {}): string =>
+    a !== undefined && b !== undefined ? `/compare${query({ a, b, ...more })}` : "/compare";
+
+/** The quantisation studies (`eddy quant`), and one: the run that holds it. */
+export const quantStudiesUrl = (): string => "/quant";
+export const quantUrl = (run: string): string => `/run/${seg(run)}/quant`;

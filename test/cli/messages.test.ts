@@ -1,3 +1,5 @@
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { commandLine, formatNote, formatWarning, rephraseCommanderError, resumeCommand, sameCommand } from "../../src/cli/messages.js";
@@ -32,6 +34,30 @@ describe("the message helper", () => {
         expect(lines.slice(1).every((l) => /^ {6}\S/.test(l))).toBe(true);
         expect(lines.some((l) => l.includes("'eddy doctor --python /usr/bin/python3'"))).toBe(true);
         expect(lines.join(" ").replace(/ {7}/g, " ")).toBe(`eddy: ${text}`);
+    });
+
+    it("never breaks a path with a space in it across lines (issue #47): it stays whole on one line", () => {
+        const dir = mkdtempSync(path.join(os.tmpdir(), "eddy msg-"));
+        try {
+            const folder = path.join(dir, "my studies", "lab results 2026");
+            mkdirSync(folder, { recursive: true });
+            // A store that is there (its folders are), one that is not (nor its folder), and a folder named alone.
+            const paths = [path.join(folder, "eddy.db"), path.join(dir, "no such folder", "sub dir", "x.db"), folder];
+            for (const [i, p] of paths.entries()) {
+                for (let pad = 0; pad < 60; pad += 7) {
+                    const text = `${"word ".repeat(pad)}cannot open the database ${p}: it is locked by another program; close it and try again (${i})`;
+                    const lines = formatNote(text).split("\n");
+                    expect(lines.filter((l) => l.includes(p)), formatNote(text)).toHaveLength(1);
+                    expect(lines.join(" ").replace(/ {7}/g, " ")).toBe(`eddy: ${text}`);
+                }
+            }
+            // Words beside a path are still wrapped as words.
+            const lines = formatNote(`${"word ".repeat(30)}in ${paths[0]} ${"more words ".repeat(10)}`).split("\n");
+            expect(lines.length).toBeGreaterThan(2);
+            expect(lines.every((l) => [...l].length <= 100 || l.includes(paths[0]!))).toBe(true);
+        } finally {
+            rmSync(dir, { recursive: true, force: true });
+        }
     });
 
     it("words every warning with one prefix, whatever it came with", () => {

@@ -24,11 +24,11 @@ function readsIn(dirs: string[]): Set<string> {
     return names;
 }
 
-/** The names in README.md's environment-variable table (first column, in backticks). */
+/** The names in docs/environment.md's environment-variable table (first column, in backticks). */
 function documented(): Set<string> {
-    const text = readFileSync(path.join(ROOT, "README.md"), "utf8");
+    const text = readFileSync(path.join(ROOT, "docs/environment.md"), "utf8");
     const table = text.split(/\n\| variable \| purpose \|\n/)[1];
-    expect(table, "README.md has an environment-variable table headed `| variable | purpose |`").toBeDefined();
+    expect(table, "docs/environment.md has an environment-variable table headed `| variable | purpose |`").toBeDefined();
     const names = new Set<string>();
     for (const line of table!.split("\n")) {
         if (!line.startsWith("|")) break;
@@ -37,7 +37,7 @@ function documented(): Set<string> {
     return names;
 }
 
-describe("README environment table", () => {
+describe("the environment-variable table (docs/environment.md)", () => {
     it("lists exactly the variables the code reads", () => {
         // eddy itself and its benchmarks must document what they read; tests may read more (fixtures).
         const code = readsIn(["src", "scripts"]);

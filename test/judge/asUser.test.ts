@@ -137,6 +137,7 @@ describe.skipIf(!canRun)("as an ordinary user who owns the checkout", () => {
         chmodSync(copy, 0o755);
         cpSync(path.join(root, "dist"), path.join(copy, "dist"), { recursive: true });
         cpSync(path.join(root, "src/judge/python"), path.join(copy, "src/judge/python"), { recursive: true });
+        cpSync(path.join(root, "src/languages"), path.join(copy, "src/languages"), { recursive: true });
         cpSync(path.join(root, "package.json"), path.join(copy, "package.json"));
         cpSync(path.join(here, "fixtures/oracles"), path.join(copy, "oracles"), { recursive: true });
         cpSync(path.join(here, "fixtures/judge-driver.mjs"), path.join(copy, "judge-driver.mjs"));

@@ -111,7 +111,7 @@ writeFileSync(
     path.join(lib, "oracles/ramp_digest.py"),
     [
         '"""Every expected output is kept as its digest (eddy_digest), as an imported problem keeps one too large to store."""',
-        "from eddy_judge.digest import digest",
+        "from eddy_sandbox.digest import digest",
         "",
         "",
         "class Digested:",

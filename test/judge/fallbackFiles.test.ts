@@ -22,7 +22,7 @@ const root = path.resolve(here, "../..");
 const PYTHON = "/usr/bin/python3";
 const canRun = process.getuid?.() === 0 && existsSync("/usr/sbin/runuser") && existsSync(PYTHON) && existsSync(path.join(root, "dist/judge/JudgePool.js"));
 const landlockAbi = (): number => {
-    const r = spawnSync(PYTHON, ["-I", "-c", "import sys; sys.path.insert(0, sys.argv[1]); from eddy_judge import landlock; print(landlock.abi_version())", path.join(root, "src/judge/python")], { encoding: "utf8" });
+    const r = spawnSync(PYTHON, ["-I", "-c", "import sys; sys.path.insert(0, sys.argv[1]); from eddy_sandbox import landlock; print(landlock.abi_version())", path.join(root, "src/judge/python")], { encoding: "utf8" });
     return Number(r.stdout.trim()) || 0;
 };
 const hasLandlock = canRun && landlockAbi() > 0;
@@ -188,7 +188,7 @@ process.stdout.write(JSON.stringify({ isolation: pool.isolation, verdicts }));
 // Refuses Landlock's three calls with ENOSYS (a kernel without it) for the judge and all it starts.
 const NO_LANDLOCK = `import errno, os, sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "src/judge/python"))
-from eddy_judge import isolation as iso
+from eddy_sandbox import isolation as iso
 p = iso._Prog()
 for nr in (444, 445, 446):
     p.on(nr, iso._RET_ERRNO | errno.ENOSYS)
@@ -238,6 +238,7 @@ describe.skipIf(!canRun)("the no-sandbox mode's files (issue #43)", () => {
         chmodSync(copy, 0o755);
         cpSync(path.join(root, "dist"), path.join(copy, "dist"), { recursive: true });
         cpSync(path.join(root, "src/judge/python"), path.join(copy, "src/judge/python"), { recursive: true });
+        cpSync(path.join(root, "src/languages"), path.join(copy, "src/languages"), { recursive: true });
         cpSync(path.join(root, "package.json"), path.join(copy, "package.json"));
         cpSync(path.join(here, "fixtures/oracles"), path.join(copy, "oracles"), { recursive: true });
         writeFileSync(path.join(copy, "driver.mjs"), DRIVER);

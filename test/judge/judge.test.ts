@@ -369,7 +369,7 @@ describe("what a verdict costs (issue #36)", () => {
             "def sum_range(values):",
             `    env = dict(os.environ); home = ${home}`,
             "    want = {'PATH': '/usr/local/bin:/usr/bin:/bin', 'LANG': 'C.UTF-8', 'HOME': home, 'TMPDIR': home}",
-            "    left = [m for m in sys.modules if m.split('.')[0] in ('eddy_judge', 'ctypes', '_ctypes')]",
+            "    left = [m for m in sys.modules if m.split('.')[0] in ('eddy_sandbox', 'eddy_judge', 'ctypes', '_ctypes')]",
             "    if env != want or left or os.getcwd() != home:",
             "        return ['seen', env, left, os.getcwd()]",
             "    return sum(values[1:4])",
@@ -381,8 +381,11 @@ describe("what a verdict costs (issue #36)", () => {
             expect(v.detail).not.toContain("seen");
             expect(v.category).toBe("passed");
         }
-        const hook = `import eddy_judge\ndef sum_range(values):\n    return sum(values[1:4])\n# ${Date.now()}\n`;
-        expect((await pool.judge({ template: t, bindings, code: hook })).detail).toMatch(/tampering|No module named/);
+        // Neither the zygote's package (the harness's own) nor the worker's can be imported by an answer.
+        for (const pkg of ["eddy_sandbox", "eddy_judge"]) {
+            const hook = `import ${pkg}\ndef sum_range(values):\n    return sum(values[1:4])\n# ${Date.now()}\n`;
+            expect((await pool.judge({ template: t, bindings, code: hook })).detail).toMatch(/tampering|No module named/);
+        }
     });
 
     it("a code the static check refused is refused again in the same words for another instance (remembered by the worker)", async () => {

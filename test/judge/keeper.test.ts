@@ -41,7 +41,7 @@ function keepers(): number[] {
         for (const p of all) if (!mine.has(p.pid) && mine.has(p.ppid)) { mine.add(p.pid); grew = true; }
     }
     // (bubblewrap's own command line holds the zygote's: its first word tells them apart)
-    const zygoteCode = (p: Proc | undefined): boolean => p !== undefined && p.cmd.includes("eddy_judge.zygote") && !/bwrap$/.test(p.cmd.split("\0")[0]!);
+    const zygoteCode = (p: Proc | undefined): boolean => p !== undefined && p.cmd.includes("eddy_sandbox.zygote") && !/bwrap$/.test(p.cmd.split("\0")[0]!);
     const byPid = new Map(all.map((p) => [p.pid, p]));
     const zygotes = all.filter((p) => mine.has(p.pid) && zygoteCode(p) && !zygoteCode(byPid.get(p.ppid)));
     return all.filter((p) => zygotes.some((z) => z.pid === p.ppid)).map((p) => p.pid).sort((a, b) => a - b);

@@ -88,7 +88,7 @@ def compare(expected, actual, **params):
     // A list kept as its digest, as an imported problem keeps an output too large to store: the
     // answer's harness sends the digest of its result (digest.py) instead of the result.
     sorted_digest: `
-from eddy_judge.digest import digest
+from eddy_sandbox.digest import digest
 
 
 class Digested:

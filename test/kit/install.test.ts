@@ -139,8 +139,8 @@ describe.skipIf(!netns)("installing from the kit with no network", () => {
         const paths = new Set(m.files.map((f) => f.path));
         for (const p of ["install.sh", "eddy/dist/cli/bin.js", "models/carried.gguf", "eddy/templates/list_every_kth.yaml", "eddy/oracles/list_every_kth.py", "eddy/node_modules/better-sqlite3/build/Release/better_sqlite3.node", "node-headers/include/node/node_version.h"])
             expect(paths, p).toContain(p);
-        // The Python judge, whole, as it is in the tree now.
-        for (const f of listFiles(path.join(root, "src/judge/python"), (r) => r.includes("__pycache__"))) expect(paths).toContain(`eddy/src/judge/python/${f}`);
+        // The Python judge, whole, as it is in the tree now, and the language registry it reads.
+        for (const dir of ["src/judge/python", "src/languages"]) for (const f of listFiles(path.join(root, dir), (r) => r.includes("__pycache__"))) expect(paths).toContain(`eddy/${dir}/${f}`);
         const all = [...paths];
         expect(all.some((p) => p.startsWith("eddy/node_modules/@node-llama-cpp/linux-x64/bins/"))).toBe(true);
         expect(all.some((p) => p.startsWith("eddy/node_modules/onnxruntime-node/bin/napi-v6/linux/x64/"))).toBe(true);

@@ -1,4 +1,4 @@
-import { execFile } from "node:child_process";
+import { execFile, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -178,19 +178,38 @@ describe("sensitivity report on scripted outcomes (hand-computed)", () => {
             expect(renderMutateHtml(r)).toContain("left out of Z, MPI, Kendall");
             // What the values rest on: B judged 4 of 6 planned instances (3 variants × 2), 2 answers truncated.
             expect(b.answers).toEqual({ judged: 4, total: 6, responses: 4, truncated: 2, judge_error: 0, missing: 0 });
-            expect(renderMutateText(r)).toMatch(/^ {2}B t=0 +4 of 6 +4 +2 +0 +0$/m);
-            expect(renderMutateHtml(r)).toContain("<td>4 of 6</td>");
+            // judged answers of planned ones (4 of 6), then instances with a judged answer (4 of 6)
+            expect(renderMutateText(r)).toMatch(/^ {2}B t=0 +4 of 6 +4 of 6 +2 +0 +0$/m);
+            expect(renderMutateHtml(r)).toContain("<td>4 of 6</td><td>4 of 6</td>");
         } finally {
             store.close();
         }
     });
-    it("refuses a run that is not a mutation study", () => {
+    it("refuses a run that is not there", () => {
         const store = openStore(path.join(tmp, "scripted.db"));
         try {
-            expect(() => buildMutateReport(store, ["nope"])).toThrow(/not a mutation study/);
+            expect(() => buildMutateReport(store, ["nope"])).toThrow(/no run 'nope'/);
         } finally {
             store.close();
         }
+    });
+    it("on a plain run (`latest` after `eddy run`): one eddy: line saying so, exit 65, and the report that reads it, which runs as printed (issue #47)", () => {
+        const db = path.join(tmp, "plain runs", "p.db");
+        const eddy = (args: string[]) => spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } });
+        const made = eddy(["run", "--backend", "reference", "--templates", "list_every_kth", "--instances", "1", "--rounds", "1", "--db", db, "--no-progress"]);
+        expect(made.status, made.stderr).toBe(0);
+        const id = made.stdout.trim();
+        const r = eddy(["mutate", "report", "latest", "--db", db]);
+        expect(r.status).toBe(65);
+        expect(r.stdout).toBe("");
+        const lines = r.stderr.trimEnd().split("\n");
+        expect(lines.filter((l) => l.startsWith("eddy"))).toHaveLength(1);
+        expect(unwrapMessages(r.stderr)).toContain(`eddy: run ${id} ('latest') is not a prompt-mutation study ('eddy mutate run --help' says how to start one); its scores are in:`);
+        const hint = lines.at(-1)!.trim();
+        expect(hint).toBe(`eddy report ${id} --db '${db}'`);
+        const report = eddy(["report", id, "--db", db]);
+        expect(report.status, report.stderr).toBe(0);
+        expect(report.stdout).toContain(id);
     });
 });
 

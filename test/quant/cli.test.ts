@@ -37,6 +37,8 @@ describe("eddy quant on the tiny models", () => {
             expect(f.drift_positions).toBeGreaterThan(0);
             expect(f.size_bytes).toBeGreaterThan(0);
             expect(f.memory_bytes).toBeGreaterThan(0);
+            // tokens per CPU-second of the inference process, measured around this study's generation
+            expect(f.tokens_per_cpu_second, f.model).toBeGreaterThan(0);
         }
         const [self, q8, q4] = r.files;
         expect(self!.kl_mean).toBeLessThanOrEqual(1e-9);
@@ -57,6 +59,8 @@ describe("eddy quant on the tiny models", () => {
         expect(r2.runId).toBe(r.runId);
         expect(r2.drift.source).toBe("skipped");
         expect(r2.files.map((f) => f.categories)).toEqual(r.files.map((f) => f.categories));
+        // nothing generated again: no CPU time added, the figures are the first session's
+        expect(r2.files.map((f) => f.tokens_per_cpu_second)).toEqual(r.files.map((f) => f.tokens_per_cpu_second));
     });
 
     it("refuses files that are not quantisations of one model, with a one-line error", async () => {

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { execa } from "execa";
+import { execa, execaNode } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildTinyLlama } from "../../src/inference/gguf/tinyModel.js";
 import { readGgufFileInfo } from "../../src/inference/gguf/inspectGguf.js";
@@ -190,26 +190,54 @@ describe.skipIf(!tools)("eddy quant make with llama.cpp's own tools", () => {
         expect(unwrapMessages(missing.stderr)).toMatch(/^eddy: llama-quantize is not built on this machine: build it .* with \S+build-llama-tools\.sh$/m);
     }, 120_000);
 
-    it("eddy quant SOURCE --types makes the ladder beside the source and studies it against the source", async () => {
+    it("eddy quant SOURCE --types … --kv-cache …: one command makes the ladder of K- and I-quants with an imatrix beside the source, studies it with a KV-cache axis, and says what to ship in the terminal, the HTML report and the viewer", async () => {
         const src = path.join(dir, "study", "k256-f32.gguf");
         mkdirSync(path.dirname(src), { recursive: true });
         writeFileSync(src, readFileSync(source));
         const db = path.join(dir, "study.db");
-        const run = await execa(
-            process.execPath,
-            [BIN, "quant", src, "--types", "Q8_0,Q4_K_M", "--imatrix", "auto", "-t", "list_every_kth", "-M", "2", "-R", "1", "--max-tokens", "16", "--threads", "1", "--drift-texts", "2", "--no-progress", "--db", db, "--json"],
-            { cwd: ROOT, reject: false }
-        );
+        const html = path.join(dir, "study.html");
+        const args = [BIN, "quant", src, "--types", "Q8_0,Q4_K_M,IQ4_XS", "--imatrix", "auto", "--kv-cache", "f16,q8_0", "-t", "list_every_kth", "-M", "2", "-R", "1", "--max-tokens", "16", "--threads", "1", "--drift-texts", "2", "--no-progress", "--db", db];
+        const run = await execa(process.execPath, [...args, "--json", "--out", html], { cwd: ROOT, reject: false });
         expect(run.exitCode, run.stderr).toBe(0);
         const r = JSON.parse(run.stdout) as import("../../src/quant/study/types.js").QuantReport;
         expect(r.reference).toBe(src);
-        expect(r.files.map((f) => f.quantization)).toEqual(["F32", "Q8_0", "Q4_K_M"]);
-        expect(r.files.map((f) => path.dirname(f.file))).toEqual([path.dirname(src), path.join(path.dirname(src), "k256-f32-quants"), path.join(path.dirname(src), "k256-f32-quants")]);
-        for (const f of r.files) expect(f.bits_per_weight).toBeGreaterThan(0);
-        // the tiny model never finishes an answer: nothing compared, and the power statement says so
+        // every file of the ladder (the I-quant with the importance matrix computed on the study's code) under each cache type
+        expect(r.files.map((f) => `${f.quantization} ${f.kv_cache}`)).toEqual(["F32 f16", "Q8_0 f16", "Q4_K_M f16", "IQ4_XS f16", "F32 q8_0", "Q8_0 q8_0", "Q4_K_M q8_0", "IQ4_XS q8_0"]);
+        const quants = path.join(path.dirname(src), "k256-f32-quants");
+        expect(r.files.slice(0, 4).map((f) => path.dirname(f.file))).toEqual([path.dirname(src), quants, quants, quants]);
+        expect(readManifest(quants).imatrices).toHaveLength(1);
+        for (const f of r.files) {
+            expect(f.bits_per_weight, f.model).toBeGreaterThan(0);
+            expect(f.tokens_per_cpu_second, f.model).toBeGreaterThan(0);
+            expect(f.kl_mean, f.model).not.toBeNull();
+        }
+        // the tiny model never finishes an answer: nothing compared, the verdict says what would be enough, and the power statement says what it could see
+        expect(r.verdict.text).toMatch(/^Too little data to decide/);
         expect(r.power.text).toMatch(/^Power: with \d+ instances/);
         expect(r.power.instances_for_target).toBeGreaterThan(0);
-    }, 600_000);
+        // the terminal: the same command again reuses the ladder and the run, and prints the recommendation, the verdict and the power
+        const text = await execa(process.execPath, args, { cwd: ROOT, reject: false });
+        expect(text.exitCode, text.stderr).toBe(0);
+        expect(text.stdout).toContain(`Quantisation study — run ${r.runId}`);
+        expect(text.stdout).toMatch(/^IQ4_XS · KV q8_0 +\d+\.\d\d +\d+\.\d+ MiB/m);
+        expect(text.stdout).toContain(r.verdict.text.slice(0, 60));
+        expect(text.stdout.replace(/\s+/g, " ")).toContain(r.power.text.replace(/\s+/g, " ").slice(0, 60));
+        // the HTML report and the viewer: the same table, the verdict and the power
+        const rows = (page: string) => [...page.matchAll(/<tr class="[a-z]*" data-config="([^"]+)"/g)].map((m) => m[1]);
+        const report = readFileSync(html, "utf8");
+        expect(rows(report)).toEqual(r.files.map((f) => f.model));
+        expect(report).toContain('<p id="power">Power: with');
+        const view = execaNode(BIN, ["view", "--db", db, "--port", "0"], { cwd: ROOT, reject: false, stdout: "pipe" });
+        try {
+            const url = await new Promise<string>((resolve) => view.stdout!.on("data", (d: Buffer) => /(http:\/\/\S+\/)/.test(String(d)) && resolve(/(http:\/\/\S+\/)/.exec(String(d))![1]!)));
+            const page = await (await fetch(`${url}run/${r.runId}/quant`)).text();
+            expect(rows(page)).toEqual(r.files.map((f) => f.model));
+            expect(page).toContain('<p id="power">Power: with');
+            expect((page.match(/<svg/g) ?? []).length).toBeGreaterThanOrEqual(1);
+        } finally {
+            view.kill("SIGTERM");
+        }
+    }, 900_000);
 
     it.skipIf(!haveStories)("quantises stories260K (a real trained model) to Q8_0, Q6_K, Q4_K_M, Q3_K_S, IQ4_XS and IQ3_XXS with an imatrix", async () => {
         const r = await makeLadder(opts({ source: stories!, types: TYPES, imatrix: "auto", outDir: path.join(dir, "stories") }));

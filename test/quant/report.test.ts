@@ -4,6 +4,7 @@ import type { QuantFile } from "../../src/quant/models/checkSameModel.js";
 import { paretoFront, textScatter } from "../../src/quant/report/pareto.js";
 import { renderQuantHtml } from "../../src/quant/report/renderQuantHtml.js";
 import { renderQuantText } from "../../src/quant/report/renderQuantText.js";
+import { recommendationTable } from "../../src/quant/report/recommendationTable.js";
 import { buildQuantReport } from "../../src/quant/study/buildQuantReport.js";
 import { outcomes } from "./fixtures.js";
 
@@ -69,6 +70,40 @@ describe("quantisation report", () => {
         expect(html).toContain("<details");
         expect(html).toContain("passed → assertion_error");
         expect(html).not.toMatch(/<script|<link|src="http/);
+    });
+});
+
+describe("the recommendation table: one builder, drawn by the terminal, the HTML report and the viewer", () => {
+    it("puts every cell the builder makes into both renderings, tokens per CPU-second and the configuration to ship included", async () => {
+        const r = buildQuantReport({
+            runId: "run-1", db: "/tmp/x.db", study: { templates: ["t1"], instances: 10, rounds: 2, seed: 1, temperature: 0, wrapper: "default", maxTokens: 64 },
+            files: FILES, reference: "/m/m-f16.gguf", outcomes: OUT, driftSource: "skipped", driftTexts: 0,
+            configurations: FILES.map((f, i) => ({ modelPath: f.path, quantization: f.quantization, promptTokensPerS: 500, generationTokensPerS: 50, tokensPerCpuSecond: 100 * (i + 1) + 0.4 })), bootstrapSeed: 3
+        });
+        expect(r.files.map((f) => f.tokens_per_cpu_second)).toEqual([100.4, 200.4, 300.4, 400.4]);
+        const t = recommendationTable(r);
+        expect(t.rows.filter((row) => row.recommended).map((row) => row.label)).toEqual(["Q4_0"]);
+        expect(t.columns.map((c) => c.head)).toEqual(expect.arrayContaining(["bits/weight", "size", "pass@1 [95% CI]", "AS", "CPS", "CCS", "McNemar p", "lost/gained inst", "top-1 agree", "KL mean", "tok/CPU-s", "not worse"]));
+        const text = renderQuantText(r);
+        const page = await renderQuantHtml(r);
+        for (const row of t.rows) {
+            // HTML: the row's cell of each column, tags stripped, is the builder's text and note
+            const tr = new RegExp(`<tr class="[a-z]*" data-config="${row.file.model}">(.*?)</tr>`, "s").exec(page)?.[1];
+            expect(tr, row.label).toBeDefined();
+            for (const c of t.columns) {
+                const cell = row.cells[c.key]!;
+                const td = new RegExp(`<td class="[a-z]*" data-col="${c.key}">(.*?)</td>`, "s").exec(tr!)?.[1]?.replace(/<[^>]+>/g, "").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&#39;/g, "'").replace(/&amp;/g, "&");
+                expect(td, `${row.label} ${c.key}`).toBe(cell.note ? `${cell.text} ${cell.note}` : cell.text);
+            }
+            // terminal: each group's line for the row holds the group's cells in order
+            const name = row.label + (row.reference ? " (ref)" : "") + (row.recommended ? " (ship)" : "");
+            for (const g of ["quality", "consistency", "evidence", "cost"]) {
+                const cells = t.columns.filter((c) => c.group === g).map((c) => row.cells[c.key]!).map((c) => (c.note ? `${c.text} ${c.note}` : c.text));
+                const line = new RegExp(`^${name.replace(/[()]/g, "\\$&")} +${cells.map((c) => c.replace(/[[\]().+*?^$|]/g, "\\$&")).join(" +")}$`, "m");
+                expect(text, `${name} ${g}`).toMatch(line);
+            }
+        }
+        expect(text).toMatch(/^Q4_0 \(ship\) +/m);
     });
 });
 

@@ -74,7 +74,8 @@ describe("eddy report / eddy compare on a stored study", () => {
         const text = eddy("report", "run-a", "run-b", "--format", "text");
         expect(widest(text)).toBeLessThanOrEqual(100);
         expect(text).not.toMatch(/^[├┼┤]/m); // no rule between rows
-        expect(text).toMatch(/^tiny-a t=0 default +reproducible +120 of 120 +0\.780/m);
+        // judged: answers with a model verdict of those planned (120 instances × 5 rounds, 4 judge_error)
+        expect(text).toMatch(/^tiny-a t=0 default +reproducible +596 of 600 +0\.780/m);
         expect(widest(eddy("compare", "run-a", "run-b"))).toBeLessThanOrEqual(100);
         const wide = eddy("compare", "run-a", "run-b", "--wide");
         expect(wide).toContain("lost in B (first)");

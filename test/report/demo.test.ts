@@ -20,7 +20,7 @@ describe("eddy demo output", () => {
         expect(lines[0]).toMatch(/^configuration +mode +AS +CPS +CCS +PS +SF +IG +PF +NC +trunc$/);
         expect(lines[1]).toMatch(/^[─ ]+$/);
         // The reference backend solves everything; the tiny model's answers are all truncated: no data, not categorised.
-        expect(stdout).toMatch(/^reference t=0 default +reproducible +1\.00 +1\.00 +1\.00 +100% +0% +0% +0% +0% +0$/m);
+        expect(stdout).toMatch(/^reference t=0 default +reproducible +1\.000 +1\.000 +1\.000 +100% +0% +0% +0% +0% +0$/m);
         expect(stdout).toMatch(/^eddy-tiny-f32 t=0 default +reproducible +– +– +– +0% +0% +0% +0% +100% +4$/m);
         expect(stdout).toContain(`database: ${db}`);
         expect(readFileSync(path.join(dir, "reports", "demo.html"), "utf8")).toContain("Not categorised");

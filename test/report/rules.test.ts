@@ -58,7 +58,8 @@ describe("coverage and mode in every report format", () => {
             expect(out, f).toContain("2 answers missing");
         }
         const text = await render("text");
-        expect(text).toMatch(/^fastm t=0 default +fast +3 of 5 +1\.000/m);
+        // judged answers of planned ones (6 of 10: 2 truncated, 2 missing); instances with a judged answer (3 of 5) per template
+        expect(text).toMatch(/^fastm t=0 default +fast +6 of 10 +1\.000/m);
         expect(text).toMatch(/^gap +3 of 5 +2 +1\.000 +1\.000 +1\.000 +Not categorised/m);
     });
 });

@@ -230,7 +230,7 @@ describe("eddy run (CLI)", () => {
         const r = await eddy(["demo", "--db", db, "--instances", "2", "--rounds", "1", "--templates", "list_every_kth,math_count_coprime"]);
         expect(r.code, r.stderr).toBe(0);
         // The reference row scores AS = CPS = CCS = 1, and every row shows its decoding mode.
-        expect(r.stdout).toMatch(/reference t=0 default\s+reproducible\s+1\.00\s+1\.00\s+1\.00/);
+        expect(r.stdout).toMatch(/reference t=0 default\s+reproducible\s+1\.000\s+1\.000\s+1\.000/);
         expect(r.stdout).toMatch(/eddy-tiny-f32 t=0 default/);
         expect(r.stdout).toMatch(/demo-simulated-answers t=0 default/);
         expect(r.stdout).toContain(`database: ${db}`);

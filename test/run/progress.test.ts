@@ -17,7 +17,7 @@ describe("progress lines without a terminal", () => {
         expect(lines).toEqual([]);
         t = 21_000;
         d.update(snap({ total: 10, generated: 1, toJudge: 1, tokensPerS: 40, etaS: 90 }));
-        expect(lines).toEqual(["[r1] generated 1/10 · 40 tok/s · judged 0/1 passed 0 · 0.0 verdicts/s · ETA 1m30s"]);
+        expect(lines).toEqual(["[r1] generated 1/10 · 40 tok/s · judged 0/10 passed 0 · 0.0 verdicts/s · ETA 1m30s"]);
         t = 23_000;
         d.update(snap({ total: 10, generated: 4, toJudge: 4, judged: 2 })); // too soon
         t = 27_000;
@@ -35,7 +35,7 @@ describe("progress lines without a terminal", () => {
     it("count a resumed run from what was stored, leave the harness's verdicts out of judged, and show no rate where nothing is decoded", () => {
         // 28 of 300 stored before this session; 4 more now, 2 of them judged, 1 truncated.
         const resumed = snap({ total: 272, generated: 4, toJudge: 4, judged: 2, harness: 1, passed: 1, planned: 300, before: { generated: 28, judged: 28 }, tokens: 100, tokensPerS: 12 });
-        expect(progressLine(resumed)).toBe("[r1] generated 32/300 · 12 tok/s · judged 29/32 passed 1 (1 truncated or judge_error) · 0.0 verdicts/s");
+        expect(progressLine(resumed)).toBe("[r1] generated 32/300 · 12 tok/s · judged 29/300 passed 1 (1 truncated or judge_error) · 0.0 verdicts/s");
         // All 48 truncated: none judged.
         expect(progressLine(snap({ total: 48, generated: 48, toJudge: 48, judged: 48, harness: 48, tokens: 900, tokensPerS: 30 }))).toContain("judged 0/48 passed 0 (48 truncated or judge_error)");
         // The reference backend decodes nothing: no "0 tok/s".

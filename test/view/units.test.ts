@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { failingCall } from "../../src/view/failure.js";
 import { answerFilter } from "../../src/view/pages/answers.js";
 import { route, ROUTES } from "../../src/view/routes.js";
-import { answersUrl, compareUrl, instanceUrl, runUrl, templateUrl } from "../../src/view/urls.js";
+import { answersUrl, compareUrl, instanceUrl, leaderboardUrl, runUrl, templateUrl } from "../../src/view/urls.js";
 import { likePattern } from "../../src/store/viewQueries.js";
 import { isLoopback } from "../../src/view/server.js";
 import { csvField } from "../../src/report/csv.js";
@@ -10,6 +10,10 @@ import { CSV_COLUMNS } from "../../src/report/csv.js";
 import { formatScoreWithInterval, score, SCORES, scoreLegend, scoresIn } from "../../src/report/scoreTable.js";
 import { pageCsp, servedCsp } from "../../src/report/page.js";
 import { comparePairs } from "../../src/view/pages/run.js";
+import { benchmarkOf, comparePair, matchBenchmarks, modelKey, rankEntries, type BoardEntry } from "../../src/view/leaderboard.js";
+import { boardState, LEADERBOARD_SORTS } from "../../src/view/pages/leaderboard.js";
+import { namedParams, paramsText } from "../../src/view/params.js";
+import { scoreDefinitions, verdictLegend, verdictSymbol } from "../../src/view/layout.js";
 
 describe("the viewer's URLs and routes", () => {
     it("every link a page builds is routed back to its page with the same captures, odd names included", () => {
@@ -100,5 +104,120 @@ describe("pairs offered for comparison on a run's page", () => {
         expect(comparePairs(quant).map(([a, b]) => [a.id, b.id])).toEqual([[1, 2]]);
         expect(comparePairs([conf(1, "a", null), conf(2, "b", null), conf(3, "c", null)]).map(([a, b]) => [a.id, b.id])).toEqual([[1, 2], [1, 3], [2, 3]]);
         expect(comparePairs([conf(1, "a", null)])).toEqual([]);
+    });
+});
+
+describe("the leaderboard's ranks, ties and benchmark matches (issue #48)", () => {
+    const entry = (configId: number, AS: number, lo: number, hi: number, over: Partial<BoardEntry> = {}): BoardEntry => ({
+        configId,
+        runId: "r",
+        label: `m${configId} t=0 default`,
+        model: `m${configId}`,
+        quantization: null,
+        temperature: 0,
+        wrapper: "default",
+        kvCache: null,
+        backend: "reference",
+        language: "python",
+        runStatus: "complete",
+        templates: 1,
+        judged: 10,
+        total: 10,
+        responses: 30,
+        harness: { truncated: 0, judge_error: 0, missing: 0 },
+        AS,
+        CPS: AS,
+        CCS: AS,
+        pass1: AS,
+        intervals: { AS: { lo, hi }, CPS: { lo, hi }, CCS: { lo, hi } },
+        intervalMethod: "test",
+        categories: { perfect_success: 0, stochastic_failure: 1, inconsistent_generalisation: 0, perfect_failure: 0, uncategorised: 0 },
+        benchmark: null,
+        ...over
+    });
+
+    it("ranks by overlapping intervals when configurations share no instances: a tie is a range of ranks", () => {
+        const e = [entry(1, 0.9, 0.85, 0.95), entry(2, 0.8, 0.7, 0.88), entry(3, 0.3, 0.2, 0.4)];
+        const ranks = rankEntries(e, "AS", (a, b) => comparePair(a, b, undefined, undefined, "AS"));
+        expect([...ranks].map(([id, r]) => [id, r.lo, r.hi, r.ties.map((t) => t.configId)])).toEqual([
+            [1, 1, 2, [2]],
+            [2, 1, 2, [1]],
+            [3, 3, 3, []]
+        ]);
+        expect(ranks.get(1)!.ties[0]!.how).toBe("95% intervals overlap");
+    });
+
+    it("pairs configurations that share their instances: an exact McNemar test (src/stats) decides, not the intervals", () => {
+        // Twelve instances, one round each: A passes all, B fails all: intervals overlap by construction, McNemar tells them apart.
+        const part = (passed: (i: number) => boolean) => {
+            const instances = new Map<string, number>();
+            const responses = new Map<string, boolean>();
+            for (let i = 0; i < 12; i++) {
+                instances.set(`${i}\u0000[${i}]`, passed(i) ? 3 : 0);
+                responses.set(`${i}\u0000[${i}]\u00000`, passed(i));
+            }
+            return new Map([["t", { instances, responses }]]);
+        };
+        const a = entry(1, 1, 0, 1);
+        const b = entry(2, 0, 0, 1);
+        const v = comparePair(a, b, part(() => true), part(() => false), "CCS");
+        expect(v.order).toBe(1);
+        expect(v.how).toMatch(/^exact McNemar on 12 shared instances: 12 discordant \(12 to 0\), p = <0\.001$/);
+        // Two flips of twelve: not enough to tell apart.
+        expect(comparePair(a, entry(2, 10 / 12, 0, 1), part(() => true), part((i) => i > 1), "AS").order).toBe(0);
+        // Sharing too few instances: back to the intervals.
+        const few = new Map([["t", { instances: new Map([["0\u0000[0]", 3]]), responses: new Map([["0\u0000[0]\u00000", true]]) }]]);
+        expect(comparePair(a, b, part(() => true), few, "CCS").how).toBe("95% intervals overlap");
+    });
+
+    it("matches a model's benchmark runs by name, without its org/ prefix, quantisation suffix or case", () => {
+        expect(modelKey("Qwen2.5-Coder-7B-Q4_K_M", "Q4_K_M")).toBe("qwen2.5-coder-7b");
+        expect(modelKey("Qwen/qwen2.5-coder-7b", null)).toBe("qwen2.5-coder-7b");
+        expect(modelKey("Qwen--Qwen2.5-Coder-7B.gguf", null)).toBe("qwen2.5-coder-7b");
+        const bench = (id: number, model: string, quantization: string | null, pass1: number) =>
+            entry(id, pass1, 0, 1, { model, quantization, benchmark: [{ dataset: "HumanEval+", pass1, problems: 164, configId: id, runId: "he", label: model, importedFrom: null, quantization, temperature: 0 }] });
+        const nb = entry(1, 0.5, 0.4, 0.6, { model: "coder-Q4_0", quantization: "Q4_0" });
+        const found = matchBenchmarks([nb, bench(2, "coder-Q8_0", "Q8_0", 0.8), bench(3, "coder-Q4_0", "Q4_0", 0.7), bench(4, "other", null, 0.9)]);
+        // The same quantisation first.
+        expect(found.get(1)!.map((b) => [b.dataset, b.configId])).toEqual([["HumanEval+", 3]]);
+        expect(benchmarkOf("humaneval_12")).toBe("HumanEval+");
+        expect(benchmarkOf("mbpp_2")).toBe("MBPP+");
+        expect(benchmarkOf("sum_range")).toBeUndefined();
+    });
+
+    it("takes its sort and filters from the URL, and refuses what it does not take by name (a 400 page)", () => {
+        expect(boardState(new URLSearchParams("sort=CCS&dir=asc&quant=Q4_0&t=0.80"))).toEqual({ sort: "CCS", dir: "asc", filters: { quant: "Q4_0", t: "0.8" }, q: undefined });
+        expect(boardState(new URLSearchParams(""))).toEqual({ sort: "AS", dir: "desc", filters: {}, q: undefined });
+        expect(() => boardState(new URLSearchParams("sort=nope"))).toThrow(/'sort' must be one of model, quant/);
+        expect(() => boardState(new URLSearchParams("dir=up"))).toThrow(/'dir' must be asc or desc/);
+        expect(() => boardState(new URLSearchParams("t=hot"))).toThrow(/'t' must be a temperature/);
+        expect(LEADERBOARD_SORTS).toEqual(expect.arrayContaining(["AS", "CPS", "CCS", "pass1", "bench", "diff"]));
+        expect(route("/")!.page.name).toBe("leaderboardPage");
+        expect(route("/runs")!.page.name).toBe("runsPage");
+        expect(leaderboardUrl({ sort: "CCS", q: "" })).toBe("/?sort=CCS");
+        expect(compareUrl(1, 2, { flips: "gained", page: 2 })).toBe("/compare?a=1&b=2&flips=gained&page=2");
+    });
+});
+
+describe("a grid a person can read", () => {
+    it("names an instance's parameters as its template does, the tuple where they are not stored", () => {
+        expect(paramsText({ lo: 1, hi: 3 }, [1, 3])).toBe("lo=1, hi=3");
+        expect(namedParams({ text: "a,b", ch: "," }, ["a,b", ","])).toEqual([
+            { name: "text", value: '"a,b"' },
+            { name: "ch", value: '","' }
+        ]);
+        expect(paramsText({}, [1, "a"])).toBe('(1, "a")');
+    });
+
+    it("gives every verdict a symbol besides its colour, each different, and a legend of only those present", () => {
+        const all = ["passed", "assertion_error", "fuzzing_failure", "runtime_error", "resource_exhaustion", "syntax_error", "static_error", "no_function", "wrong_function_name", "wrong_arg_count", "truncated", "judge_error", "missing", "unjudged"];
+        const symbols = all.map(verdictSymbol);
+        expect(new Set(symbols).size).toBe(all.length);
+        expect(symbols.every((s) => s.length > 0)).toBe(true);
+        const legend = verdictLegend(["passed", "fuzzing_failure"]).value;
+        expect(legend).toContain('data-verdict="passed"');
+        expect(legend).toContain('data-verdict="fuzzing_failure"');
+        expect(legend).not.toContain("assertion_error");
+        expect(scoreDefinitions().value).toContain("<dt>CCS</dt><dd>Consistent-Correctness Score");
     });
 });

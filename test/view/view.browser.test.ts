@@ -45,12 +45,16 @@ describe.skipIf(!HAVE_CHROMIUM)("eddy view in headless Chromium", () => {
         return page;
     }
 
-    it("leads from the runs page to a failing answer's code by following links only; the back button returns", async () => {
+    it("leads from the front page to a failing answer's code by following links only; the back button returns", async () => {
         const page = await open();
         const first = await page.goto(view.url);
         const csp = first!.headers()["content-security-policy"]!;
         expect(csp).toContain("default-src 'none'");
         expect(csp).not.toContain("script-src");
+        // The front page is the leaderboard; the runs are one link away.
+        expect(await page.locator("#board tbody tr").count()).toBe(2);
+        await page.locator("nav a", { hasText: "Runs" }).click();
+        await page.waitForURL("**/runs");
         await page.locator(`#runs a`, { hasText: store.replay }).click();
         await page.waitForURL(`**/run/${store.replay}`);
         // The configuration's scores, and per template its category: copy_last_n lost one round.
@@ -76,6 +80,8 @@ describe.skipIf(!HAVE_CHROMIUM)("eddy view in headless Chromium", () => {
         expect(page.url()).toMatch(/\/template\/copy_last_n$/);
         await page.goBack();
         expect(page.url()).toMatch(new RegExp(`/run/${store.replay}$`));
+        await page.goBack();
+        expect(page.url()).toMatch(/\/runs$/);
         await page.close();
     });
 
@@ -139,10 +145,15 @@ describe.skipIf(!HAVE_CHROMIUM)("eddy view in headless Chromium", () => {
     it("shows answers written while it runs on reload", async () => {
         const page = await open();
         await page.goto(view.url);
+        const configs = await page.locator("#board tbody tr").count();
+        await page.goto(`${view.url}runs`);
         const n = await page.locator("#runs tbody tr").count();
         const added = eddy(["run", "--backend", "reference", "-t", "copy_last_n", "-M", "2", "-R", "1", "--seed", "7", "--judge-workers", "1", "--db", store.db]).trim().split("\n").pop()!;
         await page.reload();
         expect(await page.locator("#runs tbody tr").count()).toBe(n + 1);
+        await page.goto(view.url);
+        expect(await page.locator("#board tbody tr").count()).toBe(configs + 1);
+        await page.goto(`${view.url}runs`);
         await page.locator("#runs a", { hasText: added }).click();
         expect(await page.locator("section.config-scores tbody tr").count()).toBe(1);
         await page.close();

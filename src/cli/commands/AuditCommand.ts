@@ -50,7 +50,7 @@ export function registerAuditCommand(program: Command): void {
     const audit = program
         .command("audit")
         .description("Audits of how far results can be trusted")
-        .addHelpText("after", "\nExamples:\n  $ eddy audit determinism --model models/eddy-tiny-f32.gguf -t list_every_kth -M 2 -R 2 --max-tokens 16 --context-size 1024");
+        .addHelpText("after", "\nExamples:\n  $ eddy audit determinism -m models/eddy-tiny-f32.gguf -t copy_block -M 2 --max-tokens 16");
     const cmd = audit
         .command("determinism")
         .description(
@@ -77,9 +77,10 @@ export function registerAuditCommand(program: Command): void {
             "after",
             `
 Examples:
-  $ eddy audit determinism --model models/eddy-tiny-f32.gguf -t list_every_kth -M 2 -R 2 --max-tokens 16 --context-size 1024
-  $ eddy audit determinism --model models/eddy-tiny-f32.gguf -t list_every_kth -M 2 -R 1 --max-tokens 16 --context-size 1024 --group-size 1 --sequences 2,3 --json
-  $ eddy audit determinism --backend server --base-url http://127.0.0.1:8080/v1 --model qwen2.5-coder-7b --concurrency 4   # alone and in company
+  $ eddy audit determinism -m models/eddy-tiny-f32.gguf -t copy_block -M 2 --max-tokens 16
+  $ eddy audit determinism -m models/eddy-tiny-f32.gguf -t copy_block -M 2 --fast --sequences 2,3
+  $ eddy audit determinism --backend server --base-url http://127.0.0.1:8080/v1 -m qwen2.5-coder-7b
+  (add --concurrency 4 to compare 4 requests in flight with one; --json prints the audit)
 
 Exit code 3 when any response differs between sessions.`
         );

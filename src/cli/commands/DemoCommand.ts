@@ -13,7 +13,7 @@ import { createProgressDisplay } from "../../run/progress.js";
 import { loadStudy } from "../../report/loadStudy.js";
 import { renderReport } from "../../report/index.js";
 import { scoreNeighbourhoods, summariseConfigs } from "../../scores/index.js";
-import { fix } from "../../report/format.js";
+import { COMPARED_SCORES, scoreValue } from "../../report/scoreTable.js";
 import { decodingMode } from "../../report/buildReport.js";
 import { renderTable, terminalWidth, wrap } from "../../report/terminalTable.js";
 import { safeTerminalText } from "../../util/safeText.js";
@@ -86,13 +86,11 @@ export function registerDemoCommand(program: Command): void {
             const width = terminalWidth();
             // Compact: scores and category shares (PS/SF/IG/PF) per configuration; runs are listed below.
             const table = renderTable(
-                [{ head: "configuration", min: 18, ellipsis: "middle" }, { head: "mode", fixed: true }, "AS", "CPS", "CCS", "PS", "SF", "IG", "PF", "NC", "trunc"],
+                [{ head: "configuration", min: 18, ellipsis: "middle" }, { head: "mode", fixed: true }, ...COMPARED_SCORES, "PS", "SF", "IG", "PF", "NC", "trunc"],
                 summaries.map((s) => [
                     s.config,
                     decodingMode(meta.find((m) => m.id === s.runId), s.config),
-                    fix(s.AS, 2),
-                    fix(s.CPS, 2),
-                    fix(s.CCS, 2),
+                    ...COMPARED_SCORES.map((k) => scoreValue(k, s[k])),
                     share(s.categories.shares.perfect_success),
                     share(s.categories.shares.stochastic_failure),
                     share(s.categories.shares.inconsistent_generalisation),

@@ -6,7 +6,7 @@ import { interpreterLine, numpyLine, NUMPY, packagesLine } from "../../judge/env
 import { pythonCommand } from "../../judge/workerScript.js";
 import { minPython } from "../../judge/worker/PythonWorker.js";
 import { missingRuntime } from "../../judge/JudgePool.js";
-import { LANGUAGE_INFO, LANGUAGES, type Language } from "../../languages/languages.js";
+import { languageInfo, LANGUAGES, type Language } from "../../languages/languages.js";
 import { oneLine } from "../../util/errors.js";
 import { safeTerminalLine } from "../../util/safeText.js";
 import { renderPairs } from "../../report/terminalTable.js";
@@ -124,10 +124,10 @@ async function diagnose(python: string): Promise<{ report: DoctorReport; lines: 
                 `the judge's Python (${environment.executable}) has no numpy: answers that import it (EvalPlus's do) fail with ModuleNotFoundError; ${environment.executable.startsWith("/usr/") ? "install Debian's python3-numpy (what scripts/setup.sh does)" : "install numpy for that interpreter, or point EDDY_PYTHON at one that has it"}`
             );
         report.languages = LANGUAGES.map((language) => {
-            const info = LANGUAGE_INFO[language];
-            const found = info.runtime === null ? python : (runtimes[language] ?? null);
+            const rt = languageInfo(language).runtime;
+            const found = rt === null ? python : (runtimes[language] ?? null);
             if (found === null) problems.push(missingRuntime(language, runtimes)!);
-            return { language, runtime: info.runtime ?? python, path: found, package: info.package };
+            return { language, runtime: rt?.binary ?? python, path: found, package: rt?.package ?? null };
         });
         if (!report.isolation.sandboxed)
             problems.push(

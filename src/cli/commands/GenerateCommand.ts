@@ -58,7 +58,7 @@ export function registerGenerateCommand(program: Command): void {
         .option("--json", "print JSON to stdout")
         .addHelpText(
             "after",
-            "\nExamples:\n  $ eddy generate --model models/eddy-tiny-f32.gguf --prompt 'Write a function add(a, b).'\n  $ eddy generate --model models/eddy-tiny-f32.gguf --template list_every_kth --instance 3 --temperature 0.8 --seed 7 --threads 1 --json   # the tiny model stands in for yours\n  $ eddy generate --backend server --base-url http://127.0.0.1:8080/v1 --model qwen2.5-coder-7b --prompt 'Write a function add(a, b).'"
+            "\nExamples:\n  $ eddy generate --model models/eddy-tiny-f32.gguf --prompt 'Write a function add(a, b).'\n  $ eddy generate -m models/eddy-tiny-f32.gguf --template copy_block --instance 3 --temperature 0.8\n  $ eddy generate --backend server --base-url http://127.0.0.1:8080/v1 -m coder --prompt 'add(a, b)'"
         );
     addBackendOptions(cmd).action(async (opts: GenerateOptions) => {
         // The study settings' schema: the same names and bounds as eddy run (a backend's own flags included).

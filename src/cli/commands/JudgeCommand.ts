@@ -1,6 +1,6 @@
 import { note, warn } from "../messages.js";
 import { open } from "node:fs/promises";
-import { parseLanguage } from "../../languages/languages.js";
+import { DEFAULT_LANGUAGE, LANGUAGES, parseLanguage } from "../../languages/languages.js";
 import type { Command } from "commander";
 import { extractCode } from "../../extract/extractCode.js";
 import { JudgePool } from "../../judge/JudgePool.js";
@@ -105,7 +105,7 @@ export function registerJudgeCommand(program: Command): void {
         .option("-p, --params <json>", "the parameter tuple as a JSON array, in the template's parameter order (optional for a template with one instance, as an imported problem)")
         .requiredOption("-c, --code <file>", "file with the answer, or '-' for stdin; code is extracted from fences/prose first")
         .option("--raw", "judge the file as code exactly, without extracting it from a response")
-        .option("--language <lang>", "the answer's language: python (default), javascript, ruby, php")
+        .option("--language <lang>", `the answer's language: ${LANGUAGES.join(", ")} (default ${DEFAULT_LANGUAGE})`)
         .option("--python <path>", "Python interpreter for the judge (default: $EDDY_PYTHON, else /usr/bin/python3 when 3.11+, else python3 on PATH)")
         .option("--allow-unsandboxed", "judge even where no sandbox is possible (the answer could read your files); also EDDY_ALLOW_UNSANDBOXED=1")
         .option("--json", "print the verdict as JSON (category, detail, ms, plus template, params, isolation)")
@@ -133,18 +133,20 @@ async function judgeOne(opts: JudgeOptions): Promise<void> {
     const template = loadTemplate(templateLibrary(), opts.template);
     const bindings = opts.params === undefined ? onlyInstance(template) : (checkParamsDepth(opts.params), parseParamTuple(template, opts.params));
     const text = await readCode(opts.code);
-    const language = parseLanguage(opts.language ?? "python");
+    const language = opts.language === undefined ? DEFAULT_LANGUAGE : parseLanguage(opts.language);
     const code = opts.raw ? text : extractCode(text, template.function, language);
     const pool = await JudgePool.start({ workers: 1, language, allowUnsandboxed: opts.allowUnsandboxed === true, ...(opts.python === undefined ? {} : { python: opts.python }) });
     try {
-        const verdict = await pool.judge({ template, bindings, code, language });
+        const verdict = await pool.judge({ template, bindings, code, language, shrink: true });
         if (opts.json) {
             // JSON escapes control characters itself.
-            const out = { category: verdict.category, detail: verdict.detail, ms: Math.round(verdict.ms * 10) / 10, template: template.id, params: template.params.map((p) => bindings[p.name]), isolation: pool.isolation.level, sandboxed: pool.isolation.sandboxed };
+            const out = { category: verdict.category, detail: verdict.detail, ms: Math.round(verdict.ms * 10) / 10, template: template.id, params: template.params.map((p) => bindings[p.name]), isolation: pool.isolation.level, sandboxed: pool.isolation.sandboxed, ...(verdict.shrunk ? { shrunk: verdict.shrunk } : {}) };
             process.stdout.write(JSON.stringify(out) + "\n");
         } else {
             // The detail quotes the answer's own output and exceptions: never raw escape codes on a terminal.
             process.stdout.write(`${verdict.category}  ${safeTerminalLine(verdict.detail)}  (${verdict.ms.toFixed(0)} ms)\n`);
+            if (verdict.shrunk?.steps === 0) process.stdout.write("the failing input is already the smallest that fails\n");
+            else if (verdict.shrunk) process.stdout.write(`smallest failing input: ${safeTerminalLine(verdict.shrunk.call)}: model solution gives ${safeTerminalLine(verdict.shrunk.expected)}, answer gives ${safeTerminalLine(verdict.shrunk.actual)}\n`);
             if (!pool.isolation.sandboxed) warn("this answer ran WITHOUT a sandbox (see 'eddy doctor')");
         }
         if (verdict.category === "judge_error") {

@@ -56,7 +56,7 @@ export function registerLoopCommand(program: Command): void {
     // The decoding, backend and judging settings of `eddy run`, with its names, bounds and parser.
     addStudyExecutionOptions(cmd, LOOP_OPTION_TEXTS).option("--resume <id>", "continue this loop run");
     addStudyStoreOptions(cmd, LOOP_OPTION_TEXTS)
-        .addHelpText("after", "\nA replayed file's 'round' is the turn: 2(k−1) = loop k's code, 2k−1 = its summary (with --translate: the step − 1).\n\nExamples:\n  $ eddy loop run -m models/eddy-tiny-f32.gguf -t list_every_kth -M 3 -N 5 --threads 1\n  $ eddy loop run --backend reference -t list -M 2\n  $ eddy loop run --backend reference -t list_rotate_right -M 2 -N 2 --translate python,javascript,ruby,python\n  $ eddy loop report latest --format html --out loop.html   # latest: the newest loop run; or its id")
+        .addHelpText("after", "\nA replayed file's 'round' is the turn: 2(k−1) = loop k's code, 2k−1 = its summary (with --translate: the step − 1).\n\nExamples:\n  $ eddy loop run -m models/eddy-tiny-f32.gguf -t list_every_kth -M 3 -N 5 --threads 1\n  $ eddy loop run --backend reference -t list -M 2\n  $ eddy loop run --backend reference -t list_rotate_right -M 2 -N 2 --translate python,ruby,python\n  $ eddy loop report latest --format html --out loop.html   # latest: the newest loop run; or its id")
         .action(async (o: LoopFlags) => {
             const { merged, flags } = settingsFromFlags(o, { maxLoops: o.loops, summariser: o.summariser && path.resolve(o.summariser), embedModel: o.embedModel && ensureTinyEmbedModel(path.resolve(o.embedModel)), translate: o.translate });
             // Bad values and unknown settings (a config file's) are one line before anything runs.

@@ -56,7 +56,7 @@ function printVariants(vs: VariantRecord[]): void {
 
 const addVariantOptions = (cmd: Command): Command =>
     cmd
-        .option("--embed-model <dir>", "sentence-embedding model folder (Hugging Face layout, onnx/model.onnx); default EDDY_EMBED_MODEL")
+        .option("-e, --embed-model <dir>", "sentence-embedding model folder (Hugging Face layout, onnx/model.onnx); default EDDY_EMBED_MODEL")
         .option("--min-similarity <x>", `keep a variant only at cosine similarity >= x with the original (default ${DEFAULT_MIN_SIMILARITY})`)
         .option("--variants <n>", "variants to keep (default 8)");
 
@@ -65,7 +65,7 @@ export function registerMutateCommand(program: Command): void {
     const mutate = program
         .command("mutate")
         .description("Prompt sensitivity: semantic-preserving wrapper variants (checked by embeddings), a study across them, Z / MPI / Kendall's W / top-k IoU")
-        .addHelpText("after", "\nExamples:\n  $ eddy mutate run -m models/eddy-tiny-f32.gguf -t list_every_kth -M 2 -R 1 --embed-model models/eddy-tiny-embed --threads 1   # tiny models stand in for yours");
+        .addHelpText("after", "\nExamples (eddy's tiny models stand in for yours):\n  $ eddy mutate run -m models/eddy-tiny-f32.gguf -t copy_block -M 2 -R 1 -e models/eddy-tiny-embed");
 
     addVariantOptions(
         mutate.command("variants").description("Show the variants of a wrapper and their cosine similarity to it (nothing is run)").option("--wrapper <id>", "wrapper id or YAML file (default 'default')").option("--json", "print the variants as JSON")
@@ -94,7 +94,7 @@ export function registerMutateCommand(program: Command): void {
     addVariantOptions(run).option("--variants-dir <dir>", "where the variant wrapper files go (default: mutants/ beside the database)");
     addStudyExecutionOptions(run, TEXTS).option("--resume <id>", "continue this mutation study's run");
     addStudyStoreOptions(run, TEXTS)
-        .addHelpText("after", "\nExamples:\n  $ eddy mutate run -m models/eddy-tiny-f32.gguf -t list_every_kth -M 2 -R 1 --embed-model models/eddy-tiny-embed --threads 1   # tiny models stand in for yours\n  $ eddy mutate report latest --format html --out sensitivity.html")
+        .addHelpText("after", "\nExamples (eddy's tiny models stand in for yours):\n  $ eddy mutate run -m models/eddy-tiny-f32.gguf -t copy_block -M 2 -R 1 -e models/eddy-tiny-embed\n  $ eddy mutate report latest --format html --out sensitivity.html")
         .action(async (f: StudyConfigFlags & VariantFlags & { variantsDir?: string }) => {
             const wrappers = f.wrapper ?? [];
             if (wrappers.length > 1) throw new EddyError("mutate takes one original --wrapper (its variants are made for you)");
@@ -134,6 +134,7 @@ export function registerMutateCommand(program: Command): void {
         .option("--out <file>", "write to a file instead of stdout")
         .option("--top-k <k,...>", "k values for the top-k IoU (default 1,3,5)")
         .option("--db <file>", `database file (default ${defaultDbPath()})`)
+        .addHelpText("after", "\nExamples (latest: the newest run, when 'eddy mutate run' made it; or its id):\n  $ eddy mutate report latest\n  $ eddy mutate report latest --format html --out sensitivity.html --top-k 1,3")
         .action((runs: string[], o: { format?: string; out?: string; topK?: string; db?: string }) => {
             const format = reportFormat(MUTATE_REPORT_FORMATS, o.format, o.out, "text");
             const ks = o.topK?.split(",").map((s) => Number(s.trim()));

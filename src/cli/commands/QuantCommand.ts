@@ -60,13 +60,14 @@ export function registerQuantCommand(program: Command): void {
         .addHelpText(
             "after",
             `
-Examples:
-  $ eddy quant models/eddy-tiny-f32.gguf models/eddy-tiny-q8_0.gguf models/eddy-tiny-q4_0.gguf -t list_every_kth -M 3 -R 1 --threads 1   # eddy's tiny models stand in for yours
-  $ eddy quant models/eddy-tiny-*.gguf --reference models/eddy-tiny-q8_0.gguf -t list_every_kth -M 2 -R 1 --threads 1 --json > quant.json
-  $ eddy quant models/eddy-tiny-f32.gguf models/eddy-tiny-q8_0.gguf models/eddy-tiny-q4_0.gguf -t list_every_kth -M 3 -R 1 --threads 1 --out quant.html
+Examples (eddy's tiny models stand in for yours):
+  $ eddy quant models/eddy-tiny-*.gguf -t list_every_kth -M 3 -R 1 --threads 1
+  $ eddy quant models/eddy-tiny-*.gguf -t list_every_kth -M 2 -R 1 --threads 1 --json > quant.json
+  $ eddy quant models/eddy-tiny-*.gguf -t list_every_kth -M 3 -R 1 --threads 1 --out quant.html
+  (--reference models/eddy-tiny-q8_0.gguf: compare with that file rather than the most precise)
 
 From one full-precision file (llama.cpp's tools: scripts/build-llama-tools.sh, once):
-  $ eddy quant models/eddy-tiny-f32.gguf --types Q8_0,Q4_K_M --imatrix none -t list_every_kth -M 2 -R 1 --threads 1 --drift-texts 2
+  $ eddy quant models/eddy-tiny-f32.gguf --types Q8_0,Q4_K_M --imatrix none -t copy_block -M 2 -R 1
   (your F16 file: --types Q8_0,Q6_K,Q4_K_M,IQ4_XS,IQ3_XXS --kv-cache f16,q8_0 -t list -M 50 -R 5)
 
 A real study: your GGUF files of one model (F16, Q8_0, Q4_K_M…), e.g. -t list -M 50 -R 5.
@@ -140,8 +141,8 @@ The same options again continue (or reuse) the same run: nothing is generated tw
             "after",
             `
 Examples:
-  $ eddy quant make models/eddy-tiny-f32.gguf --types Q8_0,Q4_K_M,IQ4_XS --out quants -t list_every_kth -M 3 --threads 1
-  $ eddy quant make models/eddy-tiny-f32.gguf --types Q8_0,Q4_0 --imatrix none --out quants --threads 1
+  $ eddy quant make models/eddy-tiny-f32.gguf --types Q8_0,Q4_K_M,IQ4_XS -t copy_block -M 3
+  $ eddy quant make models/eddy-tiny-f32.gguf --types Q8_0,Q4_0 --imatrix none --out quants
 
 eddy's tiny model stands in for your F16 file. llama-quantize and llama-imatrix come from
 scripts/build-llama-tools.sh (once per llama.cpp release and CPU). The same command again keeps

@@ -21,25 +21,29 @@ export function registerReportCommand(program: Command): void {
         .option("--out [file]", `write to a file instead of stdout (no file: ${path.join(defaultReportsDir(), "report-<run>.<ext>")})`)
         .option("--drilldown <n>", "failing responses kept per template in the HTML drill-down", "12")
         .option("--wide", "text: every value in full (tables are otherwise fitted to the terminal, or 100 columns)")
+        .option("--viewer-url <url>", "html: link each answer shown to its page in 'eddy view' serving this database at <url>")
         .addHelpText(
             "after",
-            "\nExamples:\n  $ eddy report latest                 # the newest run (latest~1: the one before; or a run id)\n  $ eddy report latest --wide\n  $ eddy report latest --format html --out report.html\n  $ eddy report latest latest~1 --format json > scores.json\n  $ eddy report latest --out           # HTML into .eddy/reports/"
+            "\nExamples:\n  $ eddy report latest                 # the newest run (latest~1: the one before; or a run id)\n  $ eddy report latest --wide\n  $ eddy report latest --format html --out report.html\n  $ eddy report latest latest~1 --format json > scores.json\n  $ eddy report latest --out           # HTML into .eddy/reports/\n  $ eddy report latest --out r.html --viewer-url http://127.0.0.1:7733"
         )
-        .action(async (runs: string[], o: { db?: string; format?: string; out?: string | boolean; drilldown: string; wide?: boolean }) => {
+        .action(async (runs: string[], o: { db?: string; format?: string; out?: string | boolean; drilldown: string; wide?: boolean; viewerUrl?: string }) => {
             const outFile = typeof o.out === "string" ? o.out : undefined;
             const format = reportFormat(REPORT_FORMATS, o.format, outFile, o.out === true ? "html" : "text");
             const drill = Number(o.drilldown);
             if (!Number.isInteger(drill) || drill < 0) throw new EddyError(`--drilldown must be a non-negative integer, got '${o.drilldown}'`);
             const loopText = await loopReport(o.db ?? defaultDbPath(), runs, format);
             if (loopText !== undefined) return emit(loopText, format, o.out, runs);
+            if (o.viewerUrl !== undefined && format !== "html") throw new EddyError(`--viewer-url links the answers of the HTML report; this one is ${format}`);
+            const viewerUrl = o.viewerUrl === undefined ? undefined : checkedViewerUrl(o.viewerUrl);
             const { outcomes, runs: infos, planned, determinism } = loadStudy(o.db ?? defaultDbPath(), runs);
+            const viewer = viewerUrl === undefined ? undefined : { url: viewerUrl, configIds: await viewerConfigIds(o.db ?? defaultDbPath()) };
             // Loaded on use: the charting libraries are heavy, and every other command starts faster without them.
             const { renderReport } = await import("../../report/renderReport.js");
             // Fitted to the terminal only when the text goes to it; a file gets the 100-column layout.
             const width = o.out === undefined ? terminalWidth() : 100;
             // Runs with published verdicts (Turbulence, EvalPlus) also show eddy's agreement with them: a section of the report data.
             const agreement = (await import("../../report/agreementRender.js")).loadAgreement(o.db ?? defaultDbPath(), infos.map((r) => r.id));
-            const text = await renderReport(outcomes, infos, format, { drilldownPerTemplate: drill, planned, determinism, width, ...(o.wide ? { wide: true } : {}), ...(agreement ? { agreement } : {}) });
+            const text = await renderReport(outcomes, infos, format, { drilldownPerTemplate: drill, planned, determinism, width, ...(o.wide ? { wide: true } : {}), ...(agreement ? { agreement } : {}), ...(viewer ? { viewer } : {}) });
             emit(text, format, o.out, infos.map((r) => r.id));
         });
 }
@@ -70,6 +74,30 @@ async function loopReport(db: string, ids: string[], format: ReportFormat): Prom
         const { buildLoopReport, LOOP_RENDERERS } = await import("../../loop/report.js");
         if (!Object.hasOwn(LOOP_RENDERERS, format)) throw new EddyError(`a loop run is reported as ${Object.keys(LOOP_RENDERERS).join(", ")}, not ${format}`);
         return LOOP_RENDERERS[format as keyof typeof LOOP_RENDERERS](buildLoopReport(store, ids));
+    } finally {
+        store.close();
+    }
+}
+
+/** `--viewer-url`: an http(s) address, without a trailing slash (answers' paths are appended to it). */
+function checkedViewerUrl(v: string): string {
+    let u: URL;
+    try {
+        u = new URL(v);
+    } catch {
+        throw new EddyError(`--viewer-url must be the address 'eddy view' printed, such as http://127.0.0.1:7733, not '${v}'`);
+    }
+    if (u.protocol !== "http:" && u.protocol !== "https:") throw new EddyError(`--viewer-url must be an http:// or https:// address, not '${v}'`);
+    return u.href.replace(/\/+$/, "");
+}
+
+/** Each configuration's id in the database (what the viewer's answer addresses name), by run and label. */
+async function viewerConfigIds(db: string): Promise<Map<string, number>> {
+    const { openStore } = await import("../../store/Store.js");
+    const { viewerConfigKey } = await import("../../report/types.js");
+    const store = openStore(db, { readonly: true });
+    try {
+        return new Map(store.view.configurations().map((c) => [viewerConfigKey(c.runId, c.label), c.id]));
     } finally {
         store.close();
     }

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { LANGUAGES } from "../../languages/languages.js";
+import { DEFAULT_LANGUAGE, LANGUAGES } from "../../languages/languages.js";
 import { backendHelp, DEFAULT_BACKEND, resumeFlags } from "../../inference/backends.js";
 import { EddyError } from "../../util/errors.js";
 import { defaultDbPath } from "../../util/paths.js";
@@ -36,7 +36,7 @@ export function registerRunCommand(program: Command): void {
         .option("-m, --model <file>", "GGUF model file, or with --backend server the served model's name (repeatable, or a comma list)", collect);
     addStudyShapeOptions(cmd, RUN_OPTION_TEXTS)
         .option("--backend <name>", `${backendHelp()} (default ${DEFAULT_BACKEND})`)
-        .option("--language <lang>", `ask and judge in this language: ${LANGUAGES.join(", ")} (default python; part of the run's identity)`);
+        .option("--language <lang>", `ask and judge in this language: ${LANGUAGES.join(", ")} (default ${DEFAULT_LANGUAGE}; part of the run's identity)`);
     addStudyExecutionOptions(cmd, RUN_OPTION_TEXTS).option("--resume <id>", "continue this run where it stopped");
     addStudyStoreOptions(cmd, RUN_OPTION_TEXTS)
         .option("--dry-run", "print the plan (queries, expected tokens) and exit")
@@ -47,15 +47,16 @@ export function registerRunCommand(program: Command): void {
         .addHelpText(
             "after",
             `
-Examples:
-  $ eddy run --model models/eddy-tiny-q8_0.gguf --templates list_every_kth --instances 3 --rounds 2 --threads 1   # eddy's tiny model stands in for your GGUF
-  $ eddy run --model models/eddy-tiny-f32.gguf,models/eddy-tiny-q8_0.gguf --temperature 0,0.8 --templates list --dry-run
+Examples (eddy's tiny models stand in for your GGUF files):
+  $ eddy run -m models/eddy-tiny-q8_0.gguf -t list_every_kth -M 3 -R 2 --threads 1
+  $ eddy run -m models/eddy-tiny-f32.gguf,models/eddy-tiny-q8_0.gguf --temperature 0,0.8 --dry-run
   $ eddy run --backend reference --templates math --instances 5 --rounds 1
-  $ eddy run --backend replay --replay answers.jsonl --templates list_every_kth --instances 3 --rounds 1
-  $ eddy run --backend server --base-url http://127.0.0.1:8080/v1 --model qwen2.5-coder-7b --templates list --concurrency 4
-  $ eddy run --backend reference --language javascript --templates list_rotate_right --instances 3 --rounds 1
+  $ eddy run --backend replay --replay answers.jsonl -t list_every_kth -M 3 -R 1
+  $ eddy run --backend server --base-url http://127.0.0.1:8080/v1 -m qwen2.5-coder --concurrency 4
+  $ eddy run --backend reference --language javascript -t list_rotate_right -M 3 -R 1
   $ eddy run --resume latest            # the newest run, or a run id
-  $ eddy run --backend reference --templates list --queue redis://:s3cret@lab-redis:6379   # shards for 'eddy worker' nodes
+  $ eddy run --backend reference -t list --queue redis://:s3cret@lab-redis:6379
+  (shards for 'eddy worker' nodes to run)
 
 A real study uses the defaults, --instances 100 --rounds 5, over the templates you choose.`
         )
@@ -74,7 +75,7 @@ A real study uses the defaults, --instances 100 --rounds 5, over the templates y
                     queries: plan.queries,
                     prompt_tokens_estimate: plan.promptTokensEstimate,
                     max_generated_tokens: plan.maxGeneratedTokens,
-                    language: config.language ?? "python",
+                    language: config.language ?? DEFAULT_LANGUAGE,
                     skipped: plan.skipped,
                     ...(plan.small ? { note: plan.small } : {})
                 };

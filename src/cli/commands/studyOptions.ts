@@ -1,4 +1,4 @@
-import { warn } from "../messages.js";
+import { note, warn } from "../messages.js";
 import path from "node:path";
 import type { Command } from "commander";
 import { BACKEND_IDENTITY_SETTINGS, BACKEND_OPERATIONAL_SETTINGS, BACKEND_OPTIONS, BACKEND_PATH_KEYS, backendDescriptor, DEFAULT_BACKEND } from "../../inference/backends.js";
@@ -229,7 +229,9 @@ export function stopOnSigint(): { signal: AbortSignal; dispose(): void } {
     const controller = new AbortController();
     const onSigint = (): void => {
         if (controller.signal.aborted) process.exit(130);
-        process.stderr.write("\neddy: stopping — keeping what is stored, dropping what is queued (Ctrl-C again to quit now)\n");
+        // Above the live bars when there are some (a frame drawn next must not cover it), on a line of its own.
+        if (process.stderr.isTTY) process.stderr.write("\r");
+        note("stopping — keeping what is stored, dropping what is queued (Ctrl-C again to quit now)");
         controller.abort();
     };
     process.on("SIGINT", onSigint);

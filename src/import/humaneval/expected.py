@@ -46,7 +46,7 @@ GROUP_EXTRA_MS = 2000.0
 # comes in that way).
 MAX_EXPECTED_BYTES = 256 * 1024 * 1024
 
-# An expected output over this (as marshal writes it) is stored as its digest (eddy_judge/digest.py)
+# An expected output over this (as marshal writes it) is stored as its digest (eddy_sandbox/digest.py)
 # where it can be compared exactly: no float or complex anywhere, no tolerance, no special oracle.
 # The answer's harness sends the same digest of its own result for that input, and the two are
 # compared.
@@ -583,10 +583,10 @@ class Judge:
 
     def __init__(self, parent: str) -> None:
         sys.path.insert(0, parent)
-        from eddy_judge import isolation as iso  # noqa: E402
+        from eddy_sandbox import isolation as iso  # noqa: E402
         from eddy_judge.budget import host_factor  # noqa: E402 (the judge's own calibration)
         from eddy_judge.candidate import close_zygote  # noqa: E402
-        from eddy_judge.digest import DIGEST_SOURCE  # noqa: E402 (the same walk as the answer's harness)
+        from eddy_sandbox.digest import DIGEST_SOURCE  # noqa: E402 (the same walk as the answer's harness)
         from eddy_judge.outputs import run_outputs, sandboxed  # noqa: E402
 
         self.iso = iso

@@ -75,11 +75,6 @@ export function evalResultsPath(source: string): string | undefined {
     return candidates.find((c) => c !== source && existsSync(c));
 }
 
-/** Statuses by task id and sample position, from an EvalPlus results file. */
-export function readEvalResults(file: string): Map<string, EvalPlusStatus[]> {
-    return readEvalResultsFile(file).statuses;
-}
-
 /** An EvalPlus results file whole: statuses, date and dataset hash (JSON as Python's json writes it: NaN and Infinity allowed). */
 export function readEvalResultsFile(file: string): EvalPlusResults {
     let doc: unknown;

@@ -1,6 +1,7 @@
 import { spawnSync } from "node:child_process";
 import path from "node:path";
-import { pythonCommand, toolArgs } from "../../judge/workerScript.js";
+import { pythonCommand } from "../../judge/workerScript.js";
+import { packageRoot } from "../../util/paths.js";
 import type { ParamValue } from "../../vocabulary.js";
 import { EddyError } from "../../util/errors.js";
 import type { ArgumentRule } from "./rules.js";
@@ -23,12 +24,16 @@ export interface ProbeFacts {
     returnTypes: string[];
 }
 
+/** The importer's Python (probe.py, beside this file: tsc does not copy it, and the package ships src/). */
+const PROBE_SCRIPT = path.join(packageRoot(), "src", "import", "turbulence", "probe.py");
+
 /**
- * Runs eddy_judge.tools.probe_turbulence on question `n` of the benchmark at `root`. `reports` (the
+ * Runs probe.py (beside this file) on question `n` of the benchmark at `root`, with `-I` (no
+ * environment, no user site) and `-B`. `reports` (the
  * published rounds' params_report.json files, first round first) give the neighbourhood when present.
  */
 export function probeQuestion(root: string, n: number, fn: string, args: ArgumentRule, python?: string, reports: { files: string[]; root: string } = { files: [], root }): ProbeFacts {
-    const res = spawnSync(pythonCommand(python), toolArgs("probe_turbulence"), {
+    const res = spawnSync(pythonCommand(python), ["-I", "-B", PROBE_SCRIPT], {
         input: JSON.stringify({ root: path.resolve(root), question: n, function: fn, arguments: args, samples: 3, reports: reports.files, reportsRoot: path.resolve(reports.root) }),
         encoding: "utf8",
         timeout: 300_000,

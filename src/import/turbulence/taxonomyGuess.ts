@@ -3,7 +3,7 @@ import type { ProblemGroup } from "../../templates/taxonomy.js";
 
 const RETURN_MAP: Record<string, string> = { int: "int", float: "float", bool: "bool", str: "str", list: "list", tuple: "tuple", set: "set", frozenset: "frozenset", dict: "dict", matrix: "matrix", none: "none" };
 
-/** eddy's return type for the type name eddy_judge/tools/probe_turbulence.py saw the model solution answer with. */
+/** eddy's return type for the type name probe.py saw the model solution answer with. */
 export function mapReturn(t: string): string | undefined {
     return RETURN_MAP[t];
 }

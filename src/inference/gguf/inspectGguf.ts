@@ -128,10 +128,10 @@ export function assertGgufFile(file: string): void {
     if (magic.toString("latin1") !== "GGUF") throw new EddyError(`not a GGUF file: ${file} (it does not start with the GGUF magic bytes)`);
 }
 
-/** Read a GGUF file's header (metadata, tensor shapes) and hash it; never loads weights. */
-export async function inspectGguf(file: string): Promise<ModelInfo> {
+/** Read a GGUF file's header (metadata, tensor shapes) and hash it; never loads weights. `signal` stops the hashing. */
+export async function inspectGguf(file: string, signal?: AbortSignal): Promise<ModelInfo> {
     const header = await inspectGgufHeader(file);
-    return { ...header, sha256: await sha256File(header.path) };
+    return { ...header, sha256: await sha256File(header.path, signal) };
 }
 
 /**

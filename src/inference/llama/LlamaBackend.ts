@@ -2,6 +2,7 @@ import { fork, type ChildProcess } from "node:child_process";
 import { statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { Stopped, throwIfStopped } from "../../util/abort.js";
 import { childModule } from "../../util/childModule.js";
 import { EddyError, oneLine } from "../../util/errors.js";
 import { modelsDir } from "../../util/paths.js";
@@ -23,7 +24,7 @@ export async function createLlamaBackend(opts: LlamaBackendOptions): Promise<Bac
     const modelPath = await resolveModelPath(opts);
     // Hashed before the worker starts, not beside it: the worker's thread auto-tuning measures speed,
     // and a hash running on another core at the same time would skew it.
-    const info = await inspectGguf(modelPath);
+    const info = await inspectGguf(modelPath, opts.signal);
     const gpu = opts.gpu ?? "auto";
     const st = statSync(modelPath);
     const cacheKey = [os.hostname(), modelPath, st.size, st.mtimeMs, gpu, opts.gpuLayers ?? "auto"].join("|");
@@ -45,14 +46,15 @@ export async function createLlamaBackend(opts: LlamaBackendOptions): Promise<Bac
     const warn = opts.onWarning ?? ((line: string) => process.stderr.write(`eddy: warning: ${line}\n`));
     const label = path.basename(modelPath);
 
-    const first = await Worker.start(init, label, undefined, warn);
+    throwIfStopped(opts.signal);
+    const first = await Worker.start(init, label, undefined, warn, opts.signal);
     let workers: Worker[] = [first];
     // Several CUDA devices: one worker per device, each seeing only its own (data parallel).
     const devices = opts.gpuDevices ?? (first.metadata.gpu === "cuda" && (first.metadata.devices?.length ?? 0) > 1 ? first.metadata.devices!.map((_, i) => String(i)) : undefined);
     if (devices && devices.length > 1) {
         await first.close();
         const threads = first.metadata.threads;
-        const perDevice = await Promise.allSettled(devices.map((d) => Worker.start({ ...init, threads }, label, d, warn)));
+        const perDevice = await Promise.allSettled(devices.map((d) => Worker.start({ ...init, threads }, label, d, warn, opts.signal)));
         workers = perDevice.flatMap((s) => (s.status === "fulfilled" ? [s.value] : []));
         const failed = perDevice.find((s): s is PromiseRejectedResult => s.status === "rejected");
         if (failed) {
@@ -86,6 +88,11 @@ export async function createLlamaBackend(opts: LlamaBackendOptions): Promise<Bac
         async close() {
             closed = true;
             await Promise.all(workers.map((w) => w.close()));
+        },
+        async cpuSeconds() {
+            if (closed) return undefined;
+            const each = await Promise.all(workers.map((w) => w.cpuSeconds()));
+            return each.some((s) => s === undefined) ? undefined : each.reduce<number>((a, s) => a + s!, 0);
         }
     };
 }
@@ -200,6 +207,8 @@ class Worker {
     /** Requests sent and not yet answered (for load balancing). */
     outstanding = 0;
     private readonly listeners = new Map<number, CallListener>();
+    /** Callers waiting for the worker's CPU time (answered in order). */
+    private readonly usageWaiters: ((micros: number | undefined) => void)[] = [];
     private exited = false;
     private closing = false;
 
@@ -210,8 +219,11 @@ class Worker {
         readonly threadTrials: { threads: number; tokensPerSecond: number }[] | undefined
     ) {}
 
-    /** Fork a worker, load the model, resolve when it is ready (or reject with a one-line reason). */
-    static start(init: WorkerInit, label: string, cudaDevice: string | undefined, warn: (line: string) => void): Promise<Worker> {
+    /**
+     * Fork a worker, load the model, resolve when it is ready (or reject with a one-line reason). `signal`
+     * (Ctrl-C) kills a worker still loading at once: loading a large model takes a while, and nothing waits for it.
+     */
+    static start(init: WorkerInit, label: string, cudaDevice: string | undefined, warn: (line: string) => void, signal?: AbortSignal): Promise<Worker> {
         const { file, execArgv } = childModule(import.meta.url, "worker");
         const env = { ...process.env, ...(cudaDevice !== undefined ? { CUDA_VISIBLE_DEVICES: cudaDevice } : {}) };
         const child = fork(file, [], { execArgv: [...process.execArgv.filter((a) => !a.startsWith("--inspect")), ...execArgv], env, stdio: ["ignore", "ignore", "pipe", "ipc"], serialization: "advanced" });
@@ -223,13 +235,22 @@ class Worker {
         });
         return new Promise<Worker>((resolve, reject) => {
             let worker: Worker | undefined;
+            const onAbort = (): void => {
+                if (worker) return;
+                child.kill("SIGKILL");
+                reject(new Stopped(`stopped while loading ${label}`));
+            };
+            signal?.addEventListener("abort", onAbort, { once: true });
+            child.once("exit", () => signal?.removeEventListener("abort", onAbort));
             child.on("message", (msg: FromWorker) => {
                 if (msg.type === "ready") {
+                    signal?.removeEventListener("abort", onAbort);
                     worker = new Worker(child, label, msg.metadata, msg.threadTrials);
                     resolve(worker);
                 } else if (msg.type === "fatal") reject(new EddyError(`cannot load ${label}: ${msg.message}`));
                 else if (msg.type === "warning") warn(msg.message);
                 else if (msg.type === "result") worker?.listeners.get(msg.call)?.result(msg.result);
+                else if (msg.type === "usage") worker?.usageWaiters.shift()?.(msg.cpuMicros);
             });
             child.on("exit", (code, signal) => {
                 const reason = describeExit(label, code, signal, tail);
@@ -246,6 +267,15 @@ class Worker {
         this.listeners.set(call, listener);
         if (this.exited) listener.died(new EddyError(`the inference worker for ${this.label} is not running`));
         return () => this.listeners.delete(call);
+    }
+
+    /** The worker process's CPU time so far, seconds (undefined once it has exited). */
+    cpuSeconds(): Promise<number | undefined> {
+        if (this.exited) return Promise.resolve(undefined);
+        return new Promise((resolve) => {
+            this.usageWaiters.push((micros) => resolve(micros === undefined ? undefined : micros / 1e6));
+            this.child.send({ type: "usage" } satisfies ToWorker);
+        });
     }
 
     /** Send a message to the child. */
@@ -269,6 +299,7 @@ class Worker {
 
     private onExit(reason: string): void {
         this.exited = true;
+        for (const w of this.usageWaiters.splice(0)) w(undefined);
         if (this.closing) return;
         const err = new EddyError(`inference stopped: ${reason}`);
         for (const l of this.listeners.values()) l.died(err);

@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
+import { isStopped } from "../../util/abort.js";
 import { EddyError, isEddyError, oneLine } from "../../util/errors.js";
 import { boolField, field, intField, intSetting } from "../../util/settings.js";
 import type { BackendDescriptor } from "../descriptor.js";
@@ -7,7 +8,7 @@ import { isRemoteModel } from "../modelUri.js";
 import { createLlamaBackend, type GpuChoice } from "./LlamaBackend.js";
 import { GPU_CHOICES } from "./types.js";
 import { forcingGpu } from "./gpuChoice.js";
-import { KV_CACHE_TYPES, kvCacheType } from "./kvCache.js";
+import { KV_CACHE_TYPES, kvCacheLabel, kvCacheSetting, kvCacheTypes } from "./kvCache.js";
 
 const stem = (file: string): string => path.basename(file).replace(/\.gguf$/i, "");
 
@@ -22,8 +23,11 @@ function uniqueLabels(paths: readonly string[]): { label: string; path: string }
 /** Settings only the llama backend reads: how fast, never what (operational: taken fresh on resume). */
 const llamaSettings = {
     identity: {
-        /** KV-cache type of every context (keys and values): changes the arithmetic, so part of the run's identity. */
-        kvCache: field((v) => kvCacheType(v)).optional()
+        /**
+         * KV-cache type of every context (keys and values): changes the arithmetic, so part of the run's identity.
+         * Several types are an axis: every model once per type, each a configuration (see `modelSources`).
+         */
+        kvCache: field((v) => kvCacheSetting(v)).optional()
     },
     operational: {
         /** Let an `hf:` model URI be downloaded (never by default). */
@@ -43,7 +47,7 @@ const llamaSettings = {
 
 /** The settings this backend owns (declared in `settings` above), as the study schema has parsed them. */
 interface LlamaSettings {
-    kvCache?: string;
+    kvCache?: string | string[];
     allowDownload?: boolean;
     sequences?: number;
     groups?: number;
@@ -52,6 +56,13 @@ interface LlamaSettings {
     gpuLayers?: number | "max";
 }
 const own = (settings: object): LlamaSettings => settings as LlamaSettings;
+
+/** The one KV-cache type a context is made with: a list reaches a backend only through a study's model sources, one type each. */
+function oneKvCache(kv: string | string[]): string {
+    const types = kvCacheTypes(kv);
+    if (types.length !== 1) throw new EddyError(`--kv-cache takes one type here (got ${types.join(",")}); several are a study's axis, in eddy run and eddy quant`);
+    return types[0]!;
+}
 
 /** A GGUF model through node-llama-cpp, in a child process. */
 export const llamaDescriptor = {
@@ -66,7 +77,11 @@ export const llamaDescriptor = {
     options: [
         { key: "groups", flags: "--groups <n>", description: "lockstep groups decoded at once (default: chosen from memory and cores); results do not depend on it" },
         { key: "sequences", flags: "--sequences <n>", description: "parallel sequences with --group-size 1 or --fast (default: chosen from memory, model size and cores)" },
-        { key: "kvCache", flags: "--kv-cache <type>", description: `KV-cache type of keys and values: ${KV_CACHE_TYPES.join(", ")} (default llama.cpp's f16; with a type, flash attention is on); part of the run's identity` },
+        {
+            key: "kvCache",
+            flags: "--kv-cache <type[,type...]>",
+            description: `KV-cache type of keys and values: ${KV_CACHE_TYPES.join(", ")} (default llama.cpp's f16; with a type, flash attention is on); part of the run's identity. Several (f16,q8_0,q4_0): every model once per type, each a configuration labelled <model>@kv=<type>`
+        },
         { key: "batchSize", flags: "--batch-size <n>", description: "prompt chunk size in tokens (default 512); keep it when comparing runs" },
         { key: "allowDownload", flags: "--allow-download", description: "let an hf: model URI be downloaded (eddy never touches the network otherwise)" },
         { key: "gpu", flags: "--gpu <kind>", description: `GPU backend: ${GPU_CHOICES.join(" | ")} (default auto)` },
@@ -86,7 +101,12 @@ export const llamaDescriptor = {
     },
     sourceGone: (model) => (model.path && !isRemoteModel(model.path) && !existsSync(model.path) ? `model file not found: ${model.path}` : undefined),
     readSources: () => ({ parts: {} }),
-    modelSources: (s) => uniqueLabels(s.models ?? []),
+    // Several KV-cache types: every file once per type (file by file), the type in the label and in the settings it runs with.
+    modelSources: (s) => {
+        const files = uniqueLabels(s.models ?? []);
+        const kvs = kvCacheTypes(own(s).kvCache);
+        return kvs.length < 2 ? files : files.flatMap((f) => kvs.map((kv) => ({ ...f, label: kvCacheLabel(f.label, kv), settings: { kvCache: kv } })));
+    },
     identity: (_backend, meta) => meta.model?.sha256 ?? null,
     describe: (meta) => `model: ${meta.model?.architecture} ${meta.model?.quantization}, ${meta.gpu}, ${meta.threads} threads, prompt format ${meta.promptFormat}`,
     // A response depends on the file, how prompts are rendered and fit, and the mode.
@@ -95,7 +115,10 @@ export const llamaDescriptor = {
             ? { sha256: meta.model.sha256, promptFormat: meta.promptFormat, contextSize: meta.contextSize, mode: meta.mode, batchSize: meta.batchSize, ...(typeof meta.kvCache === "string" ? { kvCache: meta.kvCache } : {}) }
             : undefined,
     teacherForcing: {
-        options: (settings, recorded) => ({ gpu: forcingGpu(own(settings).gpu, recorded.gpu), ...(own(settings).kvCache ? { kvCache: own(settings).kvCache } : {}) }),
+        options: (settings, recorded) => {
+            const kv = own(settings).kvCache;
+            return { gpu: forcingGpu(own(settings).gpu, recorded.gpu), ...(kv ? { kvCache: oneKvCache(kv) } : {}) };
+        },
         run: async (job, comparer, onProgress) => (await import("./teacherForce.js")).teacherForce(job, comparer, onProgress)
     },
     demo: async () => {
@@ -114,12 +137,13 @@ export const llamaDescriptor = {
                 modelPath: model.path,
                 mode: settings.mode ?? "reproducible",
                 ...(parts.onWarning ? { onWarning: parts.onWarning } : {}),
+                ...(parts.signal ? { signal: parts.signal } : {}),
                 ...(gpu !== undefined ? { gpu: gpu as GpuChoice } : {}),
                 ...(settings.threads !== undefined ? { threads: settings.threads } : {}),
                 ...(gpuLayers !== undefined ? { gpuLayers } : {}),
                 ...(sequences !== undefined ? { sequences } : {}),
                 ...(batchSize !== undefined ? { batchSize } : {}),
-                ...(kvCache !== undefined ? { kvCache } : {}),
+                ...(kvCache !== undefined ? { kvCache: oneKvCache(kvCache) } : {}),
                 ...(settings.groupSize !== undefined ? { groupSize: settings.groupSize } : {}),
                 ...(groups !== undefined ? { groups } : {}),
                 ...(settings.contextSize !== undefined ? { contextSize: settings.contextSize } : {}),
@@ -127,7 +151,7 @@ export const llamaDescriptor = {
                 ...(allowDownload !== undefined ? { allowDownload } : {})
             });
         } catch (err) {
-            if (isEddyError(err)) throw err;
+            if (isEddyError(err) || isStopped(err)) throw err;
             throw new EddyError(`cannot load model ${model.path}: ${oneLine(err)}`);
         }
     }

@@ -10,6 +10,8 @@ export type GpuChoice = (typeof GPU_CHOICES)[number];
 export interface LlamaBackendOptions {
     /** Path of a GGUF file, or an `hf:` URI (only with allowDownload). */
     modelPath: string;
+    /** Stops opening the backend (Ctrl-C): hashing the file ends at its next chunk, a worker still loading is killed. */
+    signal?: AbortSignal;
     /** GPU backend; default "auto" (whatever node-llama-cpp finds, CPU otherwise). */
     gpu?: GpuChoice;
     /** Layers to offload to the GPU: a number, "max", or "auto" (default). */
@@ -83,6 +85,8 @@ export type ToWorker =
     | { type: "end"; call: number }
     /** The caller stopped reading a call's results: drop its queued requests. */
     | { type: "cancel"; call: number }
+    /** How much CPU the worker process has used so far (answered with a `usage` message). */
+    | { type: "usage" }
     | { type: "close" };
 
 /** Worker → parent messages. */
@@ -90,4 +94,6 @@ export type FromWorker =
     | { type: "ready"; metadata: BackendMetadata; threadTrials?: { threads: number; tokensPerSecond: number }[] }
     | { type: "result"; call: number; result: GenerationResult }
     | { type: "warning"; message: string }
+    /** The worker process's CPU time so far (user + system, µs: process.cpuUsage, every thread of the process). */
+    | { type: "usage"; cpuMicros: number }
     | { type: "fatal"; message: string };

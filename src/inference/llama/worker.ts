@@ -25,6 +25,12 @@ const recentErrors: string[] = [];
 const openCalls = new Set<number>();
 
 process.on("message", (msg: ToWorker) => {
+    if (msg.type === "usage") {
+        // llama.cpp's threads are this process's: getrusage counts them all.
+        const u = process.cpuUsage();
+        send({ type: "usage", cpuMicros: u.user + u.system });
+        return;
+    }
     if (msg.type === "init")
         void start(msg.init).catch(async (err) => {
             // llama.cpp's log lines arrive asynchronously; give them a moment, they carry the real reason.

@@ -1,7 +1,7 @@
 import type { Backend, BackendMetadata, GenerationRequest, GenerationResult } from "../types.js";
 import type { Template } from "../../templates/types.js";
 import type { ParamValue } from "../../vocabulary.js";
-import { LANGUAGE_INFO, type Language } from "../../languages/languages.js";
+import { DEFAULT_LANGUAGE, languageInfo, type Language } from "../../languages/languages.js";
 
 /** What the reference backend needs from the judge: the model solution rendered as answer source. */
 export interface SolutionSource {
@@ -22,7 +22,7 @@ export class ReferenceBackend implements Backend {
     constructor(
         private readonly judge: SolutionSource,
         templates: Template[],
-        private readonly language: Language = "python"
+        private readonly language: Language = DEFAULT_LANGUAGE
     ) {
         this.templates = new Map(templates.map((t) => [t.id, t]));
     }
@@ -46,7 +46,7 @@ export class ReferenceBackend implements Backend {
             try {
                 const language = req.task.language ?? this.language;
                 const src = await this.judge.answerSource(t, bindings, "solution", language);
-                const text = "```" + LANGUAGE_INFO[language].fences[0] + "\n" + src.trimEnd() + "\n```\n";
+                const text = "```" + languageInfo(language).fences[0] + "\n" + src.trimEnd() + "\n```\n";
                 yield { ...base, text, stopReason: "eos", generatedTokens: 0, genMs: performance.now() - start };
             } catch (err) {
                 yield { ...base, text: "", stopReason: "error", generatedTokens: 0, genMs: 0, error: `reference backend: ${err instanceof Error ? err.message : String(err)}` };

@@ -26,6 +26,6 @@ export const referenceDescriptor = {
     cacheIdentity: () => undefined,
     async open(settings, _model, parts) {
         if (!parts.solutions) throw new Error("the reference backend needs a solution source");
-        return new ReferenceBackend(parts.solutions, parts.templates ?? [], settings.language ?? "python");
+        return new ReferenceBackend(parts.solutions, parts.templates ?? [], settings.language);
     }
 } as const satisfies BackendDescriptor;

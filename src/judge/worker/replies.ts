@@ -15,7 +15,13 @@ const judgeReply = z.object({
     limit: z.enum(["cpu", "blocked", "wall"]).nullable(),
     borderline: z.boolean(),
     cpuMs: z.number().nullable(),
-    budgetMs: z.number()
+    budgetMs: z.number(),
+    // A fuzzing_failure's smallest differing input (eddy_judge/shrink.py); absent when nothing was shrunk.
+    shrunk: z
+        .object({ call: z.string(), expected: z.string(), actual: z.string(), from: z.string(), tried: z.number().int().min(0), steps: z.number().int().min(0) })
+        .strict()
+        .nullable()
+        .optional()
 });
 export type JudgeReply = z.infer<typeof judgeReply>;
 

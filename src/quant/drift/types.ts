@@ -1,4 +1,4 @@
-import type { ForcedMemory, ForcedReport, ForcedResult, ForcedText, TeacherForceJob } from "../../inference/backends.js";
+import type { ForcedReport, ForcedResult, ForcedText, TeacherForceJob } from "../../inference/backends.js";
 
 /** One text to teacher-force (only the positions predicting `completion` are compared). */
 export type DriftText = ForcedText;
@@ -30,9 +30,6 @@ export interface DriftJob extends TeacherForceJob {
     /** The backend whose teacher forcing runs it (default: the one that evaluates model files itself, teacherForcingBackend). */
     backend?: string;
 }
-
-/** Memory one loaded model took. */
-export type DriftMemory = ForcedMemory;
 
 /** Drift of one candidate file against the reference. */
 export type DriftResult = ForcedResult<DriftSummary>;

@@ -8,9 +8,12 @@ import { powerStatement } from "../compare/power.js";
 import type { FlipCounts } from "../flips/flips.js";
 import { wilsonInterval } from "../../stats/wilson.js";
 import type { QuantFileReport, QuantReport, QuantVerdict } from "./types.js";
+import { KV_CACHE_AXIS } from "../../inference/backends.js";
 
 /** One file's configuration in the study, as the report needs it. */
 export interface StudyConfiguration {
+    /** The configuration's model label in the run (matched before path and cache type when given). */
+    label?: string;
     /** Model file of the configuration. */
     modelPath: string | null;
     /** KV-cache type of its run (the KV-cache axis), null: llama.cpp's default. */
@@ -21,20 +24,24 @@ export interface StudyConfiguration {
     promptTokensPerS: number | null;
     /** Generated tokens/s in the study (per sequence), null when unmeasured. */
     generationTokensPerS: number | null;
+    /** Tokens generated per CPU-second of the inference process in the study, null when unmeasured. */
+    tokensPerCpuSecond?: number | null;
 }
 
 /** Everything a quantisation report is computed from. */
 export interface QuantReportInput {
-    /** Run holding the study (the reference cache type's run, with a KV-cache axis). */
+    /** Run holding the study: every file (once per KV-cache type on that axis) a configuration of it. */
     runId: string;
-    /** Every run of the study, one per KV-cache type, when more than one. */
-    runIds?: string[];
     /** Database file. */
     db: string;
     /** What was asked of every file. */
     study: QuantReport["study"];
-    /** The files, most precise first (their order in the report); with a KV-cache axis, every file once per cache type. */
-    files: (QuantFile & { kvCache?: string | null })[];
+    /**
+     * The files, most precise first (their order in the report); with a KV-cache axis, every file once per cache type.
+     * `label`: the configuration's model label in the run, whose outcomes are the file's (default: the file's stem,
+     * with `@kv=<type>` on the axis).
+     */
+    files: (QuantFile & { kvCache?: string | null; label?: string })[];
     /** Path of the reference file (one of `files`). */
     reference: string;
     /** The reference's KV-cache type (with a KV-cache axis). */
@@ -69,18 +76,21 @@ export function buildQuantReport(input: QuantReportInput): QuantReport {
         byModel.get(o.model)!.push(o);
     }
     const refKv = input.referenceKvCache ?? null;
-    const refOutcomes = byModel.get(configKey(modelStem(input.reference), refKv)) ?? [];
+    const labelOf = (f: { path: string; kvCache?: string | null; label?: string }): string => f.label ?? configKey(modelStem(f.path), cacheOf(f));
+    const refEntry = input.files.find((f) => f.path === input.reference && cacheOf(f) === refKv);
+    const refOutcomes = byModel.get(refEntry ? labelOf(refEntry) : configKey(modelStem(input.reference), refKv)) ?? [];
     const files: QuantFileReport[] = input.files.map((f) => {
         const kv = cacheOf(f);
+        const label = labelOf(f);
         const isRef = f.path === input.reference && kv === refKv;
-        const q = compareWithReference(refOutcomes, byModel.get(configKey(modelStem(f.path), kv)) ?? [], { seed: input.bootstrapSeed });
+        const q = compareWithReference(refOutcomes, byModel.get(label) ?? [], { seed: input.bootstrapSeed });
         const driftOf = input.drifts ? input.drifts.find((d) => d.kvCache === kv)?.report : input.drift;
         const d = driftOf?.results.find((r) => r.file === f.path);
-        const conf = input.configurations.find((c) => c.modelPath && path.resolve(c.modelPath) === f.path && cacheOf(c) === kv);
+        const conf = input.configurations.find((c) => (c.label !== undefined ? c.label === label : c.modelPath && path.resolve(c.modelPath) === f.path && cacheOf(c) === kv));
         const lostFirst = [...q.flips.responseFlips].sort((a, b) => (a.direction === b.direction ? 0 : a.direction === "lost" ? -1 : 1));
         return {
             file: f.path,
-            model: configKey(modelStem(f.path), kv),
+            model: label,
             kv_cache: kv,
             // the header-derived type when the study recorded none (files without general.file_type)
             quantization: conf?.quantization && conf.quantization !== "unknown" ? conf.quantization : f.quantization,
@@ -91,6 +101,7 @@ export function buildQuantReport(input: QuantReportInput): QuantReport {
             memory_bytes: d ? d.memory.modelRamBytes + d.memory.modelVramBytes + d.memory.contextBytes : null,
             prompt_tokens_per_s: conf?.promptTokensPerS ?? null,
             generation_tokens_per_s: conf?.generationTokensPerS ?? null,
+            tokens_per_cpu_second: conf?.tokensPerCpuSecond ?? null,
             top1_agreement: d?.top1_agreement ?? null,
             kl_mean: d?.kl_mean ?? null,
             kl_p50: d?.kl_p50 ?? null,
@@ -118,7 +129,6 @@ export function buildQuantReport(input: QuantReportInput): QuantReport {
     );
     return {
         runId: input.runId,
-        ...(input.runIds ? { runIds: input.runIds } : {}),
         db: input.db,
         reference: input.reference,
         study: input.study,
@@ -140,9 +150,9 @@ function passAt1(c: FlipCounts): QuantFileReport["pass_at_1"] {
 
 const label = (f: QuantFileReport): string => (f.quantization && f.quantization !== "unknown" ? f.quantization : path.basename(f.file)) + (f.kv_cache ? ` · KV ${f.kv_cache}` : "");
 
-/** The label a configuration's outcomes carry: the file's stem, with `@kv=<type>` on the KV-cache axis. */
+/** The label a configuration's outcomes carry: the file's stem, with `@kv=<type>` on the KV-cache axis (as the run labels it). */
 export function configKey(stem: string, kv: string | null | undefined): string {
-    return kv ? `${stem}@kv=${kv}` : stem;
+    return kv ? KV_CACHE_AXIS.label(stem, kv) : stem;
 }
 
 /** Bits per element of a KV-cache type (llama.cpp's block sizes), for ordering configurations of one file; default f16. */
@@ -160,7 +170,7 @@ export function quantVerdict(files: readonly QuantFileReport[], study: QuantRepo
     // Smallest first: file size, then (one file under several caches) the smaller cache per element.
     for (const f of [...files].sort((a, b) => a.size_bytes - b.size_bytes || kvBits(a.kv_cache) - kvBits(b.kv_cache))) {
         if (f.not_worse === false) continue;
-        if (f.not_worse === true) return { file: f.file, decided: true, text: `Cheapest ${f.kv_cache ? "configuration" : "file"} not significantly worse than the reference: ${label(f)} (${f.file})` };
+        if (f.not_worse === true) return { file: f.file, configuration: f.model, decided: true, text: `Cheapest ${f.kv_cache ? "configuration" : "file"} not significantly worse than the reference: ${label(f)} (${f.file})` };
         const e = f.evidence;
         const why =
             f.instances === 0
@@ -176,9 +186,9 @@ export function quantVerdict(files: readonly QuantFileReport[], study: QuantRepo
                 : instancesNeeded !== null
                 ? `at least ${e.needed} reference passes: about ${instancesNeeded} instances per template × ${rounds} round(s) at the reference's AS of ${passRate.toFixed(2)} (e.g. -M ${Math.max(instancesNeeded, study.instances + 1)})`
                 : `at least ${e.needed} reference passes: the reference solved nothing here, so ask templates it solves, or more instances (-M) and rounds (-R)`;
-        return { file: null, decided: false, text: `Too little data to decide whether ${label(f)} is worse than the reference: ${why}. Enough would be ${enough}.` };
+        return { file: null, configuration: null, decided: false, text: `Too little data to decide whether ${label(f)} is worse than the reference: ${why}. Enough would be ${enough}.` };
     }
-    return { file: null, decided: true, text: "No file is not significantly worse than the reference." };
+    return { file: null, configuration: null, decided: true, text: "No file is not significantly worse than the reference." };
 }
 
 /** The KV-cache type a file or configuration of the comparison was studied with (null: llama.cpp's default). */

@@ -1,22 +1,20 @@
 import path from "node:path";
-import type { Outcome } from "../../vocabulary.js";
 import { openStore } from "../../store/Store.js";
 import { modelStem } from "../../store/outcomes.js";
-import { loadStudy } from "../../report/loadStudy.js";
 import { runStudy, type StudyHooks } from "../../run/runStudy.js";
 import type { StudyConfig } from "../../run/config.js";
 import { sameCommand } from "../../util/commandLine.js";
 import { EddyError } from "../../util/errors.js";
-import { KV_CACHE_AXIS, onAxis, teacherForcingBackend } from "../../inference/backends.js";
+import { axisValueOf, KV_CACHE_AXIS, onAxis, studySources, teacherForcingBackend } from "../../inference/backends.js";
 import { defaultDbPath } from "../../util/paths.js";
 import { measureDrift } from "../drift/measureDrift.js";
 import type { DriftReport, DriftText } from "../drift/types.js";
 import { checkSameModel, type QuantFile } from "../models/checkSameModel.js";
 import { byPrecision } from "../models/precision.js";
-import { generationSpeeds, storedAnswers } from "../../store/quantStudy.js";
+import { storedAnswers } from "../../store/quantStudy.js";
 import type { QuantReport } from "./types.js";
-import { buildQuantReport, configKey, type StudyConfiguration } from "./buildQuantReport.js";
 import { bitsPerWeight } from "../make/makeLadder.js";
+import { quantReportFromStore, recordStoredStudy, type StoredQuantStudy } from "./storedStudy.js";
 
 /** What `runQuantStudy` needs. */
 export interface QuantStudyOptions {
@@ -32,7 +30,7 @@ export interface QuantStudyOptions {
     hooks?: StudyHooks;
     /** Called after each drift text of each file. */
     onDriftProgress?: (file: string, done: number, total: number) => void;
-    /** KV-cache types to study every file with (one run each), e.g. ["f16", "q8_0", "q4_0"]; default: llama.cpp's own, one run. */
+    /** KV-cache types to study every file with (each file once per type, configurations of the one run), e.g. ["f16", "q8_0", "q4_0"]; default: llama.cpp's own. */
     kvCaches?: string[];
     /** Bootstrap seed for the score intervals (default: the study seed). */
     bootstrapSeed?: number;
@@ -68,56 +66,55 @@ export async function runQuantStudy(opts: QuantStudyOptions): Promise<QuantRepor
 
     // The backend that runs model files and compares them by teacher forcing.
     const engine = teacherForcingBackend();
-    // The KV-cache axis: one run per cache type (the type is part of a run's identity), every file in each.
+    // The KV-cache axis: every file once per cache type, each a configuration of the one run; the reference
+    // configuration is the reference file with f16 (or the first type given).
     const kvs: (string | undefined)[] = opts.kvCaches && opts.kvCaches.length > 0 ? [...new Set(opts.kvCaches)] : [undefined];
     const refKv = kvs.includes("f16") ? "f16" : kvs[0];
     const ordered = [refKv, ...kvs.filter((k) => k !== refKv)];
+    const given = ordered.filter((k): k is string => k !== undefined);
+    const study = { ...cfg, backend: engine.name, models: files.map((f) => f.path), ...onAxis(KV_CACHE_AXIS, given) } as StudyConfig;
     const dbPath = cfg.db ?? defaultDbPath();
-    const outcomes: Outcome[] = [];
-    const configurations: StudyConfiguration[] = [];
-    const drifts: { kv: string | undefined; report: DriftReport }[] = [];
-    const runIds: string[] = [];
+    const result = await runStudy(study, opts.hooks ?? {});
+    if (result.status !== "complete") throw new EddyError(`run ${result.runId} was interrupted; the same command continues it`, 130, { next: sameCommand() });
+    const runId = result.runId;
+
+    // How the run labels each file under each cache type (one type alone is the run's setting, not an axis).
+    const sources = studySources(study);
+    const kvOf = (s: (typeof sources)[number]): string | undefined => axisValueOf(s, KV_CACHE_AXIS) ?? (given.length === 1 ? given[0] : undefined);
+    const labelOf = (file: string, kv: string | undefined): string => {
+        const s = sources.find((x) => x.path === file && kvOf(x) === kv);
+        if (!s) throw new Error(`no configuration of ${file}${kv ? ` with a ${kv} cache` : ""} in the study`);
+        return s.label;
+    };
+    const entries = ordered.flatMap((kv) => files.map((f) => ({ ...f, kvCache: kv ?? null, label: labelOf(f.path, kv) })));
+
+    // Drift: the reference configuration's own answers, teacher-forced through every file under each cache type.
     let texts: DriftText[] = [];
     let source: QuantReport["drift"]["source"] = "skipped";
-    let templates: string[] = [];
-    let study: StudyConfig = cfg;
-    // The reference configuration's run first: its answers are the drift texts of every cache type.
-    for (const kv of ordered) {
-        study = { ...cfg, backend: engine.name, models: files.map((f) => f.path), ...onAxis(KV_CACHE_AXIS, kv) } as StudyConfig;
-        const result = await runStudy(study, opts.hooks ?? {});
-        if (result.status !== "complete") throw new EddyError(`run ${result.runId} was interrupted; the same command continues it`, 130, { next: sameCommand() });
-        runIds.push(result.runId);
-        // The one loader every report uses (eddy report, demo, compare): judged outcomes and run metadata.
-        const loaded = loadStudy(dbPath, [result.runId]);
-        for (const o of loaded.outcomes) outcomes.push(kv ? { ...o, model: configKey(o.model, kv) } : o);
-        const info = loaded.runs[0]!;
-        templates = info.templates.map((t) => t.id);
-        const store = openStore(dbPath);
-        let refConfig: (typeof info)["configurations"][number] | undefined;
-        try {
-            const speeds = generationSpeeds(store, result.runId);
-            for (const c of info.configurations) {
-                const speed = speeds.find((sp) => sp.configId === c.id);
-                configurations.push({ modelPath: c.modelPath, kvCache: kv ?? null, quantization: c.quantization, promptTokensPerS: speed?.promptTokensPerS ?? null, generationTokensPerS: speed?.generationTokensPerS ?? null });
+    let meta: Record<string, unknown> = {};
+    const store = openStore(dbPath);
+    try {
+        const refConfig = store.configurations(runId).find((c) => c.model === labelOf(reference.path, refKv));
+        meta = refConfig?.metadata_json ? (JSON.parse(refConfig.metadata_json) as Record<string, unknown>) : {};
+        const limit = opts.driftTexts ?? 40;
+        if (limit > 0) {
+            const answers = refConfig ? storedAnswers(store, refConfig.id, limit) : [];
+            texts = answers.map((a) => ({ id: `${a.template}#${a.instance}/${a.round}`, messages: a.messages, completion: a.response }));
+            source = "reference answers";
+            if (texts.length === 0) {
+                texts = FIXED_DRIFT_TEXTS;
+                source = "fixed texts";
             }
-            refConfig = info.configurations.find((c) => c.modelPath && path.resolve(c.modelPath) === reference.path);
-            const limit = opts.driftTexts ?? 40;
-            if (limit > 0 && kv === refKv) {
-                const answers = refConfig ? storedAnswers(store, refConfig.id, limit) : [];
-                texts = answers.map((a) => ({ id: `${a.template}#${a.instance}/${a.round}`, messages: a.messages, completion: a.response }));
-                source = "reference answers";
-                if (texts.length === 0) {
-                    texts = FIXED_DRIFT_TEXTS;
-                    source = "fixed texts";
-                }
-            }
-        } finally {
-            store.close();
         }
-        const meta = refConfig?.metadata ?? {};
-        if (texts.length > 0) {
+    } finally {
+        store.close();
+    }
+    const drifts: { kvCache: string | null; report: DriftReport }[] = [];
+    if (texts.length > 0)
+        for (const kv of ordered) {
             const threads = study.threads ?? (typeof meta.threads === "number" ? meta.threads : 1);
-            const forcing = engine.forcing.options(study, meta);
+            // this cache type's settings: the files get it, the reference keeps the reference configuration's
+            const forcing = engine.forcing.options({ ...study, ...onAxis(KV_CACHE_AXIS, kv) } as StudyConfig, meta);
             const report = await measureDrift(
                 {
                     reference: reference.path,
@@ -126,42 +123,50 @@ export async function runQuantStudy(opts: QuantStudyOptions): Promise<QuantRepor
                     threads,
                     backend: engine.name,
                     ...forcing,
-                    // the reference keeps the reference configuration's cache; the files get this run's
                     ...(refKv ? { referenceKvCache: refKv } : {}),
                     ...(typeof meta.promptFormat === "string" ? { promptFormat: meta.promptFormat } : {}),
                     ...(study.contextSize ? { contextSize: study.contextSize } : {})
                 },
                 { ...(opts.onDriftProgress ? { onProgress: opts.onDriftProgress } : {}) }
             );
-            drifts.push({ kv, report });
+            drifts.push({ kvCache: kv ?? null, report });
         }
-    }
 
-    const studySummary = {
-        templates,
-        instances: study.instances,
-        rounds: study.rounds,
-        seed: study.seed,
-        temperature: study.temperatures[0] as number,
-        wrapper: study.wrappers[0] as string,
-        maxTokens: study.maxTokens
-    };
-    // One line per file and cache type, the reference's first.
-    const entries = ordered.flatMap((kv) => files.map((f) => ({ ...f, kvCache: kv ?? null })));
-    return buildQuantReport({
-        runId: runIds[0]!,
-        ...(runIds.length > 1 ? { runIds } : {}),
-        db: path.resolve(dbPath),
-        study: studySummary,
-        files: entries,
+    const run = readRunSummary(dbPath, runId);
+    const stored: StoredQuantStudy = {
+        version: 1,
+        study: {
+            templates: run.templates,
+            instances: study.instances,
+            rounds: study.rounds,
+            seed: study.seed,
+            temperature: study.temperatures[0] as number,
+            wrapper: study.wrappers[0] as string,
+            maxTokens: study.maxTokens
+        },
         reference: reference.path,
         referenceKvCache: refKv ?? null,
-        outcomes,
-        ...(drifts.length > 0 ? { drift: drifts[0]!.report, drifts: drifts.map((d) => ({ kvCache: d.kv ?? null, report: d.report })) } : {}),
-        driftSource: source,
-        driftTexts: texts.length,
-        configurations,
-        bootstrapSeed: opts.bootstrapSeed ?? study.seed,
-        bitsPerWeight: Object.fromEntries(await Promise.all(files.map(async (f) => [f.path, (await bitsPerWeight(f.path)).bitsPerWeight] as const)))
-    });
+        files: entries,
+        bitsPerWeight: Object.fromEntries(await Promise.all(files.map(async (f) => [f.path, (await bitsPerWeight(f.path)).bitsPerWeight] as const))),
+        drift: { source, texts: texts.length, reports: drifts },
+        bootstrapSeed: opts.bootstrapSeed ?? study.seed
+    };
+    // Recorded with the run, and the report read back from the store: what the viewer draws is what this prints.
+    const writable = openStore(dbPath);
+    try {
+        recordStoredStudy(writable, runId, stored);
+        return { ...quantReportFromStore(writable, runId, stored), db: path.resolve(dbPath) };
+    } finally {
+        writable.close();
+    }
+}
+
+/** The templates a run asked, in its order. */
+function readRunSummary(dbPath: string, runId: string): { templates: string[] } {
+    const store = openStore(dbPath, { readonly: true });
+    try {
+        return { templates: store.runTemplates(runId).map((t) => t.template_id) };
+    } finally {
+        store.close();
+    }
 }

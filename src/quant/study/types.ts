@@ -30,6 +30,12 @@ export interface QuantFileReport extends TokenDrift {
     prompt_tokens_per_s: number | null;
     /** Generation speed in the study, tokens/s per sequence; null without fresh generations. */
     generation_tokens_per_s: number | null;
+    /**
+     * Tokens generated per CPU-second of the inference process (user + system CPU of every thread, over the study's
+     * generation of this configuration); null where nothing was generated here (every answer from the cache) or
+     * the store predates the measurement.
+     */
+    tokens_per_cpu_second: number | null;
     /** Token positions the drift figures cover. */
     drift_positions: number;
     /** Instances compared with the reference. */
@@ -63,6 +69,8 @@ export interface QuantFileReport extends TokenDrift {
 export interface QuantVerdict {
     /** The file the verdict names (the cheapest one not significantly worse), or null. */
     file: string | null;
+    /** The configuration it names (its model label in the run: the file, under its KV-cache type on that axis), or null. */
+    configuration: string | null;
     /** True when the data can decide; false: too little data, and `text` says what would be enough. */
     decided: boolean;
     /** The verdict in one or two sentences. */
@@ -71,10 +79,8 @@ export interface QuantVerdict {
 
 /** The result of `eddy quant`. */
 export interface QuantReport {
-    /** The run holding every file's study (one configuration per file); with a KV-cache axis, the reference cache type's run. */
+    /** The run holding every file's study: one configuration per file (per file and cache type with a KV-cache axis). */
     runId: string;
-    /** With a KV-cache axis: every run, one per cache type. */
-    runIds?: string[];
     /** Database file. */
     db: string;
     /** The reference file. */

@@ -16,6 +16,8 @@ import type { BatchWriter } from "../writer.js";
 import type { StudyCounters } from "./counters.js";
 import { countFences } from "./JudgeStage.js";
 import { checkModelUnchanged } from "./openRun.js";
+import { isStopped, unlessStopped } from "../../util/abort.js";
+import { recordGenerationUsage } from "../../store/quantStudy.js";
 import { genKey, type JudgeItem, type Query } from "./types.js";
 
 /** A lockstep group of one configuration: its members in member order, and which are stored already. */
@@ -23,6 +25,13 @@ interface LockstepGroup {
     id: string;
     members: Query[];
     done: boolean[];
+}
+
+/** What one pass of a model's backend computed: responses (generated, not taken from the cache) and their tokens. */
+interface Generated {
+    responses: number;
+    generatedTokens: number;
+    promptTokens: number;
 }
 
 /** What is sent to the backend together: a lockstep group (with its id), or one query. */
@@ -230,7 +239,18 @@ export class GenerateStage {
         if (existingConfs.length === config.temperatures.length * plan.wrappers.length && existingConfs.every((c) => store.generatedKeys(c.id).size >= total)) return;
 
         s.phase = `loading ${model.label}`;
-        const backend: Backend = await createBackend(config, model, { ...(await this.o.parts()), onWarning: (l: string) => this.o.log(`warning: ${l}`) });
+        // Ctrl-C while the model loads (or the judge pool the reference backend answers through starts): the
+        // study stops at once; a backend that finishes opening after that is closed, never used.
+        const { signal } = this.o;
+        const opening = (async () => createBackend(config, model, { ...(await this.o.parts()), onWarning: (l: string) => this.o.log(`warning: ${l}`), signal }))();
+        let backend: Backend | undefined;
+        try {
+            backend = await unlessStopped(opening, signal, (b) => b.close().catch(() => {}));
+        } catch (err) {
+            if (signal.aborted || isStopped(err)) return;
+            throw err;
+        }
+        if (!backend) return;
         s.phase = "";
         try {
             const meta: BackendMetadata = await backend.metadata();
@@ -240,14 +260,25 @@ export class GenerateStage {
             const confs = this.configurations(model, meta, sha);
             const cacheModel = descriptor.cacheIdentity(meta, sha);
             const planned = this.planned(confs);
+            // The CPU the inference process spends on this model's answers, for tokens per CPU-second (quant studies).
+            const cpuBefore = await backend.cpuSeconds?.();
+            const wallBefore = performance.now();
+            let made: Generated;
             if (meta.scheduling === "lockstep") {
                 const groups = this.lockstepGroups(planned, meta.groupSize!, cacheModel);
                 s.total += groups.reduce((n, g) => n + g.done.filter((d) => !d).length, 0);
-                await this.generate(backend, lockstepRequests(groups), sha);
+                made = await this.generate(backend, lockstepRequests(groups), sha);
             } else {
                 const queries = planned.filter((p) => !p.done).map((p) => ({ ...p.query, cacheKey: cacheModel && responseCacheKey(cacheModel, p.query.messages, p.query.decoding, p.query.seed, config.maxTokens) }));
                 s.total += queries.length;
-                await this.generate(backend, queries.map((q) => ({ members: [{ query: q, stored: false }] })), sha);
+                made = await this.generate(backend, queries.map((q) => ({ members: [{ query: q, stored: false }] })), sha);
+            }
+            const cpuAfter = await backend.cpuSeconds?.();
+            if (cpuBefore !== undefined && cpuAfter !== undefined && made.responses > 0) {
+                recordGenerationUsage(store, {
+                    runId: run.id, model: model.label, cpuMs: (cpuAfter - cpuBefore) * 1000, wallMs: performance.now() - wallBefore,
+                    generatedTokens: made.generatedTokens, promptTokens: made.promptTokens, responses: made.responses, threads: typeof meta.threads === "number" ? meta.threads : null
+                });
             }
         } finally {
             await backend.close().catch(() => {});
@@ -260,9 +291,10 @@ export class GenerateStage {
      * A stored query (a lockstep member generated again with its group) is compared with what is
      * stored, never stored twice.
      */
-    private async generate(backend: Backend, units: Unit[], sha: string | null): Promise<void> {
+    private async generate(backend: Backend, units: Unit[], sha: string | null): Promise<Generated> {
         const { store, config, counters: s, writer, signal } = this.o;
         const pending = new Map<string, { q: Query; stored: boolean }>();
+        const made: Generated = { responses: 0, generatedTokens: 0, promptTokens: 0 };
         // The generator below is a `function*` (no arrow form): it stores through this bound method.
         const storeOne = this.store.bind(this);
         async function* requests(): AsyncGenerator<GenerationRequest> {
@@ -298,6 +330,12 @@ export class GenerateStage {
                 if (!p) continue;
                 pending.delete(r.id);
                 const q = p.q;
+                // Whatever the model computed counts (a lockstep member generated again to be checked included).
+                if (!r.missing) {
+                    made.responses++;
+                    made.generatedTokens += r.generatedTokens;
+                    made.promptTokens += r.promptTokens;
+                }
                 if (p.stored) {
                     this.verify(q, r);
                     continue;
@@ -324,6 +362,7 @@ export class GenerateStage {
             s.genWall += performance.now() - s.genStart;
             s.genStart = 0;
         }
+        return made;
     }
 
     /** A stored response generated again (its lockstep group was resumed): it must come out the same, byte for byte. */

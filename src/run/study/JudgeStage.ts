@@ -1,5 +1,6 @@
 import { availableParallelism } from "node:os";
 import type { Language } from "../../languages/languages.js";
+import { isStopped, unlessStopped } from "../../util/abort.js";
 import { oneLine } from "../../util/errors.js";
 import { JudgePool, type JudgePoolOptions } from "../../judge/JudgePool.js";
 import type { Verdict, VerdictCache } from "../../judge/types.js";
@@ -74,6 +75,8 @@ export interface JudgeStageOptions {
  */
 export class JudgeStage {
     readonly pool: Promise<JudgePool | undefined>;
+    /** The pool has started, or failed to. */
+    private started = false;
     private readonly queue: Channel<JudgeItem>;
     private readonly consumers: Promise<void>[];
 
@@ -86,7 +89,9 @@ export class JudgeStage {
             workers,
             cache: o.cache,
             ...(o.language ? { language: o.language } : {}),
-            ...(o.allowUnsandboxed !== undefined ? { allowUnsandboxed: o.allowUnsandboxed } : {})
+            ...(o.allowUnsandboxed !== undefined ? { allowUnsandboxed: o.allowUnsandboxed } : {}),
+            // Ctrl-C while the workers start: they are killed, and nothing waits for them (issue #47).
+            signal: o.signal
         };
         this.pool = o.needPool
             ? JudgePool.start(poolOptions).then(async (p) => {
@@ -100,10 +105,17 @@ export class JudgeStage {
                   return p;
               })
             : Promise.resolve(undefined);
-        this.pool.catch((err) => o.onFatal(err));
+        this.pool.then(
+            () => (this.started = true),
+            (err: unknown) => {
+                this.started = true;
+                // Stopped while it started: that is the interruption, not a failure of the judge.
+                if (!o.signal.aborted && !isStopped(err)) o.onFatal(err);
+            }
+        );
         this.consumers = o.judging
             ? Array.from({ length: workers * 2 }, async () => {
-                  if (!(await this.pool.catch(() => undefined))) return;
+                  if (!(await unlessStopped(this.pool.catch(() => undefined), o.signal))) return;
                   for (;;) {
                       const item = await this.queue.shift();
                       if (item === undefined || o.signal.aborted) return;
@@ -143,8 +155,11 @@ export class JudgeStage {
         await Promise.all(this.consumers);
     }
 
+    /** Close the pool; one still starting after Ctrl-C is not waited for (it closes itself once started). */
     async close(): Promise<void> {
-        await this.pool.then((p) => p?.close()).catch(() => {});
+        const closing = this.pool.then((p) => p?.close()).catch(() => {});
+        if (this.o.signal.aborted && !this.started) return;
+        await closing;
     }
 
     /**
@@ -161,7 +176,7 @@ export class JudgeStage {
     /** One response's verdict: the judge's, then the truncation rule. */
     private async verdict(pool: JudgePool, item: BatchJudgeItem): Promise<FinalVerdict> {
         const language = item.language ?? this.o.language;
-        const v = await pool.judge({ template: item.template, bindings: item.bindings, code: item.code, ...(language ? { language } : {}) });
+        const v = await pool.judge({ template: item.template, bindings: item.bindings, code: item.code, shrink: true, ...(language ? { language } : {}) });
         return { ...v, judgeCategory: v.category, category: finalCategory(v.category, item.stopReason, item.fences) };
     }
 
@@ -178,7 +193,7 @@ export class JudgeStage {
             return;
         }
         if (v.judgeCategory === "judge_error") this.o.log(`judge_error on ${item.template.id} #${item.key.instance} round ${item.key.round}: ${v.detail}`);
-        this.o.writer!.addVerdict({ ...item.key, category: v.category, judgeCategory: v.judgeCategory, detail: v.detail, ms: v.ms, cached: v.cached ?? false });
+        this.o.writer!.addVerdict({ ...item.key, category: v.category, judgeCategory: v.judgeCategory, detail: v.detail, ms: v.ms, cached: v.cached ?? false, shrunk: v.shrunk ? JSON.stringify(v.shrunk) : null });
         s.judged++;
         s.judgeMs += v.ms;
         if (v.cached) s.judgeCached++;

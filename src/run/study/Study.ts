@@ -10,6 +10,7 @@ import { StudyCounters } from "./counters.js";
 import { GenerateStage } from "./GenerateStage.js";
 import { JudgeStage } from "./JudgeStage.js";
 import { leaseRun } from "../../store/runLease.js";
+import { runAnswers } from "../../store/outcomes.js";
 import { openRun, sessionConfig, type OpenedRun } from "./openRun.js";
 import type { StudyHooks, StudyResult } from "./types.js";
 import { validateOracles } from "./validateOracles.js";
@@ -189,7 +190,8 @@ export class Study {
             stats,
             error: !complete && !aborted ? `${expected - c.generations - c.missing} queries and ${c.generations - c.verdicts} verdicts left (errors: ${counters.errors})` : null
         });
-        return { runId, status, created, stats, missing };
+        const run = this.store.getRun(runId);
+        return { runId, status, created, stats, missing, answers: runAnswers(c, parsedOr(run?.config_json ?? "{}", {}) as Record<string, unknown>, status) };
     }
 }
 

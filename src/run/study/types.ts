@@ -1,6 +1,6 @@
 import type { TemplateLibrary } from "../../templates/library.js";
 import type { GenerationKey, StoredInstance } from "../../store/types.js";
-import type { ChatMessage } from "../../vocabulary.js";
+import type { AnswerCounts, ChatMessage } from "../../vocabulary.js";
 import type { Decoding, StopReason } from "../../inference/types.js";
 import type { Template } from "../../templates/types.js";
 
@@ -76,6 +76,8 @@ export interface StudyResult {
     stats: StudyStats;
     /** Replay answers missing from the file: `template|instance|round`. */
     missing: string[];
+    /** The run's answers after this session (planned, judged, passed, harness, missing: src/vocabulary.ts), as `runs list` and reports count them. */
+    answers: AnswerCounts;
 }
 
 /** One query of the plan. */

@@ -3,6 +3,7 @@ import type { Store } from "../../store/Store.js";
 import type { StoredInstance } from "../../store/types.js";
 import { measureStrength, type DirectCheck } from "../../templates/strength/measure.js";
 import type { Template } from "../../templates/types.js";
+import { unlessStopped } from "../../util/abort.js";
 import { EddyError, oneLine } from "../../util/errors.js";
 
 /** What one template's validation found; cached in the store by {@link validationKey}. */
@@ -40,6 +41,7 @@ export async function validateOracles(
             let cached = store.oracleValidation(key);
             if (!cached) {
                 const check = await checkOne(t, inst);
+                if (opts.signal?.aborted) return;
                 cached = { ok: check.solutionFailures.length === 0, result: check };
                 store.recordOracleValidation({ key, templateId: t.id, oracleHash: t.oracleHash, instances: inst.length, ok: cached.ok, result: check });
             }
@@ -49,7 +51,9 @@ export async function validateOracles(
             }
         }
     };
-    await Promise.all(Array.from({ length: Math.max(1, Math.min(opts.concurrency, todo.length)) }, worker));
+    // Ctrl-C: the study stops at once; a check still running finishes on its own, unrecorded.
+    await unlessStopped(Promise.all(Array.from({ length: Math.max(1, Math.min(opts.concurrency, todo.length)) }, worker)), opts.signal);
+    if (opts.signal?.aborted) return;
     if (failures.length)
         throw new EddyError(
             `oracle validation failed before judging, nothing was judged: ${failures.join("; ")}; fix the oracle or leave the template out (eddy templates validate -t <id> shows every instance)`

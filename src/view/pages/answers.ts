@@ -1,11 +1,21 @@
-import { tuple } from "../../report/format.js";
 import { EddyError } from "../../util/errors.js";
+import { recordedLanguage } from "../../languages/languages.js";
 import { html, type HtmlValue } from "../../report/safeHtml.js";
 import type { AnswerFilter } from "../../store/viewQueries.js";
-import type { ParamValue } from "../../vocabulary.js";
 import type { PageContext, PageResult } from "../context.js";
 import { table, verdictBadge, viewerPage } from "../layout.js";
+import { paramsText } from "../params.js";
 import { answersUrl, instanceUrl, runsUrl } from "../urls.js";
+
+/** Stored bindings, or none when they do not read as an object. */
+function parseBindings(json: string): Record<string, unknown> | undefined {
+    try {
+        const v = JSON.parse(json) as unknown;
+        return v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+    } catch {
+        return undefined;
+    }
+}
 
 /** Answers per page. */
 export const ANSWERS_PAGE = 50;
@@ -75,7 +85,7 @@ export function answersPage(ctx: PageContext): PageResult {
     const total = more ? undefined : rows.length > 0 || page === 0 ? page * ANSWERS_PAGE + rows.length : ctx.store.view.countAnswers(f);
     const facets = ctx.store.view.facets();
     const runs = ctx.store.view.runs();
-    const languages = [...new Set(runs.map((r) => (typeof r.config.language === "string" ? r.config.language : "python")))].sort();
+    const languages = [...new Set(runs.map((r) => recordedLanguage(r.config.language)))].sort();
     const select = (name: keyof AnswerFilter, label: string, values: readonly (string | number)[], extra: [string, string][] = []) => {
         const current = f[name] === undefined ? "" : String(f[name]);
         return html`<label>${label}<select name="${name}"><option value="">any</option>${extra.map(([v, l]) => html`<option value="${v}"${v === current ? html` selected` : ""}>${l}</option>`)}${values.map(
@@ -99,7 +109,7 @@ export function answersPage(ctx: PageContext): PageResult {
                   r.config,
                   r.template,
                   r.group,
-                  html`#${r.instance} ${tuple(JSON.parse(r.params) as ParamValue[])}`,
+                  html`#${r.instance} ${paramsText(parseBindings(r.bindings), JSON.parse(r.params) as unknown[])}`,
                   { num: r.round },
                   verdictBadge(r.category, r.missing),
                   html`<span class="detail">${r.detail}</span>`

@@ -1,10 +1,12 @@
 import { fix } from "../../report/format.js";
+import { recordedLanguage } from "../../languages/languages.js";
 import { html } from "../../report/safeHtml.js";
+import { judgedOf, runState } from "../../vocabulary.js";
 import type { PageContext, PageResult } from "../context.js";
 import { num, table, viewerPage } from "../layout.js";
-import { answersUrl, runUrl } from "../urls.js";
+import { answersUrl, leaderboardUrl, runUrl } from "../urls.js";
 
-/** `/`: every run with its configurations (model, quantisation, temperature, wrapper, language). */
+/** `/runs`: every run with its configurations (model, quantisation, temperature, wrapper, language). */
 export function runsPage(ctx: PageContext): PageResult {
     const runs = ctx.store.view.runs();
     const configs = ctx.store.view.configurations();
@@ -16,17 +18,17 @@ export function runsPage(ctx: PageContext): PageResult {
                   runs.map((r) => [
                       html`<a href="${runUrl(r.id)}">${r.id}</a>`,
                       r.created.replace("T", " ").slice(0, 19),
-                      r.status,
+                      runState(r.status, r.answerCounts.missing, { short: true }),
                       r.backend,
-                      typeof r.config.language === "string" ? r.config.language : "python",
+                      recordedLanguage(r.config.language),
                       html`${configs
                           .filter((c) => c.runId === r.id)
                           .map((c) => html`<div>${c.model} · ${c.quantization ?? "–"} · t=${fix(c.temperature, 2)} · ${c.wrapper}</div>`)}`,
                       num(r.answers),
-                      html`<a href="${answersUrl({ run: r.id })}">${r.judged}</a>`
+                      html`<a href="${answersUrl({ run: r.id })}">${judgedOf(r.answerCounts)}</a>`
                   ]),
                   { id: "runs" }
               )
     }</section>`;
-    return { html: viewerPage("Runs", [["runs"]], body) };
+    return { html: viewerPage("Runs", [["leaderboard", leaderboardUrl()], ["runs"]], body) };
 }

@@ -1,21 +1,13 @@
-import { fix, tuple } from "../../report/format.js";
+import { fix } from "../../report/format.js";
 import { html } from "../../report/safeHtml.js";
 import { formatScore, formatScoreWithInterval, scoresIn } from "../../report/scoreTable.js";
-import { CATEGORY_LABELS, NEIGHBOURHOOD_CATEGORIES } from "../../scores/neighbourhood.js";
+import { CATEGORY_LABELS } from "../../scores/neighbourhood.js";
 import type { GridCell } from "../../store/viewQueries.js";
-import type { ParamValue } from "../../vocabulary.js";
 import { NotFound, type PageContext, type PageResult } from "../context.js";
-import { num, table, verdictClass, verdictLegend, viewerPage } from "../layout.js";
+import { num, scoreDefinitions, table, verdictClass, verdictKey, verdictLegend, verdictMeaning, verdictSymbol, viewerPage } from "../layout.js";
+import { namedParams, paramNames, paramsText } from "../params.js";
 import { answersUrl, instanceUrl, runsUrl, runUrl } from "../urls.js";
 import { scoreHead } from "./run.js";
-
-/** What each of the four neighbourhood categories means (SPEC §3). */
-const CATEGORY_MEANING: Record<string, string> = {
-    perfect_success: "every instance passed in every round",
-    stochastic_failure: "every instance passed at least once, some not in every round",
-    inconsistent_generalisation: "some instances solved, some never",
-    perfect_failure: "no instance ever solved"
-};
 
 /**
  * `/run/:id/template/:t`: per configuration, the neighbourhood as a grid of instances × rounds coloured
@@ -34,10 +26,13 @@ export function templatePage(ctx: PageContext): PageResult {
     // R as planned (a running study shows empty cells for rounds still to come), or the most rounds stored.
     const planned = Number((JSON.parse(run.config_json) as { rounds?: unknown }).rounds) || 0;
     const rounds = Math.max(planned, 0, ...cells.map((c) => c.round + 1));
+    const names = paramNames(instances);
+    const byIndex = new Map(instances.map((i) => [i.index, i]));
+    // The legend lists what the grids below hold: each verdict present, and the empty cells of rounds not generated yet.
+    const present = new Set(cells.map((c) => verdictKey(c.category, c.missing)));
+    if (cells.length < configs.length * instances.length * rounds) present.add("none");
     const parts = [
-        html`<section><h2>${template} <small>${tmpl.group} · ${tmpl.subgroups.join(", ")}</small></h2><p class="note">${instances.length} instance(s) × ${rounds} round(s) per configuration. The four neighbourhood categories: ${NEIGHBOURHOOD_CATEGORIES.slice(0, 4).map(
-            (k) => html`<span class="badge ${k}">${CATEGORY_LABELS[k]}</span> ${CATEGORY_MEANING[k]}; `
-        )}</p>${verdictLegend()}<p><a href="${answersUrl({ run: run.id, template })}">answers of this template</a></p></section>`
+        html`<section><h2>${template} <small>${tmpl.group} · ${tmpl.subgroups.join(", ")}</small></h2><p class="note">${instances.length} instance(s) × ${rounds} round(s) per configuration. One row per instance (its parameters by name), one square per round: its verdict as a letter or sign and as a colour (the legend below lists those on this page); each square opens its answer.</p>${verdictLegend(present)}<p><a href="${answersUrl({ run: run.id, template })}">answers of this template</a> · <a href="#definitions">what the scores and categories mean</a></p></section>`
     ];
     for (const conf of configs) {
         const s = scores.find((x) => x.config === conf.label && x.template === template);
@@ -58,13 +53,18 @@ export function templatePage(ctx: PageContext): PageResult {
                           ]
                       )
                     : ""
-            }<div class="scroll"><table class="grid"><thead><tr><th>#</th><th>parameters</th>${Array.from({ length: rounds }, (_, r) => html`<th>${r}</th>`)}<th>passed</th></tr></thead><tbody>${instances.map((i) => {
+            }<div class="scroll"><table class="grid"><thead><tr><th>#</th>${names ? names.map((n) => html`<th class="param">${n}</th>`) : html`<th>parameters</th>`}${Array.from({ length: rounds }, (_, r) => html`<th title="round ${r}">r${r}</th>`)}<th>passed</th></tr></thead><tbody>${instances.map((i) => {
                 const row = Array.from({ length: rounds }, (_, r) => mine.get(`${i.index}|${r}`));
                 const passed = row.filter((c) => c?.category === "passed").length;
                 const judgedRounds = row.filter((c) => c?.category && c.category !== "truncated" && c.category !== "judge_error").length;
-                return html`<tr><td><a href="${instanceUrl(run.id, conf.id, template, i.index)}">${i.index}</a></td><td class="params" title="${tuple(i.params as ParamValue[])}">${tuple(i.params as ParamValue[])}</td>${row.map((c, r) =>
-                    html`<td class="cell"><a class="${verdictClass(c?.category ?? null, c?.missing)}" href="${instanceUrl(run.id, conf.id, template, i.index, r)}" title="round ${r}: ${c ? (c.missing ? "missing" : (c.category ?? "not judged yet")) : "not generated yet"}" data-verdict="${c ? (c.missing ? "missing" : (c.category ?? "none")) : "none"}"></a></td>`
-                )}<td class="n">${passed}/${judgedRounds}</td></tr>`;
+                const values = namedParams(i.bindings, i.params);
+                return html`<tr><td><a href="${instanceUrl(run.id, conf.id, template, i.index)}">${i.index}</a></td>${
+                    names ? values.map((v) => html`<td class="param" title="${v.name} = ${v.value}">${v.value}</td>`) : html`<td class="param" title="${paramsText(i.bindings, i.params)}">${paramsText(i.bindings, i.params)}</td>`
+                }${row.map((c, r) => {
+                    const k = c ? verdictKey(c.category, c.missing) : "none";
+                    const words = c ? k : "not generated yet";
+                    return html`<td class="cell"><a class="${c ? verdictClass(c.category, c.missing) : "v-none"}" href="${instanceUrl(run.id, conf.id, template, i.index, r)}" title="round ${r}: ${words} (${verdictMeaning(k)})" aria-label="instance ${i.index}, round ${r}: ${words}" data-verdict="${c ? (c.missing ? "missing" : (c.category ?? "none")) : "none"}">${verdictSymbol(k)}</a></td>`;
+                })}<td class="n">${passed}/${judgedRounds}</td></tr>`;
             })}</tbody></table></div></section>`
         );
     }
@@ -78,10 +78,12 @@ export function templatePage(ctx: PageContext): PageResult {
                       (d) =>
                           html`<h3>${d.config} <small>median pass rate ${fix(d.medianPassRate, 2)}</small></h3><ul>${d.instances.map((i) => {
                               const conf = confOf.get(d.config);
-                              return html`<li>${conf ? html`<a href="${instanceUrl(run.id, conf.id, template, i.instance)}">#${i.instance} ${tuple(i.params)}</a>` : html`#${i.instance} ${tuple(i.params)}`}: ${i.passed}/${i.rounds} passed (${i.kind.replace("_", " ")})</li>`;
+                              const p = paramsText(byIndex.get(i.instance)?.bindings, i.params);
+                              return html`<li>${conf ? html`<a href="${instanceUrl(run.id, conf.id, template, i.instance)}">#${i.instance} ${p}</a>` : html`#${i.instance} ${p}`}: ${i.passed}/${i.rounds} passed (${i.kind.replace("_", " ")})</li>`;
                           })}</ul>${d.patterns.length ? html`<p>patterns: ${d.patterns.map((p) => `${p.label}: ${p.failing[0]}/${p.failing[1]} failing vs ${p.others[0]}/${p.others[1]} others`).join("; ")}</p>` : ""}`
                   )
         }</section>`
     );
+    parts.push(html`<section id="definitions-section"><h2>What the scores and categories mean</h2>${scoreDefinitions()}</section>`);
     return { html: viewerPage(template, [["runs", runsUrl()], [run.id, runUrl(run.id)], [template]], parts) };
 }

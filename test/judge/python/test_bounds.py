@@ -15,7 +15,7 @@ from typing import Any
 
 from eddy_judge.candidate import Run, read_results
 from eddy_judge.compare import canonical, named_comparator, strict_equal
-from eddy_judge.digest import digest
+from eddy_sandbox.digest import digest
 from eddy_judge.protocol import HASH_SHARE, HASH_WORK_FLOOR, HashFlood, Malformed, Partial, TooLarge, hash_flood, read_plain, refuse_flood
 from eddy_judge.wire import WireError, WireFlood, read_answer
 

@@ -12,7 +12,7 @@ from unittest import mock
 from eddy_judge import candidate
 from eddy_judge.budget import make_budget
 from eddy_judge.candidate import Run, Sandbox, read_results
-from eddy_judge.sandbox import MAC_BYTES, mac
+from eddy_sandbox.sandbox import MAC_BYTES, mac
 
 KEY = b"k" * 32
 

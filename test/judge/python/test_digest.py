@@ -5,7 +5,7 @@ import random
 import unittest
 from collections import Counter, OrderedDict, defaultdict
 
-from eddy_judge.digest import digest
+from eddy_sandbox.digest import digest
 
 
 def slow(x):

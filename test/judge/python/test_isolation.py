@@ -8,7 +8,7 @@ import socket
 import threading
 import unittest
 
-from eddy_judge import isolation as iso
+from eddy_sandbox import isolation as iso
 
 
 def _read_all(r: int) -> bytes:

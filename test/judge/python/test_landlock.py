@@ -12,8 +12,8 @@ import tempfile
 import unittest
 from typing import Callable
 
-from eddy_judge import isolation as iso
-from eddy_judge import landlock
+from eddy_sandbox import isolation as iso
+from eddy_sandbox import landlock
 
 NOBODY = 65534
 

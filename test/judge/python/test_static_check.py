@@ -13,7 +13,7 @@ import sys
 import unittest
 from typing import Any
 
-from eddy_judge.static_check import precheck, unbound_names
+from eddy_sandbox.static_check import precheck, unbound_names
 
 
 def run(compiled: Any, fn: str, args: tuple[Any, ...]) -> Any:

@@ -13,7 +13,7 @@ import marshal
 import unittest
 from typing import Any
 
-from eddy_judge import sandbox
+from eddy_sandbox import sandbox
 from eddy_judge.protocol import read_plain
 
 try:

@@ -13,7 +13,7 @@ from typing import Any
 
 from eddy_judge.candidate import Run, _candidate_message, read_results
 from eddy_judge.protocol import Malformed, Partial, read_plain, shares
-from eddy_judge.sandbox import MAC_BYTES, mac
+from eddy_sandbox.sandbox import MAC_BYTES, mac
 from eddy_judge.wire import WireError, read_answer
 
 SEEDS = range(4)

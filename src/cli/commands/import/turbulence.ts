@@ -32,7 +32,7 @@ export function registerTurbulenceImports(cmd: Command): void {
         .option("--json", "print the import summary as JSON")
         .addHelpText(
             "after",
-            `\nEach Q<n> becomes templates/turbulence_q<n>.yaml and oracles/turbulence_q<n>.py. A summary is written to <out>/turbulence-import.json. <dir> may also be a model folder of the v2 repository whose Q<n>/ folders hold the question files beside the results.\n\nExamples (the sample holds original questions in Turbulence's layout):\n  $ eddy import turbulence ${SAMPLE}/benchmark --out ${DEFAULT_OUT} --results ${SAMPLE}/results/Tinycoder_T_0\n  $ eddy import turbulence ${SAMPLE}/benchmark --out ${DEFAULT_OUT} --questions 1,55 --json\n  $ EDDY_TEMPLATES=${DEFAULT_OUT}/templates EDDY_ORACLES=${DEFAULT_OUT}/oracles eddy templates validate --instances 4`
+            `\nEach Q<n> becomes templates/turbulence_q<n>.yaml and oracles/turbulence_q<n>.py. A summary is written to <out>/turbulence-import.json. <dir> may also be a model folder of the v2 repository whose Q<n>/ folders hold the question files beside the results.\n\nExamples (the sample holds original questions in Turbulence's layout):\n  $ eddy import turbulence ${SAMPLE}/benchmark --out ${DEFAULT_OUT}\n  $ eddy import turbulence ${SAMPLE}/benchmark --questions 1,55 --json\n  (--results ${SAMPLE}/results/Tinycoder_T_0: the tuples each question was asked with there)\n  $ EDDY_TEMPLATES=${DEFAULT_OUT}/templates eddy templates validate --instances 4`
         )
         .action(async (dir: string, o: { out: string; questions?: number[]; rules?: string; results?: string; strict?: boolean; workers?: number; json?: boolean }) => {
             const summary = await importTurbulence(dir, {
@@ -76,7 +76,7 @@ export function registerTurbulenceImports(cmd: Command): void {
         .option("--json", "print the runs made as JSON")
         .addHelpText(
             "after",
-            `\nEach import makes new runs with their own replay files; earlier runs are never changed. Responses are read as published: printed SDK objects (OpenAI ChatCompletion, Anthropic Message, Mistral), Cohere's Generation, chat-completion JSON or plain text. A folder ending in _T_D needs --temperature. Then 'eddy report <run id>' shows eddy's agreement with Turbulence.\n\nExamples (after 'eddy import turbulence ${SAMPLE}/benchmark --out ${DEFAULT_OUT}'):\n  $ eddy import turbulence-results ${SAMPLE}/results/Tinycoder_T_0 --templates ${DEFAULT_OUT}\n  $ eddy import turbulence-results ${SAMPLE}/results/Tinycoder_T_0 --templates ${DEFAULT_OUT} --model tinycoder --temperature 0 --json`
+            `\nEach import makes new runs with their own replay files; earlier runs are never changed. Responses are read as published: printed SDK objects (OpenAI ChatCompletion, Anthropic Message, Mistral), Cohere's Generation, chat-completion JSON or plain text. A folder ending in _T_D needs --temperature. Then 'eddy report <run id>' shows eddy's agreement with Turbulence.\n\nExamples (after 'eddy import turbulence ${SAMPLE}/benchmark --out ${DEFAULT_OUT}'):\n  $ eddy import turbulence-results ${SAMPLE}/results/Tinycoder_T_0\n  $ eddy import turbulence-results ${SAMPLE}/results/Tinycoder_T_0 --json\n  (--model <name>: which model's results, where the folder holds several's; --templates <folder>: where\n  'eddy import turbulence' wrote them, when not ${DEFAULT_OUT})`
         )
         .action(
             async (dir: string, o: ReplayImportFlags & { rerunSeeds: number; strict?: boolean; json?: boolean }) => {

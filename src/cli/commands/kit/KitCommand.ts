@@ -20,7 +20,7 @@ export function registerKitCommand(program: Command): void {
                 "",
                 "On the air-gapped machine (Node, python3; a C++ toolchain only if its Node ABI differs):",
                 "  $ tar xzf eddy-kit-<version>-linux-x64.tgz",
-                "  $ eddy-kit-<version>-linux-x64/install.sh --prefix ~/eddy     # checks, verifies, installs, runs eddy doctor",
+                "  $ eddy-kit-<version>-linux-x64/install.sh --prefix ~/eddy   # verifies, installs, runs eddy doctor",
                 "  $ ~/eddy/bin/eddy demo",
                 "",
                 "Examples:",

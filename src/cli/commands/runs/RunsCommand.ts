@@ -1,7 +1,7 @@
 import { mixedNodesNote } from "../../../inference/nodeSettings.js";
 import type { Command } from "commander";
 import { renderTable, terminalWidth } from "../../../report/terminalTable.js";
-import { runState } from "../../../util/runState.js";
+import { answersPhrase, runState } from "../../../vocabulary.js";
 import { MESSAGE_WIDTH, wrapText } from "../../../util/textWidth.js";
 import { safeJsonStringify, safeTerminalText } from "../../../util/safeText.js";
 import { defaultDbPath } from "../../../util/paths.js";
@@ -10,11 +10,6 @@ import { listRunInfos, runInfo, type RunInfo } from "../../../store/outcomes.js"
 import { interpreterLine, numpyLine, recordedEnvironment } from "../../../judge/environment.js";
 
 const dbOption = (): string => `database file (default ${defaultDbPath()})`;
-
-/** Verdicts that judged the model: truncated and judge_error are the harness's, never in a denominator. */
-function judgedCount(c: RunInfo["counts"]): number {
-    return c.verdicts - (c.categories.truncated ?? 0) - (c.categories.judge_error ?? 0);
-}
 
 /** One-line description of a run's study. */
 function studyLine(r: RunInfo): string {
@@ -65,10 +60,10 @@ export function registerRunsCommand(program: Command): void {
                     infos.map((r) => [
                         r.id,
                         o.wide ? r.created.replace("T", " ").slice(0, 19) : r.created.slice(5, 16).replace("T", " "),
-                        runState(r.status, r.counts.missing, { short: true }),
+                        runState(r.status, r.answers.missing, { short: true }),
                         r.backend,
-                        r.counts.generations + (r.counts.missing ? ` +${r.counts.missing} missing` : ""),
-                        `${r.counts.categories.passed ?? 0}/${judgedCount(r.counts)}`,
+                        r.counts.generations + (r.answers.missing ? ` +${r.answers.missing} missing` : ""),
+                        `${r.answers.passed}/${r.answers.judged}`,
                         r.configurations.map((c) => c.label).join(", "),
                         ...(o.wide ? [studyLine(r)] : [])
                     ]),
@@ -93,7 +88,7 @@ export function registerRunsCommand(program: Command): void {
                     return;
                 }
                 const lines = [
-                    `run ${r.id}  (${runState(r.status, r.counts.missing)})`,
+                    `run ${r.id}  (${runState(r.status, r.answers.missing)})`,
                     `created ${r.created}, updated ${r.updated}, eddy ${r.eddyVersion}, backend ${r.backend}, seed ${r.seed}`,
                     `judge isolation: ${r.isolationLevel ?? "unknown"}`,
                     `judge Python: ${judgePythonLine(r.isolation)}`,
@@ -113,8 +108,9 @@ export function registerRunsCommand(program: Command): void {
                 const harness = (r.counts.categories.truncated ?? 0) + (r.counts.categories.judge_error ?? 0);
                 lines.push(
                     `responses: ${r.counts.generations} (${r.counts.cached} from cache${r.counts.missing ? `, ${r.counts.missing} missing from replay` : ""}), verdicts: ${r.counts.verdicts}` +
-                        (harness ? ` (${judgedCount(r.counts)} judged, ${harness} harness outcomes: truncated or judge_error)` : "")
+                        (harness ? ` (${r.answers.judged} judged, ${harness} harness outcomes: truncated or judge_error)` : "")
                 );
+                lines.push(`answers: ${answersPhrase(r.answers)}`);
                 lines.push("categories: " + (Object.entries(r.counts.categories).map(([k, n]) => `${k} ${n}`).join(", ") || "none yet"));
                 if (r.error) lines.push(`error: ${r.error}`);
                 // 100 columns: long lines (template lists, backend metadata) wrap under their first word.

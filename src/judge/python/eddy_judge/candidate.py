@@ -1,4 +1,4 @@
-"""Running one candidate: the clean zygote (zygote.py, world.py), the sandboxes it forks ahead of
+"""Running one candidate: the clean zygote (eddy_sandbox/zygote.py, world.py), the sandboxes it forks ahead of
 need, sending each its job, and reading back the keeper's status and the candidate's authenticated
 frames (protocol.py). What the frames mean for the verdict is verdicts.py's business."""
 
@@ -17,13 +17,16 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from . import isolation as iso
+from eddy_sandbox import isolation as iso
+from eddy_sandbox.control import recv_control, send_control
+from eddy_sandbox.relay import Foreign
+from eddy_sandbox.sandbox import MAC_BYTES, STAMPS, mac
+
 from .budget import Budget, host_factor_with_source
 from .categories import Category, as_category
 from .oracle import OracleError
 from .prepare import MAX_RESULT_BYTES, Prepared, wire_blob
-from .protocol import MAX_INT_DIGITS, FrameBuffer, Malformed, Partial, TooLarge, frame, recv_control, send_control, short
-from .sandbox import MAC_BYTES, STAMPS, mac
+from .protocol import MAX_INT_DIGITS, FrameBuffer, Malformed, Partial, TooLarge, frame, short
 from .world import WorldError, Zygote, report, start_zygote
 
 MAX_CAPTURE_BYTES = 64 * 1024
@@ -140,7 +143,7 @@ def _close(*fds: int | None) -> None:
 
 @dataclass
 class Keeper:
-    """A keeper the zygote forked for this worker (sandbox.py keeper): it makes one candidate
+    """A keeper the zygote forked for this worker (eddy_sandbox/sandbox.py keeper): it makes one candidate
     after another for the sandboxes the worker sends it over `sock`."""
 
     sock: socket.socket
@@ -265,7 +268,7 @@ def _request_sandbox(z: Zygote, python: bool = True) -> Sandbox:
             box.requested = time.monotonic()
             try:
                 # With the CPU this worker runs on now: the candidate waits for its job there.
-                send_control(box.keeper.sock, ("python" if python else "foreign", iso.current_cpu()), [job_r, res_w, out_w, st_w, ctl_r])
+                send_control(box.keeper.sock, ("native" if python else "foreign", iso.current_cpu()), [job_r, res_w, out_w, st_w, ctl_r])
                 return box
             except OSError:
                 _retire(box.keeper)
@@ -354,7 +357,7 @@ def run_candidate(
     p: Prepared,
     budget: Budget,
     memory_mb: int,
-    foreign: tuple[str, str, str] | None = None,
+    foreign: Foreign | None = None,
     profile: bool = False,
     checked: bool = False,
     fails_at: Callable[[Run, int], bool] | None = None,
@@ -381,8 +384,8 @@ def run_candidate(
         # Each call's own CPU limit (s, on this machine), where the oracle sets one (imported EvalPlus problems).
         limits = None if p.call_limits_ms is None else [None if x is None else x * cpu_factor() / 1000.0 for x in p.call_limits_ms]
         # The calls whose result comes back as its digest (an expected output too large to keep).
-        # The CPU this worker sends the job from: the candidate runs there (isolation.py stay_on).
-        head = marshal.dumps((code, fn, arity, p.keep_args, p.new_object, memory_mb, budget.kill_ms / 1000.0, key, guard, foreign, checked, limits, p.digest_calls, iso.current_cpu()))
+        # The CPU this worker sends the job from: the candidate runs there (eddy_sandbox/isolation.py stay_on).
+        head = marshal.dumps((code, fn, arity, p.keep_args, p.new_object, memory_mb, budget.kill_ms / 1000.0, key, guard, None if foreign is None else tuple(foreign), checked, limits, p.digest_calls, iso.current_cpu()))
         job = frame(head) + frame(p.calls_blob if foreign is None else wire_blob(p))
         os.set_blocking(box.job_w, False)
         os.write(box.ctl_w, frame(marshal.dumps(budget.limits())))

@@ -1,4 +1,4 @@
-"""What the static check (static_check.py) said of each code text this worker has had checked.
+"""What the static check (eddy_sandbox/static_check.py) said of each code text this worker has had checked.
 
 The check runs in the candidate's sandbox, where parsing hostile code costs the sandbox's time
 and memory; what it decides depends on the code text, the function's name and its arity alone.

@@ -3,36 +3,30 @@ Python values beside the expected ones (wire.py)."""
 
 from __future__ import annotations
 
-import os
 from typing import Any
+
+from eddy_sandbox.digest import NO_DIGEST
+from eddy_sandbox.relay import Foreign
 
 from .candidate import Run, read_results
 from .compare import Opaque
-from .digest import NO_DIGEST
-from .languages import RUNTIMES, runtime_path
+from .languages import foreign, language_of, runtime_path
 from .oracle import OracleError
 from .prepare import Prepared
-from .protocol import short
 from .wire import WireError, WireFlood, read_answer
 
-_harnesses: dict[str, str] = {}
 
-
-def foreign_runtime(req: dict[str, Any]) -> tuple[str, str, str] | None:
-    """(language, runtime binary, harness source) for an answer in another language; None for Python."""
-    lang = req.get("language") or "python"
-    if lang == "python":
-        return None
-    rt = RUNTIMES.get(str(lang))
+def foreign_runtime(req: dict[str, Any]) -> Foreign | None:
+    """The runtime and harness of an answer in another language (languages.py); None for one in the
+    judge's own."""
+    lang = language_of(req)
+    rt = lang.runtime
     if rt is None:
-        raise OracleError("the judge knows no language %r" % short(lang, 40))
+        return None
     binary = runtime_path(rt.binary)
     if binary is None:
-        raise OracleError("%s answers need %s, which is not installed: install Debian's %s package" % (rt.name, rt.binary, rt.package))
-    if rt.name not in _harnesses:
-        with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "harness", "harness." + rt.ext), encoding="utf-8") as f:
-            _harnesses[rt.name] = f.read()
-    return (rt.name, binary, _harnesses[rt.name])
+        raise OracleError("%s answers need %s, which is not installed: install Debian's %s package" % (lang.name, rt.binary, rt.package))
+    return foreign(lang, binary)
 
 
 def read_foreign(run: Run, p: Prepared) -> None:
@@ -56,7 +50,7 @@ def read_foreign_one(run: Run, p: Prepared, i: int) -> bool:
         return True
     by_digest = p.digest_calls is not None and i in p.digest_calls
     try:
-        # A digest-compared call's value is its digest, taken on the answer's side (languages.py).
+        # A digest-compared call's value is its digest, taken on the answer's side (eddy_sandbox/relay.py).
         value, after, shared = read_answer(str(a), str(b), None if by_digest else p.expected[i], p.calls[i])
     except WireFlood as e:
         # Keys that hash alike, refused before any set or dict was built: the answer's cost.

@@ -87,7 +87,7 @@ class Prepared:
     result_bytes: int = MAX_RESULT_BYTES  # what the answer's results may take on the wire
     int_digits: int = MAX_INT_DIGITS  # the largest integer (15-bit digits) an answer may send
     call_limits_ms: list[float | None] | None = None  # each call's own CPU limit (reference ms), where the oracle sets one
-    digest_calls: list[int] | None = None  # calls whose result the harness sends as its digest (digest.py), where the oracle asks
+    digest_calls: list[int] | None = None  # calls whose result the harness sends as its digest (eddy_sandbox/digest.py), where the oracle asks
 
 
 def time_limit_ms(expected: Any) -> float | None:

@@ -10,8 +10,6 @@ dict is built from the candidate's keys before `refuse_flood` has looked at thei
 
 from __future__ import annotations
 
-import marshal
-import socket
 import struct
 from collections import Counter
 from typing import Any, Callable
@@ -570,30 +568,3 @@ def exc_line(e: BaseException) -> str:
 
 
 Writer = Callable[[bytes], None]
-
-
-# ---- the control channel between the worker and its zygote (both trusted: marshal both ways) ----
-
-
-def send_control(sock: socket.socket, obj: Any, fds: list[int] | None = None) -> None:
-    """One control message: a frame of marshal bytes, with file descriptors passed beside it."""
-    payload = marshal.dumps(obj)
-    msg = struct.pack(">I", len(payload)) + payload
-    if fds:
-        socket.send_fds(sock, [msg], fds)
-    else:
-        sock.sendall(msg)
-
-
-def recv_control(sock: socket.socket, max_fds: int) -> tuple[Any, list[int]]:
-    """One control message and the descriptors that came with it; EOFError when the peer has gone."""
-    data, fds, _flags, _addr = socket.recv_fds(sock, 1 << 16, max_fds)
-    if not data:
-        raise EOFError
-    n = struct.unpack(">I", data[:4])[0]
-    while len(data) < 4 + n:
-        more = sock.recv(4 + n - len(data))
-        if not more:
-            raise EOFError
-        data += more
-    return marshal.loads(data[4 : 4 + n]), fds

@@ -1,26 +1,25 @@
 """Reference answers rendered from an oracle: solution() or a mutant_*() as an answer defining the
-required function, or the hand-written translation of solution() into another language."""
+required function, or the hand-written translation of solution() into another language, wrapped
+as its registry entry says (languages.py)."""
 
 from __future__ import annotations
 
 import inspect
-import json
 import os
 import textwrap
 from typing import Any
 
 from . import oracle
-from .languages import RUNTIMES
+from .languages import Language, language_of, reference_answer
 from .oracle import OracleError
 from .prepare import load_oracle
-from .protocol import short
 
 
 def answer_source(req: dict[str, Any]) -> str:
     """solution() or a mutant_*() rendered as an answer defining the required function."""
-    lang = req.get("language") or "python"
-    if lang != "python":
-        return translated_source(req, str(lang))
+    lang = language_of(req)
+    if lang.reference is not None:
+        return translated_source(req, lang)
     mod = load_oracle(req["oracle"], req["oracleHash"])
     which = req.get("which") or "solution"
     ref = getattr(mod, which, None)
@@ -35,45 +34,22 @@ def answer_source(req: dict[str, Any]) -> str:
     return "%s\n\n_ref = %s\n\n\ndef %s(%s):\n    return _ref(%s)\n" % (src.rstrip(), which, req["function"], ", ".join(args), call)
 
 
-def translation_path(oracle: str, lang: str) -> str:
+def translation_path(oracle: str, lang: Language) -> str:
     """Where the hand-written translation of an oracle's solution into `lang` lives."""
-    rt = RUNTIMES[lang]
+    assert lang.runtime is not None
     base = os.path.splitext(os.path.basename(oracle))[0]
-    return os.path.join(os.path.dirname(oracle), "translations", "%s.%s" % (base, rt.ext))
+    return os.path.join(os.path.dirname(oracle), "translations", "%s.%s" % (base, lang.runtime.ext))
 
 
-def _ruby_literal(v: Any) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, list):
-        return "[" + ", ".join(_ruby_literal(x) for x in v) + "]"
-    if isinstance(v, str):
-        return "'" + v.replace("\\", "\\\\").replace("'", "\\'") + "'"
-    return repr(v)
-
-
-def translated_source(req: dict[str, Any], lang: str) -> str:
+def translated_source(req: dict[str, Any], lang: Language) -> str:
     """The hand-written translation's `solution`, wrapped as an answer defining the required function."""
-    if lang not in RUNTIMES:
-        raise OracleError("the judge knows no language %r" % short(lang, 40))
     which = req.get("which") or "solution"
     path = translation_path(req["oracle"], lang)
     if which != "solution" or not os.path.isfile(path):
-        raise OracleError("oracle %s has no %s translation of %s()" % (os.path.basename(req["oracle"]), lang, which))
+        raise OracleError("oracle %s has no %s translation of %s()" % (os.path.basename(req["oracle"]), lang.name, which))
     with open(path, encoding="utf-8") as f:
         src = f.read().rstrip()
-    fn = str(req["function"])
-    args = ", ".join("arg%d" % k for k in range(int(req["arity"])))
-    bindings: dict[str, Any] = req["bindings"]
-    if lang == "javascript":
-        kw = json.dumps(bindings)
-        return "%s\n\nfunction %s(%s) {\n    return solution(%s);\n}\n" % (src, fn, args, ", ".join(([args] if args else []) + [kw]))
-    # Ruby's keyword arguments and PHP's named arguments read alike; so do these literals.
-    kw = ", ".join("%s: %s" % (k, _ruby_literal(v)) for k, v in bindings.items())
-    if lang == "php":
-        args = ", ".join("$arg%d" % k for k in range(int(req["arity"])))
-        return "%s\n\nfunction %s(%s) {\n    return solution(%s);\n}\n" % (src, fn, args, ", ".join(([args] if args else []) + ([kw] if kw else [])))
-    return "%s\n\ndef %s(%s)\n  solution(%s)\nend\n" % (src, fn, args, ", ".join(([args] if args else []) + ([kw] if kw else [])))
+    return reference_answer(lang, src, str(req["function"]), int(req["arity"]), req["bindings"])
 
 
 def mutants(req: dict[str, Any]) -> list[str]:

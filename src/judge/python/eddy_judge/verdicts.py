@@ -3,11 +3,14 @@ compared with the model solution's, each said in one line."""
 
 from __future__ import annotations
 
+import marshal
 import os
 import signal
 import time
 from dataclasses import dataclass
 from typing import Any, Literal
+
+from eddy_sandbox.sandbox import MAX_FILE_BYTES, MAX_OPEN_FILES, MAX_PROCS, SCRATCH_BYTES, TAMPER_EXIT
 
 from . import checked_code
 from .budget import MARGIN, Budget, make_budget
@@ -15,11 +18,12 @@ from .candidate import stamp, DETAIL_CHARS, PRECHECK_WALL_S, Run, cpu_factor, re
 from .categories import Category
 from .compare import not_plain, strict_equal
 from .foreign import foreign_runtime, read_foreign, read_foreign_one
+from .languages import NATIVE
 from .oracle import OracleError
-from .prepare import MAX_RESULT_BYTES, RESULT_PER_EXPECTED, Prepared, bare, prepare
+from .prepare import MAX_RESULT_BYTES, RESULT_PER_EXPECTED, Prepared, _copy, _Guard, bare, load_oracle, prepare, result_limits
 from .protocol import shares, short
 from .references import answer_source
-from .sandbox import MAX_FILE_BYTES, MAX_OPEN_FILES, MAX_PROCS, SCRATCH_BYTES, TAMPER_EXIT
+from .shrink import shrink_failure
 
 # Largest code the judge accepts. The one place it is set: the worker reports it in its hello
 # reply (worker.py handle) and the Node pool refuses larger code with it before sending any.
@@ -69,6 +73,8 @@ class Outcome:
     cpu_ms: float | None = None
     budget_ms: float = 0.0
     stamps: dict[str, float] | None = None  # when each phase of the verdict ended (profile.py)
+    index: int | None = None  # the call a fuzzing_failure was decided at
+    shrunk: dict[str, Any] | None = None  # its input shrunk (shrink.py), where asked for: the verdict is unchanged
 
 
 def judge(req: dict[str, Any], reference: bool = False) -> Outcome:
@@ -118,6 +124,8 @@ def judge(req: dict[str, Any], reference: bool = False) -> Outcome:
             raise OracleError(why)
         return Outcome("runtime_error", "the candidate's sandbox failed: %s" % why)
     out.budget_ms = budget.cpu_ms
+    if req.get("shrink") and out.category == "fuzzing_failure" and out.index is not None and not reference:
+        out.shrunk = _shrunk(req, p, code, fn, arity, budget, memory_mb, foreign, out.index, run)
     if run.usage is not None:
         out.cpu_ms = run.usage.cpu_ms
         run.stamps["answer_cpu_ms"] = run.usage.cpu_ms
@@ -130,7 +138,7 @@ def _reference_fails(req: dict[str, Any], p: Prepared) -> bool:
     if key not in p.reference_ok:
         try:
             # The model solution in Python: it checks the oracle and the sandbox, in any language.
-            ref = dict(req, code=answer_source(dict(req, which="solution", language="python")), language="python")
+            ref = dict(req, code=answer_source(dict(req, which="solution", language=NATIVE)), language=NATIVE)
             p.reference_ok[key] = judge(ref, reference=True).category == "passed"
         except OracleError:
             p.reference_ok[key] = False
@@ -396,7 +404,63 @@ def _compared_at(run: Run, p: Prepared, fn: str, i: int) -> Outcome | None:
     label = ("fixed test %d" % (i + 1)) if fixed else ("random input %d" % (i - n_fixed + 1))
     wrong = "assertion_error" if fixed else "fuzzing_failure"
     if fault is not None:
-        return Outcome(wrong, "%s: %s %s" % (label, call_text(fn, args), fault))
+        return Outcome(wrong, "%s: %s %s" % (label, call_text(fn, args), fault), index=None if fixed else i)
     if fixed:
         return Outcome(wrong, "%s: %s expected %s, got %s" % (label, call_text(fn, args), short(expected), short(actual)))
-    return Outcome(wrong, "%s: %s: model solution gives %s, candidate gives %s" % (label, call_text(fn, args), short(expected), short(actual)))
+    return Outcome(wrong, "%s: %s: model solution gives %s, candidate gives %s" % (label, call_text(fn, args), short(expected), short(actual)), index=i)
+
+
+def _shrunk(req: dict[str, Any], p: Prepared, code: str, fn: str, arity: int, budget: Budget, memory_mb: int, foreign: tuple[str, str, str] | None, index: int, first: Run) -> dict[str, Any] | None:
+    """Random input `index`, on which the answer failed, shrunk (shrink.py): the template's
+    generator and the model solution run here, under the oracle's guard; the answer runs in its
+    sandbox under its own budget, on each batch of smaller inputs, smallest first."""
+    if index < p.n_fixed:
+        return None
+    mod = load_oracle(req["oracle"], req["oracleHash"])
+    generator = getattr(mod, "inputs", None)
+    if not callable(generator):
+        return None
+    kw = req["bindings"]
+
+    def inputs(rng: Any) -> tuple[Any, ...]:
+        with _Guard("drawing an input to shrink"):
+            return tuple(generator(rng, **_copy(kw)))
+
+    def solve(args: tuple[Any, ...]) -> Any:
+        with _Guard("running the model solution on a shrunk input"):
+            return mod.solution(*_copy(args), **_copy(kw))
+
+    def run_batch(calls: list[tuple[Any, ...]], expected: list[Any]) -> tuple[int, str, str] | None:
+        try:
+            blob = marshal.dumps(calls)
+        except ValueError:
+            return None
+        q = Prepared(calls=_copy(calls), expected=expected, n_fixed=0, compare=p.compare, keep_args=p.keep_args, new_object=p.new_object, calls_blob=blob, solution_ms=p.solution_ms)
+        q.result_bytes, q.int_digits = result_limits(expected, blob, q.keep_args)
+        hit: list[tuple[int, str, str]] = []
+
+        def fails_at(run: Run, i: int) -> bool:
+            if not read_result(run, i) or (run.foreign and not read_foreign_one(run, q, i)):
+                return True
+            o = _failure_at(run, q, fn, i, memory_mb)
+            if o is None or o.category != "fuzzing_failure":
+                # Another failure on a smaller input (it raised, say) is not this one: look on.
+                return o is not None and o.category == "resource_exhaustion"
+            tag, value, _after = run.results[i]
+            hit.append((i, short(bare(expected[i])), short(not_plain(value) if tag == "o" else value)))
+            return True
+
+        run_candidate(code, fn, arity, q, budget, memory_mb, foreign, checked=foreign is None, fails_at=fails_at)
+        return hit[0] if hit else None
+
+    try:
+        found = shrink_failure(inputs, int(req["seed"]), index - p.n_fixed, p.calls[index], solve, run_batch, strict_equal)
+    except OracleError:
+        return None
+    if found is None:
+        return None
+    if found.steps == 0:
+        # Already the smallest: both values as the first run gave them.
+        tag, value, _after = first.results[index]
+        found.expected, found.actual = short(bare(p.expected[index])), short(not_plain(value) if tag == "o" else value)
+    return {"call": call_text(fn, found.args), "expected": found.expected, "actual": found.actual, "from": call_text(fn, p.calls[index]), "tried": found.tried, "steps": found.steps}

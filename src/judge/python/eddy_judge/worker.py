@@ -2,7 +2,7 @@
 
 Protocol with Node: one JSON object per line on stdin (a request with an "id" and an "op"), one
 JSON object per line on stdout (the reply with the same "id"). Candidates run in sandboxes forked
-by a clean zygote process (zygote.py) in bubblewrap's world (world.py); this process sends each
+by a clean zygote process (eddy_sandbox/zygote.py) in bubblewrap's world (world.py); this process sends each
 one only its code, the function name, the argument values and a per-job key, and reads back
 authenticated frames of plain values (protocol.py). Budgets are CPU time (budget.py).
 """
@@ -15,10 +15,11 @@ import sys
 import time
 from typing import Any
 
-from . import isolation as iso
+from eddy_sandbox import isolation as iso
+
 from .candidate import close_zygote, isolation_report, prefork
 from .environment import describe
-from .languages import RUNTIMES, runtime_path
+from .languages import runtimes
 from .oracle import OracleError
 from .profile import phases
 from .protocol import exc_line
@@ -34,7 +35,7 @@ def handle(req: dict[str, Any]) -> dict[str, Any]:
         return {
             "isolation": report,
             "python": sys.version.split()[0],
-            "runtimes": {n: runtime_path(rt.binary) for n, rt in RUNTIMES.items()},
+            "runtimes": runtimes(),
             # The interpreter and the third-party packages it offers answers (environment.py).
             "environment": describe(),
             "limits": {"maxCodeBytes": MAX_CODE_BYTES},
@@ -56,6 +57,7 @@ def handle(req: dict[str, Any]) -> dict[str, Any]:
             "borderline": out.borderline,
             "cpuMs": out.cpu_ms,
             "budgetMs": round(out.budget_ms, 3),
+            "shrunk": out.shrunk,
         }
     if op == "source":
         return {"source": answer_source(req)}

@@ -18,13 +18,16 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import isolation as iso
-from .environment import ALTERNATIVES, library_alternatives, site_dirs
-from .languages import RUNTIMES, runtime_path
-from .protocol import recv_control, send_control
-from .zygote import BOOT, MODULES
+import eddy_sandbox
+from eddy_sandbox import isolation as iso
+from eddy_sandbox.control import recv_control, send_control
+from eddy_sandbox.zygote import BOOT, MODULES
 
-PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+from .environment import ALTERNATIVES, library_alternatives, site_dirs
+from .languages import LANGUAGES, runtime_path
+
+# The sandbox package, whose modules the zygote is sent (never this one).
+SANDBOX_DIR = os.path.dirname(os.path.abspath(eddy_sandbox.__file__))
 ZYGOTE_TMP_BYTES = 1024 * 1024
 LIB_DIRS = ("/usr/lib", "/usr/lib64", "/usr/lib32", "/usr/libx32", "/lib", "/lib64", "/lib32", "/libx32")
 
@@ -116,9 +119,10 @@ def world_args(bwrap: str, seccomp_fd: int, as_root: bool) -> list[str]:
     if not any(exe.startswith(b + "/") for b in bound):
         args += bind(exe)
     # Other languages' runtimes (those installed), read-only, with what they read at start-up.
-    for rt in RUNTIMES.values():
-        path = runtime_path(rt.binary)
-        if path is None:
+    for lang in LANGUAGES.values():
+        rt = lang.runtime
+        path = None if rt is None else runtime_path(rt.binary)
+        if rt is None or path is None:
             continue
         if not any(path.startswith(b + "/") for b in bound):
             args += bind(path)
@@ -151,7 +155,7 @@ def _sources() -> bytes:
 
     mods = []
     for name in MODULES:
-        with open(os.path.join(PACKAGE_DIR, name + ".py"), encoding="utf-8") as f:
+        with open(os.path.join(SANDBOX_DIR, name + ".py"), encoding="utf-8") as f:
             mods.append((name, f.read()))
     return marshal.dumps(mods)
 

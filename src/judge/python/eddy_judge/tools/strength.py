@@ -34,10 +34,11 @@ import time
 from types import FrameType
 from typing import Any, Callable, cast
 
+from eddy_sandbox.digest import as_digest
+
 from .. import oracle
 from ..categories import Category
 from ..compare import make_comparator, strict_equal
-from ..digest import as_digest
 from ..prepare import digest_of
 from ..oracle import Oracle, OracleError
 

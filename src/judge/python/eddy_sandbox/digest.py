@@ -169,7 +169,7 @@ def digest(value, strict=True):
     return "sha256:" + root.hexdigest()
 '''
 
-_scope: dict[str, Any] = {"__name__": "eddy_judge.digest_walk"}
+_scope: dict[str, Any] = {"__name__": "eddy_sandbox.digest_walk"}
 exec(compile(DIGEST_SOURCE, "<eddy digest>", "exec"), _scope)  # noqa: S102 - the judge's own code
 
 digest: Callable[..., str | None] = _scope["digest"]

@@ -22,8 +22,8 @@ import sys
 from . import isolation as iso
 from . import landlock
 from . import sandbox
-from .protocol import recv_control, send_control
-from .languages import RESULT_FD
+from .control import recv_control, send_control
+from .relay import RESULT_FD
 from .sandbox import WORKDIR, Config, candidate_env, harness_modules, keeper, prepare_streams, scratch_mounts, warm_up
 
 # Modules answers commonly import, loaded once here: each candidate then starts with them. Each is
@@ -51,7 +51,7 @@ PRELOAD_FALLBACK = (
 ).split()
 
 # Run by `python -I -S -c BOOT <fd>`: read the module sources from the socket, load them as the
-# package `eddy_judge`, then serve. Kept in one expression list so it fits on a command line.
+# package `eddy_sandbox`, then serve. Kept in one expression list so it fits on a command line.
 BOOT = (
     "import sys, socket, struct, marshal, types\n"
     "s = socket.socket(fileno=int(sys.argv[1]))\n"
@@ -63,17 +63,17 @@ BOOT = (
     "        b += c\n"
     "    return b\n"
     "mods = marshal.loads(take(struct.unpack('>I', take(4))[0]))\n"
-    "pkg = types.ModuleType('eddy_judge'); pkg.__path__ = []; pkg.__package__ = 'eddy_judge'\n"
-    "sys.modules['eddy_judge'] = pkg\n"
+    "pkg = types.ModuleType('eddy_sandbox'); pkg.__path__ = []; pkg.__package__ = 'eddy_sandbox'\n"
+    "sys.modules['eddy_sandbox'] = pkg\n"
     "for name, src in mods:\n"
-    "    m = types.ModuleType('eddy_judge.' + name); m.__package__ = 'eddy_judge'; m.__file__ = '<eddy_judge/%s.py>' % name\n"
+    "    m = types.ModuleType('eddy_sandbox.' + name); m.__package__ = 'eddy_sandbox'; m.__file__ = '<eddy_sandbox/%s.py>' % name\n"
     "    sys.modules[m.__name__] = m; setattr(pkg, name, m)\n"
     "    exec(compile(src, m.__file__, 'exec'), m.__dict__)\n"
     "del mods, name, src, m, pkg, take\n"
-    "sys.modules['eddy_judge.zygote'].main(s)\n"
+    "sys.modules['eddy_sandbox.zygote'].main(s)\n"
 )
 # The modules BOOT loads, in dependency order.
-MODULES = ("protocol", "isolation", "landlock", "static_check", "languages", "digest", "sandbox", "zygote")
+MODULES = ("control", "isolation", "landlock", "static_check", "relay", "digest", "sandbox", "zygote")
 
 
 def setup(want: str, protect: list[int]) -> tuple[Config, list[str]]:

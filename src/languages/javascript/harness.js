@@ -1,7 +1,7 @@
 "use strict";
 // eddy's JavaScript harness (run by node inside the judge's sandbox, behind the relay in
-// languages.py): reads the calls as type-tagged JSON on stdin, loads the answer, calls the named
-// function on each argument tuple and writes one JSON line per call on fd 3 (wire.py has the tags).
+// eddy_sandbox/relay.py): reads the calls as type-tagged JSON on stdin, loads the answer, calls the named
+// function on each argument tuple and writes one JSON line per call on fd 3 (eddy_judge/wire.py has the tags).
 // It never sees an expected value: comparison happens in the trusted Python worker.
 //
 // The answer shares this process, so everything the harness uses is captured before the answer is

@@ -1,7 +1,7 @@
 <?php
-// eddy's PHP harness (run by php inside the judge's sandbox, behind the relay in languages.py):
+// eddy's PHP harness (run by php inside the judge's sandbox, behind the relay in eddy_sandbox/relay.py):
 // reads the calls as type-tagged JSON on stdin, loads the answer, calls the named function on each
-// argument tuple and writes one JSON line per call on fd 3 (wire.py has the tags). It never sees an
+// argument tuple and writes one JSON line per call on fd 3 (eddy_judge/wire.py has the tags). It never sees an
 // expected value: comparison happens in the trusted Python worker. PHP has one container, the
 // array: it goes back as {"arr": [[k, v], ...], "list": bool} and the expected value decides.
 

@@ -49,9 +49,9 @@ from typing import Any, Callable
 
 from . import isolation as iso
 from . import landlock
+from .control import recv_control
 from .digest import DIGEST_SOURCE, NO_DIGEST
-from .languages import RESULT_FD, RUNTIMES, plain, relay
-from .protocol import recv_control
+from .relay import RESULT_FD, Foreign, plain, relay
 from .static_check import precheck
 
 # The candidate's signal dispositions, set with C's signal.signal and plain numbers: the signal
@@ -104,7 +104,7 @@ ALWAYS_DENIED = {
 # Reaching frames is harmless in the candidate's own thread (its frames hold only its own call)
 # and refused in the harness's main thread, where candidate code runs only by accident (__del__).
 MAIN_THREAD_DENIED = {"sys._getframe", "sys._getframemodulename", "object.__getattr__", "sys.settrace", "sys.setprofile"}
-HARNESS_MODULES = ("eddy_judge", "ctypes", "_ctypes")
+HARNESS_MODULES = ("eddy_sandbox", "ctypes", "_ctypes")
 # The interpreter's site folders (environment.py site_dirs), set by the zygote: a module there (numpy)
 # that imports ctypes gets an ImportError, as in a Python without ctypes, and carries on; any other
 # import of ctypes is the hook's tampering, as before.
@@ -729,7 +729,7 @@ def candidate(cfg: Config, fds: dict[str, int], uid: int | None, nproc: int, wor
             raise RuntimeError("another language's job in a sandbox made for Python")
         # On the CPU the worker sent the job from, from now on (isolation.py stay_on).
         iso.stay_on(sent_from if type(sent_from) is int else -1)
-        # Another language's calls stay JSON text (languages.py): they are its harness's input.
+        # Another language's calls stay JSON text (relay.py): they are its harness's input.
         calls: list[tuple[Any, ...]] = marshal.loads(calls_blob) if foreign is None else []
         calls_json: bytes = calls_blob if foreign is not None else b""
         del head, calls_blob
@@ -737,7 +737,8 @@ def candidate(cfg: Config, fds: dict[str, int], uid: int | None, nproc: int, wor
         resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
         limit = base_vm + (memory_mb + PRECHECK_MEMORY_MB) * 1024 * 1024
         if foreign is not None:
-            limit = (memory_mb + RUNTIMES[foreign[0]].vm_mb) * 1024 * 1024
+            foreign = Foreign(*foreign)
+            limit = (memory_mb + foreign.vm_mb) * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
         resource.setrlimit(resource.RLIMIT_FSIZE, (MAX_FILE_BYTES, MAX_FILE_BYTES))
         resource.setrlimit(resource.RLIMIT_NOFILE, (MAX_OPEN_FILES, MAX_OPEN_FILES))
@@ -793,7 +794,7 @@ def candidate(cfg: Config, fds: dict[str, int], uid: int | None, nproc: int, wor
             except (ValueError, TypeError, RecursionError, MemoryError):
                 return NO_DIGEST
 
-        relay(RUNTIMES[foreign[0]], foreign[1], foreign[2], code, fn, arity, calls_json, keep_args or send_args, memory_mb, emit, mark_w, workdir, lock_down, call_limits, digest_calls, digest_of)
+        relay(foreign, code, fn, arity, calls_json, keep_args or send_args, memory_mb, emit, mark_w, workdir, lock_down, call_limits, digest_calls, digest_of)
     try:
         # A code text the check has passed before (the worker remembers, checked_code.py) is only compiled.
         verdict, compiled = (None, compile(code, "candidate.py", "exec")) if checked else precheck(code, fn, arity)
@@ -1334,10 +1335,10 @@ def keeper(cfg: Config, sock_fd: int) -> None:
             os._exit(0)  # the worker has gone, or let this keeper go
         if len(fds) != len(SANDBOX_FDS):
             os._exit(116)  # not the worker's request: the worker replaces a keeper that ends
-        # ("python", cpu): the candidate installs its filters before its job, ("foreign", cpu)
+        # ("native", cpu): a Python answer's candidate installs its filters before its job, ("foreign", cpu)
         # after it; cpu, the worker's when it asked (or -1), is where it waits for the job.
         kind, wait_on = msg if type(msg) is tuple and len(msg) == 2 and type(msg[1]) is int else ("", -1)
-        since = serve(cfg, dict(zip(SANDBOX_FDS, fds)), procfd, sock.fileno(), since, cpus, kind == "python", wait_on)
+        since = serve(cfg, dict(zip(SANDBOX_FDS, fds)), procfd, sock.fileno(), since, cpus, kind == "native", wait_on)
 
 
 def serve(cfg: Config, fds: dict[str, int], procfd: int, sock_fd: int, since: tuple[int, float], cpus: set[int], python: bool = False, wait_on: int = -1) -> tuple[int, float]:

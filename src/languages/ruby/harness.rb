@@ -1,6 +1,6 @@
-# eddy's Ruby harness (run by ruby inside the judge's sandbox, behind the relay in languages.py):
+# eddy's Ruby harness (run by ruby inside the judge's sandbox, behind the relay in eddy_sandbox/relay.py):
 # reads the calls as type-tagged JSON on stdin, loads the answer, calls the named method on each
-# argument tuple and writes one JSON line per call on fd 3 (wire.py has the tags). It never sees
+# argument tuple and writes one JSON line per call on fd 3 (eddy_judge/wire.py has the tags). It never sees
 # an expected value: comparison happens in the trusted Python worker.
 #
 # The answer shares this process. So the harness's helpers live in a frozen module (the answer
