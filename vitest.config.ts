@@ -106,12 +106,13 @@ export default defineConfig({
                     name: "integration",
                     include: ["test/**/*.test.ts"],
                     exclude: UNIT_TESTS,
-                    // Judge and inference tests spawn real processes; on 2-core machines they need room.
+                    // Judge and inference tests spawn real processes. The suite is CPU-bound on 2 cores; a third
+                    // worker fills the moments one waits on a process, Redis or a server (825 s against 896 s).
                     testTimeout: 120_000,
                     hookTimeout: 120_000,
                     pool: "forks",
                     fileParallelism: true,
-                    maxWorkers: 2,
+                    maxWorkers: 3,
                     sequence: { groupOrder: 1 },
                     globalSetup: ["test/globalSetup.ts"]
                 }

@@ -262,6 +262,7 @@ describe.skipIf(!canRunAsNobody)("issue #43, as an ordinary user (nobody) who ow
         chmodSync(copy, 0o755);
         cpSync(path.join(ROOT, "dist"), path.join(copy, "dist"), { recursive: true });
         cpSync(path.join(ROOT, "src/judge/python"), path.join(copy, "src/judge/python"), { recursive: true });
+        cpSync(path.join(ROOT, "src/languages"), path.join(copy, "src/languages"), { recursive: true });
         cpSync(path.join(ROOT, "src/import/humaneval"), path.join(copy, "src/import/humaneval"), { recursive: true });
         cpSync(path.join(ROOT, "package.json"), path.join(copy, "package.json"));
         symlinkSync(path.join(ROOT, "node_modules"), path.join(copy, "node_modules"));

@@ -61,7 +61,6 @@ export function registerQuantCommand(program: Command): void {
             "after",
             `
 Examples (eddy's tiny models stand in for yours):
-  $ eddy quant models/eddy-tiny-*.gguf -t list_every_kth -M 3 -R 1 --threads 1
   $ eddy quant models/eddy-tiny-*.gguf -t list_every_kth -M 2 -R 1 --threads 1 --json > quant.json
   $ eddy quant models/eddy-tiny-*.gguf -t list_every_kth -M 3 -R 1 --threads 1 --out quant.html
   (--reference models/eddy-tiny-q8_0.gguf: compare with that file rather than the most precise)

@@ -5,7 +5,7 @@ at an input no edit of which is smaller and still fails, within its bound."""
 import random
 import unittest
 
-from eddy_judge.shrink import Draws, proposals, recorded_draws, replayed, shrink, size_key
+from eddy_judge.shrink import proposals, recorded_draws, replayed, shrink, size_key
 
 
 def gen(rng):
@@ -24,6 +24,7 @@ class ShrinkTest(unittest.TestCase):
 
     def test_replay_past_the_draws_is_zeros_and_bounded(self):
         self.assertEqual(replayed(gen, [], 100), ([], "a"))
+
         def endless(rng):
             while rng.random() < 0.5:
                 pass
@@ -32,6 +33,7 @@ class ShrinkTest(unittest.TestCase):
             replayed(endless, [], 50)
 
     def test_every_method_replays(self):
+
         def many(rng):
             xs = list(range(10))
             rng.shuffle(xs)
@@ -44,15 +46,18 @@ class ShrinkTest(unittest.TestCase):
         def differs(args):
             return any(v < 0 for v in args[0])
         seed = 5
+        draws, made = recorded_draws(gen, seed, 0)
         for i in range(40):
             draws, made = recorded_draws(gen, seed, i)
             if differs(made) and len(made[0]) > 5:
                 break
+
         def make(d):
             try:
                 return replayed(gen, d, 10 * len(draws) + 64)
             except Exception:
                 return None
+
         def first(batch):
             return next((j for j, x in enumerate(batch) if differs(x)), None)
         out = shrink(draws, made, make, first)
@@ -93,6 +98,7 @@ class ShrinkTest(unittest.TestCase):
             return None
 
         seed = 11
+        i, made = 0, ([],)
         for i in range(60):
             _, made = recorded_draws(gen, seed, i)
             if 0 in made[0] and len(made[0]) > 3:
@@ -116,6 +122,7 @@ class ShrinkTest(unittest.TestCase):
     def test_bounded_by_max_tried(self):
         draws, made = recorded_draws(gen, 7, 1)
         calls = []
+
         def first(batch):
             calls.append(len(batch))
             return None

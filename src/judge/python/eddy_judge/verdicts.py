@@ -8,7 +8,7 @@ import os
 import signal
 import time
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Callable, Literal
 
 from eddy_sandbox.sandbox import MAX_FILE_BYTES, MAX_OPEN_FILES, MAX_PROCS, SCRATCH_BYTES, TAMPER_EXIT
 
@@ -17,6 +17,8 @@ from .budget import MARGIN, Budget, make_budget
 from .candidate import stamp, DETAIL_CHARS, PRECHECK_WALL_S, Run, cpu_factor, read_result, read_results, run_candidate
 from .categories import Category
 from .compare import not_plain, strict_equal
+from eddy_sandbox.relay import Foreign
+
 from .foreign import foreign_runtime, read_foreign, read_foreign_one
 from .languages import NATIVE
 from .oracle import OracleError
@@ -410,21 +412,24 @@ def _compared_at(run: Run, p: Prepared, fn: str, i: int) -> Outcome | None:
     return Outcome(wrong, "%s: %s: model solution gives %s, candidate gives %s" % (label, call_text(fn, args), short(expected), short(actual)), index=i)
 
 
-def _shrunk(req: dict[str, Any], p: Prepared, code: str, fn: str, arity: int, budget: Budget, memory_mb: int, foreign: tuple[str, str, str] | None, index: int, first: Run) -> dict[str, Any] | None:
+def _shrunk(req: dict[str, Any], p: Prepared, code: str, fn: str, arity: int, budget: Budget, memory_mb: int, foreign: Foreign | None, index: int, first: Run) -> dict[str, Any] | None:
     """Random input `index`, on which the answer failed, shrunk (shrink.py): the template's
     generator and the model solution run here, under the oracle's guard; the answer runs in its
     sandbox under its own budget, on each batch of smaller inputs, smallest first."""
     if index < p.n_fixed:
         return None
     mod = load_oracle(req["oracle"], req["oracleHash"])
-    generator = getattr(mod, "inputs", None)
+    generator: Callable[..., Any] | None = getattr(mod, "inputs", None)
     if not callable(generator):
         return None
+    draw: Callable[..., Any] = generator
     kw = req["bindings"]
 
     def inputs(rng: Any) -> tuple[Any, ...]:
+        made: tuple[Any, ...] = ()
         with _Guard("drawing an input to shrink"):
-            return tuple(generator(rng, **_copy(kw)))
+            made = tuple(draw(rng, **_copy(kw)))
+        return made
 
     def solve(args: tuple[Any, ...]) -> Any:
         with _Guard("running the model solution on a shrunk input"):
