@@ -150,20 +150,24 @@ function pairRow(score: ComparedScore, a: string, b: string, x: number[], y: num
 
 /** McNemar for every pair of configurations that share instances (same template, index and tuple). */
 export function pairedComparisons(outcomes: readonly Outcome[], configs: readonly string[], maxFlips = 50): PairedRow[] {
-    // Per configuration: instance key → { ref, rounds: round → passed }
-    const table = new Map<string, Map<string, { ref: InstanceRef; rounds: Map<number, boolean> }>>();
-    // Outcomes read from a store share one params array per instance: stringified once.
-    const paramKeys = new Map<unknown, string>();
+    // Per configuration: instance key → { ref, rounds: round → passed, and how many rounds, how many passed }.
+    const table = new Map<string, Map<string, { ref: InstanceRef; rounds: (boolean | undefined)[]; n: number; passed: number }>>();
+    // Outcomes read from a store share one params array per instance: its key is made once, not per answer.
+    const keyOf = new Map<unknown, { template: string; instance: number; key: string }>();
     for (const o of outcomes) {
         if (isHarness(o.category)) continue;
         let t = table.get(o.config);
         if (!t) table.set(o.config, (t = new Map()));
-        let pk = paramKeys.get(o.params);
-        if (pk === undefined) paramKeys.set(o.params, (pk = JSON.stringify(o.params)));
-        const key = `${o.template}\u0000${o.instance}\u0000${pk}`;
-        let e = t.get(key);
-        if (!e) t.set(key, (e = { ref: { template: o.template, instance: o.instance, params: o.params }, rounds: new Map() }));
-        e.rounds.set(o.round, o.category === "passed");
+        let k = keyOf.get(o.params);
+        if (!k || k.template !== o.template || k.instance !== o.instance) keyOf.set(o.params, (k = { template: o.template, instance: o.instance, key: `${o.template}\u0000${o.instance}\u0000${JSON.stringify(o.params)}` }));
+        let e = t.get(k.key);
+        if (!e) t.set(k.key, (e = { ref: { template: o.template, instance: o.instance, params: o.params }, rounds: [], n: 0, passed: 0 }));
+        const pass = o.category === "passed";
+        const before = e.rounds[o.round];
+        if (before === undefined) e.n++;
+        else if (before) e.passed--;
+        if (pass) e.passed++;
+        e.rounds[o.round] = pass;
     }
     const out: PairedRow[] = [];
     for (let i = 0; i < configs.length; i++)
@@ -183,8 +187,8 @@ export function pairedComparisons(outcomes: readonly Outcome[], configs: readonl
                 const eb = B.get(key);
                 if (!eb) continue;
                 shared++;
-                const allA = [...ea.rounds.values()].every(Boolean);
-                const allB = [...eb.rounds.values()].every(Boolean);
+                const allA = ea.passed === ea.n;
+                const allB = eb.passed === eb.n;
                 if (allA && !allB) {
                     ib++;
                     if (lost.length < maxFlips) lost.push(ea.ref);
@@ -192,9 +196,10 @@ export function pairedComparisons(outcomes: readonly Outcome[], configs: readonl
                     ic++;
                     if (gained.length < maxFlips) gained.push(ea.ref);
                 }
-                for (const [round, pa] of ea.rounds) {
-                    const pb = eb.rounds.get(round);
-                    if (pb === undefined) continue;
+                for (let round = 0; round < ea.rounds.length; round++) {
+                    const pa = ea.rounds[round];
+                    const pb = eb.rounds[round];
+                    if (pa === undefined || pb === undefined) continue;
                     if (pa && !pb) rb++;
                     else if (!pa && pb) rc++;
                     else rConc++;
