@@ -13,7 +13,7 @@ import { attachConnection } from "./connection.js";
 import { AuditRepository } from "./audits.js";
 import { LoopRepository } from "./loops.js";
 import { ensureNodeId } from "./nodeId.js";
-import { openReadonlyDatabase, storeFileKind } from "./readonlyOpen.js";
+import { openReadonlyDatabase, rollbackImage, storeFileKind } from "./readonlyOpen.js";
 import { MIGRATIONS } from "./schema.js";
 import { ViewRepository } from "./viewQueries.js";
 import type {
@@ -114,7 +114,7 @@ export class Store {
             // process may still hold them) are tightened with it.
             for (const f of sideFiles(this.path)) tightenIfExposed(f);
             // Read-only: never a write to the file, and read-only media work too (see openReadonlyDatabase).
-            this.db = opts.readonly ? openReadonlyDatabase(this.path, busyTimeout()) : new Database(this.path, { timeout: busyTimeout() });
+            this.db = opts.readonly ? atThisSchema(openReadonlyDatabase(this.path, busyTimeout())) : new Database(this.path, { timeout: busyTimeout() });
             attachConnection(this, this.db);
             this.db.pragma(`busy_timeout = ${busyTimeout()}`);
             if (!opts.readonly) {
@@ -512,6 +512,20 @@ export class Store {
                 .run(v.key, v.templateId, v.oracleHash, v.instances, v.ok ? 1 : 0, JSON.stringify(v.result), new Date().toISOString())
         );
     }
+}
+
+/**
+ * A store opened read-only, at this eddy's schema: one an older eddy wrote (never written to here: read-only
+ * media, a read-only folder, another user's file) is read from a private in-memory copy brought up to date,
+ * so every reading query finds the columns and tables it names. The file itself is left as it is.
+ */
+function atThisSchema(db: Database.Database): Database.Database {
+    const v = db.pragma("user_version", { simple: true }) as number;
+    if (v === 0 || v >= MIGRATIONS.length) return db;
+    const copy = new Database(rollbackImage(db.serialize()));
+    db.close();
+    applyMigrations(copy);
+    return copy;
 }
 
 /** Bring a database up to this eddy's schema (pending migrations, in one transaction). */

@@ -53,14 +53,17 @@ function exposed(st: Stats): boolean {
 }
 
 /**
- * An existing file readable by its group or by everyone, and owned by this user, becomes
- * {@link PRIVATE_FILE_MODE}; anything else (missing, another user's, already private) is left alone.
+ * An existing file readable by its group or by everyone, and owned by this user, loses its group's and
+ * others' permissions (0644 becomes {@link PRIVATE_FILE_MODE}, 0444 becomes 0400); anything else (missing, another user's, already private) is left alone.
  * Returns whether the mode was changed. Never throws: a mode it cannot change is not worth a failure.
  */
 export function tightenIfExposed(file: string): boolean {
     try {
-        if (!exposed(statSync(file))) return false;
-        chmodSync(file, PRIVATE_FILE_MODE);
+        const st = statSync(file);
+        if (!exposed(st)) return false;
+        // Others' bits go; the owner's stay as they were: a write-protected store (0444) a command only
+        // reads becomes 0400, not writable.
+        chmodSync(file, st.mode & 0o700);
         return true;
     } catch {
         return false;

@@ -12,6 +12,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MIGRATIONS } from "../../src/store/schema.js";
 import { messageLines } from "../support/messages.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -189,6 +190,38 @@ describe.each(users)("an eddy store, read as %s", (who) => {
         await exited;
         clearTimeout(late);
         expect(readdirSync(ro)).toEqual(["good.db"]);
+    }, 120_000);
+
+    it("written by an older eddy, in a read-only folder: reading commands read it at this schema, and the file stays as it was", () => {
+        const dir = freshDir();
+        const ro = path.join(dir, "ro");
+        execFileSync("mkdir", [ro]);
+        const db = path.join(ro, "older.db");
+        copyFileSync(good, db);
+        // The store as eddy wrote it before its last two migrations (token usage and quant studies; shrunk inputs).
+        const older = new Database(db);
+        older.exec("DROP TABLE generation_usage; DROP TABLE quant_studies; ALTER TABLE verdicts DROP COLUMN shrunk_json; ALTER TABLE verdict_cache DROP COLUMN shrunk_json;");
+        older.pragma(`user_version = ${MIGRATIONS.length - 2}`);
+        older.close();
+        chmodSync(db, 0o444);
+        if (who === "nobody") execFileSync("chown", ["-R", "nobody", dir]);
+        chmodSync(ro, 0o555);
+        const before = snapshot(ro);
+        const runs = eddy(who, ["runs", "list", "--db", db], dir);
+        expect(runs.status, runs.stderr).toBe(0);
+        expect(runs.stdout).toMatch(/complete/);
+        const exported = eddy(who, ["export", "latest", "--db", db], dir);
+        expect(exported.status, exported.stderr).toBe(0);
+        const rows = exported.stdout.trim().split("\n").map((l) => JSON.parse(l) as { shrunk_input: unknown });
+        expect(rows).toHaveLength(2);
+        expect(rows.every((r) => r.shrunk_input === null)).toBe(true);
+        const report = eddy(who, ["report", "latest", "--db", db], dir);
+        expect(report.status, report.stderr).toBe(0);
+        // The same bytes, nothing beside it; its owner's read keeps others out (the store's rule) without making it writable.
+        const bytes = (snap: Record<string, string>) => Object.fromEntries(Object.entries(snap).map(([f, v]) => [f, v.replace(/ \d+ /, " ")]));
+        expect(bytes(snapshot(ro))).toEqual(bytes(before));
+        expect(statSync(db).mode & 0o777).toBe(0o400);
+        expect(new Database(db, { readonly: true }).pragma("user_version", { simple: true })).toBe(MIGRATIONS.length - 2);
     }, 120_000);
 
     it("in a writable folder: reading leaves no -wal or -shm beside a WAL-mode store", () => {
