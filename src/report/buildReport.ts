@@ -1,7 +1,7 @@
 import { findDiscontinuities } from "../scores/discontinuities.js";
 import { compareConfigurations } from "../scores/compare.js";
 import { answersOf, summariseConfigs, summariseGroups, summariseTemplates } from "../scores/aggregates.js";
-import { scoreNeighbourhoods, type NeighbourhoodScore, type ScoreOptions } from "../scores/neighbourhood.js";
+import { groupByNeighbourhood, scoreNeighbourhoods, type NeighbourhoodScore, type ScoreOptions } from "../scores/neighbourhood.js";
 import type { Outcome } from "../vocabulary.js";
 import { mixedNodesNote } from "../inference/nodeSettings.js";
 import { eddyVersion } from "../util/paths.js";
@@ -16,6 +16,7 @@ export function buildReport(outcomes: readonly Outcome[], runMeta: readonly Repo
     const metaById = new Map(runMeta.map((r) => [r.id, r]));
     const mode = (runId: string, config: string) => decodingMode(metaById.get(runId), config);
     const tampering = tamperingByConfig(outcomes);
+    const parts = opts.parts ?? groupByNeighbourhood(outcomes);
     const runIds = [...new Set([...runMeta.map((r) => r.id), ...scores.map((s) => s.runId)])];
     const runs = runIds.map((id) => {
         const m = metaById.get(id);
@@ -51,8 +52,8 @@ export function buildReport(outcomes: readonly Outcome[], runMeta: readonly Repo
         })),
         groups: summariseGroups(scores),
         templates: summariseTemplates(scores),
-        discontinuities: findDiscontinuities(scores, outcomes),
-        comparison: compareConfigurations(scores, outcomes),
+        discontinuities: findDiscontinuities(scores, outcomes, { parts }),
+        comparison: compareConfigurations(scores, outcomes, { parts }),
         ...(opts.agreement ? { agreement: opts.agreement } : {})
     };
     return { data, scores };

@@ -1,4 +1,4 @@
-import type { AnswerCounts, Category, ParamValue } from "../vocabulary.js";
+import type { AnswerCounts, Category, Outcome, ParamValue } from "../vocabulary.js";
 import type { ConfigSummary, GroupSummary, TemplateSummary } from "../scores/aggregates.js";
 import type { Comparison } from "../scores/compare.js";
 import type { Discontinuity } from "../scores/discontinuities.js";
@@ -128,6 +128,12 @@ export interface ReportOptions {
      * keeps those of unchanged neighbourhoods): used as they are instead of scoring again.
      */
     scores?: readonly NeighbourhoodScore[];
+    /**
+     * The same outcomes grouped per neighbourhood, each group the same array while it is unchanged (the viewer's:
+     * what is derived from one, its discontinuity and its paired counts, is then not derived again); key: configuration
+     * label and template (scores/neighbourhood.ts groupByNeighbourhood).
+     */
+    parts?: ReadonlyMap<string, readonly Outcome[]>;
     /** The agreement with a peer's published verdicts (see agreementRender.loadAgreement): a section of the report. */
     agreement?: AgreementReport;
     /** The HTML report links each answer it shows to `eddy view` at this address (see {@link ViewerLinks}). */

@@ -4,7 +4,7 @@ import { exactMcNemar, type McNemarResult } from "../stats/mcnemar.js";
 import { shapiroWilk } from "../stats/shapiroWilk.js";
 import type { Outcome, ParamValue } from "../vocabulary.js";
 import { groupBy } from "./aggregates.js";
-import { isHarness, type NeighbourhoodScore } from "./neighbourhood.js";
+import { groupByNeighbourhood, isHarness, type NeighbourhoodScore } from "./neighbourhood.js";
 
 import { COMPARED_SCORES, type ComparedScore } from "./table.js";
 
@@ -94,6 +94,8 @@ export interface CompareOptions {
     alpha?: number;
     /** Instance lists kept per direction in paired rows (default 50). */
     maxFlips?: number;
+    /** The outcomes grouped per neighbourhood, each group the same array while it is unchanged (see {@link pairedComparisons}). */
+    parts?: ReadonlyMap<string, readonly Outcome[]>;
 }
 
 /** Statistics over configurations (SPEC §4–§5): normality, pairwise U/δ, temperature effects, McNemar. */
@@ -138,7 +140,7 @@ export function compareConfigurations(scores: readonly NeighbourhoodScore[], out
             }
     }
 
-    return { configs, alpha, normality, pairwise, temperature, paired: pairedComparisons(outcomes, configs, opts.maxFlips ?? 50) };
+    return { configs, alpha, normality, pairwise, temperature, paired: pairedComparisons(outcomes, configs, opts.maxFlips ?? 50, opts.parts) };
 }
 
 function pairRow(score: ComparedScore, a: string, b: string, x: number[], y: number[], alpha: number): PairRow {
@@ -148,16 +150,44 @@ function pairRow(score: ComparedScore, a: string, b: string, x: number[], y: num
     return { score, a, b, u: mw.u, p: mw.p, method: mw.method, significant: mw.p < alpha, delta: d.delta, magnitude: d.magnitude, ...(why ? { why } : {}) };
 }
 
-/** McNemar for every pair of configurations that share instances (same template, index and tuple). */
-export function pairedComparisons(outcomes: readonly Outcome[], configs: readonly string[], maxFlips = 50): PairedRow[] {
-    // Per configuration: instance key → { ref, rounds: round → passed, and how many rounds, how many passed }.
-    const table = new Map<string, Map<string, { ref: InstanceRef; rounds: (boolean | undefined)[]; n: number; passed: number }>>();
+/** One instance of one configuration: which rounds passed, and how many rounds, how many passed. */
+interface InstanceEntry {
+    ref: InstanceRef;
+    rounds: (boolean | undefined)[];
+    n: number;
+    passed: number;
+}
+
+/** Two neighbourhoods' paired counts (see {@link pairedComparisons}), their flips listed up to `maxFlips` each. */
+interface PartPair {
+    shared: number;
+    ib: number;
+    ic: number;
+    rb: number;
+    rc: number;
+    rConc: number;
+    lost: InstanceRef[];
+    gained: InstanceRef[];
+    maxFlips: number;
+}
+
+/**
+ * Kept per neighbourhood's answers (the same array while it is unchanged: the viewer's parts), so that after one
+ * answer is written only the pairs of its neighbourhood are counted again; arrays made for one call (eddy report)
+ * are simply collected with their entries.
+ */
+const entryCache = new WeakMap<readonly Outcome[], Map<string, InstanceEntry>>();
+const pairCache = new WeakMap<readonly Outcome[], WeakMap<readonly Outcome[], PartPair>>();
+
+/** A neighbourhood's answers per instance (key: template, index and tuple), harness outcomes left out. */
+function partEntries(part: readonly Outcome[]): Map<string, InstanceEntry> {
+    const hit = entryCache.get(part);
+    if (hit) return hit;
+    const t = new Map<string, InstanceEntry>();
     // Outcomes read from a store share one params array per instance: its key is made once, not per answer.
     const keyOf = new Map<unknown, { template: string; instance: number; key: string }>();
-    for (const o of outcomes) {
+    for (const o of part) {
         if (isHarness(o.category)) continue;
-        let t = table.get(o.config);
-        if (!t) table.set(o.config, (t = new Map()));
         let k = keyOf.get(o.params);
         if (!k || k.template !== o.template || k.instance !== o.instance) keyOf.set(o.params, (k = { template: o.template, instance: o.instance, key: `${o.template}\u0000${o.instance}\u0000${JSON.stringify(o.params)}` }));
         let e = t.get(k.key);
@@ -169,51 +199,89 @@ export function pairedComparisons(outcomes: readonly Outcome[], configs: readonl
         if (pass) e.passed++;
         e.rounds[o.round] = pass;
     }
+    entryCache.set(part, t);
+    return t;
+}
+
+/** The paired counts of one neighbourhood of A and the same template's of B. */
+function partPair(a: readonly Outcome[], b: readonly Outcome[], maxFlips: number): PartPair {
+    let inner = pairCache.get(a);
+    if (!inner) pairCache.set(a, (inner = new WeakMap()));
+    const hit = inner.get(b);
+    if (hit && hit.maxFlips === maxFlips) return hit;
+    const A = partEntries(a);
+    const B = partEntries(b);
+    const p: PartPair = { shared: 0, ib: 0, ic: 0, rb: 0, rc: 0, rConc: 0, lost: [], gained: [], maxFlips };
+    for (const [key, ea] of A) {
+        const eb = B.get(key);
+        if (!eb) continue;
+        p.shared++;
+        const allA = ea.passed === ea.n;
+        const allB = eb.passed === eb.n;
+        if (allA && !allB) {
+            p.ib++;
+            if (p.lost.length < maxFlips) p.lost.push(ea.ref);
+        } else if (!allA && allB) {
+            p.ic++;
+            if (p.gained.length < maxFlips) p.gained.push(ea.ref);
+        }
+        for (let round = 0; round < ea.rounds.length; round++) {
+            const pa = ea.rounds[round];
+            const pb = eb.rounds[round];
+            if (pa === undefined || pb === undefined) continue;
+            if (pa && !pb) p.rb++;
+            else if (!pa && pb) p.rc++;
+            else p.rConc++;
+        }
+    }
+    inner.set(b, p);
+    return p;
+}
+
+/**
+ * McNemar for every pair of configurations that share instances (same template, index and tuple). Instances
+ * pair only within a template, so the counts are summed over the two configurations' neighbourhoods of each
+ * template, and the flips listed in A's order of templates. `parts`: the outcomes already grouped per
+ * neighbourhood (scores/neighbourhood.ts groupByNeighbourhood; the viewer's, kept while unchanged, so a write counts only its neighbourhood's pairs again).
+ */
+export function pairedComparisons(outcomes: readonly Outcome[], configs: readonly string[], maxFlips = 50, parts: ReadonlyMap<string, readonly Outcome[]> = groupByNeighbourhood(outcomes)): PairedRow[] {
+    const byConfig = new Map<string, Map<string, readonly Outcome[]>>();
+    for (const part of parts.values()) {
+        const first = part.find((o) => !isHarness(o.category));
+        if (!first) continue;
+        let m = byConfig.get(first.config);
+        if (!m) byConfig.set(first.config, (m = new Map()));
+        m.set(first.template, part);
+    }
     const out: PairedRow[] = [];
     for (let i = 0; i < configs.length; i++)
         for (let j = i + 1; j < configs.length; j++) {
-            const A = table.get(configs[i]!);
-            const B = table.get(configs[j]!);
+            const A = byConfig.get(configs[i]!);
+            const B = byConfig.get(configs[j]!);
             if (!A || !B) continue;
-            let shared = 0;
-            let ib = 0,
-                ic = 0,
-                rb = 0,
-                rc = 0,
-                rConc = 0;
-            const lost: InstanceRef[] = [];
-            const gained: InstanceRef[] = [];
-            for (const [key, ea] of A) {
-                const eb = B.get(key);
-                if (!eb) continue;
-                shared++;
-                const allA = ea.passed === ea.n;
-                const allB = eb.passed === eb.n;
-                if (allA && !allB) {
-                    ib++;
-                    if (lost.length < maxFlips) lost.push(ea.ref);
-                } else if (!allA && allB) {
-                    ic++;
-                    if (gained.length < maxFlips) gained.push(ea.ref);
-                }
-                for (let round = 0; round < ea.rounds.length; round++) {
-                    const pa = ea.rounds[round];
-                    const pb = eb.rounds[round];
-                    if (pa === undefined || pb === undefined) continue;
-                    if (pa && !pb) rb++;
-                    else if (!pa && pb) rc++;
-                    else rConc++;
-                }
+            const sum: Omit<PartPair, "maxFlips"> = { shared: 0, ib: 0, ic: 0, rb: 0, rc: 0, rConc: 0, lost: [], gained: [] };
+            for (const [template, a] of A) {
+                const b = B.get(template);
+                if (!b) continue;
+                const p = partPair(a, b, maxFlips);
+                sum.shared += p.shared;
+                sum.ib += p.ib;
+                sum.ic += p.ic;
+                sum.rb += p.rb;
+                sum.rc += p.rc;
+                sum.rConc += p.rConc;
+                for (const r of p.lost) if (sum.lost.length < maxFlips) sum.lost.push(r);
+                for (const r of p.gained) if (sum.gained.length < maxFlips) sum.gained.push(r);
             }
-            if (shared === 0) continue;
+            if (sum.shared === 0) continue;
             out.push({
                 a: configs[i]!,
                 b: configs[j]!,
-                instances: shared,
-                allPassed: exactMcNemar(ib, ic, shared - ib - ic),
-                perResponse: exactMcNemar(rb, rc, rConc),
-                lostInB: lost,
-                gainedInB: gained
+                instances: sum.shared,
+                allPassed: exactMcNemar(sum.ib, sum.ic, sum.shared - sum.ib - sum.ic),
+                perResponse: exactMcNemar(sum.rb, sum.rc, sum.rConc),
+                lostInB: sum.lost,
+                gainedInB: sum.gained
             });
         }
     return out;

@@ -1,5 +1,5 @@
 import type { Category, Outcome, ParamValue } from "../vocabulary.js";
-import { isHarness, type NeighbourhoodScore } from "./neighbourhood.js";
+import { groupByNeighbourhood, isHarness, type NeighbourhoodScore } from "./neighbourhood.js";
 import { findPatterns, type PatternFinding } from "./patterns.js";
 
 /** A failing response shown beside an anomalous instance. */
@@ -37,6 +37,8 @@ export interface Discontinuity {
 export interface DiscontinuityOptions {
     /** Failing responses kept per anomalous instance (default 2). */
     failuresPerInstance?: number;
+    /** The outcomes grouped per neighbourhood, each group the same array while it is unchanged (scores/neighbourhood.ts groupByNeighbourhood). */
+    parts?: ReadonlyMap<string, readonly Outcome[]>;
 }
 
 /**
@@ -47,51 +49,61 @@ export interface DiscontinuityOptions {
  */
 export function findDiscontinuities(scores: readonly NeighbourhoodScore[], outcomes: readonly Outcome[], opts: DiscontinuityOptions = {}): Discontinuity[] {
     const keep = opts.failuresPerInstance ?? 2;
-    const failing = new Map<string, FailingResponse[]>();
-    for (const o of outcomes) {
-        if (o.category === "passed" || isHarness(o.category)) continue;
-        const key = `${o.config}\u0000${o.template}\u0000${o.instance}`;
-        let l = failing.get(key);
-        if (!l) failing.set(key, (l = []));
-        if (l.length < keep) l.push({ round: o.round, category: o.category, detail: o.detail, code: o.code });
-    }
+    const partOf = opts.parts ?? groupByNeighbourhood(outcomes);
     const out: Discontinuity[] = [];
     for (const s of scores) {
-        const counted = s.instances.filter((i) => i.n > 0);
-        if (counted.length === 0) continue;
-        const median = medianRate(counted);
-        if (!mostlySolved(median)) continue;
-        const anomalies: AnomalousInstance[] = [];
-        const normal: ParamValue[][] = [];
-        for (const i of counted) {
-            const kind = i.c === 0 ? "never_solved" : isFewerRounds(i, median) ? "fewer_rounds" : null;
-            if (!kind) {
-                normal.push(i.params);
-                continue;
-            }
-            anomalies.push({
-                instance: i.instance,
-                params: i.params,
-                kind,
-                passed: i.c,
-                rounds: i.n,
-                failures: failing.get(`${s.config}\u0000${s.template}\u0000${i.instance}`) ?? []
-            });
-        }
-        if (anomalies.length === 0) continue;
-        out.push({
-            config: s.config,
-            template: s.template,
-            medianPassRate: median[0] / median[1],
-            median,
-            instances: anomalies,
-            patterns: findPatterns(
-                anomalies.map((a) => a.params),
-                normal
-            )
-        });
+        const d = neighbourhoodDiscontinuity(s, partOf.get(`${s.config}\u0000${s.template}`) ?? [], keep);
+        if (d) out.push(d);
     }
     return out;
+}
+
+/** Kept per score (a neighbourhood scored again is a new score): the viewer finds only a changed neighbourhood's again. */
+const found = new WeakMap<NeighbourhoodScore, { part: readonly Outcome[]; keep: number; d: Discontinuity | undefined }>();
+
+/** One neighbourhood's discontinuity, if it has one: `part` is its answers. */
+function neighbourhoodDiscontinuity(s: NeighbourhoodScore, part: readonly Outcome[], keep: number): Discontinuity | undefined {
+    const hit = found.get(s);
+    if (hit && hit.part === part && hit.keep === keep) return hit.d;
+    const d = discontinuityOf(s, part, keep);
+    found.set(s, { part, keep, d });
+    return d;
+}
+
+function discontinuityOf(s: NeighbourhoodScore, part: readonly Outcome[], keep: number): Discontinuity | undefined {
+    const counted = s.instances.filter((i) => i.n > 0);
+    if (counted.length === 0) return undefined;
+    const median = medianRate(counted);
+    if (!mostlySolved(median)) return undefined;
+    const failing = new Map<number, FailingResponse[]>();
+    for (const o of part) {
+        if (o.category === "passed" || isHarness(o.category)) continue;
+        let l = failing.get(o.instance);
+        if (!l) failing.set(o.instance, (l = []));
+        if (l.length < keep) l.push({ round: o.round, category: o.category, detail: o.detail, code: o.code });
+    }
+    const anomalies: AnomalousInstance[] = [];
+    const normal: ParamValue[][] = [];
+    for (const i of counted) {
+        const kind = i.c === 0 ? "never_solved" : isFewerRounds(i, median) ? "fewer_rounds" : null;
+        if (!kind) {
+            normal.push(i.params);
+            continue;
+        }
+        anomalies.push({ instance: i.instance, params: i.params, kind, passed: i.c, rounds: i.n, failures: failing.get(i.instance) ?? [] });
+    }
+    if (anomalies.length === 0) return undefined;
+    return {
+        config: s.config,
+        template: s.template,
+        medianPassRate: median[0] / median[1],
+        median,
+        instances: anomalies,
+        patterns: findPatterns(
+            anomalies.map((a) => a.params),
+            normal
+        )
+    };
 }
 
 /** A rate as an exact fraction [numerator, denominator > 0]. */

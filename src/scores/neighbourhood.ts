@@ -143,11 +143,12 @@ export function scoreNeighbourhoods(outcomes: readonly Outcome[], opts: ScoreOpt
     const groups = groupByNeighbourhood(outcomes);
     const out: NeighbourhoodScore[] = [];
     for (const list of groups.values()) out.push(scoreOne(list, opts));
-    out.push(...unanswered(outcomes, groups, opts.planned));
+    out.push(...unanswered(groups, opts.planned));
     return out.sort((a, b) => a.config.localeCompare(b.config) || a.template.localeCompare(b.template));
 }
 
-function groupByNeighbourhood(outcomes: readonly Outcome[]): Map<string, Outcome[]> {
+/** Outcomes grouped per neighbourhood (key: configuration label and template), each group in the order its answers came. */
+export function groupByNeighbourhood(outcomes: readonly Outcome[]): Map<string, Outcome[]> {
     const groups = new Map<string, Outcome[]>();
     for (const o of outcomes) {
         const key = `${o.config}\u0000${o.template}`;
@@ -159,8 +160,8 @@ function groupByNeighbourhood(outcomes: readonly Outcome[]): Map<string, Outcome
 }
 
 /** The `no_data` neighbourhoods {@link scoreNeighbourhoods} adds for these outcomes: for callers that score neighbourhoods piecewise (the viewer rescores only what changed). */
-export function unansweredNeighbourhoods(outcomes: readonly Outcome[], planned: ReadonlyMap<string, PlannedNeighbourhood> | undefined): NeighbourhoodScore[] {
-    return unanswered(outcomes, groupByNeighbourhood(outcomes), planned);
+export function unansweredNeighbourhoods(groups: ReadonlyMap<string, readonly Outcome[]>, planned: ReadonlyMap<string, PlannedNeighbourhood> | undefined): NeighbourhoodScore[] {
+    return unanswered(groups, planned);
 }
 
 /**
@@ -168,10 +169,11 @@ export function unansweredNeighbourhoods(outcomes: readonly Outcome[], planned: 
  * from a replay file, or not generated yet): they are part of the study, so they show as `no_data`
  * with all their planned answers missing, and count in every coverage denominator.
  */
-function unanswered(outcomes: readonly Outcome[], groups: ReadonlyMap<string, Outcome[]>, planned: ReadonlyMap<string, PlannedNeighbourhood> | undefined): NeighbourhoodScore[] {
+function unanswered(groups: ReadonlyMap<string, readonly Outcome[]>, planned: ReadonlyMap<string, PlannedNeighbourhood> | undefined): NeighbourhoodScore[] {
     if (!planned?.size) return [];
+    // Each configuration's first outcome (its first group's first, groups being in the order their answers came).
     const configs = new Map<string, Outcome>();
-    for (const o of outcomes) if (!configs.has(o.config)) configs.set(o.config, o);
+    for (const g of groups.values()) if (g[0] && !configs.has(g[0].config)) configs.set(g[0].config, g[0]);
     const out: NeighbourhoodScore[] = [];
     for (const [key, plan] of planned) {
         const [runId, template] = key.split("\u0000") as [string, string];

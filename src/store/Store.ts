@@ -521,11 +521,19 @@ export class Store {
  */
 function atThisSchema(db: Database.Database): Database.Database {
     const v = db.pragma("user_version", { simple: true }) as number;
-    if (v === 0 || v >= MIGRATIONS.length) return db;
+    // Migrations that only add indexes change no query's answer, only its speed: the file is read as it is (and a
+    // viewer on it sees a running study's writes, which a copy would not).
+    if (v === 0 || MIGRATIONS.slice(v).every(onlyIndexes)) return db;
     const copy = new Database(rollbackImage(db.serialize()));
     db.close();
     applyMigrations(copy);
     return copy;
+}
+
+/** Whether a migration only creates indexes (every statement a CREATE INDEX). */
+function onlyIndexes(sql: string): boolean {
+    const statements = sql.split(";").map((x) => x.replace(/--.*$/gm, "").trim()).filter(Boolean);
+    return statements.every((x) => /^CREATE\s+(UNIQUE\s+)?INDEX\b/i.test(x));
 }
 
 /** Bring a database up to this eddy's schema (pending migrations, in one transaction). */

@@ -305,6 +305,29 @@ export class ViewRepository {
         return new Map(rows.map((r) => [`${r.config_id}\u0000${r.template_id}`, `${r.n}:${r.g}:${r.m}:${r.v}:${r.vc}`]));
     }
 
+    /**
+     * The verdicts of a run's answers by category, per neighbourhood (key as in {@link neighbourhoodVersions}),
+     * counted as Store.counts counts them; `only` one neighbourhood (the one a write changed).
+     */
+    categoryCounts(runId: string, only?: { configId: number; template: string }): Map<string, Record<string, number>> {
+        const rows = this.db
+            .prepare(
+                `SELECT g.config_id, g.template_id, v.category, COUNT(*) AS n
+                 FROM generations g JOIN verdicts v ON v.generation_id = g.id
+                 WHERE ${only ? "g.config_id = ? AND g.template_id = ?" : "g.config_id IN (SELECT id FROM configurations WHERE run_id = ?)"}
+                 GROUP BY g.config_id, g.template_id, v.category`
+            )
+            .all(...(only ? [only.configId, only.template] : [runId])) as { config_id: number; template_id: string; category: string; n: number }[];
+        const out = new Map<string, Record<string, number>>();
+        for (const r of rows) {
+            const key = `${r.config_id}\u0000${r.template_id}`;
+            const counts = out.get(key) ?? {};
+            counts[r.category] = r.n;
+            out.set(key, counts);
+        }
+        return out;
+    }
+
     /** A fingerprint of a run: its status and every neighbourhood's (see {@link neighbourhoodVersions}). */
     runVersion(runId: string): string {
         const run = this.db.prepare("SELECT status, updated FROM runs WHERE id = ?").get(runId) as { status: string; updated: string } | undefined;

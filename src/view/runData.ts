@@ -30,6 +30,8 @@ interface Neighbourhood {
     outcomes: Outcome[];
     /** Undefined when none of its answers is judged yet. */
     score: NeighbourhoodScore | undefined;
+    /** Its verdicts by category, as Store.counts counts them: the run's counts are their sums, not another read of every answer. */
+    categories: Record<string, number>;
 }
 
 /**
@@ -108,6 +110,7 @@ export class RunDataCache {
         const staleKeys = [...fps].filter(([key, answers]) => hit?.neighbourhoods.get(key)?.fp !== fpOf(key, answers)).map(([key]) => key);
         // Many changed (the first look, or a study far along since): one read of the whole run, split.
         let bulk: Map<string, Outcome[]> | undefined;
+        let bulkCategories: Map<string, Record<string, number>> | undefined;
         if (staleKeys.length > fps.size / 4) {
             bulk = new Map();
             for (const o of this.store.view.scoringOutcomes(run.id)) {
@@ -116,9 +119,10 @@ export class RunDataCache {
                 if (list) list.push(o);
                 else bulk.set(key, [o]);
             }
+            bulkCategories = this.store.view.categoryCounts(run.id);
         }
         const neighbourhoods = new Map<string, Neighbourhood>();
-        const stale: { key: string; fp: string; outcomes: Outcome[] }[] = [];
+        const stale: { key: string; fp: string; outcomes: Outcome[]; categories: Record<string, number> }[] = [];
         const staleSet = new Set(staleKeys);
         for (const [key, answers] of fps) {
             if (!staleSet.has(key)) {
@@ -126,9 +130,11 @@ export class RunDataCache {
                 continue;
             }
             const [configId, template] = key.split("\u0000") as [string, string];
-            const outcomes = bulk ? (bulk.get(key) ?? []) : this.store.view.scoringOutcomes(run.id, { configId: Number(configId), template });
-            stale.push({ key, fp: fpOf(key, answers), outcomes });
-            neighbourhoods.set(key, { fp: fpOf(key, answers), outcomes, score: undefined });
+            const only = { configId: Number(configId), template };
+            const outcomes = bulk ? (bulk.get(key) ?? []) : this.store.view.scoringOutcomes(run.id, only);
+            const categories = (bulkCategories ?? this.store.view.categoryCounts(run.id, only)).get(key) ?? {};
+            stale.push({ key, fp: fpOf(key, answers), outcomes, categories });
+            neighbourhoods.set(key, { fp: fpOf(key, answers), outcomes, score: undefined, categories });
         }
         // Scored piecewise, so the planned templates without any answer (no_data) are added once below, over
         // the whole run, and not for whichever neighbourhoods happened to be stale.
@@ -140,17 +146,27 @@ export class RunDataCache {
         );
         for (const n of stale) {
             const first = n.outcomes[0];
-            neighbourhoods.set(n.key, { fp: n.fp, outcomes: n.outcomes, score: first && fresh.get(`${first.config}\u0000${first.template}`) });
+            neighbourhoods.set(n.key, { fp: n.fp, outcomes: n.outcomes, score: first && fresh.get(`${first.config}\u0000${first.template}`), categories: n.categories });
         }
         this.lastRescored = fresh.size;
+        // The run's answers as every command counts them (src/vocabulary.ts), from the neighbourhoods' counts:
+        // its status and "judged" read as in runs list.
+        const categories: Record<string, number> = {};
+        for (const n of neighbourhoods.values()) for (const [c, k] of Object.entries(n.categories)) categories[c] = (categories[c] ?? 0) + k;
+        let instances = 0; // planned holds this run's templates alone
+        for (const p of planned.values()) instances += p.instances;
+        info.answers = runAnswers({ configurations: info.configurations?.length ?? 0, instances, categories }, info.config, info.status);
         const outcomes = [...neighbourhoods.values()].flatMap((n) => n.outcomes);
+        // The answers per neighbourhood (configuration label and template), each the same array while it is unchanged.
+        const parts = new Map<string, readonly Outcome[]>();
+        for (const n of neighbourhoods.values()) if (n.outcomes[0]) parts.set(`${n.outcomes[0].config}\u0000${n.outcomes[0].template}`, n.outcomes);
         // In scoreNeighbourhoods' own order (configuration label, then template), as one call over every answer gives.
         const all = [...neighbourhoods.values()]
             .flatMap((n) => (n.score ? [n.score] : []))
-            .concat(unansweredNeighbourhoods(outcomes, planned))
+            .concat(unansweredNeighbourhoods(parts, planned))
             .sort((a, b) => a.config.localeCompare(b.config) || a.template.localeCompare(b.template));
-        const { data, scores } = buildReport(outcomes, [info], { planned, determinism, title: `run ${info.id}`, scores: all });
-        const value = { info, data, scores, outcomes, parts: [...neighbourhoods.values()].map((n) => n.outcomes) };
+        const { data, scores } = buildReport(outcomes, [info], { planned, determinism, title: `run ${info.id}`, scores: all, parts });
+        const value = { info, data, scores, outcomes, parts: [...parts.values()] };
         this.entries.delete(run.id);
         this.entries.set(run.id, { version, value, neighbourhoods });
         while (this.entries.size > this.keep) this.entries.delete(this.entries.keys().next().value!);
@@ -176,9 +192,7 @@ export class RunDataCache {
             isolationLevel: run.isolation_level,
             isolation: parsedOrNull(run.isolation_json),
             config,
-            configurations: this.store.view.configurations(run.id).map((c) => ({ label: c.label, metadata: c.metadata, modelSha256: c.modelSha256 })),
-            // The run's answers as every command counts them (src/vocabulary.ts): its status and "judged" read as in runs list.
-            answers: runAnswers(this.store.counts(run.id), config, run.status)
+            configurations: this.store.view.configurations(run.id).map((c) => ({ label: c.label, metadata: c.metadata, modelSha256: c.modelSha256 }))
         };
     }
 }

@@ -198,10 +198,11 @@ describe.each(users)("an eddy store, read as %s", (who) => {
         execFileSync("mkdir", [ro]);
         const db = path.join(ro, "older.db");
         copyFileSync(good, db);
-        // The store as eddy wrote it before its last two migrations (token usage and quant studies; shrunk inputs).
+        // The store as eddy wrote it before its last three migrations (token usage and quant studies; shrunk inputs; the
+        // answers' shape index).
         const older = new Database(db);
-        older.exec("DROP TABLE generation_usage; DROP TABLE quant_studies; ALTER TABLE verdicts DROP COLUMN shrunk_json; ALTER TABLE verdict_cache DROP COLUMN shrunk_json;");
-        older.pragma(`user_version = ${MIGRATIONS.length - 2}`);
+        older.exec("DROP TABLE generation_usage; DROP TABLE quant_studies; ALTER TABLE verdicts DROP COLUMN shrunk_json; ALTER TABLE verdict_cache DROP COLUMN shrunk_json; DROP INDEX generations_shape;");
+        older.pragma(`user_version = ${MIGRATIONS.length - 3}`);
         older.close();
         chmodSync(db, 0o444);
         if (who === "nobody") execFileSync("chown", ["-R", "nobody", dir]);
@@ -221,7 +222,7 @@ describe.each(users)("an eddy store, read as %s", (who) => {
         const bytes = (snap: Record<string, string>) => Object.fromEntries(Object.entries(snap).map(([f, v]) => [f, v.replace(/ \d+ /, " ")]));
         expect(bytes(snapshot(ro))).toEqual(bytes(before));
         expect(statSync(db).mode & 0o777).toBe(0o400);
-        expect(new Database(db, { readonly: true }).pragma("user_version", { simple: true })).toBe(MIGRATIONS.length - 2);
+        expect(new Database(db, { readonly: true }).pragma("user_version", { simple: true })).toBe(MIGRATIONS.length - 3);
     }, 120_000);
 
     it("in a writable folder: reading leaves no -wal or -shm beside a WAL-mode store", () => {

@@ -51,6 +51,37 @@ describe("store", () => {
         again.close();
     });
 
+    it("reads a store behind only by an index from its file, read-only: a later write by another process is seen", () => {
+        const file = tmpDb();
+        const writer = openStore(file);
+        const cid = seedRun(writer, "run-a");
+        writer.close();
+        // As the eddy before the answers' shape index left it.
+        const raw = new Database(file);
+        raw.exec("DROP INDEX generations_shape");
+        raw.pragma(`user_version = ${MIGRATIONS.length - 1}`);
+        raw.close();
+        const reader = openStore(file, { readonly: true });
+        expect(reader.counts("run-a").generations).toBe(0);
+        expect(new Database(file, { readonly: true }).pragma("user_version", { simple: true })).toBe(MIGRATIONS.length - 1);
+        // A study writes (its writable open adds the index): the reader, on the file and not on a copy, sees the answer.
+        const study = openStore(file);
+        study.writeBatch({ ...empty, generations: [gen(cid, 0, 0)] });
+        study.close();
+        expect(reader.counts("run-a").generations).toBe(1);
+        reader.close();
+        // A store behind by more than an index (here, the shrunk inputs' columns) is still read from an up-to-date copy.
+        const older = new Database(file);
+        older.exec("DROP INDEX generations_shape; ALTER TABLE verdicts DROP COLUMN shrunk_json; ALTER TABLE verdict_cache DROP COLUMN shrunk_json;");
+        older.pragma(`user_version = ${MIGRATIONS.length - 2}`);
+        older.close();
+        const copy = openStore(file, { readonly: true });
+        expect(copy.schemaVersion()).toBe(MIGRATIONS.length);
+        expect(loadOutcomes(copy, ["run-a"])).toEqual([]);
+        copy.close();
+        expect(new Database(file, { readonly: true }).pragma("user_version", { simple: true })).toBe(MIGRATIONS.length - 2);
+    });
+
     it("refuses a database from a newer schema with a clear error", () => {
         const file = tmpDb();
         const raw = new Database(file);

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadOutcomes } from "../../src/store/outcomes.js";
+import { loadOutcomes, runAnswers } from "../../src/store/outcomes.js";
 import { openStore, type Store } from "../../src/store/Store.js";
 import { RunDataCache } from "../../src/view/runData.js";
 import { sampleStudy } from "../report/sample.js";
@@ -96,5 +96,8 @@ describe("store.view: the viewer's read-only queries", () => {
         const fresh = new RunDataCache(store).get("run-a");
         expect(JSON.parse(JSON.stringify({ ...b.data, generated: "" }))).toEqual(JSON.parse(JSON.stringify({ ...fresh.data, generated: "" })));
         expect(b.scores).toEqual(fresh.scores);
+        // Its answers counted from the neighbourhoods' counts, as every command counts them from the store.
+        expect(b.info.answers).toEqual(runAnswers(store.counts("run-a"), b.info.config, b.info.status));
+        expect(b.info.answers!.judged).toBe(a.info.answers!.judged + 1);
     });
 });
