@@ -1,5 +1,5 @@
 import { fork } from "node:child_process";
-import { fileURLToPath } from "node:url";
+import { childModule } from "../util/childModule.js";
 import type { WorkerSettings } from "./runShard.js";
 import type { ShardJob, ShardResult } from "./shardJob.js";
 
@@ -10,9 +10,6 @@ export interface ShardChildRequest {
 }
 export type ShardChildReply = { ok: true; result: ShardResult } | { ok: false; error: string; stopped: boolean };
 
-/** The child's entry: compiled JavaScript beside this file, or the TypeScript source under tsx (tests). */
-const SOURCE = import.meta.url.endsWith(".ts");
-const ENTRY = fileURLToPath(new URL(SOURCE ? "./shardProcess.ts" : "./shardProcess.js", import.meta.url));
 
 export interface ShardChild {
     /** The child's reply (a failure is a reply too; a child that died without one rejects). */
@@ -28,8 +25,10 @@ export interface ShardChild {
  * judging, SQLite writes, a llama.cpp step) never holds the worker's event loop, which renews the shard's lock.
  */
 export function runShardChild(req: ShardChildRequest): ShardChild {
-    const child = fork(ENTRY, [], {
-        execArgv: SOURCE ? ["--import", "tsx"] : [],
+    // The child's entry: compiled JavaScript beside this file, or the TypeScript source under tsx (tests).
+    const { file, execArgv } = childModule(import.meta.url, "shardProcess");
+    const child = fork(file, [], {
+        execArgv,
         stdio: ["ignore", "ignore", "inherit", "ipc"],
         serialization: "advanced"
     });

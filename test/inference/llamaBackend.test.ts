@@ -3,9 +3,12 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildTinyLlama, ensureTinyModels, type TinyModelPaths } from "../../src/inference/gguf/tinyModel.js";
-import { createLlamaBackend } from "../../src/inference/llama/LlamaBackend.js";
 import type { Backend, GenerationRequest, GenerationResult } from "../../src/inference/types.js";
 import { PrefixQueue } from "../../src/inference/llama/scheduler.js";
+import { built } from "../support/queueBuilt.js";
+
+/** Built: its llama.cpp worker processes run compiled eddy, as the CLI's do (from src/ each would start under tsx). */
+const { createLlamaBackend } = await built<typeof import("../../src/inference/llama/LlamaBackend.js")>("inference/llama/LlamaBackend.js");
 
 let tiny: TinyModelPaths;
 const tmp = mkdtempSync(path.join(os.tmpdir(), "eddy-llama-"));

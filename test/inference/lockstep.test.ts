@@ -2,13 +2,16 @@ import path from "node:path";
 import { getLlama, LlamaLogLevel, LlamaText, SpecialToken, type Llama, type LlamaModel } from "node-llama-cpp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureTinyModels, type TinyModelPaths } from "../../src/inference/gguf/tinyModel.js";
-import { createLlamaBackend } from "../../src/inference/llama/LlamaBackend.js";
 import { GroupQueue } from "../../src/inference/llama/groupQueue.js";
 import { LockstepSlot } from "../../src/inference/llama/lockstep.js";
 import { createPromptRenderer } from "../../src/inference/llama/promptFormat.js";
 import { StopTriggers } from "../../src/inference/llama/stopTriggers.js";
 import type { Backend, GenerationRequest, GenerationResult } from "../../src/inference/types.js";
 import { sharedModelsDir } from "../run/sharedModels.js";
+import { built } from "../support/queueBuilt.js";
+
+/** Built: its llama.cpp worker processes run compiled eddy, as the CLI's do (from src/ each would start under tsx). */
+const { createLlamaBackend } = await built<typeof import("../../src/inference/llama/LlamaBackend.js")>("inference/llama/LlamaBackend.js");
 
 let tiny: TinyModelPaths;
 beforeAll(() => {

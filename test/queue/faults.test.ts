@@ -8,16 +8,19 @@ import { normalizeStudyConfig, type StudyConfig } from "../../src/run/config.js"
 import { runStudy } from "../../src/run/runStudy.js";
 import { runQueued } from "../../src/queue/coordinator.js";
 import { parseQueueUrl } from "../../src/queue/queueUrl.js";
-import { runShard } from "../../src/queue/runShard.js";
 import { QUEUE_NAME, type ShardJob, type ShardResult } from "../../src/queue/shardJob.js";
-import { startWorker, type RunningWorker } from "../../src/queue/worker.js";
+import type { RunningWorker } from "../../src/queue/worker.js";
 import { BIN, cleanTmp, countRows, tmpDir } from "../run/helpers.js";
 import { ensureTinyModels } from "../../src/inference/gguf/tinyModel.js";
 import { TEMPLATES, exportStore, useFixedTemplates } from "../merge/studyFixture.js";
 import { HAS_REDIS, startRedis } from "./redisServer.js";
 import { sleep, until, within } from "../support/waiting.js";
+import { built } from "../support/queueBuilt.js";
 
 const PASSWORD = "eddy-faults-pw";
+/** Built: the shards' processes and llama.cpp workers they fork run compiled eddy, as `eddy worker`'s do, not tsx. */
+const { startWorker } = await built<typeof import("../../src/queue/worker.js")>("queue/worker.js");
+const { runShard } = await built<typeof import("../../src/queue/runShard.js")>("queue/runShard.js");
 
 /** Generations stored so far (0 before the coordinator has created and migrated the database). */
 const stored = (db: string): number => {
@@ -32,10 +35,13 @@ describe.skipIf(!HAS_REDIS)("the queue under faults", () => {
     let dir: string;
     let restore: () => void;
     let redis: Awaited<ReturnType<typeof startRedis>>;
-    /** The four-shard study and its one-process store; the twelve-shard study (6 temperatures) and its store. */
+    /** The four-shard study and its one-process store; the one-shard study (one template, T = 0) and its store. */
     let single: string;
+    let oneShard: string;
     const base = { backend: "reference", templates: TEMPLATES.join(","), seed: 5, judgeWorkers: 1 };
     const study = (db: string, extra: Record<string, unknown> = {}): StudyConfig => normalizeStudyConfig({ ...base, instances: 3, rounds: 2, temperatures: "0,0.7", db, ...extra });
+    /** For what one shard shows as well as four (a shard refused, handed back, resumed): a quarter of the work. */
+    const small = (db: string, extra: Record<string, unknown> = {}): StudyConfig => study(db, { templates: TEMPLATES[0], temperatures: "0", ...extra });
     /** `study` as `eddy run` flags; `temperatures` widens it (six give twelve shards). */
     const flags = (temperatures = "0,0.7"): string[] => ["--backend", "reference", "--templates", TEMPLATES.join(","), "--instances", "3", "--rounds", "2", "--temperature", temperatures, "--seed", "5", "--judge-workers", "1"];
     /** A generous bound on a study under faults: it guards against a hang, never measures speed (the box may be busy). */
@@ -81,7 +87,9 @@ describe.skipIf(!HAS_REDIS)("the queue under faults", () => {
         restore = useFixedTemplates(dir);
         redis = await startRedis(PASSWORD);
         single = path.join(dir, "single.db");
+        oneShard = path.join(dir, "one-shard.db");
         expect((await runStudy(study(single))).status).toBe("complete");
+        expect((await runStudy(small(oneShard))).status).toBe("complete");
     });
     afterEach(stopAll);
     afterAll(async () => {
@@ -138,7 +146,7 @@ describe.skipIf(!HAS_REDIS)("the queue under faults", () => {
         bad[1]!.kill("SIGKILL");
         await Promise.all([bad[0], bad[1]]);
         const loose = path.join(dir, "loose.db");
-        const r2 = await within(runQueued(study(loose, { allowUnsandboxed: true }), parseQueueUrl(redis.url)), PATIENCE, "the unsandboxed study");
+        const r2 = await within(runQueued(small(loose, { allowUnsandboxed: true }), parseQueueUrl(redis.url)), PATIENCE, "the unsandboxed study");
         const show = await execa("node", [BIN, "runs", "show", r2.runId, "--db", loose], { reject: false });
         expect(show.stdout).toMatch(/judge isolation: NO-SANDBOX\+/);
         const report = await execa("node", [BIN, "report", r2.runId, "--db", loose, "--wide"], { reject: false });
@@ -171,7 +179,7 @@ describe.skipIf(!HAS_REDIS)("the queue under faults", () => {
     it("a result whose rows differ from the study is refused, stored nowhere, named by its worker, and run again elsewhere", async () => {
         const lines: string[] = [];
         const db = path.join(dir, "rogue.db");
-        const coordinator = runQueued(study(db), parseQueueUrl(redis.url), { log: (l) => lines.push(l) });
+        const coordinator = runQueued(small(db), parseQueueUrl(redis.url), { log: (l) => lines.push(l) });
         // One question reworded in the rows it returns.
         await foreignWorker(1, async (job) => {
             const r = await runShard(job.data, { node: "rogue" });
@@ -182,7 +190,7 @@ describe.skipIf(!HAS_REDIS)("the queue under faults", () => {
         await honest();
         await within(coordinator, PATIENCE, "the coordinator");
         expect(lines.filter((l) => /^refused shard reference\/\S+ from worker rogue: generation .* prompt differs from the study's question/.test(l)), lines.join("\n")).toHaveLength(1);
-        expect(exportStore(db)).toEqual(exportStore(single));
+        expect(exportStore(db)).toEqual(exportStore(oneShard));
     }, PATIENCE + 60_000);
 
     it("a configuration generated on nodes with different result-changing settings records each node, and the report says so", async () => {
@@ -230,13 +238,13 @@ describe.skipIf(!HAS_REDIS)("the queue under faults", () => {
     it("`eddy run --resume <id> --queue` continues the stored study, not the flags' defaults", async () => {
         await honest();
         const db = path.join(dir, "resume.db");
-        const first = await within(runQueued(study(db), parseQueueUrl(redis.url)), PATIENCE, "the coordinator");
+        const first = await within(runQueued(small(db), parseQueueUrl(redis.url)), PATIENCE, "the coordinator");
         const again = await execa("node", [BIN, "run", "--resume", first.runId, "--db", db, "--queue", redis.url, "--no-progress"], { reject: false, timeout: 60_000 });
         expect(again.exitCode, again.stderr).toBe(0);
         expect(again.stdout.trim()).toBe(first.runId);
-        expect(again.stderr).toMatch(/4 shards .*\(4 already stored\)/);
-        expect(countRows(db, "instances")).toBe(6);
-        expect(exportStore(db)).toEqual(exportStore(single));
+        expect(again.stderr).toMatch(/1 shards .*\(1 already stored\)/);
+        expect(countRows(db, "instances")).toBe(3);
+        expect(exportStore(db)).toEqual(exportStore(oneShard));
     }, PATIENCE + 60_000);
 
     it("a Redis flushed mid-study: the coordinator notices the lost shards, queues them again in one line, and finishes", async () => {
@@ -317,7 +325,7 @@ describe.skipIf(!HAS_REDIS)("the queue under faults", () => {
             const w = worker("term", { tmp });
             await until(() => /waiting for shards/.test(w.log()));
             const db = path.join(dir, "term.db");
-            const coordinator = runQueued(study(db), t);
+            const coordinator = runQueued(small(db), t);
             await until(async () => (await queue.getActiveCount()) > 0 && readdirSync(tmp).some((f) => f.startsWith("eddy-shard-")));
             w.kill("SIGTERM");
             const r = await within(w, 30_000, "the stopping worker");
@@ -330,7 +338,7 @@ describe.skipIf(!HAS_REDIS)("the queue under faults", () => {
             expect(await queue.getActiveCount()).toBe(0);
             await honest("after");
             await within(coordinator, PATIENCE, "the coordinator");
-            expect(exportStore(db)).toEqual(exportStore(single));
+            expect(exportStore(db)).toEqual(exportStore(oneShard));
         } finally {
             await queue.close();
         }

@@ -52,6 +52,7 @@ describe.skipIf(!HAS_REDIS)("the queue when locks, judges and Redis lapse", () =
     let single: string;
     let oneShard: string;
     const base = { backend: "reference", seed: 5, judgeWorkers: 1, instances: 3, rounds: 2 };
+    /** Four shards, for faults that must land mid-study; one shard where one shows the same (a shard put back, a study refused, a run stopped). */
     const study = (db: string): StudyConfig => normalizeStudyConfig({ ...base, templates: TEMPLATES.join(","), temperatures: "0,0.7", db });
     const small = (db: string): StudyConfig => normalizeStudyConfig({ ...base, templates: TEMPLATES[0], temperatures: "0", db });
     const running: ResultPromise[] = [];
@@ -69,10 +70,11 @@ describe.skipIf(!HAS_REDIS)("the queue when locks, judges and Redis lapse", () =
         running.push(p);
         return Object.assign(p, { log: () => err });
     };
-    const coordinatorArgs = (db: string): string[] =>
-        ["run", "--backend", "reference", "--templates", TEMPLATES.join(","), "--instances", "3", "--rounds", "2", "--temperature", "0,0.7", "--seed", "5", "--judge-workers", "1", "--db", db, "--queue", redis.url, "--no-progress"];
-    const coordinatorCli = (db: string): ResultPromise & { log: () => string } => {
-        const p = execa("node", [BIN, ...coordinatorArgs(db)], { reject: false, env: process.env });
+    /** `study` (or `small`, with `one`) as `eddy run` flags. */
+    const coordinatorArgs = (db: string, one = false): string[] =>
+        ["run", "--backend", "reference", "--templates", one ? TEMPLATES[0]! : TEMPLATES.join(","), "--instances", "3", "--rounds", "2", "--temperature", one ? "0" : "0,0.7", "--seed", "5", "--judge-workers", "1", "--db", db, "--queue", redis.url, "--no-progress"];
+    const coordinatorCli = (db: string, one = false): ResultPromise & { log: () => string } => {
+        const p = execa("node", [BIN, ...coordinatorArgs(db, one)], { reject: false, env: process.env });
         let err = "";
         p.stderr!.on("data", (b: Buffer) => void (err += b.toString()));
         running.push(p);
@@ -168,8 +170,8 @@ describe.skipIf(!HAS_REDIS)("the queue when locks, judges and Redis lapse", () =
         await until(() => /waiting for shards/.test(w.log()));
         const lines: string[] = [];
         const db = path.join(dir, "flaky.db");
-        await within(runQueued(study(db), parseQueueUrl(redis.url), { log: (l) => lines.push(l), idleSayMs: 1000 }), PATIENCE, "the coordinator");
-        expect(exportStore(db)).toEqual(exportStore(single));
+        await within(runQueued(small(db), parseQueueUrl(redis.url), { log: (l) => lines.push(l), idleSayMs: 1000 }), PATIENCE, "the coordinator");
+        expect(exportStore(db)).toEqual(exportStore(oneShard));
         expect(w.log()).not.toMatch(/refusing study/);
         expect(w.log()).toMatch(/eddy: study \S+: the judge cannot start here: .*; its shard is put back and tried again in 2 s/);
         expect(w.log()).toMatch(/eddy: study \S+: the judge starts again; running its shards/);
@@ -181,7 +183,7 @@ describe.skipIf(!HAS_REDIS)("the queue when locks, judges and Redis lapse", () =
     it("the judge's Python is part of the study: a worker with another one refuses, the coordinator says nobody can take the study and why, and each node's runtime is recorded", async () => {
         const lines: string[] = [];
         const db = path.join(dir, "runtime.db");
-        const coordinator = runQueued(study(db), parseQueueUrl(redis.url), { log: (l) => lines.push(l), idleSayMs: 1000 });
+        const coordinator = runQueued(small(db), parseQueueUrl(redis.url), { log: (l) => lines.push(l), idleSayMs: 1000 });
         await until(() => lines.some((l) => l.startsWith("no worker can take this study now: no worker is connected to redis://127.0.0.1:")));
         // Its environment, as the judge's environment tool reports it, names another version.
         const other = worker("py312", { env: { EDDY_PYTHON: python("python-3.12", `case "$*" in *tools.environment*) "$PY" "$@" | sed 's/"version": "[^"]*"/"version": "3.12.99"/'; exit 0;; esac`) } });
@@ -189,7 +191,7 @@ describe.skipIf(!HAS_REDIS)("the queue when locks, judges and Redis lapse", () =
         expect(other.log()).toMatch(/eddy: refusing study \S+: the study's judge runs Python 3\.\d+\.\d+, this node's 3\.12\.99 \(.*python-3\.12\): verdicts may differ/);
         const good = worker("py-same");
         await within(coordinator, PATIENCE, "the coordinator");
-        expect(exportStore(db)).toEqual(exportStore(single));
+        expect(exportStore(db)).toEqual(exportStore(oneShard));
         expect(lines.filter((l) => l.startsWith("no worker can take this study now: py312 refuses it"))).toHaveLength(1);
         expect(lines).toContain("a worker takes this study's shards again (py-same)");
         // The judge's Python as the coordinator's machine reads it: version, implementation and packages (numpy among them where installed).
@@ -254,17 +256,17 @@ describe.skipIf(!HAS_REDIS)("the queue when locks, judges and Redis lapse", () =
         expect(w.log()).not.toMatch(/handed back/);
 
         const db = path.join(dir, "interrupted.db");
-        const c = coordinatorCli(db);
-        await until(() => /4 shards on /.test(c.log()));
+        const c = coordinatorCli(db, true);
+        await until(() => /1 shards on /.test(c.log()));
         c.kill("SIGINT");
         const done = await within(c, 60_000, "the interrupted coordinator");
         expect(done.exitCode, c.log()).toBe(130);
         expect(c.log()).toMatch(/eddy: stopping the coordinator: stored shards are kept, queued ones stay in Redis for workers/);
         // The command that continues it: the one that was run, on a line of its own, its queue password left out.
-        const m = /eddy: stopped: run \S+ kept 0 of 4 shards; the same command continues it \(with your queue's password for PASSWORD\):\n {2}(eddy .*)\n$/.exec(unwrapMessages(c.log()));
+        const m = /eddy: stopped: run \S+ kept 0 of 1 shards; the same command continues it \(with your queue's password for PASSWORD\):\n {2}(eddy .*)\n$/.exec(unwrapMessages(c.log()));
         expect(m, c.log()).not.toBe(null);
         const hint = m![1]!;
-        expect(hint).toBe(commandLine([...coordinatorArgs(db)].map((w) => w.replace(`:${PASSWORD}@`, ":PASSWORD@"))));
+        expect(hint).toBe(commandLine([...coordinatorArgs(db, true)].map((w) => w.replace(`:${PASSWORD}@`, ":PASSWORD@"))));
         expect(hint).not.toContain(PASSWORD);
         expect(c.log()).not.toMatch(/\n\s+at /);
         // Run as printed, the password typed in where it says: the same run goes on and finishes.
@@ -275,7 +277,7 @@ describe.skipIf(!HAS_REDIS)("the queue when locks, judges and Redis lapse", () =
         chmodSync(path.join(shim, "eddy"), 0o755);
         const again = await within(execa("bash", ["-c", hint.replace(":PASSWORD@", `:${PASSWORD}@`)], { reject: false, env: { ...process.env, PATH: `${shim}:${process.env.PATH ?? ""}` } }), PATIENCE, "the hint");
         expect(again.exitCode, again.stderr).toBe(0);
-        expect(exportStore(db)).toEqual(exportStore(single));
+        expect(exportStore(db)).toEqual(exportStore(oneShard));
         w2.kill("SIGTERM");
         await w2;
     }, PATIENCE + 60_000);

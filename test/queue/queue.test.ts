@@ -15,7 +15,7 @@ import { readRefusals } from "../../src/queue/refusals.js";
 import { planStudy } from "../../src/run/plan.js";
 import { Redis } from "ioredis";
 import { eddyVersion } from "../../src/util/paths.js";
-import { BIN, ROOT, cleanTmp, countRows, tmpDir } from "../run/helpers.js";
+import { BIN, cleanTmp, countRows, tmpDir } from "../run/helpers.js";
 import { TEMPLATES, exportStore, useFixedTemplates } from "../merge/studyFixture.js";
 import { freePort, HAS_REDIS, startRedis } from "./redisServer.js";
 import { builtInLibrary } from "../../src/templates/library.js";
@@ -55,10 +55,13 @@ describe.skipIf(!HAS_REDIS)("eddy worker and the queued study", () => {
     let restore: () => void;
     let redis: Awaited<ReturnType<typeof startRedis>>;
     let single: string;
+    let oneShard: string;
     let scratch: string;
     const shardFolders = (): string[] => readdirSync(scratch).filter((f) => f.startsWith("eddy-shard-"));
-    const study = (db: string): StudyConfig =>
-        normalizeStudyConfig({ backend: "reference", templates: TEMPLATES.join(","), instances: 3, rounds: 2, temperatures: "0,0.7", seed: 5, judgeWorkers: 1, db });
+    const study = (db: string, one = false): StudyConfig =>
+        normalizeStudyConfig({ backend: "reference", templates: one ? TEMPLATES[0] : TEMPLATES.join(","), instances: 3, rounds: 2, temperatures: one ? "0" : "0,0.7", seed: 5, judgeWorkers: 1, db });
+    /** One shard (one template, T = 0), where one shows what four do: a quarter of the work. */
+    const small = (db: string): StudyConfig => study(db, true);
     const workers: ResultPromise[] = [];
     const worker = (name: string): ResultPromise => {
         // One scratch area for all of them: a worker started later sweeps what a killed one left there.
@@ -74,7 +77,9 @@ describe.skipIf(!HAS_REDIS)("eddy worker and the queued study", () => {
         single = path.join(dir, "single.db");
         scratch = path.join(dir, "tmp");
         mkdirSync(scratch);
+        oneShard = path.join(dir, "one-shard.db");
         expect((await runStudy(study(single))).status).toBe("complete");
+        expect((await runStudy(small(oneShard))).status).toBe("complete");
     });
     afterAll(async () => {
         for (const w of workers) w.kill("SIGKILL");
@@ -107,12 +112,12 @@ describe.skipIf(!HAS_REDIS)("eddy worker and the queued study", () => {
         const db = path.join(dir, "cli.db");
         const run = await execa(
             "node",
-            [BIN, "run", "--backend", "reference", "--templates", TEMPLATES.join(","), "--instances", "3", "--rounds", "2", "--temperature", "0,0.7", "--seed", "5", "--judge-workers", "1", "--db", db, "--queue", redis.url, "--no-progress"],
+            [BIN, "run", "--backend", "reference", "--templates", TEMPLATES[0]!, "--instances", "3", "--rounds", "2", "--temperature", "0", "--seed", "5", "--judge-workers", "1", "--db", db, "--queue", redis.url, "--no-progress"],
             { reject: false, env: process.env }
         );
         expect(run.exitCode, run.stderr).toBe(0);
         expect(run.stdout.trim()).toMatch(/^\S+$/); // the run id, as a local run prints it
-        expect(exportStore(db)).toEqual(exportStore(single));
+        expect(exportStore(db)).toEqual(exportStore(oneShard));
         w.kill("SIGTERM");
         expect((await w).exitCode).toBe(0);
     });
@@ -126,7 +131,7 @@ describe.skipIf(!HAS_REDIS)("eddy worker and the queued study", () => {
         await events.waitUntilReady();
         try {
             const db = path.join(dir, "killed.db");
-            const coordinator = runQueued(study(db), t);
+            const coordinator = runQueued(small(db), t);
             const doomed = worker("doomed");
             // Wait until the doomed worker holds a shard in its scratch folder, then kill it without warning.
             await until(async () => (await queue.getActiveCount()) > 0 && shardFolders().length > 0);
@@ -137,7 +142,7 @@ describe.skipIf(!HAS_REDIS)("eddy worker and the queued study", () => {
             const rescuer = worker("rescuer");
             await coordinator;
             expect(stalled).toBeGreaterThan(0); // the killed shard was taken back from the dead worker
-            expect(exportStore(db)).toEqual(exportStore(single));
+            expect(exportStore(db)).toEqual(exportStore(oneShard));
             // The rescuer swept the killed worker's scratch folder when it started, and removed its own.
             expect(shardFolders()).toEqual([]);
             rescuer.kill("SIGTERM");
@@ -150,8 +155,9 @@ describe.skipIf(!HAS_REDIS)("eddy worker and the queued study", () => {
 
     it("a coordinator SIGKILLed mid-study and started again stores every shard once", async () => {
         const db = path.join(dir, "restarted.db");
-        const raw = { backend: "reference", templates: TEMPLATES.join(","), instances: 3, rounds: 2, temperatures: "0,0.7", seed: 5, judgeWorkers: 1, db };
-        const coordinator = execa("node", ["--import", "tsx", path.join(ROOT, "test/queue/coordinatorMain.ts"), JSON.stringify(raw), redis.url], { reject: false, env: process.env });
+        // `study` on the command line: the built CLI, not a coordinator under tsx (which compiles eddy first).
+        const flags = ["--backend", "reference", "--templates", TEMPLATES.join(","), "--instances", "3", "--rounds", "2", "--temperature", "0,0.7", "--seed", "5", "--judge-workers", "1"];
+        const coordinator = execa("node", [BIN, "run", ...flags, "--db", db, "--queue", redis.url, "--no-progress"], { reject: false, env: process.env });
         const w = worker("steady");
         // Kill the coordinator once the first shard is stored and others are still to come.
         await until(async () => storedGenerations(db) > 0);
