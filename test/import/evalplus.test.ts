@@ -8,6 +8,11 @@ import { unwrapMessages } from "../support/messages.js";
 const BIN = path.resolve("dist/cli/bin.js");
 /** Original problems and samples in EvalPlus's release layouts, with EvalPlus's own verdicts (see its README.md). */
 const SAMPLE = path.resolve("test/import/evalplus-sample");
+/**
+ * One judge worker for every import, validation and replay here: each judges a few answers or
+ * problems, and a second worker only adds its own start (a Python process and its sandbox's zygote).
+ */
+const WORKERS = "1";
 
 interface Row {
     template: string;
@@ -36,7 +41,7 @@ describe("HumanEval+ and MBPP+ as EvalPlus publishes them: imported whole, judge
         return r.stdout.trim().split("\n").map((l) => JSON.parse(l) as Row).filter((x) => x.category !== "missing");
     };
     const samplesRun = (file: string, templates: string, extra: string[] = []): string => {
-        const r = eddy(["import", "evalplus-samples", file, "--templates", templates, "--json", "--judge-workers", "2", ...extra]);
+        const r = eddy(["import", "evalplus-samples", file, "--templates", templates, "--json", "--judge-workers", WORKERS, ...extra]);
         expect(r.status, r.stderr).toBe(0);
         return (JSON.parse(r.stdout) as { runId: string }).runId;
     };
@@ -53,9 +58,9 @@ describe("HumanEval+ and MBPP+ as EvalPlus publishes them: imported whole, judge
         db = path.join(dir, "eddy.db");
         he = path.join(dir, "he");
         mb = path.join(dir, "mb");
-        const a = eddy(["import", "humaneval", path.join(SAMPLE, "HumanEvalPlus-eddy.jsonl"), "--out", he, "--workers", "2"]);
+        const a = eddy(["import", "humaneval", path.join(SAMPLE, "HumanEvalPlus-eddy.jsonl"), "--out", he, "--workers", WORKERS]);
         expect(a.status, a.stderr).toBe(0);
-        const b = eddy(["import", "mbpp", path.join(SAMPLE, "MbppPlus-eddy.jsonl"), "--out", mb, "--workers", "2"]);
+        const b = eddy(["import", "mbpp", path.join(SAMPLE, "MbppPlus-eddy.jsonl"), "--out", mb, "--workers", WORKERS]);
         expect(b.status, b.stderr).toBe(0);
     }, 240_000);
     afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -77,7 +82,7 @@ describe("HumanEval+ and MBPP+ as EvalPlus publishes them: imported whole, judge
 
     it("templates validate and a reference run with default settings pass every problem and say once that the neighbourhoods are smaller than M", () => {
         const env = { EDDY_TEMPLATES: path.join(he, "templates"), EDDY_ORACLES: path.join(he, "oracles") };
-        const v = eddy(["templates", "validate"], env);
+        const v = eddy(["templates", "validate", "--workers", WORKERS], env);
         expect(v.status, v.stdout + v.stderr).toBe(0);
         expect(v.stdout).toContain("3/3 template(s) valid");
         expect(v.stderr.match(/hold fewer than 100 instances/g)).toHaveLength(1);
@@ -142,7 +147,7 @@ describe("HumanEval+ and MBPP+ as EvalPlus publishes them: imported whole, judge
         const file = path.join(dir, "counter.jsonl");
         writeFileSync(file, JSON.stringify(problem) + "\n");
         const out = path.join(dir, "counter");
-        const imp = eddy(["import", "humaneval", file, "--out", out, "--workers", "2"]);
+        const imp = eddy(["import", "humaneval", file, "--out", out, "--workers", WORKERS]);
         expect(imp.status, imp.stderr).toBe(0);
         const samples = path.join(dir, "counter-samples.jsonl");
         const lines = [
@@ -174,7 +179,7 @@ describe("HumanEval+ and MBPP+ as EvalPlus publishes them: imported whole, judge
         const file = path.join(dir, "big.jsonl");
         writeFileSync(file, JSON.stringify(problem) + "\n");
         const out = path.join(dir, "big");
-        const imp = eddy(["import", "humaneval", file, "--out", out, "--workers", "2", "--strict"]);
+        const imp = eddy(["import", "humaneval", file, "--out", out, "--workers", WORKERS, "--strict"]);
         expect(imp.status, imp.stderr).toBe(0);
         const samples = path.join(dir, "big-samples.jsonl");
         const lines = [
@@ -193,7 +198,7 @@ describe("HumanEval+ and MBPP+ as EvalPlus publishes them: imported whole, judge
     }, 240_000);
 
     it("an output too large to keep (over 16 MB) is stored as its digest and compared by it, exactly as == compares", () => {
-        // MBPP+'s layout; one plus input whose answer is 1,960,000 tuples (about 31 MB pickled).
+        // MBPP+'s layout; one plus input whose answer is 1,210,000 tuples (about 20 MB as marshal writes it, what the 16 MB rule measures).
         const problem = {
             task_id: "Mbpp/9001",
             prompt: '"""\nWrite a function that lists every (x, y, x * y) with 0 <= x, y < n, x first, as tuples in a list.\nassert grid_products(2) == [(0, 0, 0), (0, 1, 0), (1, 0, 0), (1, 1, 1)]\n"""\n',
@@ -205,7 +210,7 @@ describe("HumanEval+ and MBPP+ as EvalPlus publishes them: imported whole, judge
             test: "\ninputs = []\nresults = []\n",
             assertion: "\nassert grid_products(2) == [(0, 0, 0), (0, 1, 0), (1, 0, 0), (1, 1, 1)]\n",
             base_input: [[2], [3]],
-            plus_input: [[0], [1400]],
+            plus_input: [[0], [1100]],
             atol: 0,
             contract: "",
             source_file: "eddy"
@@ -213,14 +218,14 @@ describe("HumanEval+ and MBPP+ as EvalPlus publishes them: imported whole, judge
         const file = path.join(dir, "grid.jsonl");
         writeFileSync(file, JSON.stringify(problem) + "\n");
         const out = path.join(dir, "grid");
-        const imp = eddy(["import", "mbpp", file, "--out", out, "--workers", "2", "--strict"]);
+        const imp = eddy(["import", "mbpp", file, "--out", out, "--workers", WORKERS, "--strict"]);
         expect(imp.status, imp.stderr).toBe(0);
         const summary = JSON.parse(readFileSync(path.join(out, "humaneval-import.json"), "utf8"));
         expect(summary.templates[0]).toMatchObject({ digestOutputs: 1 });
-        // The expected outputs file holds the digest, not the 31 MB.
+        // The expected outputs file holds the digest, not the 20 MB.
         expect(summary.templates[0].expectedBytes).toBeLessThan(10_000);
         const env = { EDDY_TEMPLATES: path.join(out, "templates"), EDDY_ORACLES: path.join(out, "oracles") };
-        const v = eddy(["templates", "validate"], env);
+        const v = eddy(["templates", "validate", "--workers", WORKERS], env);
         expect(v.status, v.stdout + v.stderr).toBe(0);
         const big = "    if n > 1000:\n";
         const solutions = [
@@ -262,7 +267,7 @@ describe("HumanEval+ and MBPP+ as EvalPlus publishes them: imported whole, judge
         const file = path.join(dir, "wide.jsonl");
         writeFileSync(file, JSON.stringify(problem) + "\n");
         const out = path.join(dir, "wide");
-        const imp = eddy(["import", "humaneval", file, "--out", out, "--workers", "2", "--strict"]);
+        const imp = eddy(["import", "humaneval", file, "--out", out, "--workers", WORKERS, "--strict"]);
         expect(imp.status, imp.stderr).toBe(0);
         const samples = path.join(dir, "wide-samples.jsonl");
         const lines = [
@@ -289,7 +294,7 @@ describe("HumanEval+ and MBPP+ as EvalPlus publishes them: imported whole, judge
         const file = path.join(dir, "slow.jsonl");
         writeFileSync(file, JSON.stringify(problem) + "\n");
         const out = path.join(dir, "slow");
-        const imp = eddy(["import", "humaneval", file, "--out", out, "--workers", "2", "--strict"]);
+        const imp = eddy(["import", "humaneval", file, "--out", out, "--workers", WORKERS, "--strict"]);
         expect(imp.status, imp.stderr).toBe(0);
         // The judge's host factor scales the 4 s (reference machine) to this machine's CPU time.
         const f = spawnSync("python3", ["-c", "from eddy_judge.budget import host_factor; print(host_factor())"], { encoding: "utf8", env: { ...process.env, PYTHONPATH: path.resolve("src/judge/python") } });
@@ -323,13 +328,13 @@ describe("HumanEval+ and MBPP+ as EvalPlus publishes them: imported whole, judge
         const file = path.join(dir, "mutating.jsonl");
         writeFileSync(file, JSON.stringify(problem) + "\n");
         const out = path.join(dir, "mutating");
-        expect(eddy(["import", "humaneval", file, "--out", out, "--workers", "2"]).status).toBe(0);
-        const v = eddy(["templates", "validate"], { EDDY_TEMPLATES: path.join(out, "templates"), EDDY_ORACLES: path.join(out, "oracles") });
+        expect(eddy(["import", "humaneval", file, "--out", out, "--workers", WORKERS]).status).toBe(0);
+        const v = eddy(["templates", "validate", "--workers", WORKERS], { EDDY_TEMPLATES: path.join(out, "templates"), EDDY_ORACLES: path.join(out, "oracles") });
         expect(v.status, v.stdout + v.stderr).toBe(0);
         const samples = path.join(dir, "mutating-samples.jsonl");
         writeFileSync(samples, [{ task_id: "EddyMut/0", completion: "    return sum(values)\n" }, { task_id: "EddyMut/0", completion: "    return sum(values[1:])\n" }].map((l) => JSON.stringify(l)).join("\n") + "\n");
         // A database of its own, so that the oracle is checked before judging here.
-        const r = eddy(["import", "evalplus-samples", samples, "--templates", out, "--json", "--judge-workers", "2"], { EDDY_DB: path.join(dir, "mutating.db") });
+        const r = eddy(["import", "evalplus-samples", samples, "--templates", out, "--json", "--judge-workers", WORKERS], { EDDY_DB: path.join(dir, "mutating.db") });
         expect(r.status, r.stderr).toBe(0);
         const got = eddy(["export", JSON.parse(r.stdout).runId], { EDDY_DB: path.join(dir, "mutating.db") }).stdout.trim().split("\n").map((l) => JSON.parse(l) as Row);
         expect(got.map((x) => x.category === "passed")).toEqual([true, false]);
@@ -363,7 +368,7 @@ describe("HumanEval+ and MBPP+ as EvalPlus publishes them: imported whole, judge
         const samples = path.join(dir, "count-up.jsonl");
         writeFileSync(samples, readFileSync(path.join(SAMPLE, "samples.jsonl"), "utf8").split("\n").filter((l) => l.includes('"EddyPlus/1"')).join("\n") + "\n");
         // A database of its own: verdicts cached under this oracle's hash were made with the true outputs.
-        const r = eddy(["import", "evalplus-samples", samples, "--templates", copy, "--model", "tampered", "--judge-workers", "2"], { EDDY_DB: path.join(dir, "tampered.db") });
+        const r = eddy(["import", "evalplus-samples", samples, "--templates", copy, "--model", "tampered", "--judge-workers", WORKERS], { EDDY_DB: path.join(dir, "tampered.db") });
         expect(r.status).not.toBe(0);
         expect(unwrapMessages(r.stderr)).toContain("eddyplus_1.expected.json does not match this oracle");
     }, 240_000);
@@ -385,7 +390,7 @@ describe("HumanEval+ and MBPP+ as EvalPlus publishes them: imported whole, judge
         const file = path.join(dir, "with-bad.jsonl");
         writeFileSync(file, readFileSync(path.join(SAMPLE, "HumanEvalPlus-eddy.jsonl"), "utf8").split("\n").slice(0, 1).join("\n") + "\n" + JSON.stringify(bad) + "\n" + JSON.stringify(unstable) + "\n");
         const out = path.join(dir, "partial");
-        const r = eddy(["import", "humaneval", file, "--out", out, "--workers", "2"]);
+        const r = eddy(["import", "humaneval", file, "--out", out, "--workers", WORKERS]);
         expect(r.status, r.stderr).toBe(0);
         // Each skipped problem with its reason on stderr, as it happens, and in the summary.
         expect(unwrapMessages(r.stderr)).toContain("eddy: warning: skipped EddyBad/0: the canonical solution raises on plus input 1: IndexError");
@@ -399,7 +404,7 @@ describe("HumanEval+ and MBPP+ as EvalPlus publishes them: imported whole, judge
         expect(readdirSync(path.join(out, "templates"))).toHaveLength(1);
         expect(readdirSync(path.join(out, "oracles")).filter((f) => f.startsWith("eddyrandom_0"))).toEqual([]);
         const strictOut = path.join(dir, "strict");
-        const s = eddy(["import", "humaneval", file, "--out", strictOut, "--strict", "--workers", "2"]);
+        const s = eddy(["import", "humaneval", file, "--out", strictOut, "--strict", "--workers", WORKERS]);
         expect(s.status).not.toBe(0);
         expect(unwrapMessages(s.stderr).trim().split("\n")).toHaveLength(1);
         expect(unwrapMessages(s.stderr)).toContain("EddyBad/0: the canonical solution raises on plus input 1");
@@ -407,7 +412,7 @@ describe("HumanEval+ and MBPP+ as EvalPlus publishes them: imported whole, judge
         // Nothing at all could come in: one line, non-zero.
         const only = path.join(dir, "only-bad.jsonl");
         writeFileSync(only, JSON.stringify(bad) + "\n");
-        const n = eddy(["import", "humaneval", only, "--out", path.join(dir, "none")]);
+        const n = eddy(["import", "humaneval", only, "--out", path.join(dir, "none"), "--workers", WORKERS]);
         expect(n.status).not.toBe(0);
         expect(unwrapMessages(n.stderr)).toContain("nothing could be imported");
         // MBPP+ needs its inputs.
@@ -421,7 +426,7 @@ describe("HumanEval+ and MBPP+ as EvalPlus publishes them: imported whole, judge
 
     it("HumanEval's own layout: prompt, solution and test run as one program (the test calls a prompt helper and the function by its name)", () => {
         const out = path.join(dir, "plain");
-        const r = eddy(["import", "humaneval", path.join(SAMPLE, "HumanEval-eddy.jsonl"), "--out", out, "--workers", "2", "--json"]);
+        const r = eddy(["import", "humaneval", path.join(SAMPLE, "HumanEval-eddy.jsonl"), "--out", out, "--workers", WORKERS, "--json"]);
         expect(r.status, r.stderr).toBe(0);
         expect(JSON.parse(r.stdout).templates[0]).toMatchObject({ id: "eddyhe_0", fixedTests: { base: 0, plus: 0, check: 3 } });
         const prompt = JSON.parse(readFileSync(path.join(SAMPLE, "HumanEval-eddy.jsonl"), "utf8")).prompt as string;

@@ -99,7 +99,7 @@ const IMPORTED = ["Good/0", "GoodCheck/0", "Sly/0", "TmpWrite/0", "Inject/0", "C
 const SKIPPED: [string, RegExp][] = [
     ["Reduce/0", /^the canonical solution returns a Payload on plus input 1, which is not plain data and cannot be stored/],
     ["Writes/0", /^the canonical solution raises on base input 1: FileNotFoundError/],
-    ["Spin/0", /^the canonical solution did not finish within its CPU time limit at import, \d+ s of CPU time on this machine \(2 s on the reference machine x host factor [\d.]+\): stopped on plus input 1$/],
+    ["Spin/0", /^the canonical solution did not finish within its CPU time limit at import, \d+ s of CPU time on this machine \(1 s on the reference machine x host factor [\d.]+\): stopped on plus input 1$/],
     ["Sleep/0", /^the canonical solution sleeps or waits instead of returning: stopped while sleeping or blocked: .* on plus input 1$/],
     ["Raises/0", /^the canonical solution raises on plus input 2: ZeroDivisionError: integer division or modulo by zero$/],
     ["Prompt/0", /^prompt \+ canonical_solution does not run: FileNotFoundError/]
@@ -126,7 +126,9 @@ interface Setting {
 function checkImport(s: Setting, out: string, canaryDir: string, tmpCanary: string): void {
     const file = path.join(s.home, "hostile.jsonl");
     writeFileSync(file, hostileProblems(canaryDir, tmpCanary));
-    const r = s.eddy(["import", "humaneval", file, "--out", out, "--workers", "2", "--canonical-cpu", "2"]);
+    // One judge worker and the least CPU the problems' code may take (1 s): Spin/0 spins to that limit, and a
+    // second worker would only add its own start.
+    const r = s.eddy(["import", "humaneval", file, "--out", out, "--workers", "1", "--canonical-cpu", "1"]);
     const stderr = unwrapMessages(String(r.stderr));
     expect(r.status, stderr).toBe(0);
     const summary = JSON.parse(readFileSync(path.join(out, "humaneval-import.json"), "utf8"));
@@ -139,7 +141,7 @@ function checkImport(s: Setting, out: string, canaryDir: string, tmpCanary: stri
         // On stderr too, as it happens.
         expect(stderr).toContain(`eddy: warning: skipped ${id}: ${got}`);
     }
-    expect(summary.canonical).toMatchObject({ cpuS: 2, memoryMb: 4096, isolation: expect.stringMatching(/^bwrap\+/) });
+    expect(summary.canonical).toMatchObject({ cpuS: 1, memoryMb: 4096, isolation: expect.stringMatching(/^bwrap\+/) });
     // Nothing pickled: tagged JSON beside each oracle, and no oracle unpickles or unmarshals anything.
     const oracles = readdirSync(path.join(out, "oracles"));
     expect(oracles.filter((f) => f.endsWith(".pkl"))).toEqual([]);
@@ -186,13 +188,13 @@ describe("issue #43: a hostile problems file runs nothing outside the judge's sa
 
     it("templates validate and judging answers load every oracle in trusted workers: nothing runs, and the good problems judge correctly", () => {
         const env = { EDDY_TEMPLATES: path.join(out, "templates"), EDDY_ORACLES: path.join(out, "oracles") };
-        const v = setting().eddy(["templates", "validate"], env);
+        const v = setting().eddy(["templates", "validate", "--workers", "1"], env);
         expect(v.status, String(v.stdout) + String(v.stderr)).toBe(0);
         expect(String(v.stdout)).toContain(`${IMPORTED.length}/${IMPORTED.length} template(s) valid`);
         nothingEscaped(canaryDir, tmpCanary);
         const file = path.join(dir, "samples.jsonl");
         writeFileSync(file, SAMPLES.map(({ task_id, solution }) => JSON.stringify({ task_id, solution })).join("\n") + "\n");
-        const r = setting().eddy(["import", "evalplus-samples", file, "--templates", out, "--json", "--judge-workers", "2"]);
+        const r = setting().eddy(["import", "evalplus-samples", file, "--templates", out, "--json", "--judge-workers", "1"]);
         expect(r.status, String(r.stderr)).toBe(0);
         const run = (JSON.parse(String(r.stdout)) as { runId: string }).runId;
         const rows = String(setting().eddy(["export", run]).stdout)
@@ -236,7 +238,7 @@ describe("issue #43: a hostile problems file runs nothing outside the judge's sa
         mkdirSync(fresh);
         const file = path.join(dir, "no-sandbox.jsonl");
         writeFileSync(file, hostileProblems(fresh, tmpCanary));
-        const r = spawnSync(process.execPath, [BIN, "import", "humaneval", file, "--out", path.join(dir, "no-sandbox"), "--workers", "2", "--canonical-cpu", "2"], { encoding: "utf8", env });
+        const r = spawnSync(process.execPath, [BIN, "import", "humaneval", file, "--out", path.join(dir, "no-sandbox"), "--workers", "1", "--canonical-cpu", "1"], { encoding: "utf8", env });
         expect(r.status).not.toBe(0);
         expect(unwrapMessages(r.stderr)).toContain("no sandbox is possible here");
         expect(existsSync(path.join(dir, "no-sandbox"))).toBe(false);
@@ -247,7 +249,7 @@ describe("issue #43: a hostile problems file runs nothing outside the judge's sa
         const copy = path.join(dir, "he-copy");
         cpSync(out, copy, { recursive: true });
         writeFileSync(path.join(copy, "oracles", "good_0.expected.json"), readFileSync(path.join(copy, "oracles", "good_0.expected.json"), "utf8").replace("[[2,1]", "[[2,2]"));
-        const v = setting().eddy(["templates", "validate", "good_0"], { EDDY_TEMPLATES: path.join(copy, "templates"), EDDY_ORACLES: path.join(copy, "oracles") });
+        const v = setting().eddy(["templates", "validate", "good_0", "--workers", "1"], { EDDY_TEMPLATES: path.join(copy, "templates"), EDDY_ORACLES: path.join(copy, "oracles") });
         expect(v.status).not.toBe(0);
         expect(unwrapMessages(String(v.stdout) + String(v.stderr))).toContain("good_0.expected.json does not match this oracle");
     }, 120_000);
@@ -289,7 +291,7 @@ describe.skipIf(!canRunAsNobody)("issue #43, as an ordinary user (nobody) who ow
             checkImport(s, out, path.join(copy, "canaries"), tmpCanary);
             nothingEscaped(path.join(copy, "canaries"), tmpCanary);
             // The trusted workers load every oracle: still nothing.
-            const v = s.eddy(["templates", "validate"], { EDDY_TEMPLATES: path.join(out, "templates"), EDDY_ORACLES: path.join(out, "oracles") });
+            const v = s.eddy(["templates", "validate", "--workers", "1"], { EDDY_TEMPLATES: path.join(out, "templates"), EDDY_ORACLES: path.join(out, "oracles") });
             expect(v.status, String(v.stdout) + String(v.stderr)).toBe(0);
             nothingEscaped(path.join(copy, "canaries"), tmpCanary);
         } finally {

@@ -11,6 +11,11 @@ const BIN = path.resolve("dist/cli/bin.js");
 const SAMPLE = path.resolve("test/import/humaneval-sample");
 /** inspect_ai's published log schema (see test/export/fixtures/README.md). */
 const SCHEMA = path.resolve("test/export/fixtures/inspect-log-schema.json");
+/**
+ * One judge worker for every import and run here: each judges a few answers or problems, and a
+ * second worker only adds its own start (a Python process and its sandbox's zygote).
+ */
+const WORKERS = "1";
 
 interface Row {
     template: string;
@@ -34,7 +39,7 @@ describe("eddy import humaneval / export evalplus / import evalplus-samples: a r
         return r.stdout.trim().split("\n").map((l) => JSON.parse(l) as Row);
     };
     const samplesRun = (file: string, extra: string[] = []): string => {
-        const r = eddy(["import", "evalplus-samples", file, "--templates", out, "--json", "--judge-workers", "2", ...extra]);
+        const r = eddy(["import", "evalplus-samples", file, "--templates", out, "--json", "--judge-workers", WORKERS, ...extra]);
         expect(r.status, r.stderr).toBe(0);
         return (JSON.parse(r.stdout) as { runId: string }).runId;
     };
@@ -43,9 +48,9 @@ describe("eddy import humaneval / export evalplus / import evalplus-samples: a r
         dir = mkdtempSync(path.join(tmpdir(), "eddy-humaneval-"));
         out = path.join(dir, "he");
         db = path.join(dir, "eddy.db");
-        const imp = eddy(["import", "humaneval", path.join(SAMPLE, "problems.jsonl"), "--out", out, "--json", "--workers", "2"]);
+        const imp = eddy(["import", "humaneval", path.join(SAMPLE, "problems.jsonl"), "--out", out, "--json", "--workers", WORKERS]);
         expect(imp.status, imp.stderr).toBe(0);
-        const run = eddy(["run", "--backend", "reference", "--instances", "1", "--rounds", "2", "--wrapper", "completion", "--judge-workers", "2", "--no-progress"], {
+        const run = eddy(["run", "--backend", "reference", "--instances", "1", "--rounds", "2", "--wrapper", "completion", "--judge-workers", WORKERS, "--no-progress"], {
             EDDY_TEMPLATES: path.join(out, "templates"),
             EDDY_ORACLES: path.join(out, "oracles")
         });
@@ -210,7 +215,7 @@ describe("eddy import humaneval / evalplus-samples: bad input is one line, non-z
     ])("%s", (_what, make, message) => {
         const file = make();
         const target = path.join(dir, "out-" + path.basename(file));
-        const r = eddy(["import", "humaneval", file, "--out", target]);
+        const r = eddy(["import", "humaneval", file, "--out", target, "--workers", WORKERS]);
         expect(r.status).not.toBe(0);
         expect(unwrapMessages(r.stderr).trim().split("\n")).toHaveLength(1);
         expect(unwrapMessages(r.stderr)).toContain(message.replace("problems:2", path.basename(file) + ":2"));
@@ -224,14 +229,14 @@ describe("eddy import humaneval / evalplus-samples: bad input is one line, non-z
         const big = '{"task_id": "Big/0", "prompt": "def successor(n):\\n    \\"\\"\\"Return n + 1.\\"\\"\\"\\n", "canonical_solution": "    return n + 1\\n", "test": "def check(candidate):\\n    assert candidate(1) == 2\\n", "entry_point": "successor", "base_input": [[18446744073709551617]], "plus_input": [], "atol": 0}';
         writeFileSync(gz, gzipSync(JSON.stringify(problems[2]) + "\n" + big + "\n"));
         const target = path.join(dir, "he");
-        const imp = eddy(["import", "humaneval", gz, "--out", target, "--workers", "2"]);
+        const imp = eddy(["import", "humaneval", gz, "--out", target, "--workers", WORKERS]);
         expect(imp.status, imp.stderr).toBe(0);
         expect(imp.stdout).toContain("eddy_2: Eddy/2 interleave/2");
         const sneaky = bad("big.jsonl", [
             { task_id: "Big/0", solution: "def successor(n):\n    return n + 1\n" },
             { task_id: "Big/0", solution: "def successor(n):\n    return 0 if n == 18446744073709551617 else n + 1\n" }
         ]);
-        const run = eddy(["import", "evalplus-samples", sneaky, "--templates", target, "--json", "--judge-workers", "2"]);
+        const run = eddy(["import", "evalplus-samples", sneaky, "--templates", target, "--json", "--judge-workers", WORKERS]);
         expect(run.status, run.stderr).toBe(0);
         const got = eddy(["export", JSON.parse(run.stdout).runId]).stdout.trim().split("\n").map((l) => JSON.parse(l) as Row);
         expect(got.map((x) => x.category)).toEqual(["passed", "assertion_error"]);
