@@ -16,6 +16,10 @@ export default function setup(): void {
     // and the suite starts hundreds of eddy processes (a pyenv shim costs ~0.6 s each time it runs).
     // test/judge/pythonCommand.test.ts checks the resolution itself.
     if (!process.env.EDDY_PYTHON) process.env.EDDY_PYTHON = pythonCommand();
+    // The judge's host factor, measured now, while the machine is still quiet, and stored as a user's first study
+    // stores it: on a fresh machine (CI's) it is otherwise never stored once the suite loads the machine, and every
+    // judge pool measures it again (about 0.3 CPU-seconds each). Tests of the measurement use their own cache folder.
+    execFileSync(process.env.EDDY_PYTHON, ["-I", "-c", "import sys; sys.path.insert(0, sys.argv[1]); from eddy_judge.budget import host_factor; host_factor()", path.join(root, "src/judge/python")], { stdio: "inherit" });
     // eddy's own tiny GGUF models (written once, deterministic): many tests load them.
     ensureTinyModels();
     // eddy's tiny embedding model, which examples name, is not written here: eddy writes it on demand

@@ -1,7 +1,7 @@
 import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -19,12 +19,30 @@ import { unwrapMessages } from "../support/messages.js";
 afterAll(cleanTmp);
 const tiny = ensureTinyModels();
 let shim = "";
+/** A store holding one complete reference study (list_every_kth, 2 instances, 1 round), made once: see {@link studyAt}. */
+let study = "";
 
 beforeAll(() => {
     shim = tmpDir("eddy-shim-");
     writeFileSync(path.join(shim, "eddy"), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
     chmodSync(path.join(shim, "eddy"), 0o755);
+    const made = tmpDir("eddy-study-");
+    const r = sh("eddy run --backend reference --templates list_every_kth --instances 2 --rounds 1 --db s.db --no-progress", made);
+    expect(r.code, r.out).toBe(0);
+    // Closed cleanly: the whole store is the one file.
+    expect(readdirSync(made)).toEqual(["s.db"]);
+    study = path.join(made, "s.db");
 });
+
+/**
+ * `db` (under `cwd`) as `eddy run --backend reference --templates list_every_kth --instances 2 --rounds 1 --db <db>
+ * --no-progress` leaves it (its folder made as eddy makes one, owner-only): a copy of the one study made above, for
+ * the tests that only need a study there to read, refuse or add to (each its own copy).
+ */
+function studyAt(cwd: string, db: string): void {
+    mkdirSync(path.dirname(path.join(cwd, db)), { recursive: true, mode: 0o700 });
+    copyFileSync(study, path.join(cwd, db));
+}
 
 const env = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => {
     const { EDDY_DB: _db, ...rest } = process.env;
@@ -229,7 +247,7 @@ describe("hints run as printed", () => {
     it("refusals that name a command: each runs as printed (with the --db the refused command had)", () => {
         const cwd = tmpDir("eddy-hint-");
         expect(sh("eddy loop run --backend reference -t list_every_kth -M 1 -N 1 --db 'my studies/l.db'", cwd).code).toBe(0);
-        expect(sh("eddy run --backend reference --templates list_every_kth --instances 1 --rounds 1 --db 'my studies/s.db' --no-progress", cwd).code).toBe(0);
+        studyAt(cwd, "my studies/s.db");
         const refusals = [
             "eddy templates show nope",
             "eddy loop report nope --db 'my studies/l.db'",
@@ -326,6 +344,7 @@ describe("hints run as printed", () => {
     it("a database another process holds: the hint is the same command, and it runs as printed once the database is free", () => {
         const cwd = tmpDir("eddy-hint-");
         const db = path.join(cwd, "my studies/s.db");
+        // Not a copy of the shared study: the same command on a complete run of the same plan continues that run.
         expect(sh("eddy run --backend reference --templates list_every_kth --instances 1 --rounds 1 --db 'my studies/s.db' --no-progress", cwd).code).toBe(0);
         const command = "eddy run --backend reference --templates list_every_kth --instances 2 --rounds 1 --db 'my studies/s.db' --no-progress";
         const holder = new Database(db);
@@ -482,7 +501,7 @@ describe("leftovers and words", () => {
 
     it("reading commands read a database in a read-only folder (a read-only bind mount)", () => {
         const cwd = tmpDir("eddy-left-");
-        expect(sh("eddy run --backend reference --templates list_every_kth --instances 2 --rounds 1 --db ro/s.db --no-progress", cwd).code).toBe(0);
+        studyAt(cwd, "ro/s.db");
         const ro = path.join(cwd, "ro");
         const inRo = (cmd: string) =>
             spawnSync("bwrap", ["--bind", "/", "/", "--ro-bind", ro, ro, "--dev", "/dev", "--proc", "/proc", "--chdir", cwd, "bash", "-c", cmd], { env: env(), encoding: "utf8" });
@@ -500,7 +519,7 @@ describe("leftovers and words", () => {
         const doc = sh("eddy doctor --python /nonexistent/python3", cwd);
         expect(doc.code).toBe(1);
         expect(doc.out).toMatch(/^problem: \/nonexistent\/python3 not found/m);
-        expect(sh("eddy run --backend reference --templates list_every_kth --instances 2 --rounds 1 --db s.db --no-progress", cwd).code).toBe(0);
+        studyAt(cwd, "s.db");
         const ex = sh("eddy export latest --db s.db --format jsonl --out rows.jsonl", cwd);
         expect(ex.code).toBe(0);
         expect(ex.out).toBe("eddy: export written to rows.jsonl (jsonl, 2 rows, " + readFileSync(path.join(cwd, "rows.jsonl")).length + " bytes)\n");
