@@ -52,6 +52,14 @@ describe("eddy quant on the tiny models", () => {
         expect(page).toContain("<svg");
         expect(page).toContain("Quantisation study");
 
+        // the same command again: the run is complete, and the drift measured on the same texts, files and settings is kept
+        // (with progress: a drift measured again would say "token drift of <file> measured on N texts")
+        const repeat = await eddy(["quant", tiny.q4_0, tiny.f32, tiny.q8_0, ...STUDY.filter((a) => a !== "--no-progress"), "--db", db, "--json"]);
+        expect(repeat.exitCode, repeat.stderr).toBe(0);
+        expect(repeat.stderr).not.toMatch(/token drift of/);
+        const rr = JSON.parse(repeat.stdout) as QuantReport;
+        expect(rr.files.map((f) => [f.model, f.kl_mean, f.top1_agreement, f.drift_positions])).toEqual(r.files.map((f) => [f.model, f.kl_mean, f.top1_agreement, f.drift_positions]));
+
         // the same command again continues the same run: nothing generated twice
         const again = await eddy(["quant", tiny.f32, tiny.q8_0, tiny.q4_0, ...STUDY, "--db", db, "--json", "--drift-texts", "0"]);
         expect(again.exitCode, again.stderr).toBe(0);

@@ -24,7 +24,12 @@ export interface StoredQuantStudy {
     /** Bits per weight per file path, where read. */
     bitsPerWeight: Record<string, number>;
     /** What the drift was measured on, and the drift per cache type (against the reference configuration). */
-    drift: { source: QuantReport["drift"]["source"]; texts: number; reports: { kvCache: string | null; report: DriftReport }[] };
+    drift: {
+        source: QuantReport["drift"]["source"];
+        texts: number;
+        /** `job`: a digest of what it was measured on (runQuantStudy.ts driftJobKey); the same command again reuses it. */
+        reports: { kvCache: string | null; report: DriftReport; job?: string }[];
+    };
     /** Seed of the bootstrap intervals. */
     bootstrapSeed: number;
 }
