@@ -41,11 +41,12 @@ try {
         const r = await chaosRound(db, { bin: path.join(packageRoot(), "dist/cli/bin.js"), dir, study: flags, lockMs, busyPerCore: 4, workers: 2, random: seeded(seed), workerKills: 1, redisKills: 1, patienceMs: 600_000 });
         let complete = false;
         try {
-            complete = r.exitCode === 0 && JSON.stringify(exportStore(db)) === want;
+            // A round counts only when both faults happened (a study that ended first would prove nothing).
+            complete = r.exitCode === 0 && r.workerKills === 1 && r.redisKills === 1 && JSON.stringify(exportStore(db)) === want;
         } catch {
             complete = false;
         }
-        out.push({ seed, complete, exitCode: r.exitCode, timedOut: r.timedOut, seconds: Math.round(r.seconds), workerKills: r.workerKills, redisKills: r.redisKills, longestHoldsMs: r.longestHoldsMs, badLines: r.badLines.slice(0, 5) });
+        out.push({ seed, complete, exitCode: r.exitCode, timedOut: r.timedOut, seconds: Math.round(r.seconds), workerKills: r.workerKills, redisKills: r.redisKills, longestHoldsMs: r.longestHoldsMs, faults: r.faults, badLines: r.badLines.slice(0, 5) });
         process.stderr.write(`round ${i + 1}/${rounds}: ${complete ? "every row" : "INCOMPLETE"} in ${Math.round(r.seconds)} s\n`);
     }
     const holds = out.flatMap((r) => r.longestHoldsMs as number[]).filter(Number.isFinite);
