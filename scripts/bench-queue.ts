@@ -18,6 +18,7 @@ import { planStudy } from "../src/run/plan.js";
 import { runQueued } from "../src/queue/coordinator.js";
 import { parseQueueUrl } from "../src/queue/queueUrl.js";
 import { runShard } from "../src/queue/runShard.js";
+import { SHARD_JOB_VERSION } from "../src/queue/shardJob.js";
 import { questionsHash, shardPrompts } from "../src/queue/identity.js";
 import { eddyVersion, packageRoot } from "../src/util/paths.js";
 import { builtInLibrary } from "../src/templates/library.js";
@@ -78,10 +79,10 @@ try {
     const shards = plan.templates.flatMap((t) => config.temperatures.map((temperature) => ({ model: "reference", modelPath: null, template: t.id, temperature, wrapper: "default", wrapperSource: "default" })));
     const identity = (template: string) => {
         const t = plan.templates.find((x) => x.id === template)!;
-        return { eddyVersion: eddyVersion(), modelSha256: null, oracleHash: t.oracleHash, questionsHash: questionsHash(shardPrompts(plan, template, 0)), judgeModes: ["bwrap" as const] };
+        return { eddyVersion: eddyVersion(), modelSha256: null, oracleHash: t.oracleHash, questionsHash: questionsHash(shardPrompts(plan, template, 0)), judgeModes: ["bwrap" as const], judgeRuntime: null };
     };
     const t0 = performance.now();
-    for (const shard of shards) await runShard({ v: 2, runId: "bench", identity: identity(shard.template), study, shard }, { node: "in-process", judgeWorkers: 1 });
+    for (const shard of shards) await runShard({ v: SHARD_JOB_VERSION, runId: "bench", identity: identity(shard.template), study, shard }, { node: "in-process", judgeWorkers: 1 });
     const inProcess = performance.now() - t0;
 
     const queued = async (n: number): Promise<number> => {

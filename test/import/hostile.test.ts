@@ -232,7 +232,7 @@ describe("issue #43: a hostile problems file runs nothing outside the judge's sa
     });
 
     it("where no sandbox can be had, the import stops before any of the problems' code runs (unless allowed)", () => {
-        const env = { ...process.env, EDDY_DB: db(), EDDY_JUDGE_NO_NAMESPACES: "1" };
+        const env: NodeJS.ProcessEnv = { ...process.env, EDDY_DB: db(), EDDY_JUDGE_NO_NAMESPACES: "1" };
         delete env.EDDY_ALLOW_UNSANDBOXED;
         const fresh = path.join(dir, "no-sandbox-canaries");
         mkdirSync(fresh);

@@ -297,6 +297,7 @@ describe("agreement scores", () => {
             scores: { eddy: { AS: 1, CPS: 1, CCS: 1 }, published: { AS: 0, CPS: 0, CCS: 0 } },
             templates: [{ template: "t<b>", responses: 1, agree: 0, rate: 0, eddy: { AS: 1, CPS: 1, CCS: 1 }, published: { AS: 0, CPS: 0, CCS: 0 } }],
             causes: { their_harness: 0, their_inconsistent: 0, their_test: 0, eddy_harness: 0, extraction: 0, oracle: 1 },
+            notes: [],
             disagreements: [
                 {
                     run: "r",
@@ -312,6 +313,7 @@ describe("agreement scores", () => {
                     cause: "oracle",
                     explanation: "their tests failed it at fuzzing (<script>alert(1)</script>)",
                     location: "Q1/</td>",
+                    evidence: [],
                     rerun: null
                 }
             ]

@@ -1,8 +1,8 @@
-import { LlamaVocabularyType } from "node-llama-cpp";
+import { LlamaVocabularyType, type Token } from "node-llama-cpp";
 import { describe, expect, it } from "vitest";
 import { beginningToken } from "../../src/inference/llama/promptFormat.js";
 
-const model = (vocabularyType: LlamaVocabularyType, shouldPrependBosToken: boolean) => ({ vocabularyType, tokens: { bos: 1, shouldPrependBosToken } });
+const model = (vocabularyType: LlamaVocabularyType, shouldPrependBosToken: boolean) => ({ vocabularyType, tokens: { bos: 1 as Token, shouldPrependBosToken } });
 
 describe("the token LlamaCompletion puts before a prompt", () => {
     // The rule of llama.cpp's llama_tokenize_impl as node-llama-cpp applies it (utils/tokenizerUtils.js).

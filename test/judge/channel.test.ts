@@ -13,7 +13,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { JudgePool } from "../../src/judge/JudgePool.js";
 import { startPoolIn } from "./fixtures/settings.js";
-import type { Language } from "../../src/languages/languages.js";
+import { parseLanguage, type Language } from "../../src/languages/languages.js";
 import { builtInLibrary, libraryAt } from "../../src/templates/library.js";
 import { loadTemplate, selectTemplates } from "../../src/templates/loadTemplates.js";
 
@@ -152,30 +152,34 @@ const ramp = loadTemplate(libraryAt(lib), "ramp_digest");
 
 const m = { m: 2 };
 
+const PYTHON = parseLanguage("python");
+const JAVASCRIPT = parseLanguage("javascript");
+const RUBY = parseLanguage("ruby");
+const PHP = parseLanguage("php");
 // Right answers, and answers that spend 1.5 s of CPU on input 7 (CPU time, so load does not change it).
-const RIGHT: Record<Language, string> = {
+const RIGHT: Record<string, string> = {
     python: "def doubled(n):\n    return n * 2\n",
     javascript: "function doubled(n) { return n * 2; }\n",
     ruby: "def doubled(n)\n  n * 2\nend\n",
     php: "<?php\nfunction doubled($n) { return $n * 2; }\n"
 };
 const SLOW: [Language, string][] = [
-    ["javascript", "function doubled(n) {\n  if (n === 7) { const t = process.cpuUsage(); while (process.cpuUsage(t).user < 1500000) {} }\n  return n * 2;\n}\n"],
-    ["ruby", "def doubled(n)\n  if n == 7\n    t = Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID)\n    nil while Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID) - t < 1.5\n  end\n  n * 2\nend\n"],
-    ["php", "<?php\nfunction cpu() { $u = getrusage(); return $u['ru_utime.tv_sec'] + $u['ru_utime.tv_usec'] / 1e6; }\nfunction doubled($n) {\n  if ($n === 7) { $t = cpu(); while (cpu() - $t < 1.5) {} }\n  return $n * 2;\n}\n"],
-    ["python", "import time\ndef doubled(n):\n    if n == 7:\n        t = time.process_time()\n        while time.process_time() - t < 1.5:\n            pass\n    return n * 2\n"]
+    [JAVASCRIPT, "function doubled(n) {\n  if (n === 7) { const t = process.cpuUsage(); while (process.cpuUsage(t).user < 1500000) {} }\n  return n * 2;\n}\n"],
+    [RUBY, "def doubled(n)\n  if n == 7\n    t = Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID)\n    nil while Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID) - t < 1.5\n  end\n  n * 2\nend\n"],
+    [PHP, "<?php\nfunction cpu() { $u = getrusage(); return $u['ru_utime.tv_sec'] + $u['ru_utime.tv_usec'] / 1e6; }\nfunction doubled($n) {\n  if ($n === 7) { $t = cpu(); while (cpu() - $t < 1.5) {} }\n  return $n * 2;\n}\n"],
+    [PYTHON, "import time\ndef doubled(n):\n    if n == 7:\n        t = time.process_time()\n        while time.process_time() - t < 1.5:\n            pass\n    return n * 2\n"]
 ];
 // The same work done in a child process, where the process's own clock does not see it.
 const IN_A_CHILD: [Language, string][] = [
     [
-        "python",
+        PYTHON,
         "import os, time\ndef doubled(n):\n    r, w = os.pipe()\n    pid = os.fork()\n    if pid == 0:\n        t = time.process_time()\n        while n == 7 and time.process_time() - t < 1.5:\n            pass\n        os.write(w, str(n * 2).encode())\n        os._exit(0)\n    os.close(w)\n    out = int(os.read(r, 64))\n    os.waitpid(pid, 0)\n    return out\n"
     ],
     [
-        "javascript",
+        JAVASCRIPT,
         "const cp = require('child_process');\nfunction doubled(n) {\n  const out = cp.execFileSync(process.execPath, ['-e', 'const n = ' + n + '; if (n === 7) { const t = process.cpuUsage(); while (process.cpuUsage(t).user < 1500000) {} } process.stdout.write(String(n * 2));']);\n  return Number(String(out));\n}\n"
     ],
-    ["ruby", "def doubled(n)\n  r, w = IO.pipe\n  pid = fork do\n    t = Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID)\n    nil while n == 7 && Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID) - t < 1.5\n    w.write((n * 2).to_s)\n    exit!(0)\n  end\n  w.close\n  out = r.read.to_i\n  Process.wait(pid)\n  out\nend\n"]
+    [RUBY, "def doubled(n)\n  r, w = IO.pipe\n  pid = fork do\n    t = Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID)\n    nil while n == 7 && Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID) - t < 1.5\n    w.write((n * 2).to_s)\n    exit!(0)\n  end\n  w.close\n  out = r.read.to_i\n  Process.wait(pid)\n  out\nend\n"]
 ];
 
 // Wrong answers (they rotate the wrong way) that write the lines a right answer's harness would
@@ -184,33 +188,33 @@ const IN_A_CHILD: [Language, string][] = [
 const ROTATE = "values.slice(n - s).concat(values.slice(0, n - s))";
 const FORGERS: [Language, string, string][] = [
     [
-        "javascript",
+        JAVASCRIPT,
         "closes fd 3 (or hands it to a child and closes it), then writes its own lines",
         "const fs = require('fs');\nlet closed = 'no';\ntry { fs.closeSync(3); closed = 'yes'; } catch (e) { closed = e.code; }\ntry { require('child_process').spawn(process.execPath, ['-e', 'setTimeout(() => {}, 5000)'], { stdio: ['ignore', 'ignore', 'ignore', 3] }); } catch (e) {}\nconst tag = (v) => Array.isArray(v) ? { seq: v.map(tag) } : { num: String(v) };\nfunction rotate_right(values) {\n  const n = values.length; const s = n ? 3 % n : 0;\n  const right = n ? " +
             ROTATE +
             " : [];\n  try { fs.writeSync(3, JSON.stringify({ i: 0, after: [tag(values)], shares: false, v: tag(right) }) + '\\n'); } catch (e) {}\n  return values.slice().reverse();\n}\n"
     ],
     [
-        "javascript",
+        JAVASCRIPT,
         "writes a right answer's line before the harness writes its own",
         "const fs = require('fs');\nlet i = 0;\nconst tag = (v) => Array.isArray(v) ? { seq: v.map(tag) } : { num: String(v) };\nfunction rotate_right(values) {\n  const n = values.length; const s = n ? 3 % n : 0;\n  const right = n ? " +
             ROTATE +
             " : [];\n  fs.writeSync(3, JSON.stringify({ i: i++, after: [tag(values)], shares: false, v: tag(right) }) + '\\n');\n  return values.slice().reverse();\n}\n"
     ],
     [
-        "ruby",
+        RUBY,
         "copies fd 3, puts /dev/null in its place, then writes every line itself (load, each call, done)",
         "require 'json'\n$eddy_out = begin\n  c = IO.for_fd(3, autoclose: false).dup\n  IO.for_fd(3, autoclose: false).reopen(File.open('/dev/null', 'w'))\n  c\nrescue SystemCallError\n  IO.for_fd(3, autoclose: false)\nend\n$eddy_out.sync = true\n$eddy_out.write(JSON.generate({ 'load' => 'ok' }) + \"\\n\")\n$eddy_i = 0\ndef tag(v)\n  v.is_a?(Array) ? { 'seq' => v.map { |x| tag(x) } } : { 'int' => v.to_s }\nend\ndef rotate_right(values)\n  right = values.empty? ? [] : values.rotate(-(3 % values.length))\n  $eddy_out.write(JSON.generate({ 'i' => $eddy_i, 'after' => [tag(values)], 'shares' => false, 'v' => tag(right) }) + \"\\n\")\n  $eddy_i += 1\n  $eddy_out.write(JSON.generate({ 'done' => true }) + \"\\n\") if $eddy_i == EddyHarness::CALLS.size\n  values.reverse\nend\n"
     ],
     [
-        "javascript",
+        JAVASCRIPT,
         "hands fd 3 to a child, puts /dev/null in its place, then has the child write every line",
         "const fs = require('fs');\nconst cp = require('child_process');\nlet child = null;\ntry {\n  child = cp.spawn(process.execPath, ['-e', \"process.stdin.on('data', (d) => require('fs').writeSync(3, d))\"], { stdio: ['pipe', 'ignore', 'ignore', 3] });\n  fs.closeSync(3);\n  fs.openSync('/dev/null', 'w');\n} catch (e) {}\nconst out = (line) => child ? child.stdin.write(line) : fs.writeSync(3, line);\nout(JSON.stringify({ load: 'ok' }) + '\\n');\nlet i = 0;\nconst tag = (v) => Array.isArray(v) ? { seq: v.map(tag) } : { num: String(v) };\nfunction rotate_right(values) {\n  const n = values.length; const s = n ? 3 % n : 0;\n  const right = n ? " +
             ROTATE +
             " : [];\n  out(JSON.stringify({ i: i++, after: [tag(values)], shares: false, v: tag(right) }) + '\\n');\n  return values.slice().reverse();\n}\n"
     ],
     [
-        "php",
+        PHP,
         "writes its own lines on fd 3",
         "<?php\nfunction rotate_right($values) {\n  static $i = 0;\n  $n = count($values); $s = $n ? 3 % $n : 0;\n  $right = $n ? array_merge(array_slice($values, $n - $s), array_slice($values, 0, $n - $s)) : [];\n  $tag = function ($v) use (&$tag) { return is_array($v) ? ['seq' => array_map($tag, $v)] : ['int' => (string) $v]; };\n  $out = fopen('php://fd/3', 'w');\n  fwrite($out, json_encode(['i' => $i++, 'after' => [$tag($values)], 'shares' => false, 'v' => $tag($right)]) . \"\\n\");\n  fflush($out);\n  return array_reverse($values);\n}\n"
     ]
@@ -230,10 +234,10 @@ describe("another language's answer to a digest-compared output", () => {
     });
     it("is digested on the answer's side of the channel: a 35 MB result passes, a wrong one fails", async () => {
         const right = "function ramp(n) {\n  const out = new Array(n);\n  for (let i = 0; i < n; i++) out[i] = 1e12 + i * 2;\n  return out;\n}\n";
-        const v = await pool.judge({ template: ramp, bindings: m, code: right, language: "javascript" });
+        const v = await pool.judge({ template: ramp, bindings: m, code: right, language: JAVASCRIPT });
         expect(v.category, v.detail).toBe("passed");
         const wrong = right.replace("return out;", "if (n > 1000) out[n - 1] += 1;\n  return out;");
-        const w = await pool.judge({ template: ramp, bindings: m, code: wrong, language: "javascript" });
+        const w = await pool.judge({ template: ramp, bindings: m, code: wrong, language: JAVASCRIPT });
         expect(w.category, w.detail).toBe("assertion_error");
         expect(w.detail).toMatch(/fixed test 2/);
         const py = await pool.judge({ template: ramp, bindings: m, code: "def ramp(n):\n    return [10**12 + i * 2 for i in range(n)]\n" });
@@ -292,7 +296,7 @@ for (const { who, mode } of SETTINGS)
                         const v = await pool.judge({ template: limited, bindings: m, code, language });
                         expect(v.category, v.detail).toBe("resource_exhaustion");
                         expect(v.detail).toMatch(/CPU time limit of one input exceeded/);
-                        const ok = await pool.judge({ template: limited, bindings: m, code: RIGHT[language], language });
+                        const ok = await pool.judge({ template: limited, bindings: m, code: RIGHT[language]!, language });
                         expect(ok.category, ok.detail).toBe("passed");
                     }, 120_000);
 

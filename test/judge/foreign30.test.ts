@@ -10,7 +10,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { JudgePool } from "../../src/judge/JudgePool.js";
-import type { Language } from "../../src/languages/languages.js";
+import { parseLanguage, type Language } from "../../src/languages/languages.js";
 import { loadTemplate } from "../../src/templates/loadTemplates.js";
 import { builtInLibrary } from "../../src/templates/library.js";
 import type { Category } from "../../src/vocabulary.js";
@@ -20,11 +20,14 @@ const nobodyPython = path.join(here, "fixtures/nobody-python.sh");
 const canRunAsNobody = existsSync("/usr/bin/python3") && existsSync("/usr/bin/setpriv") && process.getuid?.() === 0;
 const FLOAT_400 = "9".repeat(400);
 
+const JAVASCRIPT = parseLanguage("javascript");
+const RUBY = parseLanguage("ruby");
+const PHP = parseLanguage("php");
 // [language, name, template, code, wanted categories, detail pattern]
 type Case = [Language, string, "copy_last_n" | "copy_block", string, Category[], RegExp];
 const cases: Case[] = [
     [
-        "javascript",
+        JAVASCRIPT,
         "a Proxy of its argument returned as the new list",
         "copy_last_n",
         "function copy_last_n(values) {\n    return values.length <= 5 ? new Proxy(values, {}) : values.slice(-5);\n}\n",
@@ -32,7 +35,7 @@ const cases: Case[] = [
         /^tampering: .*Proxy/
     ],
     [
-        "javascript",
+        JAVASCRIPT,
         "its argument's own Symbol.iterator hiding a change",
         "copy_last_n",
         "function copy_last_n(values) {\n    const out = values.slice(-5);\n    const orig = values.slice();\n    values.length = 0;\n    values[Symbol.iterator] = function* () { yield* orig; };\n    return out;\n}\n",
@@ -40,7 +43,7 @@ const cases: Case[] = [
         /^tampering: .*a redefined hook \(Symbol\.iterator\)/
     ],
     [
-        "javascript",
+        JAVASCRIPT,
         "Array.prototype.map redefined to hide a change",
         "copy_last_n",
         "const realMap = Array.prototype.map;\nfunction copy_last_n(values) {\n    const out = values.slice(-5);\n    const orig = values.slice();\n    values.length = 0;\n    Array.prototype.map = function (f) { return realMap.call(this.length === 1 && this[0] === values ? [orig] : this, f); };\n    return out;\n}\n",
@@ -48,7 +51,7 @@ const cases: Case[] = [
         /^tampering: .*a redefined Array\.prototype\.map/
     ],
     [
-        "javascript",
+        JAVASCRIPT,
         "a getter on its argument",
         "copy_last_n",
         "function copy_last_n(values) {\n    const out = values.slice(-5);\n    if (values.length) Object.defineProperty(values, 0, { get() { return out[0]; } });\n    return out;\n}\n",
@@ -56,7 +59,7 @@ const cases: Case[] = [
         /^tampering: .*getter/
     ],
     [
-        "javascript",
+        JAVASCRIPT,
         "the caller's inner rows in a new outer list",
         "copy_block",
         "function copy_block(matrix) {\n    return matrix.slice(0, 7).map((row) => (row.length <= 7 ? row : row.slice(0, 7)));\n}\n",
@@ -64,7 +67,7 @@ const cases: Case[] = [
         /returned its argument object/
     ],
     [
-        "javascript",
+        JAVASCRIPT,
         "a line of its own on fd 3 with a 400-digit float",
         "copy_last_n",
         `function copy_last_n(values) {\n    require('fs').writeSync(3, '{"i":0,"v":{"float":${FLOAT_400}},"after":null}\\n');\n    return values.slice(-5);\n}\n`,
@@ -72,7 +75,7 @@ const cases: Case[] = [
         /./
     ],
     [
-        "ruby",
+        RUBY,
         "a singleton #map on its argument hiding a change",
         "copy_last_n",
         "def copy_last_n(values)\n  out = values.last(5)\n  orig = values.dup\n  values.clear\n  values.define_singleton_method(:map) { |&b| orig.map(&b) }\n  values.define_singleton_method(:each) { |&b| orig.each(&b) }\n  out\nend\n",
@@ -80,7 +83,7 @@ const cases: Case[] = [
         /modified its argument/
     ],
     [
-        "ruby",
+        RUBY,
         "redefining the harness's sharing check",
         "copy_last_n",
         "def eddy_shares(*) = false\nclass Object\n  def eddy_shares(*) = false\nend\ndef copy_last_n(values)\n  values.length <= 5 ? values : values.last(5)\nend\n",
@@ -88,7 +91,7 @@ const cases: Case[] = [
         /returned its argument object/
     ],
     [
-        "ruby",
+        RUBY,
         "redefining Array#map (a core class the judge froze)",
         "copy_last_n",
         "class Array\n  def map\n    []\n  end\nend\ndef copy_last_n(values)\n  values.last(5)\nend\n",
@@ -96,7 +99,7 @@ const cases: Case[] = [
         /^tampering: .*redefine Array \(frozen by the judge\)/
     ],
     [
-        "ruby",
+        RUBY,
         "the caller's inner rows in a new outer list",
         "copy_block",
         "def copy_block(matrix)\n  (matrix[0, 7] || []).map { |row| row.length <= 7 ? row : row[0, 7] }\nend\n",
@@ -104,7 +107,7 @@ const cases: Case[] = [
         /returned its argument object/
     ],
     [
-        "ruby",
+        RUBY,
         "a thread left running that puts the argument back",
         "copy_last_n",
         "def copy_last_n(values)\n  orig = values.dup\n  values.clear\n  Thread.new { sleep 0.001; values.replace(orig) }\n  orig.last(5)\nend\n",
@@ -112,7 +115,7 @@ const cases: Case[] = [
         /left a thread running/
     ],
     [
-        "ruby",
+        RUBY,
         "a line of its own on fd 3 with a 400-digit float",
         "copy_last_n",
         `def copy_last_n(values)\n  io = IO.for_fd(3, autoclose: false)\n  io.write('{"i":0,"v":{"float":${FLOAT_400}},"after":null}' + "\\n")\n  io.flush\n  values.last(5)\nend\n`,
@@ -120,7 +123,7 @@ const cases: Case[] = [
         /./
     ],
     [
-        "php",
+        PHP,
         "a destructor hung on the harness's previous result (a global) that puts the argument back",
         "copy_last_n",
         "<?php\nclass Restore { public $t; public $s; function __destruct() { $this->t = $this->s; } }\nfunction copy_last_n(&$values) {\n    $out = array_slice($values, -5);\n    $r = new Restore();\n    $r->s = $values;\n    $r->t = &$values;\n    $values = [];\n    $GLOBALS['v'] = [$r];\n    return $out;\n}\n",
@@ -128,7 +131,7 @@ const cases: Case[] = [
         /modified its argument/
     ],
     [
-        "php",
+        PHP,
         "a line of its own on fd 3 with a 400-digit float",
         "copy_last_n",
         `<?php\nfunction copy_last_n($values) {\n    fwrite(fopen('php://fd/3', 'w'), '{"i":0,"v":{"float":${FLOAT_400}},"after":null}' . "\\n");\n    return array_slice($values, -5);\n}\n`,
@@ -136,7 +139,7 @@ const cases: Case[] = [
         /./
     ]
 ];
-const RIGHT: Record<Language, string> = {
+const RIGHT: Record<string, string> = {
     python: "",
     javascript: "function copy_last_n(values) {\n    return values.slice(-5);\n}\n",
     ruby: "def copy_last_n(values)\n  values.last(5)\nend\n",
@@ -172,10 +175,10 @@ for (const { who, mode } of SETTINGS) {
                 expect(v.detail).toMatch(detail);
             });
 
-        for (const language of ["javascript", "ruby", "php"] as const)
+        for (const language of [JAVASCRIPT, RUBY, PHP])
             it(`${language}: a right answer passes`, async () => {
                 const template = { ...loadTemplate(builtInLibrary(), "copy_last_n"), randomInputs: 10 };
-                const v = await pool.judge({ template, bindings: BINDINGS.copy_last_n, code: RIGHT[language], language });
+                const v = await pool.judge({ template, bindings: BINDINGS.copy_last_n, code: RIGHT[language]!, language });
                 expect(v.category, v.detail).toBe("passed");
             });
     });

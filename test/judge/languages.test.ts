@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { JudgePool } from "../../src/judge/JudgePool.js";
 import { startPoolIn } from "./fixtures/settings.js";
 import type { Category } from "../../src/vocabulary.js";
-import type { Language } from "../../src/languages/languages.js";
+import { parseLanguage, type Language } from "../../src/languages/languages.js";
 import { sampleInstances } from "../../src/templates/instances.js";
 import { selectTemplates } from "../../src/templates/loadTemplates.js";
 import { builtInLibrary } from "../../src/templates/library.js";
@@ -20,7 +20,10 @@ import { unwrapMessages } from "../support/messages.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "../..");
-const EXT: Record<string, Language> = { js: "javascript", rb: "ruby", php: "php" };
+const JAVASCRIPT = parseLanguage("javascript");
+const RUBY = parseLanguage("ruby");
+const PHP = parseLanguage("php");
+const EXT: Record<string, Language> = { js: JAVASCRIPT, rb: RUBY, php: PHP };
 // Every hand-written translation shipped (oracles/translations/<template>.<ext>).
 const translations = readdirSync(path.join(root, "oracles/translations")).map((f) => ({ id: f.replace(/\.\w+$/, ""), language: EXT[path.extname(f).slice(1)]! }));
 const rotate = selectTemplates(builtInLibrary(), "list_rotate_right")[0]!;
@@ -41,72 +44,72 @@ const RIGHT: Record<string, string> = {
 
 // [language, name, code, category]: one wrong answer per failure category.
 const wrong: [Language, string, string, Category][] = [
-    ["javascript", "a syntax error", "function rotate_right(values) { return values.slice( }\n", "syntax_error"],
-    ["javascript", "no function of that name", "function rotate(values) { return values; }\n", "no_function"],
-    ["javascript", "the wrong number of parameters", "function rotate_right(values, k) { return values; }\n", "wrong_arg_count"],
-    ["javascript", "a runtime error", "function rotate_right(values) { return values.nope.length; }\n", "runtime_error"],
-    ["javascript", "a wrong answer on a fixed test", "function rotate_right(values) { return values.slice(); }\n", "assertion_error"],
-    ["javascript", "a string instead of an array", "function rotate_right(values) { return String(values); }\n", "assertion_error"],
+    [JAVASCRIPT, "a syntax error", "function rotate_right(values) { return values.slice( }\n", "syntax_error"],
+    [JAVASCRIPT, "no function of that name", "function rotate(values) { return values; }\n", "no_function"],
+    [JAVASCRIPT, "the wrong number of parameters", "function rotate_right(values, k) { return values; }\n", "wrong_arg_count"],
+    [JAVASCRIPT, "a runtime error", "function rotate_right(values) { return values.nope.length; }\n", "runtime_error"],
+    [JAVASCRIPT, "a wrong answer on a fixed test", "function rotate_right(values) { return values.slice(); }\n", "assertion_error"],
+    [JAVASCRIPT, "a string instead of an array", "function rotate_right(values) { return String(values); }\n", "assertion_error"],
     // Fixed tests hold multiples of 10; random inputs hold digits: only they see the mistake.
-    ["javascript", "a wrong answer only on random inputs", RIGHT.javascript!.replace("if (n === 0)", "if (values.some((v) => v % 10 !== 0)) return values.slice();\n    if (n === 0)"), "fuzzing_failure"],
-    ["javascript", "modifying its argument", RIGHT.javascript!.replace("return values.slice(n - s).concat(values.slice(0, n - s));", "const out = values.slice(n - s).concat(values.slice(0, n - s));\n    values[0] = -1;\n    return out;"), "assertion_error"],
-    ["javascript", "unbounded recursion", "function rotate_right(values) { return rotate_right(values); }\n", "resource_exhaustion"],
-    ["ruby", "a syntax error", "def rotate_right(values)\n  values.rotate(\nend\n", "syntax_error"],
-    ["ruby", "no method of that name", "def rotate(values)\n  values\nend\n", "no_function"],
-    ["ruby", "the wrong number of parameters", "def rotate_right(values, k)\n  values\nend\n", "wrong_arg_count"],
-    ["ruby", "a runtime error", "def rotate_right(values)\n  values.nope\nend\n", "runtime_error"],
-    ["ruby", "a wrong answer on a fixed test", "def rotate_right(values)\n  values.dup\nend\n", "assertion_error"],
-    ["ruby", "a wrong answer only on random inputs", RIGHT.ruby!.replace("  return [] if", "  return values.dup if values.any? { |v| v % 10 != 0 }\n  return [] if"), "fuzzing_failure"],
-    ["ruby", "modifying its argument", RIGHT.ruby!.replace("  return [] if values.empty?\n", "  return [] if values.empty?\n  out = values.rotate(-(3 % values.length))\n  values[0] = -1\n  return out\n"), "assertion_error"],
-    ["ruby", "returning the argument itself", "def rotate_right(values)\n  values.rotate!(-(3 % values.length)) unless values.empty?\n  values\nend\n", "assertion_error"],
-    ["ruby", "unbounded recursion", "def rotate_right(values)\n  rotate_right(values)\nend\n", "resource_exhaustion"],
-    ["php", "a syntax error", "function rotate_right($values) { return array_slice($values, ; }\n", "syntax_error"],
-    ["php", "no function of that name", "function rotate($values) { return $values; }\n", "no_function"],
-    ["php", "the wrong number of parameters", "function rotate_right($values, $k) { return $values; }\n", "wrong_arg_count"],
-    ["php", "a runtime error", "function rotate_right($values) { return $values->nope(); }\n", "runtime_error"],
-    ["php", "a wrong answer on a fixed test", "function rotate_right($values) { return $values; }\n", "assertion_error"],
-    ["php", "a string instead of an array", "function rotate_right($values) { return implode(',', $values); }\n", "assertion_error"],
-    ["php", "a wrong answer only on random inputs", RIGHT.php!.replace("if ($n === 0)", "foreach ($values as $v) if ($v % 10 !== 0) return $values;\n    if ($n === 0)"), "fuzzing_failure"],
+    [JAVASCRIPT, "a wrong answer only on random inputs", RIGHT.javascript!.replace("if (n === 0)", "if (values.some((v) => v % 10 !== 0)) return values.slice();\n    if (n === 0)"), "fuzzing_failure"],
+    [JAVASCRIPT, "modifying its argument", RIGHT.javascript!.replace("return values.slice(n - s).concat(values.slice(0, n - s));", "const out = values.slice(n - s).concat(values.slice(0, n - s));\n    values[0] = -1;\n    return out;"), "assertion_error"],
+    [JAVASCRIPT, "unbounded recursion", "function rotate_right(values) { return rotate_right(values); }\n", "resource_exhaustion"],
+    [RUBY, "a syntax error", "def rotate_right(values)\n  values.rotate(\nend\n", "syntax_error"],
+    [RUBY, "no method of that name", "def rotate(values)\n  values\nend\n", "no_function"],
+    [RUBY, "the wrong number of parameters", "def rotate_right(values, k)\n  values\nend\n", "wrong_arg_count"],
+    [RUBY, "a runtime error", "def rotate_right(values)\n  values.nope\nend\n", "runtime_error"],
+    [RUBY, "a wrong answer on a fixed test", "def rotate_right(values)\n  values.dup\nend\n", "assertion_error"],
+    [RUBY, "a wrong answer only on random inputs", RIGHT.ruby!.replace("  return [] if", "  return values.dup if values.any? { |v| v % 10 != 0 }\n  return [] if"), "fuzzing_failure"],
+    [RUBY, "modifying its argument", RIGHT.ruby!.replace("  return [] if values.empty?\n", "  return [] if values.empty?\n  out = values.rotate(-(3 % values.length))\n  values[0] = -1\n  return out\n"), "assertion_error"],
+    [RUBY, "returning the argument itself", "def rotate_right(values)\n  values.rotate!(-(3 % values.length)) unless values.empty?\n  values\nend\n", "assertion_error"],
+    [RUBY, "unbounded recursion", "def rotate_right(values)\n  rotate_right(values)\nend\n", "resource_exhaustion"],
+    [PHP, "a syntax error", "function rotate_right($values) { return array_slice($values, ; }\n", "syntax_error"],
+    [PHP, "no function of that name", "function rotate($values) { return $values; }\n", "no_function"],
+    [PHP, "the wrong number of parameters", "function rotate_right($values, $k) { return $values; }\n", "wrong_arg_count"],
+    [PHP, "a runtime error", "function rotate_right($values) { return $values->nope(); }\n", "runtime_error"],
+    [PHP, "a wrong answer on a fixed test", "function rotate_right($values) { return $values; }\n", "assertion_error"],
+    [PHP, "a string instead of an array", "function rotate_right($values) { return implode(',', $values); }\n", "assertion_error"],
+    [PHP, "a wrong answer only on random inputs", RIGHT.php!.replace("if ($n === 0)", "foreach ($values as $v) if ($v % 10 !== 0) return $values;\n    if ($n === 0)"), "fuzzing_failure"],
     [
-        "php",
+        PHP,
         "modifying its argument (by reference)",
         "function rotate_right(&$values) {\n    $n = count($values);\n    if ($n === 0) return [];\n    $s = 3 % $n;\n    $out = array_merge(array_slice($values, $n - $s), array_slice($values, 0, $n - $s));\n    $values[0] = -1;\n    return $out;\n}\n",
         "assertion_error"
     ],
-    ["php", "unbounded recursion", "function rotate_right($values) { return rotate_right($values); }\n", "resource_exhaustion"]
+    [PHP, "unbounded recursion", "function rotate_right($values) { return rotate_right($values); }\n", "resource_exhaustion"]
 ];
 
 // [language, name, code, categories]: each is contained, and a right answer passes after it.
 const hostile: [Language, string, string, Category[]][] = [
-    ["javascript", "infinite loop", "function rotate_right(values) { for (;;) {} }\n", ["resource_exhaustion"]],
-    ["javascript", "memory bomb", "function rotate_right(values) { const hog = []; for (;;) hog.push(new Array(1e6).fill(7)); }\n", ["resource_exhaustion"]],
+    [JAVASCRIPT, "infinite loop", "function rotate_right(values) { for (;;) {} }\n", ["resource_exhaustion"]],
+    [JAVASCRIPT, "memory bomb", "function rotate_right(values) { const hog = []; for (;;) hog.push(new Array(1e6).fill(7)); }\n", ["resource_exhaustion"]],
     [
-        "javascript",
+        JAVASCRIPT,
         "spawning processes without end",
         "const cp = require('child_process');\nfunction rotate_right(values) { for (;;) cp.spawnSync(process.execPath, ['-e', 'for(;;){}']); }\n",
         ["resource_exhaustion", "runtime_error"]
     ],
     [
-        "javascript",
+        JAVASCRIPT,
         "opening a socket",
         "const cp = require('child_process');\nfunction rotate_right(values) {\n  cp.execFileSync(process.execPath, ['-e', \"require('net').connect(80, '1.1.1.1').on('connect', () => process.exit(0)).on('error', (e) => { console.error(e.code); process.exit(3); })\"]);\n  return values;\n}\n",
         ["runtime_error"]
     ],
-    ["javascript", "reading a private file", `function rotate_right(values) { return require('fs').readFileSync(${JSON.stringify(secretFile)}, 'utf8'); }\n`, ["runtime_error"]],
-    ["javascript", "reading /etc/shadow", "function rotate_right(values) { return require('fs').readFileSync('/etc/shadow', 'utf8'); }\n", ["runtime_error"]],
-    ["ruby", "infinite loop", "def rotate_right(values)\n  loop {}\nend\n", ["resource_exhaustion"]],
-    ["ruby", "memory bomb", "def rotate_right(values)\n  hog = []\n  loop { hog << ('x' * 10_000_000) }\nend\n", ["resource_exhaustion"]],
+    [JAVASCRIPT, "reading a private file", `function rotate_right(values) { return require('fs').readFileSync(${JSON.stringify(secretFile)}, 'utf8'); }\n`, ["runtime_error"]],
+    [JAVASCRIPT, "reading /etc/shadow", "function rotate_right(values) { return require('fs').readFileSync('/etc/shadow', 'utf8'); }\n", ["runtime_error"]],
+    [RUBY, "infinite loop", "def rotate_right(values)\n  loop {}\nend\n", ["resource_exhaustion"]],
+    [RUBY, "memory bomb", "def rotate_right(values)\n  hog = []\n  loop { hog << ('x' * 10_000_000) }\nend\n", ["resource_exhaustion"]],
     // Another language's runtime may make no process (its CPU-time clock is then all of its work): fork fails at once.
-    ["ruby", "fork bomb", "def rotate_right(values)\n  loop { fork { sleep 100 } }\nend\n", ["runtime_error"]],
-    ["ruby", "opening a socket", "require 'socket'\ndef rotate_right(values)\n  TCPSocket.new('1.1.1.1', 80)\n  values\nend\n", ["runtime_error"]],
-    ["ruby", "reading a private file", `def rotate_right(values)\n  File.read(${JSON.stringify(secretFile)})\nend\n`, ["runtime_error"]],
-    ["ruby", "reading /etc/shadow", "def rotate_right(values)\n  File.read('/etc/shadow')\nend\n", ["runtime_error"]],
-    ["php", "infinite loop", "function rotate_right($values) { while (true) {} }\n", ["resource_exhaustion"]],
-    ["php", "memory bomb", "function rotate_right($values) { $hog = []; while (true) $hog[] = str_repeat('x', 10000000); }\n", ["resource_exhaustion"]],
-    ["php", "spawning processes without end", "function rotate_right($values) { while (true) proc_open([PHP_BINARY, '-r', 'while (true) {}'], [], $pipes); }\n", ["resource_exhaustion", "runtime_error"]],
-    ["php", "opening a socket", "function rotate_right($values) { $s = fsockopen('1.1.1.1', 80, $errno, $errstr, 1); if (!$s) throw new Exception($errstr); return $values; }\n", ["runtime_error"]],
-    ["php", "reading a private file", `function rotate_right($values) { $t = file_get_contents(${JSON.stringify(secretFile)}); if ($t === false) throw new Exception('unreadable'); return $t; }\n`, ["runtime_error"]],
-    ["php", "reading /etc/shadow", "function rotate_right($values) { $t = file_get_contents('/etc/shadow'); if ($t === false) throw new Exception('unreadable'); return $t; }\n", ["runtime_error"]]
+    [RUBY, "fork bomb", "def rotate_right(values)\n  loop { fork { sleep 100 } }\nend\n", ["runtime_error"]],
+    [RUBY, "opening a socket", "require 'socket'\ndef rotate_right(values)\n  TCPSocket.new('1.1.1.1', 80)\n  values\nend\n", ["runtime_error"]],
+    [RUBY, "reading a private file", `def rotate_right(values)\n  File.read(${JSON.stringify(secretFile)})\nend\n`, ["runtime_error"]],
+    [RUBY, "reading /etc/shadow", "def rotate_right(values)\n  File.read('/etc/shadow')\nend\n", ["runtime_error"]],
+    [PHP, "infinite loop", "function rotate_right($values) { while (true) {} }\n", ["resource_exhaustion"]],
+    [PHP, "memory bomb", "function rotate_right($values) { $hog = []; while (true) $hog[] = str_repeat('x', 10000000); }\n", ["resource_exhaustion"]],
+    [PHP, "spawning processes without end", "function rotate_right($values) { while (true) proc_open([PHP_BINARY, '-r', 'while (true) {}'], [], $pipes); }\n", ["resource_exhaustion", "runtime_error"]],
+    [PHP, "opening a socket", "function rotate_right($values) { $s = fsockopen('1.1.1.1', 80, $errno, $errstr, 1); if (!$s) throw new Exception($errstr); return $values; }\n", ["runtime_error"]],
+    [PHP, "reading a private file", `function rotate_right($values) { $t = file_get_contents(${JSON.stringify(secretFile)}); if ($t === false) throw new Exception('unreadable'); return $t; }\n`, ["runtime_error"]],
+    [PHP, "reading /etc/shadow", "function rotate_right($values) { $t = file_get_contents('/etc/shadow'); if ($t === false) throw new Exception('unreadable'); return $t; }\n", ["runtime_error"]]
 ];
 
 beforeAll(() => {
@@ -205,13 +208,13 @@ describe("a missing runtime", () => {
     });
 
     it("refuses a pool for that language with one line", async () => {
-        await expect(JudgePool.start({ workers: 1, language: "ruby" })).rejects.toThrow(/^Ruby answers need ruby, which is not installed: install Debian's ruby package/);
+        await expect(JudgePool.start({ workers: 1, language: RUBY })).rejects.toThrow(/^Ruby answers need ruby, which is not installed: install Debian's ruby package/);
     });
 
     it("makes a judge_error (never the answer's fault) where a pool judges it anyway", async () => {
         const pool = await JudgePool.start({ workers: 1 });
         try {
-            const v = await pool.judge({ template: rotate, bindings, code: RIGHT.ruby!, language: "ruby" });
+            const v = await pool.judge({ template: rotate, bindings, code: RIGHT.ruby!, language: RUBY });
             expect(v.category).toBe("judge_error");
             expect(v.detail).toContain("ruby answers need ruby, which is not installed");
         } finally {

@@ -232,7 +232,7 @@ describe("a result of a subclass of a built-in type is its built-in value (the d
             ]
         ];
         for (const [name, code] of cases) {
-            const v = await judge(templates[name], code);
+            const v = await judge(templates[name]!, code);
             expect([name, v.category, v.detail]).toEqual([name, "passed", expect.any(String)]);
         }
     });
@@ -264,36 +264,36 @@ describe("the standard library's containers, compared with == as EvalPlus compar
             `from collections import Counter\n\nclass Tally(Counter):\n${hostileBody()}\n\ndef counts_eq(values):\n    out = dict.__new__(Tally)\n    for v in values:\n        dict.__setitem__(out, v, dict.get(out, v, 0) + 1)\n    return out\n`
         ];
         for (const code of cases) {
-            const v = await judge(templates.counts_eq, code);
+            const v = await judge(templates.counts_eq!, code);
             expect([code.slice(0, 60), v.category]).toEqual([code.slice(0, 60), "passed"]);
         }
     });
 
     it("a namedtuple equals the tuple it holds", async () => {
         const code = "from collections import namedtuple\nBounds = namedtuple('Bounds', 'low high')\n\ndef bounds_eq(values):\n    return Bounds(min(values), max(values))\n";
-        expect(await judge(templates.bounds_eq, code)).toMatchObject({ category: "passed" });
+        expect(await judge(templates.bounds_eq!, code)).toMatchObject({ category: "passed" });
     });
 });
 
 describe("an output compared by its digest", () => {
     it("a list subclass of int subclasses has the digest of the list of ints it holds; a deque has none", async () => {
         const sorted = `class Sorted(list):\n${hostileBody()}\n\nclass Item(int):\n${hostileBody()}\n\ndef sorted_digest(values):\n    return Sorted(Item(v) for v in sorted(values))\n`;
-        expect(await judge(templates.sorted_digest, sorted)).toMatchObject({ category: "passed" });
+        expect(await judge(templates.sorted_digest!, sorted)).toMatchObject({ category: "passed" });
         const wrong = "import enum\n\ndef sorted_digest(values):\n    return [enum.IntEnum('V', {'X': v + 1}).X for v in sorted(values)]\n";
-        expect(await judge(templates.sorted_digest, wrong)).toMatchObject({ category: "assertion_error" });
+        expect(await judge(templates.sorted_digest!, wrong)).toMatchObject({ category: "assertion_error" });
         // deque([1, 2]) == [1, 2] is False in Python: no digest, as in EvalPlus.
         const deque = "from collections import deque\n\ndef sorted_digest(values):\n    return deque(sorted(values))\n";
-        expect(await judge(templates.sorted_digest, deque)).toMatchObject({ category: "assertion_error" });
+        expect(await judge(templates.sorted_digest!, deque)).toMatchObject({ category: "assertion_error" });
     });
 });
 
 describe("numpy's scalars (where answers can import numpy)", () => {
     it("a numpy float64 and a numpy str_ are a float and a str", async (ctx) => {
-        const probe = await judge(templates.mean_of, "import numpy\n\ndef mean_of(values):\n    return sum(values) / len(values)\n");
+        const probe = await judge(templates.mean_of!, "import numpy\n\ndef mean_of(values):\n    return sum(values) / len(values)\n");
         if (probe.category !== "passed") ctx.skip();
-        const mean = await judge(templates.mean_of, "import numpy as np\n\ndef mean_of(values):\n    return np.mean(np.array(values, dtype=np.float64))\n");
+        const mean = await judge(templates.mean_of!, "import numpy as np\n\ndef mean_of(values):\n    return np.mean(np.array(values, dtype=np.float64))\n");
         expect(mean).toMatchObject({ category: "passed" });
-        const label = await judge(templates.label_of, "import numpy as np\n\ndef label_of(values):\n    return np.str_('-'.join(map(str, values)))\n");
+        const label = await judge(templates.label_of!, "import numpy as np\n\ndef label_of(values):\n    return np.str_('-'.join(map(str, values)))\n");
         expect(label).toMatchObject({ category: "passed" });
         // A numpy int64 subclasses no built-in type, but its type is numpy's C code, which no answer
         // can change: it is read by its own `item`, as EvalPlus's == sees np.int64(6) == 6 (it was

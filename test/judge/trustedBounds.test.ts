@@ -8,6 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { JudgePool } from "../../src/judge/JudgePool.js";
+import { parseLanguage, type Language } from "../../src/languages/languages.js";
 import { fixtureTemplate } from "./fixtures/templates.js";
 
 // 2 fixed tests and 54 random inputs: 56 calls, as in the issue.
@@ -32,7 +33,7 @@ describe("the trusted side's work on an answer's sets is bounded (issue #43)", (
         await pool?.close();
     });
 
-    async function timed(code: string, template = t, language?: "javascript"): Promise<{ category: string; detail: string; seconds: number }> {
+    async function timed(code: string, template = t, language?: Language): Promise<{ category: string; detail: string; seconds: number }> {
         const t0 = performance.now();
         const v = await pool.judge({ template, bindings, code, ...(language ? { language } : {}) });
         return { category: v.category, detail: v.detail, seconds: (performance.now() - t0) / 1000 };
@@ -78,7 +79,7 @@ describe("the trusted side's work on an answer's sets is bounded (issue #43)", (
         const code =
             "function sum_range(values) {\n    const P = (1n << 61n) - 1n;\n    const s = new Set();\n    for (let k = 0n; k < 200000n; k++) s.add(1n + k * P);\n    return s;\n}\n";
         expect(pool.runtimes.javascript).toBeTruthy();
-        const v = await timed(code, { ...t, budget: { timeMs: 4000, memoryMb: 512 } }, "javascript");
+        const v = await timed(code, { ...t, budget: { timeMs: 4000, memoryMb: 512 } }, parseLanguage("javascript"));
         // resource_exhaustion where foreign.py reads wire.WireFlood as the call's resource error
         // (as candidate.py reads protocol.TooLarge); runtime_error (a broken result channel) before.
         expect(["resource_exhaustion", "runtime_error"], `${v.category}: ${v.detail}`).toContain(v.category);

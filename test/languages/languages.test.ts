@@ -9,6 +9,9 @@ import { selectTemplates } from "../../src/templates/loadTemplates.js";
 import { builtInLibrary } from "../../src/templates/library.js";
 
 const rotate = selectTemplates(builtInLibrary(), "list_rotate_right")[0]!;
+const PYTHON = parseLanguage("python");
+const JAVASCRIPT = parseLanguage("javascript");
+const RUBY = parseLanguage("ruby");
 
 describe("the run's language", () => {
     it("leaves a Python run's identity and hash as they were; another language changes both", () => {
@@ -29,20 +32,20 @@ describe("the run's language", () => {
 
     it("asks the question in the language, with its signature and how Python's types read there", () => {
         const q = "Write a Python function `rotate_right(values)` that takes a list.";
-        expect(questionFor(q, rotate, "python")).toBe(q);
-        const js = questionFor(q, rotate, "javascript");
+        expect(questionFor(q, rotate, PYTHON)).toBe(q);
+        const js = questionFor(q, rotate, JAVASCRIPT);
         expect(js).toMatch(/^Write a JavaScript function `rotate_right\(values\)` that takes a list\.\n\nAnswer in JavaScript: define `function rotate_right\(values\)`/);
         expect(js).toContain("list and tuple are Arrays, set is a Set, dict is a Map");
-        expect(questionFor(q, rotate, "ruby")).toContain("define `def rotate_right(values)`");
-        const w = wrapperFor(loadWrapper("default"), "ruby");
+        expect(questionFor(q, rotate, RUBY)).toContain("define `def rotate_right(values)`");
+        const w = wrapperFor(loadWrapper("default"), RUBY);
         expect(w.system).toContain("expert Ruby programmer");
         expect(w.system).not.toContain("Python");
     });
 
     it("leaves out, and says why, a template a language cannot ask faithfully", () => {
         const big = selectTemplates(builtInLibrary(), "math_step_compositions")[0]!;
-        expect(unsupportedReason(big, "javascript")).toMatch(/^template math_step_compositions is not asked in JavaScript: its answers exceed 2\^53/);
-        expect(unsupportedReason(big, "ruby")).toBeNull();
+        expect(unsupportedReason(big, JAVASCRIPT)).toMatch(/^template math_step_compositions is not asked in JavaScript: its answers exceed 2\^53/);
+        expect(unsupportedReason(big, RUBY)).toBeNull();
         const plan = planStudy(normalizeStudyConfig({ backend: "reference", templates: ["math_step_compositions,list_rotate_right"], language: "javascript", instances: 2, rounds: 1 }), builtInLibrary());
         expect(plan.templates.map((t) => t.id)).toEqual(["list_rotate_right"]);
         expect(plan.skipped).toHaveLength(1);
@@ -55,12 +58,12 @@ describe("extraction in another language", () => {
     const js = "function rotate_right(values) {\n  return values;\n}";
     it("takes the block fenced as the language, the one naming the function", () => {
         const r = "Some Python first:\n```python\ndef rotate_right(v):\n    return v\n```\nAnd the answer:\n```js\nconst helper = 1;\n```\n```javascript\n" + js + "\n```\n";
-        expect(extractCode(r, "rotate_right", "javascript")).toBe(js + "\n");
-        expect(extractCode("```ruby\ndef rotate_right(v)\n  v\nend\n```", "rotate_right", "ruby")).toBe("def rotate_right(v)\n  v\nend\n");
+        expect(extractCode(r, "rotate_right", JAVASCRIPT)).toBe(js + "\n");
+        expect(extractCode("```ruby\ndef rotate_right(v)\n  v\nend\n```", "rotate_right", RUBY)).toBe("def rotate_right(v)\n  v\nend\n");
     });
     it("falls back to untagged blocks, and finds nothing without a fence", () => {
-        expect(extractCode("```\n" + js + "\n```", "rotate_right", "javascript")).toBe(js + "\n");
-        expect(extractCode(js, "rotate_right", "javascript")).toBeNull();
-        expect(extractCode("```python\ndef rotate_right(v):\n    return v\n```", "rotate_right", "javascript")).toBeNull();
+        expect(extractCode("```\n" + js + "\n```", "rotate_right", JAVASCRIPT)).toBe(js + "\n");
+        expect(extractCode(js, "rotate_right", JAVASCRIPT)).toBeNull();
+        expect(extractCode("```python\ndef rotate_right(v):\n    return v\n```", "rotate_right", JAVASCRIPT)).toBeNull();
     });
 });

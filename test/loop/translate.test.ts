@@ -10,6 +10,7 @@ import { buildLoopReport, renderLoopHtml, renderLoopText } from "../../src/loop/
 import { normalizeLoopConfig, runLoop } from "../../src/loop/runLoop.js";
 import { parseChain, stepLanguage, stepsFor, sustainedLoops } from "../../src/loop/translate.js";
 import { openStore } from "../../src/store/Store.js";
+import { parseLanguage, type Language } from "../../src/languages/languages.js";
 
 const tmp = mkdtempSync(path.join(tmpdir(), "eddy-translate-"));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -24,7 +25,7 @@ const code: Record<string, (k: number) => string> = {
 // Wrong in each language: the list comes back unrotated (right only when k is a multiple of the length).
 const wrongJs = "```javascript\nfunction rotate_right(values) { return values.slice(); }\n```";
 const wrongRuby = "```ruby\ndef rotate_right(values)\n  values.dup\nend\n```";
-const chain = ["python", "javascript", "ruby", "python"] as const;
+const chain: readonly Language[] = ["python", "javascript", "ruby", "python"].map((l) => parseLanguage(l));
 
 /**
  * N = 2 loops of m = 3 translations: steps 1..7, replay round = step − 1.

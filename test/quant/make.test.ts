@@ -72,7 +72,7 @@ describe("eddy quant make: failures are one line and leave no file", () => {
     });
 
     it("names the command that builds a missing tool", async () => {
-        const env = { ...process.env, EDDY_LLAMA_TOOLS_CACHE: path.join(dir, "no-tools"), EDDY_LLAMA_TOOLS: "" };
+        const env: NodeJS.ProcessEnv = { ...process.env, EDDY_LLAMA_TOOLS_CACHE: path.join(dir, "no-tools"), EDDY_LLAMA_TOOLS: "" };
         delete env.EDDY_LLAMA_TOOLS;
         const msg = await failure(makeLadder(opts({ outDir: path.join(dir, "fail2"), env })));
         expect(msg).toMatch(/^llama-quantize is not built on this machine: build it \(llama\.cpp \S+, from the source node-llama-cpp ships; minutes, once\) with \S+scripts\/build-llama-tools\.sh$/);
@@ -123,7 +123,7 @@ describe.skipIf(!tools)("eddy quant make with llama.cpp's own tools", () => {
     it("makes again a file whose bytes no longer match the manifest", async () => {
         const q8 = path.join(out, "k256-f32-Q8_0.gguf");
         const bytes = readFileSync(q8);
-        bytes[bytes.length - 1] ^= 0xff;
+        bytes[bytes.length - 1] = bytes[bytes.length - 1]! ^ 0xff;
         writeFileSync(q8, bytes);
         const r = await makeLadder(opts({ types: ["Q8_0"], imatrix: "none" }));
         expect(r.files[0]!.reused).toBe(false);

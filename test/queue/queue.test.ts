@@ -21,6 +21,7 @@ import { freePort, HAS_REDIS, startRedis } from "./redisServer.js";
 import { builtInLibrary } from "../../src/templates/library.js";
 import { unwrapMessages } from "../support/messages.js";
 import { judgeRuntime } from "../../src/queue/judgeRuntime.js";
+import { parseLanguage } from "../../src/languages/languages.js";
 import { packageList, PACKAGES_KEY } from "../../src/judge/environment.js";
 import { readEnvironment } from "../../src/judge/readEnvironment.js";
 import { pythonCommand } from "../../src/judge/workerScript.js";
@@ -195,7 +196,7 @@ describe.skipIf(!HAS_REDIS)("eddy worker and the queued study", () => {
             const sha = await queue.add("shard", { ...job, runId: "r-sha", identity: { ...identity, modelSha256: "0".repeat(64) }, shard: { ...job.shard, model: "m", modelPath: BIN } });
             const old = await queue.add("shard", { v: 1, runId: "r-v1", eddyVersion: eddyVersion(), study, shard: job.shard });
             // A study whose judge offered answers another numpy (issue #44): the same Python, other packages.
-            const mine = await judgeRuntime("python");
+            const mine = await judgeRuntime(parseLanguage("python"));
             const env = await readEnvironment();
             const theirs = { ...mine, [PACKAGES_KEY]: packageList({ ...env.packages, numpy: "0.0.1" }) };
             expect(theirs).not.toEqual(mine);
