@@ -37,6 +37,24 @@ const gen = (configId: number, instance: number, round: number, extra: Partial<N
 });
 const empty = { generations: [], verdicts: [], responses: [], verdictCache: [] };
 
+/** The store as the eddy `behind` migrations ago left it: `undo` takes those migrations back. */
+function asOlderEddy(file: string, undo: string, behind: number): void {
+    const raw = new Database(file);
+    raw.exec(undo);
+    raw.pragma(`user_version = ${MIGRATIONS.length - behind}`);
+    raw.close();
+}
+
+/** The schema version the file itself says (read without eddy, so nothing migrates it). */
+function fileSchema(file: string): number {
+    const raw = new Database(file, { readonly: true });
+    try {
+        return raw.pragma("user_version", { simple: true }) as number;
+    } finally {
+        raw.close();
+    }
+}
+
 describe("store", () => {
     it("creates the schema with WAL, foreign keys and the migration count as user_version", () => {
         const file = tmpDb();
@@ -57,13 +75,10 @@ describe("store", () => {
         const cid = seedRun(writer, "run-a");
         writer.close();
         // As the eddy before the answers' shape index left it.
-        const raw = new Database(file);
-        raw.exec("DROP INDEX generations_shape");
-        raw.pragma(`user_version = ${MIGRATIONS.length - 1}`);
-        raw.close();
+        asOlderEddy(file, "DROP INDEX generations_shape", 1);
         const reader = openStore(file, { readonly: true });
         expect(reader.counts("run-a").generations).toBe(0);
-        expect(new Database(file, { readonly: true }).pragma("user_version", { simple: true })).toBe(MIGRATIONS.length - 1);
+        expect(fileSchema(file)).toBe(MIGRATIONS.length - 1);
         // A study writes (its writable open adds the index): the reader, on the file and not on a copy, sees the answer.
         const study = openStore(file);
         study.writeBatch({ ...empty, generations: [gen(cid, 0, 0)] });
@@ -71,15 +86,12 @@ describe("store", () => {
         expect(reader.counts("run-a").generations).toBe(1);
         reader.close();
         // A store behind by more than an index (here, the shrunk inputs' columns) is still read from an up-to-date copy.
-        const older = new Database(file);
-        older.exec("DROP INDEX generations_shape; ALTER TABLE verdicts DROP COLUMN shrunk_json; ALTER TABLE verdict_cache DROP COLUMN shrunk_json;");
-        older.pragma(`user_version = ${MIGRATIONS.length - 2}`);
-        older.close();
+        asOlderEddy(file, "DROP INDEX generations_shape; ALTER TABLE verdicts DROP COLUMN shrunk_json; ALTER TABLE verdict_cache DROP COLUMN shrunk_json;", 2);
         const copy = openStore(file, { readonly: true });
         expect(copy.schemaVersion()).toBe(MIGRATIONS.length);
         expect(loadOutcomes(copy, ["run-a"])).toEqual([]);
         copy.close();
-        expect(new Database(file, { readonly: true }).pragma("user_version", { simple: true })).toBe(MIGRATIONS.length - 2);
+        expect(fileSchema(file)).toBe(MIGRATIONS.length - 2);
     });
 
     it("refuses a database from a newer schema with a clear error", () => {
